@@ -1,0 +1,145 @@
+/*
+ * cli_replay.c - `stichbot replay [--lines] [FILE]`, the contract of
+ * RECORD.md: one record in, one result or error object out.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "record.h"
+
+static int
+print_json(FILE *out, json_t *obj)
+{
+	int rc = json_dumpf(obj, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	if (rc == 0 && fputc('\n', out) == EOF)
+		rc = -1;
+	return rc;
+}
+
+static json_t *
+parse_error(const json_error_t *error)
+{
+	char reason[256];
+
+	snprintf(reason, sizeof(reason),
+	    "The record is not valid JSON (line %d, column %d): %s.",
+	    error->line, error->column, error->text);
+	return json_pack("{s:s, s:n}", "error", reason, "action");
+}
+
+/* One record from the whole of in. */
+static int
+replay_one(FILE *in)
+{
+	json_error_t error;
+	json_t *record = json_loadf(in, JSON_REJECT_DUPLICATES, &error);
+	json_t *output;
+	int status;
+
+	if (record == NULL) {
+		output = parse_error(&error);
+		status = 2;
+	} else {
+		status = replay_record(record, &output);
+		json_decref(record);
+	}
+	if (print_json(stdout, output) != 0 || fflush(stdout) != 0) {
+		fprintf(stderr, "stichbot replay: cannot write: %s\n",
+		    strerror(errno));
+		status = 2;
+	}
+	json_decref(output);
+	return status;
+}
+
+/* One record per line; every line gets exactly one line of output. */
+static int
+replay_lines(FILE *in)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int status = 0;
+
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		json_error_t error;
+		json_t *record, *output;
+
+		/* Blank lines separate nothing; skip them. */
+		if (strspn(line, " \t\r\n") == (size_t)len)
+			continue;
+		record = json_loadb(line, (size_t)len,
+		    JSON_REJECT_DUPLICATES, &error);
+		if (record == NULL) {
+			output = parse_error(&error);
+		} else {
+			(void)replay_record(record, &output);
+			json_decref(record);
+		}
+		if (print_json(stdout, output) != 0)
+			status = 2;
+		json_decref(output);
+	}
+	if (ferror(in)) {
+		fprintf(stderr, "stichbot replay: cannot read: %s\n",
+		    strerror(errno));
+		status = 2;
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "stichbot replay: cannot write: %s\n",
+		    strerror(errno));
+		status = 2;
+	}
+	free(line);
+	return status;
+}
+
+int
+cli_replay(int argc, char **argv)
+{
+	const char *path = NULL;
+	int lines = 0, status;
+	FILE *in = stdin;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--lines") == 0) {
+			lines = 1;
+		} else if (strcmp(argv[i], "--help") == 0) {
+			printf("usage: stichbot replay [--lines] [FILE]\n\n"
+			    "Replays a game record (from FILE or standard "
+			    "input) and prints its result.\n"
+			    "Exit status: 0 a legal record, 1 an illegal "
+			    "action, 2 a malformed record.\n"
+			    "--lines: one record per line in, one result per "
+			    "line out; exit 0 unless I/O fails.\n");
+			return 0;
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			fprintf(stderr, "stichbot replay: unknown option "
+			    "\"%s\"\n", argv[i]);
+			return 2;
+		} else if (path == NULL) {
+			path = argv[i];
+		} else {
+			fprintf(stderr, "stichbot replay: one file at most\n");
+			return 2;
+		}
+	}
+	if (path != NULL && strcmp(path, "-") != 0) {
+		in = fopen(path, "r");
+		if (in == NULL) {
+			fprintf(stderr, "stichbot replay: %s: %s\n", path,
+			    strerror(errno));
+			return 2;
+		}
+	}
+	status = lines ? replay_lines(in) : replay_one(in);
+	if (in != stdin)
+		fclose(in);
+	return status;
+}

@@ -1,0 +1,281 @@
+/*
+ * game.c - the game registry and the helpers every engine shares: option
+ * parsing, actions to and from record JSON, and error formatting.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "game.h"
+
+extern const struct game_impl wizard_game;
+
+const struct game_impl *const game_registry[] = {
+	&wizard_game,
+	NULL,
+};
+
+int
+game_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+const struct game_impl *
+game_find(const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	for (size_t i = 0; game_registry[i] != NULL; i++)
+		if (strcasecmp(game_registry[i]->name, name) == 0)
+			return game_registry[i];
+	return NULL;
+}
+
+int
+game_option_index(const struct game_impl *impl, const char *name)
+{
+	for (int i = 0; impl->options[i].name != NULL; i++)
+		if (strcasecmp(impl->options[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* Parses a whole decimal integer; -1 when text is not one. */
+static int
+parse_int(const char *text, int *out)
+{
+	char *end;
+	long v;
+
+	if (*text == '\0' || isspace((unsigned char)*text))
+		return -1;
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno != 0 || *end != '\0' || v < INT_MIN || v > INT_MAX)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int
+game_option_set(const struct game_impl *impl, struct game_options *options,
+    const char *text, char *err, size_t errlen)
+{
+	char name[64];
+	const char *eq = strchr(text, '=');
+	size_t len = eq != NULL ? (size_t)(eq - text) : strlen(text);
+	const struct game_option_desc *desc;
+	int index, value;
+
+	if (len == 0 || len >= sizeof(name))
+		return game_error(err, errlen, "Unknown option \"%.40s\".",
+		    text);
+	memcpy(name, text, len);
+	name[len] = '\0';
+	index = game_option_index(impl, name);
+	if (index < 0)
+		return game_error(err, errlen,
+		    "Unknown option \"%s\" for %s.", name, impl->name);
+	desc = &impl->options[index];
+	if (eq == NULL) {
+		if (desc->bare < 0)
+			return game_error(err, errlen,
+			    "Option %s needs a value (%s=%d..%d).", desc->name,
+			    desc->name, desc->min, desc->max);
+		value = desc->bare;
+	} else if (strcasecmp(eq + 1, "on") == 0 ||
+	    strcasecmp(eq + 1, "true") == 0) {
+		if (desc->bare < 0)
+			return game_error(err, errlen,
+			    "Option %s needs a number from %d to %d.",
+			    desc->name, desc->min, desc->max);
+		value = desc->bare;
+	} else if (strcasecmp(eq + 1, "off") == 0 ||
+	    strcasecmp(eq + 1, "false") == 0) {
+		value = 0;
+	} else if (parse_int(eq + 1, &value) != 0 ||
+	    (value != 0 && (value < desc->min || value > desc->max))) {
+		if (desc->min == 0 && desc->max == 1)
+			return game_error(err, errlen,
+			    "Option %s is on or off.", desc->name);
+		return game_error(err, errlen,
+		    "Option %s takes a number from %d to %d.", desc->name,
+		    desc->min, desc->max);
+	}
+	options->value[index] = value;
+	return 0;
+}
+
+int
+action_equal(const struct action *a, const struct action *b)
+{
+	if (a->seat != b->seat || a->kind != b->kind)
+		return 0;
+	switch (a->kind) {
+	case ACTION_BID:
+	case ACTION_TRUMP:
+		return a->value == b->value;
+	case ACTION_PLAY:
+	case ACTION_SELECT:
+		if (a->ncards != b->ncards)
+			return 0;
+		return memcmp(a->cards, b->cards, a->ncards) == 0;
+	default:
+		return 1;
+	}
+}
+
+static const char suit_letters[] = "rygb";
+
+json_t *
+action_to_json(const struct game_impl *impl, const struct action *a)
+{
+	char code[16];
+	json_t *obj = json_object();
+	json_t *list;
+
+	json_object_set_new(obj, "seat", json_integer(a->seat));
+	switch (a->kind) {
+	case ACTION_BID:
+		json_object_set_new(obj, "bid", json_integer(a->value));
+		break;
+	case ACTION_TRUMP:
+		code[0] = suit_letters[a->value & 3];
+		code[1] = '\0';
+		json_object_set_new(obj, "trump", json_string(code));
+		break;
+	case ACTION_PLAY:
+		if (impl->max_play_cards > 1) {
+			list = json_array();
+			for (int i = 0; i < a->ncards; i++) {
+				impl->format_card(a->cards[i], code,
+				    sizeof(code));
+				json_array_append_new(list, json_string(code));
+			}
+			json_object_set_new(obj, "play", list);
+		} else {
+			impl->format_card(a->cards[0], code, sizeof(code));
+			json_object_set_new(obj, "play", json_string(code));
+		}
+		break;
+	case ACTION_SELECT:
+		impl->format_card(a->cards[0], code, sizeof(code));
+		json_object_set_new(obj, "select", json_string(code));
+		break;
+	default:
+		break;
+	}
+	return obj;
+}
+
+/* Reads one card code for impl; -1 with a reason when it is not one. */
+static int
+card_from_json(const struct game_impl *impl, const json_t *value,
+    uint8_t *out, char *err, size_t errlen)
+{
+	int face;
+
+	if (!json_is_string(value))
+		return game_error(err, errlen, "A card must be a string.");
+	face = impl->parse_card(json_string_value(value));
+	if (face < 0)
+		return game_error(err, errlen, "\"%.20s\" is not a %s card.",
+		    json_string_value(value), impl->name);
+	*out = (uint8_t)face;
+	return 0;
+}
+
+int
+action_from_json(const struct game_impl *impl, const json_t *obj,
+    struct action *out, char *err, size_t errlen)
+{
+	static const char *const keys[] = { "bid", "trump", "play", "select" };
+	const json_t *seat, *value = NULL;
+	const char *key = NULL;
+	const char *s;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(obj))
+		return game_error(err, errlen, "An action must be an object.");
+	seat = json_object_get(obj, "seat");
+	if (!json_is_integer(seat) || json_integer_value(seat) < 0 ||
+	    json_integer_value(seat) >= GAME_MAX_SEATS)
+		return game_error(err, errlen,
+		    "An action needs the seat number that acts.");
+	out->seat = (int8_t)json_integer_value(seat);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const json_t *v = json_object_get(obj, keys[i]);
+
+		if (v == NULL)
+			continue;
+		if (key != NULL)
+			return game_error(err, errlen,
+			    "An action must be one of bid, trump, play or "
+			    "select, not several.");
+		key = keys[i];
+		value = v;
+	}
+	if (key == NULL)
+		return game_error(err, errlen,
+		    "An action must be a bid, trump, play or select.");
+	if (strcmp(key, "bid") == 0) {
+		if (!json_is_integer(value) || json_integer_value(value) < 0 ||
+		    json_integer_value(value) > 100)
+			return game_error(err, errlen,
+			    "A bid must be a whole number of tricks.");
+		out->kind = ACTION_BID;
+		out->value = (int8_t)json_integer_value(value);
+	} else if (strcmp(key, "trump") == 0) {
+		const char *p;
+
+		s = json_string_value(value);
+		if (s == NULL || strlen(s) != 1 ||
+		    (p = strchr(suit_letters, tolower((unsigned char)s[0]))) ==
+		    NULL)
+			return game_error(err, errlen,
+			    "Trump must be one of r, y, g or b.");
+		out->kind = ACTION_TRUMP;
+		out->value = (int8_t)(p - suit_letters);
+	} else if (strcmp(key, "play") == 0) {
+		out->kind = ACTION_PLAY;
+		if (json_is_array(value)) {
+			n = json_array_size(value);
+			if (n == 0 || n > (size_t)impl->max_play_cards)
+				return game_error(err, errlen,
+				    "A %s play holds 1 to %d cards.",
+				    impl->name, impl->max_play_cards);
+			for (size_t i = 0; i < n; i++)
+				if (card_from_json(impl,
+				    json_array_get(value, i), &out->cards[i],
+				    err, errlen) != 0)
+					return -1;
+			out->ncards = (uint8_t)n;
+		} else {
+			if (card_from_json(impl, value, &out->cards[0], err,
+			    errlen) != 0)
+				return -1;
+			out->ncards = 1;
+		}
+	} else {
+		out->kind = ACTION_SELECT;
+		if (card_from_json(impl, value, &out->cards[0], err,
+		    errlen) != 0)
+			return -1;
+		out->ncards = 1;
+	}
+	return 0;
+}

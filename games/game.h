@@ -1,0 +1,188 @@
+/*
+ * game.h - the interface every card game engine implements.
+ *
+ * A game is a pure function of its record: the setup (seat count, options,
+ * first seat), the deals, and the actions in order.  An engine keeps all of
+ * its state in one fixed-size, pointer-free block of memory, so a state can
+ * be copied with memcpy (computer players copy states thousands of times per
+ * decision) and nothing in it needs to be freed.  Engines never do I/O and
+ * never use globals; the same inputs always give the same state.
+ *
+ * Each engine lives in its own file and exports one const descriptor
+ * (struct game_impl); game_find() picks one by name from a NULL-terminated
+ * registry.
+ */
+#ifndef STICHBOT_GAME_H
+#define STICHBOT_GAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#define GAME_MAX_SEATS 6
+/* The most cards one play may hold (BirdHead plays up to three). */
+#define GAME_MAX_PLAY 3
+/* The largest hand any game deals (Wizard deals up to 20 to three seats). */
+#define GAME_MAX_HAND 20
+/* Enough room for every legal action of any game in any state. */
+#define GAME_MAX_ACTIONS 256
+#define GAME_MAX_OPTIONS 16
+/* Room for an error message produced by an engine. */
+#define GAME_ERR_LEN 160
+
+enum action_kind {
+	ACTION_NONE = 0,
+	ACTION_BID,     /* value: the bid */
+	ACTION_TRUMP,   /* value: the suit index chosen after a turned Wizard */
+	ACTION_PLAY,    /* cards[0..ncards-1]: the card faces played */
+	ACTION_SELECT,  /* cards[0]: the Sticheln penalty card */
+};
+
+/*
+ * One decision of one seat.  Cards are "faces": small game-specific
+ * integers naming what is printed on a card (two Wizards share a face).
+ */
+struct action {
+	int8_t seat;
+	uint8_t kind;        /* enum action_kind */
+	uint8_t ncards;
+	int8_t value;
+	uint8_t cards[GAME_MAX_PLAY];
+};
+
+enum game_phase {
+	PHASE_DEAL = 0,  /* waiting for the next round's deal */
+	PHASE_TRUMP,     /* the dealer chooses trump after a turned Wizard */
+	PHASE_BID,       /* one seat after another */
+	PHASE_BID_SIMULTANEOUS, /* hidden or secret bids, any order */
+	PHASE_SELECT,    /* Sticheln penalty cards, any order */
+	PHASE_PLAY,
+	PHASE_OVER,      /* the game has ended */
+};
+
+/* An option as a player types it: `name` or `name=value`. */
+struct game_option_desc {
+	const char *name;
+	int min, max;        /* accepted values; a switch is 0..1 */
+	int bare;            /* the value of a bare `name`; -1: a value is required */
+	const char *help;    /* one short English sentence */
+};
+
+/* Option values, indexed like the game's option table; 0 means off. */
+struct game_options {
+	int value[GAME_MAX_OPTIONS];
+};
+
+struct game_setup {
+	int nseats;
+	int first;           /* see RECORD.md: first dealer or first leader */
+	struct game_options options;
+};
+
+/* The cards of one round, as faces.  turned is -1 when no card is turned. */
+struct deal {
+	uint8_t count[GAME_MAX_SEATS];
+	uint8_t cards[GAME_MAX_SEATS][GAME_MAX_HAND];
+	int16_t turned;
+};
+
+struct rng;
+
+struct game_impl {
+	const char *name;
+	int min_seats, max_seats;
+	/* The most cards one play may hold; plays are lists in records when > 1. */
+	int max_play_cards;
+	/* Options, terminated by an entry whose name is NULL. */
+	const struct game_option_desc *options;
+	/* The size of the state block that init() fills. */
+	size_t state_size;
+
+	/*
+	 * Checks a set of options for nseats seats (0 when the seat count is not
+	 * known yet, e.g. while a table is still open).  Returns 0, or -1 with a
+	 * reason naming the refused option in err.
+	 */
+	int (*validate_options)(const struct game_options *options, int nseats,
+	    char *err, size_t errlen);
+	/* Fills state for a new game; the setup must have been validated. */
+	void (*init)(void *state, const struct game_setup *setup);
+
+	/*
+	 * Checks a deal without play: card codes, duplicates, hand sizes where
+	 * they are fixed in advance.  round is zero-based.
+	 */
+	int (*check_deal)(const struct game_setup *setup, int round,
+	    const struct deal *deal, char *err, size_t errlen);
+	/* Shuffles and deals the next round (state in PHASE_DEAL). */
+	void (*make_deal)(const void *state, struct rng *rng, struct deal *out);
+	/*
+	 * Starts the next round with deal (state in PHASE_DEAL); checks what
+	 * check_deal() could not (e.g. which seats are still in the game).
+	 */
+	int (*start_round)(void *state, const struct deal *deal, char *err,
+	    size_t errlen);
+
+	/*
+	 * Applies one action.  On a refusal, returns -1 with a reason and the
+	 * state is unchanged.
+	 */
+	int (*apply)(void *state, const struct action *action, char *err,
+	    size_t errlen);
+	enum game_phase (*phase)(const void *state);
+	/* Writes the seats that may act now; returns how many. */
+	int (*to_act)(const void *state, int *seats);
+	/* Writes the legal actions of seat (none when it may not act). */
+	int (*legal)(const void *state, int seat, struct action *out, int max);
+	/* The zero-based index of the current round (-1 before the first). */
+	int (*round)(const void *state);
+
+	/* Card codes: parse (any case, aliases) to a face, or -1. */
+	int (*parse_card)(const char *code);
+	/* Writes the canonical code of face into buf (at least 8 bytes). */
+	void (*format_card)(int face, char *buf, size_t len);
+
+	/*
+	 * The result object of RECORD.md.  Returns a new reference that the
+	 * caller owns.
+	 */
+	json_t *(*result)(const void *state);
+	/*
+	 * What seat may see (seat -1: what everybody may see).  Returns a new
+	 * reference that the caller owns.  Never contains another seat's hidden
+	 * cards, hidden bids or unrevealed selections.
+	 */
+	json_t *(*view)(const void *state, int seat);
+};
+
+/* The registry of games, NULL-terminated. */
+extern const struct game_impl *const game_registry[];
+
+const struct game_impl *game_find(const char *name);
+
+/* The index of option name in impl's option table, or -1. */
+int game_option_index(const struct game_impl *impl, const char *name);
+/*
+ * Parses "name" or "name=value" into options.  Returns 0, or -1 with a
+ * reason.  Does not check combinations (see validate_options).
+ */
+int game_option_set(const struct game_impl *impl, struct game_options *options,
+    const char *text, char *err, size_t errlen);
+
+/* Action helpers shared by the record reader, the bot and the AI. */
+int action_equal(const struct action *a, const struct action *b);
+/* Writes an action as a record object; returns a new reference. */
+json_t *action_to_json(const struct game_impl *impl, const struct action *a);
+/*
+ * Reads a record action.  Returns 0, or -1 with a reason (the action is
+ * then illegal, not the record malformed).
+ */
+int action_from_json(const struct game_impl *impl, const json_t *obj,
+    struct action *out, char *err, size_t errlen);
+
+/* Safe formatted error writing for engines: never overflows err. */
+int game_error(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

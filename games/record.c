@@ -1,0 +1,444 @@
+/*
+ * record.c - folding a record's actions into a game, and writing a game
+ * back out as a record.  The two directions share one representation, so a
+ * game exported by the bot replays to exactly the state the bot had.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+
+static int
+grow(void **items, int *cap, int need, size_t size)
+{
+	void *p;
+	int n;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap > 0 ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	p = realloc(*items, (size_t)n * size);
+	if (p == NULL)
+		return -1;
+	*items = p;
+	*cap = n;
+	return 0;
+}
+
+struct game *
+game_create(const struct game_impl *impl, const struct game_setup *setup,
+    const json_t *players, char *err, size_t errlen)
+{
+	struct game *game;
+
+	if (setup->nseats < impl->min_seats || setup->nseats > impl->max_seats) {
+		game_error(err, errlen, "%s needs %d to %d players, not %d.",
+		    impl->name, impl->min_seats, impl->max_seats,
+		    setup->nseats);
+		return NULL;
+	}
+	if (setup->first < 0 || setup->first >= setup->nseats) {
+		game_error(err, errlen, "The first seat must be 0 to %d.",
+		    setup->nseats - 1);
+		return NULL;
+	}
+	if (impl->validate_options(&setup->options, setup->nseats, err,
+	    errlen) != 0)
+		return NULL;
+	game = calloc(1, sizeof(*game));
+	if (game == NULL || (game->state = calloc(1, impl->state_size)) ==
+	    NULL) {
+		free(game);
+		game_error(err, errlen, "Out of memory.");
+		return NULL;
+	}
+	game->impl = impl;
+	game->setup = *setup;
+	if (players != NULL) {
+		game->players = json_deep_copy(players);
+	} else {
+		game->players = json_array();
+		for (int i = 0; i < setup->nseats; i++) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "p%d", i);
+			json_array_append_new(game->players,
+			    json_string(name));
+		}
+	}
+	impl->init(game->state, setup);
+	return game;
+}
+
+void
+game_destroy(struct game *game)
+{
+	if (game == NULL)
+		return;
+	json_decref(game->players);
+	free(game->deals);
+	free(game->actions);
+	free(game->state);
+	free(game);
+}
+
+int
+game_add_deal(struct game *game, const struct deal *deal, char *err,
+    size_t errlen)
+{
+	if (game->impl->check_deal(&game->setup, game->ndeals, deal, err,
+	    errlen) != 0)
+		return -1;
+	if (grow((void **)&game->deals, &game->deals_cap, game->ndeals + 1,
+	    sizeof(*deal)) != 0)
+		return game_error(err, errlen, "Out of memory.");
+	game->deals[game->ndeals++] = *deal;
+	return 0;
+}
+
+int
+game_advance(struct game *game, char *err, size_t errlen)
+{
+	const struct game_impl *impl = game->impl;
+	int next;
+
+	if (impl->phase(game->state) != PHASE_DEAL)
+		return 0;
+	next = impl->round(game->state) + 1;
+	if (next >= game->ndeals)
+		return 0;
+	return impl->start_round(game->state, &game->deals[next], err, errlen);
+}
+
+int
+game_apply(struct game *game, const struct action *action, char *err,
+    size_t errlen)
+{
+	const struct game_impl *impl = game->impl;
+
+	switch (impl->phase(game->state)) {
+	case PHASE_OVER:
+		return game_error(err, errlen, "The game is over.");
+	case PHASE_DEAL:
+		return game_error(err, errlen,
+		    "The cards for round %d have not been dealt.",
+		    impl->round(game->state) + 2);
+	default:
+		break;
+	}
+	if (grow((void **)&game->actions, &game->actions_cap,
+	    game->nactions + 1, sizeof(*action)) != 0)
+		return game_error(err, errlen, "Out of memory.");
+	if (impl->apply(game->state, action, err, errlen) != 0)
+		return -1;
+	game->actions[game->nactions++] = *action;
+	/*
+	 * A deal that fails the late checks cannot be refused here: the
+	 * action itself was fine.  The caller sees the failure at the next
+	 * game_advance(), and replay reports it as a malformed record.
+	 */
+	(void)game_advance(game, NULL, 0);
+	return 0;
+}
+
+int
+deal_from_json(const struct game_impl *impl, int nseats, const json_t *obj,
+    struct deal *out, char *err, size_t errlen)
+{
+	const json_t *hands, *turned;
+
+	memset(out, 0, sizeof(*out));
+	out->turned = -1;
+	if (!json_is_object(obj))
+		return game_error(err, errlen, "A deal must be an object.");
+	hands = json_object_get(obj, "hands");
+	if (!json_is_array(hands) || json_array_size(hands) != (size_t)nseats)
+		return game_error(err, errlen,
+		    "A deal must hold one hand for each of the %d seats.",
+		    nseats);
+	for (int seat = 0; seat < nseats; seat++) {
+		const json_t *hand = json_array_get(hands, (size_t)seat);
+
+		if (!json_is_array(hand) ||
+		    json_array_size(hand) > GAME_MAX_HAND)
+			return game_error(err, errlen,
+			    "The hand of seat %d must be a list of at most %d "
+			    "cards.", seat, GAME_MAX_HAND);
+		for (size_t i = 0; i < json_array_size(hand); i++) {
+			const json_t *card = json_array_get(hand, i);
+			int face = json_is_string(card) ?
+			    impl->parse_card(json_string_value(card)) : -1;
+
+			if (face < 0)
+				return game_error(err, errlen,
+				    "Seat %d holds an unknown card.", seat);
+			out->cards[seat][i] = (uint8_t)face;
+		}
+		out->count[seat] = (uint8_t)json_array_size(hand);
+	}
+	turned = json_object_get(obj, "turned");
+	if (turned != NULL && !json_is_null(turned)) {
+		int face = json_is_string(turned) ?
+		    impl->parse_card(json_string_value(turned)) : -1;
+
+		if (face < 0)
+			return game_error(err, errlen,
+			    "The turned card is unknown.");
+		out->turned = (int16_t)face;
+	}
+	return 0;
+}
+
+json_t *
+deal_to_json(const struct game_impl *impl, int nseats, const struct deal *deal)
+{
+	json_t *obj = json_object();
+	json_t *hands = json_array();
+	char code[16];
+
+	for (int seat = 0; seat < nseats; seat++) {
+		json_t *hand = json_array();
+
+		for (int i = 0; i < deal->count[seat]; i++) {
+			impl->format_card(deal->cards[seat][i], code,
+			    sizeof(code));
+			json_array_append_new(hand, json_string(code));
+		}
+		json_array_append_new(hands, hand);
+	}
+	json_object_set_new(obj, "hands", hands);
+	if (deal->turned >= 0) {
+		impl->format_card(deal->turned, code, sizeof(code));
+		json_object_set_new(obj, "turned", json_string(code));
+	}
+	return obj;
+}
+
+/* Reads "options" of a record into setup->options. */
+static int
+options_from_json(const struct game_impl *impl, const json_t *obj,
+    struct game_options *options, char *err, size_t errlen)
+{
+	const char *name;
+	json_t *value;
+
+	memset(options, 0, sizeof(*options));
+	if (obj == NULL || json_is_null(obj))
+		return 0;
+	if (!json_is_object(obj))
+		return game_error(err, errlen, "\"options\" must be an object.");
+	json_object_foreach((json_t *)obj, name, value) {
+		int index = game_option_index(impl, name);
+		const struct game_option_desc *desc;
+		int v;
+
+		if (index < 0)
+			return game_error(err, errlen,
+			    "Unknown option \"%.40s\" for %s.", name,
+			    impl->name);
+		desc = &impl->options[index];
+		if (json_is_true(value)) {
+			if (desc->bare < 0)
+				return game_error(err, errlen,
+				    "Option %s needs a number.", desc->name);
+			v = desc->bare;
+		} else if (json_is_false(value) || json_is_null(value)) {
+			v = 0;
+		} else if (json_is_integer(value)) {
+			json_int_t n = json_integer_value(value);
+
+			if (n != 0 && (n < desc->min || n > desc->max))
+				return game_error(err, errlen,
+				    "Option %s takes a number from %d to %d.",
+				    desc->name, desc->min, desc->max);
+			v = (int)n;
+		} else {
+			return game_error(err, errlen,
+			    "Option %s must be true or a number.", desc->name);
+		}
+		options->value[index] = v;
+	}
+	return 0;
+}
+
+struct game *
+game_from_record(const json_t *record, char *err, size_t errlen)
+{
+	const struct game_impl *impl;
+	const json_t *players, *first, *deals;
+	struct game_setup setup;
+	struct game *game;
+	size_t nplayers;
+
+	if (!json_is_object(record)) {
+		game_error(err, errlen, "A record must be a JSON object.");
+		return NULL;
+	}
+	impl = game_find(json_string_value(json_object_get(record, "game")));
+	if (impl == NULL) {
+		game_error(err, errlen,
+		    "\"game\" must be wizard, birdhead or sticheln.");
+		return NULL;
+	}
+	players = json_object_get(record, "players");
+	if (!json_is_array(players)) {
+		game_error(err, errlen, "\"players\" must be a list of names.");
+		return NULL;
+	}
+	nplayers = json_array_size(players);
+	for (size_t i = 0; i < nplayers; i++) {
+		if (!json_is_string(json_array_get(players, i))) {
+			game_error(err, errlen,
+			    "\"players\" must be a list of names.");
+			return NULL;
+		}
+	}
+	if (nplayers < (size_t)impl->min_seats ||
+	    nplayers > (size_t)impl->max_seats) {
+		game_error(err, errlen, "%s needs %d to %d players, not %zu.",
+		    impl->name, impl->min_seats, impl->max_seats, nplayers);
+		return NULL;
+	}
+	memset(&setup, 0, sizeof(setup));
+	setup.nseats = (int)nplayers;
+	first = json_object_get(record, "first");
+	if (!json_is_integer(first) || json_integer_value(first) < 0 ||
+	    json_integer_value(first) >= (json_int_t)nplayers) {
+		game_error(err, errlen,
+		    "\"first\" must be a seat number from 0 to %zu.",
+		    nplayers - 1);
+		return NULL;
+	}
+	setup.first = (int)json_integer_value(first);
+	if (options_from_json(impl, json_object_get(record, "options"),
+	    &setup.options, err, errlen) != 0)
+		return NULL;
+	game = game_create(impl, &setup, players, err, errlen);
+	if (game == NULL)
+		return NULL;
+	deals = json_object_get(record, "deals");
+	if (deals != NULL && !json_is_array(deals)) {
+		game_error(err, errlen, "\"deals\" must be a list.");
+		game_destroy(game);
+		return NULL;
+	}
+	for (size_t i = 0; i < json_array_size(deals); i++) {
+		struct deal deal;
+		char why[GAME_ERR_LEN];
+
+		if (deal_from_json(impl, setup.nseats, json_array_get(deals, i),
+		    &deal, why, sizeof(why)) != 0 ||
+		    game_add_deal(game, &deal, why, sizeof(why)) != 0) {
+			game_error(err, errlen, "Deal %zu: %s", i + 1, why);
+			game_destroy(game);
+			return NULL;
+		}
+	}
+	return game;
+}
+
+json_t *
+game_to_record(const struct game *game)
+{
+	const struct game_impl *impl = game->impl;
+	json_t *record = json_object();
+	json_t *options = json_object();
+	json_t *deals = json_array();
+	json_t *actions = json_array();
+
+	json_object_set_new(record, "game", json_string(impl->name));
+	json_object_set_new(record, "players", json_deep_copy(game->players));
+	for (int i = 0; impl->options[i].name != NULL; i++) {
+		const struct game_option_desc *desc = &impl->options[i];
+		int v = game->setup.options.value[i];
+
+		if (v == 0)
+			continue;
+		if (desc->min == 0 && desc->max == 1)
+			json_object_set_new(options, desc->name, json_true());
+		else
+			json_object_set_new(options, desc->name,
+			    json_integer(v));
+	}
+	json_object_set_new(record, "options", options);
+	json_object_set_new(record, "first", json_integer(game->setup.first));
+	for (int i = 0; i < game->ndeals; i++)
+		json_array_append_new(deals, deal_to_json(impl,
+		    game->setup.nseats, &game->deals[i]));
+	json_object_set_new(record, "deals", deals);
+	for (int i = 0; i < game->nactions; i++)
+		json_array_append_new(actions, action_to_json(impl,
+		    &game->actions[i]));
+	json_object_set_new(record, "actions", actions);
+	return record;
+}
+
+static json_t *
+error_object(const char *reason, int action)
+{
+	return json_pack("{s:s, s:o}", "error", reason, "action",
+	    action < 0 ? json_null() : json_integer(action));
+}
+
+/*
+ * Applies action index of the record's actions.  Returns 0, 1 for an
+ * illegal action, or 2 when the record lacks the deal the action needs.
+ */
+static int
+replay_action(struct game *game, const json_t *obj, char *err, size_t errlen)
+{
+	const struct game_impl *impl = game->impl;
+	struct action action;
+
+	switch (impl->phase(game->state)) {
+	case PHASE_DEAL:
+		game_error(err, errlen, "The record has no deal for round %d.",
+		    impl->round(game->state) + 2);
+		return 2;
+	case PHASE_OVER:
+		game_error(err, errlen, "The game is over.");
+		return 1;
+	default:
+		break;
+	}
+	if (action_from_json(impl, obj, &action, err, errlen) != 0 ||
+	    impl->apply(game->state, &action, err, errlen) != 0)
+		return 1;
+	return game_advance(game, err, errlen) != 0 ? 2 : 0;
+}
+
+int
+replay_record(const json_t *record, json_t **output)
+{
+	char err[GAME_ERR_LEN] = "";
+	const json_t *actions;
+	struct game *game;
+	int status = 0;
+	size_t i = 0;
+
+	game = game_from_record(record, err, sizeof(err));
+	if (game == NULL) {
+		*output = error_object(err, -1);
+		return 2;
+	}
+	actions = json_object_get(record, "actions");
+	if (actions != NULL && !json_is_array(actions)) {
+		game_error(err, sizeof(err), "\"actions\" must be a list.");
+		status = 2;
+	} else if (game_advance(game, err, sizeof(err)) != 0) {
+		status = 2;
+	}
+	for (; status == 0 && i < json_array_size(actions); i++)
+		status = replay_action(game, json_array_get(actions, i), err,
+		    sizeof(err));
+	/* The engine never keeps the actions of a replay: it needs none. */
+	if (status == 0)
+		*output = game->impl->result(game->state);
+	else
+		*output = error_object(err, status == 1 ? (int)i - 1 : -1);
+	game_destroy(game);
+	return status;
+}

@@ -1,0 +1,75 @@
+/*
+ * record.h - a game in progress together with its record (RECORD.md): the
+ * setup, the players' names, every deal and every accepted action.
+ *
+ * struct game is what the bot keeps per table and what replay folds a record
+ * into.  It owns its engine state; the engine itself stays pure.
+ */
+#ifndef STICHBOT_RECORD_H
+#define STICHBOT_RECORD_H
+
+#include <jansson.h>
+
+#include "game.h"
+
+struct game {
+	const struct game_impl *impl;
+	struct game_setup setup;
+	/* Display names in seat order; an array of strings owned here. */
+	json_t *players;
+	struct deal *deals;
+	int ndeals, deals_cap;
+	struct action *actions;
+	int nactions, actions_cap;
+	/* impl->state_size bytes, owned here. */
+	void *state;
+};
+
+/*
+ * Creates a game after checking the setup (seat count, first seat,
+ * options).  players is borrowed and copied; NULL names the seats "p0"...
+ * Returns NULL with a reason.
+ */
+struct game *game_create(const struct game_impl *impl,
+    const struct game_setup *setup, const json_t *players, char *err,
+    size_t errlen);
+void game_destroy(struct game *game);
+
+/* Appends a deal after impl->check_deal(); -1 with a reason. */
+int game_add_deal(struct game *game, const struct deal *deal, char *err,
+    size_t errlen);
+/*
+ * Starts the next round when the engine waits for a deal and the record
+ * holds it.  Returns 0 (also when there is nothing to do), or -1 with a
+ * reason when the deal does not fit the game.
+ */
+int game_advance(struct game *game, char *err, size_t errlen);
+/*
+ * Applies one action and, on success, keeps it in the record and starts the
+ * next round when its deal is already known.  -1 with a reason, and nothing
+ * changed, on a refusal.
+ */
+int game_apply(struct game *game, const struct action *action, char *err,
+    size_t errlen);
+
+/*
+ * Reads the header and deals of a record (not its actions).  Returns NULL
+ * with a reason when the record is malformed.
+ */
+struct game *game_from_record(const json_t *record, char *err, size_t errlen);
+/* The record of game; a new reference owned by the caller. */
+json_t *game_to_record(const struct game *game);
+
+/* Converts a deal to and from its record form. */
+int deal_from_json(const struct game_impl *impl, int nseats, const json_t *obj,
+    struct deal *out, char *err, size_t errlen);
+json_t *deal_to_json(const struct game_impl *impl, int nseats,
+    const struct deal *deal);
+
+/*
+ * The outcome of replaying one record (RECORD.md): exit status 0, 1 or 2
+ * and the object to print (a new reference owned by the caller).
+ */
+int replay_record(const json_t *record, json_t **output);
+
+#endif

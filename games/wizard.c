@@ -1,0 +1,1021 @@
+/*
+ * wizard.c - Wizard, exactly as RULES.md section 1, with every option.
+ *
+ * Hands are 64-bit masks over card ids: 0..51 are the suited cards
+ * (suit * 13 + rank - 1), 52..55 the four Wizards and 56..59 the four
+ * Jesters.  Faces (what a player names) are the same for suited cards, 52
+ * for any Wizard and 53 for any Jester.  The masks make legal-move
+ * generation a couple of AND operations, which is what lets computer players
+ * simulate thousands of games per decision.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bits.h"
+#include "game.h"
+#include "rng.h"
+#include "wizard.h"
+
+static const char suit_letters[] = "rygb";
+static const char *const suit_names[] = { "red", "yellow", "green", "blue" };
+
+static const struct game_option_desc wizard_options[] = {
+	[WIZARD_OPT_NOTEQUAL] = { "notequal", 0, 1, 1,
+	    "The dealer may not make the bids add up to the cards dealt." },
+	[WIZARD_OPT_EVENBID] = { "evenbid", 0, 1, 1,
+	    "As notequal, but only while the dealer leads alone." },
+	[WIZARD_OPT_CANADIAN] = { "canadian", 0, 1, 1,
+	    "As evenbid, but the dealer may always bid 0." },
+	[WIZARD_OPT_HARDCORE] = { "hardcore", 0, 1, 1,
+	    "From 4 cards on, the dealer may never make the bids add up." },
+	[WIZARD_OPT_HIDDENTIP] = { "hiddentip", 0, 1, 1,
+	    "Everybody bids at once by private message." },
+	[WIZARD_OPT_SECRET] = { "secret", 0, 1, 1,
+	    "Bids are made at once and stay hidden until the round ends." },
+	[WIZARD_OPT_QUICK] = { "quick", 0, 1, 1,
+	    "Hand sizes grow by two each round." },
+	[WIZARD_OPT_ROUNDS] = { "rounds", 1, WIZARD_MAX_ROUNDS, -1,
+	    "Play only the first N rounds." },
+	[WIZARD_OPT_AMIGO] = { "amigo", 0, 1, 1,
+	    "The Amigo tournament schedule of 10 rounds (3-5 players)." },
+	[WIZARD_OPT_CUSTOM6] = { "custom6", 0, 1, 1,
+	    "A short schedule of six rounds." },
+	[WIZARD_OPT_NANNIE] = { "nannie", 2, 3, 3,
+	    "Hands shrink each round; the last player leaves every K rounds." },
+	[WIZARD_OPT_JESTERBID] = { "jesterbid", 0, 1, 1,
+	    "No bidding: take no tricks; Jesters win tricks." },
+	[WIZARD_OPT_CLAIRVOYANCE] = { "clairvoyance", 0, 1, 1,
+	    "Round 1: see everyone's card but your own." },
+	[WIZARD_NOPTIONS] = { NULL, 0, 0, 0, NULL },
+};
+
+#define SUIT_MASK(s) WIZARD_SUIT_MASK(s)
+#define WIZARD_MASK WIZARD_WIZARD_MASK
+#define JESTER_MASK WIZARD_JESTER_MASK
+#define SPECIAL_MASK (WIZARD_MASK | JESTER_MASK)
+
+static inline int
+card_face(int id)
+{
+	return id < 52 ? id : id < 56 ? WIZARD_FACE_WIZARD : WIZARD_FACE_JESTER;
+}
+
+static inline int
+lowest_id(uint64_t mask)
+{
+	return bits_lowest64(mask);
+}
+
+/* The ids of face in mask: one id for a suited card, up to four for W/J. */
+static inline uint64_t
+face_ids(int face)
+{
+	if (face == WIZARD_FACE_WIZARD)
+		return WIZARD_MASK;
+	if (face == WIZARD_FACE_JESTER)
+		return JESTER_MASK;
+	return UINT64_C(1) << face;
+}
+
+static int
+wizard_parse_card(const char *code)
+{
+	const char *p;
+	int rank = 0;
+
+	if (code == NULL || code[0] == '\0')
+		return -1;
+	if (code[1] == '\0') {
+		switch (code[0]) {
+		case 'w': case 'W': case 'z': case 'Z':
+			return WIZARD_FACE_WIZARD;
+		case 'j': case 'J': case 'n': case 'N':
+			return WIZARD_FACE_JESTER;
+		}
+		return -1;
+	}
+	p = strchr(suit_letters, code[0] | 0x20);
+	if (p == NULL || code[0] == '\0')
+		return -1;
+	/* One or two digits, no leading zero, 1..13. */
+	if (code[1] < '1' || code[1] > '9')
+		return -1;
+	rank = code[1] - '0';
+	if (code[2] != '\0') {
+		if (code[2] < '0' || code[2] > '9' || code[3] != '\0')
+			return -1;
+		rank = rank * 10 + (code[2] - '0');
+	}
+	if (rank < 1 || rank > 13)
+		return -1;
+	return (int)(p - suit_letters) * 13 + rank - 1;
+}
+
+static void
+wizard_format_card(int face, char *buf, size_t len)
+{
+	if (face == WIZARD_FACE_WIZARD)
+		snprintf(buf, len, "W");
+	else if (face == WIZARD_FACE_JESTER)
+		snprintf(buf, len, "J");
+	else if (face >= 0 && face < 52)
+		snprintf(buf, len, "%c%d", suit_letters[face / 13],
+		    face % 13 + 1);
+	else
+		snprintf(buf, len, "?");
+}
+
+/*
+ * The schedule: how many cards each round deals.  Returns the number of
+ * rounds, or -1 with a reason when the options do not fit nseats.
+ */
+int
+wizard_schedule(const struct game_options *o, int nseats, uint8_t *cards,
+    char *err, size_t errlen)
+{
+	static const uint8_t amigo4[] = { 1, 3, 5, 7, 9, 11, 12, 13, 14, 15 };
+	static const uint8_t amigo5[] = { 2, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+	static const uint8_t custom6[4][6] = {
+		{ 1, 2, 4, 11, 16, 20 },
+		{ 1, 2, 3, 9, 13, 15 },
+		{ 1, 2, 3, 8, 10, 12 },
+		{ 1, 2, 3, 7, 9, 10 },
+	};
+	const int *v = o->value;
+	int max = 60 / nseats;
+	int n = 0;
+
+	if (v[WIZARD_OPT_QUICK]) {
+		for (int k = nseats == 4 ? 1 : 2; k <= max; k += 2)
+			cards[n++] = (uint8_t)k;
+	} else if (v[WIZARD_OPT_AMIGO]) {
+		if (nseats == 3) {
+			for (int k = 2; k <= 20; k += 2)
+				cards[n++] = (uint8_t)k;
+		} else if (nseats == 4 || nseats == 5) {
+			memcpy(cards, nseats == 4 ? amigo4 : amigo5, 10);
+			n = 10;
+		} else {
+			return game_error(err, errlen,
+			    "Option amigo is for 3 to 5 players, not %d.",
+			    nseats);
+		}
+	} else if (v[WIZARD_OPT_CUSTOM6]) {
+		memcpy(cards, custom6[nseats - 3], 6);
+		n = 6;
+	} else if (v[WIZARD_OPT_NANNIE]) {
+		for (int k = max; k >= 1; k--)
+			cards[n++] = (uint8_t)k;
+	} else {
+		for (int k = 1; k <= max; k++)
+			cards[n++] = (uint8_t)k;
+	}
+	if (v[WIZARD_OPT_ROUNDS]) {
+		if (v[WIZARD_OPT_ROUNDS] > n)
+			return game_error(err, errlen,
+			    "Option rounds=%d is longer than the game's %d "
+			    "rounds.", v[WIZARD_OPT_ROUNDS], n);
+		n = v[WIZARD_OPT_ROUNDS];
+	}
+	return n;
+}
+
+static int
+wizard_validate_options(const struct game_options *o, int nseats, char *err,
+    size_t errlen)
+{
+	static const int restrictions[] = { WIZARD_OPT_NOTEQUAL,
+	    WIZARD_OPT_EVENBID, WIZARD_OPT_CANADIAN, WIZARD_OPT_HARDCORE };
+	static const int schedules[] = { WIZARD_OPT_QUICK, WIZARD_OPT_AMIGO,
+	    WIZARD_OPT_CUSTOM6, WIZARD_OPT_NANNIE };
+	const int *v = o->value;
+	int restriction = -1, simultaneous = -1, schedule = -1;
+	uint8_t cards[WIZARD_MAX_ROUNDS];
+
+	for (size_t i = 0; i < 4; i++) {
+		if (!v[restrictions[i]])
+			continue;
+		if (restriction >= 0)
+			return game_error(err, errlen,
+			    "Options %s and %s cannot be combined.",
+			    wizard_options[restriction].name,
+			    wizard_options[restrictions[i]].name);
+		restriction = restrictions[i];
+	}
+	if (v[WIZARD_OPT_HIDDENTIP] && v[WIZARD_OPT_SECRET])
+		return game_error(err, errlen,
+		    "Options hiddentip and secret cannot be combined.");
+	if (v[WIZARD_OPT_HIDDENTIP])
+		simultaneous = WIZARD_OPT_HIDDENTIP;
+	if (v[WIZARD_OPT_SECRET])
+		simultaneous = WIZARD_OPT_SECRET;
+	if (simultaneous >= 0 && restriction >= 0)
+		return game_error(err, errlen,
+		    "Option %s cannot be combined with %s: bids are made at "
+		    "once.", wizard_options[simultaneous].name,
+		    wizard_options[restriction].name);
+	if (v[WIZARD_OPT_JESTERBID] && (restriction >= 0 || simultaneous >= 0))
+		return game_error(err, errlen,
+		    "Option jesterbid cannot be combined with %s: there is no "
+		    "bidding.", wizard_options[restriction >= 0 ?
+		    restriction : simultaneous].name);
+	for (size_t i = 0; i < 4; i++) {
+		if (!v[schedules[i]])
+			continue;
+		if (schedule >= 0)
+			return game_error(err, errlen,
+			    "Options %s and %s cannot be combined: both set "
+			    "the rounds.", wizard_options[schedule].name,
+			    wizard_options[schedules[i]].name);
+		schedule = schedules[i];
+	}
+	if (nseats == 0) {
+		/* Without a seat count, check what does not depend on it. */
+		if (v[WIZARD_OPT_CLAIRVOYANCE] && v[WIZARD_OPT_NANNIE])
+			return game_error(err, errlen,
+			    "Option clairvoyance needs a first round of one "
+			    "card; nannie starts high.");
+		return 0;
+	}
+	if (wizard_schedule(o, nseats, cards, err, errlen) < 0)
+		return -1;
+	if (v[WIZARD_OPT_CLAIRVOYANCE] && cards[0] != 1)
+		return game_error(err, errlen,
+		    "Option clairvoyance needs a first round of one card; "
+		    "this schedule starts with %d.", cards[0]);
+	return 0;
+}
+
+static void
+wizard_init(void *state, const struct game_setup *setup)
+{
+	struct wizard_state *s = state;
+	const int *v = setup->options.value;
+
+	memset(s, 0, sizeof(*s));
+	s->nseats = (uint8_t)setup->nseats;
+	s->first = (uint8_t)setup->first;
+	s->nrounds = (uint8_t)wizard_schedule(&setup->options, setup->nseats,
+	    s->schedule, NULL, 0);
+	s->active = (uint8_t)((1u << setup->nseats) - 1);
+	s->nactive = (uint8_t)setup->nseats;
+	s->round = -1;
+	if (v[WIZARD_OPT_NOTEQUAL])
+		s->restriction = WIZARD_OPT_NOTEQUAL;
+	else if (v[WIZARD_OPT_EVENBID])
+		s->restriction = WIZARD_OPT_EVENBID;
+	else if (v[WIZARD_OPT_CANADIAN])
+		s->restriction = WIZARD_OPT_CANADIAN;
+	else if (v[WIZARD_OPT_HARDCORE])
+		s->restriction = WIZARD_OPT_HARDCORE;
+	else
+		s->restriction = -1;
+	s->simultaneous = v[WIZARD_OPT_HIDDENTIP] || v[WIZARD_OPT_SECRET];
+	s->secret = v[WIZARD_OPT_SECRET] != 0;
+	s->jesterbid = v[WIZARD_OPT_JESTERBID] != 0;
+	s->clairvoyance = v[WIZARD_OPT_CLAIRVOYANCE] != 0;
+	s->nannie = (uint8_t)v[WIZARD_OPT_NANNIE];
+	s->r.phase = PHASE_DEAL;
+}
+
+/* The next seat after seat that is still in the game. */
+static inline int
+next_active(const struct wizard_state *s, int seat)
+{
+	do
+		seat = seat + 1 == s->nseats ? 0 : seat + 1;
+	while (!(s->active & (1u << seat)));
+	return seat;
+}
+
+static int
+wizard_check_deal(const struct game_setup *setup, int round,
+    const struct deal *deal, char *err, size_t errlen)
+{
+	uint8_t schedule[WIZARD_MAX_ROUNDS];
+	int nrounds = wizard_schedule(&setup->options, setup->nseats,
+	    schedule, NULL, 0);
+	int wizards = 0, jesters = 0, dealt = 0, holders = 0;
+	uint64_t seen = 0;
+
+	if (round >= nrounds)
+		return game_error(err, errlen,
+		    "The game has only %d rounds.", nrounds);
+	for (int seat = 0; seat < setup->nseats; seat++) {
+		int count = deal->count[seat];
+
+		if (count != schedule[round] &&
+		    !(setup->options.value[WIZARD_OPT_NANNIE] && count == 0))
+			return game_error(err, errlen,
+			    "Seat %d holds %d cards instead of %d.", seat,
+			    count, schedule[round]);
+		if (count > 0)
+			holders++;
+		dealt += count;
+		for (int i = 0; i < count; i++) {
+			int face = deal->cards[seat][i];
+
+			if (face == WIZARD_FACE_WIZARD)
+				wizards++;
+			else if (face == WIZARD_FACE_JESTER)
+				jesters++;
+			else if (seen & (UINT64_C(1) << face))
+				return game_error(err, errlen,
+				    "A card is dealt twice.");
+			else
+				seen |= UINT64_C(1) << face;
+		}
+	}
+	if (holders < 2)
+		return game_error(err, errlen,
+		    "At least two seats must hold cards.");
+	if (deal->turned >= 0) {
+		int face = deal->turned;
+
+		if (dealt == 60)
+			return game_error(err, errlen,
+			    "No card is left to turn up.");
+		if (face == WIZARD_FACE_WIZARD)
+			wizards++;
+		else if (face == WIZARD_FACE_JESTER)
+			jesters++;
+		else if (seen & (UINT64_C(1) << face))
+			return game_error(err, errlen,
+			    "The turned card is also in a hand.");
+	}
+	if (wizards > 4 || jesters > 4)
+		return game_error(err, errlen,
+		    "The deal holds more than four %s.",
+		    wizards > 4 ? "Wizards" : "Jesters");
+	return 0;
+}
+
+static void
+wizard_make_deal(const void *state, struct rng *rng, struct deal *out)
+{
+	const struct wizard_state *s = state;
+	int round = s->round + 1;
+	int cards = s->schedule[round];
+	uint8_t deck[60];
+	int k = 0;
+
+	for (int i = 0; i < 60; i++)
+		deck[i] = (uint8_t)card_face(i);
+	rng_shuffle(rng, deck, 60);
+	memset(out, 0, sizeof(*out));
+	for (int seat = 0; seat < s->nseats; seat++) {
+		if (!(s->active & (1u << seat)))
+			continue;
+		out->count[seat] = (uint8_t)cards;
+		for (int i = 0; i < cards; i++)
+			out->cards[seat][i] = deck[k++];
+	}
+	out->turned = k < 60 ? deck[k] : -1;
+}
+
+static int
+wizard_start_round(void *state, const struct deal *deal, char *err,
+    size_t errlen)
+{
+	struct wizard_state *s = state;
+	struct wizard_round *r = &s->r;
+	int round = s->round + 1;
+	int wizard_next = 52, jester_next = 56;
+	int dealer, dealt = 0;
+
+	for (int seat = 0; seat < s->nseats; seat++) {
+		int in = (s->active >> seat) & 1;
+
+		if (in != (deal->count[seat] > 0))
+			return game_error(err, errlen, in ?
+			    "Seat %d is in the game but was dealt no cards." :
+			    "Seat %d was eliminated but was dealt cards.",
+			    seat);
+		dealt += deal->count[seat];
+	}
+	dealer = round == 0 ? s->first : next_active(s, s->r.dealer);
+	s->round = (int8_t)round;
+	memset(r, 0, sizeof(*r));
+	r->cards = s->schedule[round];
+	r->dealer = (uint8_t)dealer;
+	for (int seat = 0; seat < s->nseats; seat++) {
+		r->bid[seat] = s->jesterbid && (s->active & (1u << seat)) ?
+		    0 : -1;
+		for (int i = 0; i < deal->count[seat]; i++) {
+			int face = deal->cards[seat][i];
+			int id = face == WIZARD_FACE_WIZARD ? wizard_next++ :
+			    face == WIZARD_FACE_JESTER ? jester_next++ : face;
+
+			r->hand[seat] |= UINT64_C(1) << id;
+		}
+	}
+	r->turned = (int8_t)(dealt < 60 ? deal->turned : -1);
+	r->trump = -1;
+	r->lead_suit = -1;
+	r->leader = (uint8_t)next_active(s, dealer);
+	if (r->turned >= 0 && r->turned < 52)
+		r->trump = (int8_t)(r->turned / 13);
+	if (r->turned == WIZARD_FACE_WIZARD) {
+		r->phase = PHASE_TRUMP;
+		r->turn = (uint8_t)dealer;
+	} else {
+		r->turn = r->leader;
+		r->phase = s->jesterbid ? PHASE_PLAY : s->simultaneous ?
+		    PHASE_BID_SIMULTANEOUS : PHASE_BID;
+	}
+	return 0;
+}
+
+/* Whether the dealer alone has the highest total before this round. */
+static int
+dealer_leads_alone(const struct wizard_state *s)
+{
+	int dealer = s->r.dealer;
+
+	for (int seat = 0; seat < s->nseats; seat++)
+		if (seat != dealer && (s->active & (1u << seat)) &&
+		    s->total[seat] >= s->total[dealer])
+			return 0;
+	return 1;
+}
+
+/*
+ * The bid the dealer may not make under the round's restriction, or -1.
+ * Only the last bidder of a sequential round is ever restricted.
+ */
+static int
+forbidden_bid(const struct wizard_state *s, int seat)
+{
+	const struct wizard_round *r = &s->r;
+	int sum = 0, forbidden;
+
+	if (seat != r->dealer || s->restriction < 0)
+		return -1;
+	switch (s->restriction) {
+	case WIZARD_OPT_HARDCORE:
+		if (r->cards < 4)
+			return -1;
+		break;
+	case WIZARD_OPT_EVENBID:
+	case WIZARD_OPT_CANADIAN:
+		if (!dealer_leads_alone(s))
+			return -1;
+		break;
+	default:
+		break;
+	}
+	for (int i = 0; i < s->nseats; i++)
+		if (i != seat && r->bid[i] > 0)
+			sum += r->bid[i];
+	forbidden = r->cards - sum;
+	if (forbidden < 0)
+		return -1;
+	if (forbidden == 0 && s->restriction == WIZARD_OPT_CANADIAN)
+		return -1;
+	return forbidden;
+}
+
+static void
+score_round(struct wizard_state *s)
+{
+	struct wizard_round *r = &s->r;
+	int round = s->round;
+
+	for (int seat = 0; seat < s->nseats; seat++) {
+		int points = 0;
+
+		if (s->active & (1u << seat)) {
+			int diff = r->won[seat] - r->bid[seat];
+
+			points = diff == 0 ? 20 + 10 * r->won[seat] :
+			    -10 * (diff < 0 ? -diff : diff);
+		}
+		s->points[round][seat] = (int16_t)points;
+		s->bids[round][seat] = r->bid[seat];
+		s->won[round][seat] = r->won[seat];
+		s->total[seat] = (int16_t)(s->total[seat] + points);
+	}
+	s->scored = (uint8_t)(round + 1);
+}
+
+/* Nannie's rule: after every K rounds the lowest player leaves. */
+static void
+eliminate(struct wizard_state *s)
+{
+	int round = s->round + 1;
+	int seat, loser = -1;
+
+	if (!s->nannie || round % s->nannie != 0 || round >= s->nrounds ||
+	    s->nactive <= 2)
+		return;
+	/* Go around from the seat after the dealer; the latest tie leaves. */
+	seat = s->r.dealer;
+	for (int i = 0; i < s->nseats; i++) {
+		seat = seat + 1 == s->nseats ? 0 : seat + 1;
+		if (!(s->active & (1u << seat)))
+			continue;
+		if (loser < 0 || s->total[seat] <= s->total[loser])
+			loser = seat;
+	}
+	s->active &= (uint8_t)~(1u << loser);
+	s->nactive--;
+}
+
+static void
+finish_trick(struct wizard_state *s)
+{
+	struct wizard_round *r = &s->r;
+	int winner = r->best_seat;
+
+	s->tricks[s->round][r->trick_no] =
+	    (uint8_t)(r->leader | (winner << 4));
+	r->won[winner]++;
+	r->trick_no++;
+	r->trick_len = 0;
+	r->lead_suit = -1;
+	r->leader = (uint8_t)winner;
+	r->turn = (uint8_t)winner;
+	if (r->trick_no < r->cards)
+		return;
+	score_round(s);
+	eliminate(s);
+	r->phase = s->round + 1 >= s->nrounds ? PHASE_OVER : PHASE_DEAL;
+}
+
+/* The strength of id played now; the first card of a trick always leads. */
+static inline int
+strength(const struct wizard_state *s, int id)
+{
+	const struct wizard_round *r = &s->r;
+	int suit, rank;
+
+	if (id >= 56)
+		return s->jesterbid ? 300 : 0;
+	if (id >= 52)
+		return s->jesterbid ? 200 : 300;
+	suit = id / 13;
+	rank = id % 13 + 1;
+	if (suit == r->trump)
+		return 100 + rank;
+	if (suit == r->lead_suit)
+		return 50 + rank;
+	return 0;
+}
+
+void
+wizard_play_id(struct wizard_state *s, int seat, int id)
+{
+	struct wizard_round *r = &s->r;
+	int power;
+
+	r->hand[seat] &= ~(UINT64_C(1) << id);
+	if (r->lead_suit == -1) {
+		if (id < 52)
+			r->lead_suit = (int8_t)(id / 13);
+		else if (id < 56)
+			r->lead_suit = 4;
+	} else if (r->lead_suit < 4 && id < 52 && id / 13 != r->lead_suit) {
+		r->void_suits[seat] |= (uint8_t)(1u << r->lead_suit);
+	}
+	power = strength(s, id);
+	if (r->trick_len == 0 || power > r->best_power) {
+		r->best_power = (uint16_t)power;
+		r->best_seat = (uint8_t)seat;
+	}
+	r->trick_seat[r->trick_len] = (uint8_t)seat;
+	r->trick_card[r->trick_len] = (uint8_t)id;
+	r->trick_len++;
+	if (r->trick_len == s->nactive)
+		finish_trick(s);
+	else
+		r->turn = (uint8_t)next_active(s, seat);
+}
+
+static void
+start_play(struct wizard_state *s)
+{
+	s->r.phase = PHASE_PLAY;
+	s->r.turn = s->r.leader;
+}
+
+static int
+apply_bid(struct wizard_state *s, const struct action *a, char *err,
+    size_t errlen)
+{
+	struct wizard_round *r = &s->r;
+	int seat = a->seat;
+
+	if (r->phase == PHASE_BID) {
+		if (seat != r->turn)
+			return game_error(err, errlen,
+			    "It is seat %d's turn to bid, not seat %d's.",
+			    r->turn, seat);
+	} else if (r->phase == PHASE_BID_SIMULTANEOUS) {
+		if (!(s->active & (1u << seat)))
+			return game_error(err, errlen,
+			    "Seat %d is out of the game.", seat);
+		if (r->bid[seat] >= 0)
+			return game_error(err, errlen,
+			    "Seat %d has already bid.", seat);
+	} else {
+		return game_error(err, errlen, "Bidding is not open now.");
+	}
+	if (a->value < 0 || a->value > r->cards)
+		return game_error(err, errlen, "A bid must be 0 to %d.",
+		    r->cards);
+	if (r->phase == PHASE_BID && a->value == forbidden_bid(s, seat))
+		return game_error(err, errlen,
+		    "The dealer may not bid %d: the bids would add up to %d "
+		    "(%s).", a->value, r->cards,
+		    wizard_options[s->restriction].name);
+	r->bid[seat] = a->value;
+	r->nbids++;
+	if (r->nbids == s->nactive)
+		start_play(s);
+	else if (r->phase == PHASE_BID)
+		r->turn = (uint8_t)next_active(s, seat);
+	return 0;
+}
+
+static int
+wizard_apply(void *state, const struct action *a, char *err, size_t errlen)
+{
+	struct wizard_state *s = state;
+	struct wizard_round *r = &s->r;
+	uint64_t ids;
+	char code[8];
+
+	if (a->seat < 0 || a->seat >= s->nseats)
+		return game_error(err, errlen, "There is no seat %d.", a->seat);
+	if (r->phase == PHASE_OVER)
+		return game_error(err, errlen, "The game is over.");
+	switch (a->kind) {
+	case ACTION_TRUMP:
+		if (r->phase != PHASE_TRUMP)
+			return game_error(err, errlen,
+			    "Trump is chosen only after a Wizard is turned "
+			    "up.");
+		if (a->seat != r->dealer)
+			return game_error(err, errlen,
+			    "Only the dealer (seat %d) chooses trump.",
+			    r->dealer);
+		if (a->value < 0 || a->value > 3)
+			return game_error(err, errlen,
+			    "Trump must be one of r, y, g or b.");
+		r->trump = a->value;
+		/* Bidding (or play) starts left of the dealer. */
+		r->turn = r->leader;
+		if (s->jesterbid)
+			start_play(s);
+		else
+			r->phase = s->simultaneous ? PHASE_BID_SIMULTANEOUS :
+			    PHASE_BID;
+		return 0;
+	case ACTION_BID:
+		if (s->jesterbid)
+			return game_error(err, errlen,
+			    "There is no bidding with jesterbid.");
+		return apply_bid(s, a, err, errlen);
+	case ACTION_PLAY:
+		if (r->phase != PHASE_PLAY)
+			return game_error(err, errlen,
+			    "Cards are not played now.");
+		if (a->seat != r->turn)
+			return game_error(err, errlen,
+			    "It is seat %d's turn to play, not seat %d's.",
+			    r->turn, a->seat);
+		if (a->ncards != 1 || a->cards[0] > WIZARD_FACE_JESTER)
+			return game_error(err, errlen, "Play one card.");
+		ids = r->hand[a->seat] & face_ids(a->cards[0]);
+		if (ids == 0) {
+			wizard_format_card(a->cards[0], code, sizeof(code));
+			return game_error(err, errlen,
+			    "Seat %d does not hold %s.", a->seat, code);
+		}
+		ids &= wizard_playable(s, a->seat);
+		if (ids == 0)
+			return game_error(err, errlen,
+			    "Seat %d must follow %s.", a->seat,
+			    suit_names[r->lead_suit]);
+		wizard_play_id(s, a->seat, lowest_id(ids));
+		return 0;
+	default:
+		return game_error(err, errlen, "Wizard has no such action.");
+	}
+}
+
+static enum game_phase
+wizard_phase(const void *state)
+{
+	return ((const struct wizard_state *)state)->r.phase;
+}
+
+static int
+wizard_round_index(const void *state)
+{
+	return ((const struct wizard_state *)state)->round;
+}
+
+static int
+wizard_to_act(const void *state, int *seats)
+{
+	const struct wizard_state *s = state;
+	const struct wizard_round *r = &s->r;
+	int n = 0;
+
+	switch (r->phase) {
+	case PHASE_TRUMP:
+	case PHASE_BID:
+	case PHASE_PLAY:
+		seats[n++] = r->turn;
+		break;
+	case PHASE_BID_SIMULTANEOUS:
+		for (int seat = 0; seat < s->nseats; seat++)
+			if ((s->active & (1u << seat)) && r->bid[seat] < 0)
+				seats[n++] = seat;
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+int
+wizard_legal_faces(const struct wizard_state *s, int seat, uint8_t *faces)
+{
+	uint64_t ids = wizard_playable(s, seat);
+	uint64_t suited = ids & ~SPECIAL_MASK;
+	int n = 0;
+
+	while (suited) {
+		faces[n++] = (uint8_t)lowest_id(suited);
+		suited &= suited - 1;
+	}
+	if (ids & WIZARD_MASK)
+		faces[n++] = WIZARD_FACE_WIZARD;
+	if (ids & JESTER_MASK)
+		faces[n++] = WIZARD_FACE_JESTER;
+	return n;
+}
+
+static int
+wizard_legal(const void *state, int seat, struct action *out, int max)
+{
+	const struct wizard_state *s = state;
+	const struct wizard_round *r = &s->r;
+	uint8_t faces[GAME_MAX_HAND];
+	int n = 0, count, forbidden;
+
+	if (seat < 0 || seat >= s->nseats)
+		return 0;
+	switch (r->phase) {
+	case PHASE_TRUMP:
+		if (seat != r->dealer)
+			return 0;
+		for (int suit = 0; suit < 4 && n < max; suit++) {
+			out[n++] = (struct action){ .seat = (int8_t)seat,
+			    .kind = ACTION_TRUMP, .value = (int8_t)suit };
+		}
+		return n;
+	case PHASE_BID:
+	case PHASE_BID_SIMULTANEOUS:
+		if (r->phase == PHASE_BID ? seat != r->turn :
+		    !(s->active & (1u << seat)) || r->bid[seat] >= 0)
+			return 0;
+		forbidden = r->phase == PHASE_BID ? forbidden_bid(s, seat) : -1;
+		for (int bid = 0; bid <= r->cards && n < max; bid++) {
+			if (bid == forbidden)
+				continue;
+			out[n++] = (struct action){ .seat = (int8_t)seat,
+			    .kind = ACTION_BID, .value = (int8_t)bid };
+		}
+		return n;
+	case PHASE_PLAY:
+		if (seat != r->turn)
+			return 0;
+		count = wizard_legal_faces(s, seat, faces);
+		for (int i = 0; i < count && n < max; i++) {
+			out[n++] = (struct action){ .seat = (int8_t)seat,
+			    .kind = ACTION_PLAY, .ncards = 1,
+			    .cards = { faces[i] } };
+		}
+		return n;
+	default:
+		return 0;
+	}
+}
+
+static json_t *
+card_json(int face)
+{
+	char code[8];
+
+	if (face < 0)
+		return json_null();
+	wizard_format_card(face, code, sizeof(code));
+	return json_string(code);
+}
+
+static json_t *
+seat_ints(const struct wizard_state *s, const int8_t *values, int nullable)
+{
+	json_t *list = json_array();
+
+	for (int seat = 0; seat < s->nseats; seat++)
+		json_array_append_new(list, nullable && values[seat] < 0 ?
+		    json_null() : json_integer(values[seat]));
+	return list;
+}
+
+static json_t *
+wizard_result(const void *state)
+{
+	const struct wizard_state *s = state;
+	json_t *rounds = json_array();
+	json_t *scores = json_array();
+	json_t *winners = json_array();
+	int over = s->r.phase == PHASE_OVER;
+
+	for (int round = 0; round <= s->round; round++) {
+		int scored = round < s->scored;
+		int ntricks = scored ? s->schedule[round] : s->r.trick_no;
+		json_t *tricks = json_array();
+		json_t *points;
+		int8_t won[GAME_MAX_SEATS];
+
+		for (int t = 0; t < ntricks; t++)
+			json_array_append_new(tricks, json_pack(
+			    "{s:i, s:i}", "leader", s->tricks[round][t] & 15,
+			    "winner", s->tricks[round][t] >> 4));
+		for (int seat = 0; seat < s->nseats; seat++)
+			won[seat] = (int8_t)(scored ? s->won[round][seat] :
+			    s->r.won[seat]);
+		if (scored) {
+			points = json_array();
+			for (int seat = 0; seat < s->nseats; seat++)
+				json_array_append_new(points, json_integer(
+				    s->points[round][seat]));
+		} else {
+			points = json_null();
+		}
+		json_array_append_new(rounds, json_pack(
+		    "{s:o, s:o, s:o, s:o}", "tricks", tricks,
+		    "bids", seat_ints(s, scored ? s->bids[round] : s->r.bid, 1),
+		    "won", seat_ints(s, won, 0), "points", points));
+	}
+	for (int seat = 0; seat < s->nseats; seat++)
+		json_array_append_new(scores, json_integer(s->total[seat]));
+	if (over) {
+		int best = -1;
+
+		for (int seat = 0; seat < s->nseats; seat++)
+			if ((s->active & (1u << seat)) &&
+			    (best < 0 || s->total[seat] > s->total[best]))
+				best = seat;
+		for (int seat = 0; seat < s->nseats; seat++)
+			if ((s->active & (1u << seat)) &&
+			    s->total[seat] == s->total[best])
+				json_array_append_new(winners,
+				    json_integer(seat));
+	}
+	return json_pack("{s:s, s:o, s:o, s:b, s:o}", "game", "wizard",
+	    "rounds", rounds, "scores", scores, "finished", over,
+	    "winners", winners);
+}
+
+static const char *const phase_names[] = {
+	[PHASE_DEAL] = "deal", [PHASE_TRUMP] = "trump", [PHASE_BID] = "bid",
+	[PHASE_BID_SIMULTANEOUS] = "bid", [PHASE_SELECT] = "select",
+	[PHASE_PLAY] = "play", [PHASE_OVER] = "over",
+};
+
+/* A sorted hand as a list of codes: suits in r y g b order, then W, J. */
+static json_t *
+hand_json(uint64_t hand)
+{
+	json_t *list = json_array();
+
+	for (uint64_t m = hand & ~SPECIAL_MASK; m; m &= m - 1)
+		json_array_append_new(list, card_json(lowest_id(m)));
+	for (int i = 0; i < bits_count64(hand & WIZARD_MASK); i++)
+		json_array_append_new(list, card_json(WIZARD_FACE_WIZARD));
+	for (int i = 0; i < bits_count64(hand & JESTER_MASK); i++)
+		json_array_append_new(list, card_json(WIZARD_FACE_JESTER));
+	return list;
+}
+
+/* Whether seat may see the bid of other in the current round. */
+static int
+bid_visible(const struct wizard_state *s, int seat, int other)
+{
+	const struct wizard_round *r = &s->r;
+
+	if (seat == other || !s->simultaneous)
+		return 1;
+	if (r->phase == PHASE_BID_SIMULTANEOUS || r->phase == PHASE_TRUMP)
+		return 0;
+	if (s->secret)
+		return r->phase == PHASE_DEAL || r->phase == PHASE_OVER;
+	return 1;
+}
+
+static json_t *
+wizard_view(const void *state, int seat)
+{
+	const struct wizard_state *s = state;
+	const struct wizard_round *r = &s->r;
+	json_t *view = json_object();
+	json_t *trick = json_array();
+	json_t *bids = json_array();
+	json_t *won = json_array();
+	json_t *counts = json_array();
+	json_t *scores = json_array();
+	json_t *out = json_array();
+	int acting[GAME_MAX_SEATS];
+	int nacting = wizard_to_act(s, acting);
+	json_t *to_act = json_array();
+	int clairvoyant = s->clairvoyance && s->round == 0 &&
+	    r->phase != PHASE_DEAL && r->phase != PHASE_OVER;
+
+	json_object_set_new(view, "game", json_string("wizard"));
+	json_object_set_new(view, "phase", json_string(phase_names[r->phase]));
+	json_object_set_new(view, "round", json_integer(s->round + 1));
+	json_object_set_new(view, "rounds", json_integer(s->nrounds));
+	json_object_set_new(view, "cards", json_integer(r->cards));
+	json_object_set_new(view, "dealer", json_integer(r->dealer));
+	json_object_set_new(view, "turned", card_json(r->turned));
+	json_object_set_new(view, "trump", r->trump < 0 ? json_null() :
+	    json_sprintf("%c", suit_letters[r->trump]));
+	for (int i = 0; i < nacting; i++)
+		json_array_append_new(to_act, json_integer(acting[i]));
+	json_object_set_new(view, "to_act", to_act);
+	json_object_set_new(view, "leader", json_integer(r->leader));
+	for (int i = 0; i < r->trick_len; i++)
+		json_array_append_new(trick, json_pack("{s:i, s:o}", "seat",
+		    r->trick_seat[i], "card",
+		    card_json(card_face(r->trick_card[i]))));
+	json_object_set_new(view, "trick", trick);
+	for (int other = 0; other < s->nseats; other++) {
+		json_array_append_new(bids, r->bid[other] >= 0 &&
+		    bid_visible(s, seat, other) ?
+		    json_integer(r->bid[other]) : json_null());
+		json_array_append_new(won, json_integer(r->won[other]));
+		json_array_append_new(counts,
+		    json_integer(bits_count64(r->hand[other])));
+		json_array_append_new(scores, json_integer(s->total[other]));
+		if (!(s->active & (1u << other)))
+			json_array_append_new(out, json_integer(other));
+	}
+	json_object_set_new(view, "bids", bids);
+	json_object_set_new(view, "won", won);
+	json_object_set_new(view, "hand_counts", counts);
+	json_object_set_new(view, "scores", scores);
+	json_object_set_new(view, "eliminated", out);
+	if (seat >= 0 && seat < s->nseats) {
+		json_object_set_new(view, "seat", json_integer(seat));
+		if (clairvoyant) {
+			json_t *others = json_object();
+
+			for (int other = 0; other < s->nseats; other++) {
+				char key[4];
+
+				if (other == seat)
+					continue;
+				snprintf(key, sizeof(key), "%d", other);
+				json_object_set_new(others, key,
+				    hand_json(r->hand[other]));
+			}
+			json_object_set_new(view, "others", others);
+			json_object_set_new(view, "hand", json_array());
+		} else {
+			json_object_set_new(view, "hand",
+			    hand_json(r->hand[seat]));
+		}
+	}
+	return view;
+}
+
+const struct game_impl wizard_game = {
+	.name = "wizard",
+	.min_seats = 3,
+	.max_seats = 6,
+	.max_play_cards = 1,
+	.options = wizard_options,
+	.state_size = sizeof(struct wizard_state),
+	.validate_options = wizard_validate_options,
+	.init = wizard_init,
+	.check_deal = wizard_check_deal,
+	.make_deal = wizard_make_deal,
+	.start_round = wizard_start_round,
+	.apply = wizard_apply,
+	.phase = wizard_phase,
+	.to_act = wizard_to_act,
+	.legal = wizard_legal,
+	.round = wizard_round_index,
+	.parse_card = wizard_parse_card,
+	.format_card = wizard_format_card,
+	.result = wizard_result,
+	.view = wizard_view,
+};

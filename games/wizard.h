@@ -1,0 +1,116 @@
+/*
+ * wizard.h - the Wizard engine's state, shared with the computer players
+ * and the tests.  Everything else uses the game through wizard_game.
+ */
+#ifndef STICHBOT_WIZARD_H
+#define STICHBOT_WIZARD_H
+
+#include <stdint.h>
+
+#include "game.h"
+
+#define WIZARD_MAX_ROUNDS 20
+#define WIZARD_FACE_WIZARD 52
+#define WIZARD_FACE_JESTER 53
+
+/* Indexes into struct game_options for Wizard. */
+enum wizard_option {
+	WIZARD_OPT_NOTEQUAL,
+	WIZARD_OPT_EVENBID,
+	WIZARD_OPT_CANADIAN,
+	WIZARD_OPT_HARDCORE,
+	WIZARD_OPT_HIDDENTIP,
+	WIZARD_OPT_SECRET,
+	WIZARD_OPT_QUICK,
+	WIZARD_OPT_ROUNDS,
+	WIZARD_OPT_AMIGO,
+	WIZARD_OPT_CUSTOM6,
+	WIZARD_OPT_NANNIE,
+	WIZARD_OPT_JESTERBID,
+	WIZARD_OPT_CLAIRVOYANCE,
+	WIZARD_NOPTIONS,
+};
+
+/* What changes during a round: small, so simulations copy it cheaply. */
+struct wizard_round {
+	uint64_t hand[GAME_MAX_SEATS];   /* masks of card ids */
+	uint8_t phase;                   /* enum game_phase */
+	uint8_t cards;                   /* dealt to each seat this round */
+	int8_t turned;                   /* face, or -1 */
+	int8_t trump;                    /* suit 0..3, or -1 for none */
+	uint8_t dealer;
+	uint8_t turn;                    /* who acts in sequential phases */
+	uint8_t leader;                  /* who led the current trick */
+	uint8_t trick_len;               /* cards in the current trick */
+	uint8_t trick_no;                /* tricks completed this round */
+	int8_t lead_suit;                /* -1 not yet set, 4 none (Wizard) */
+	uint8_t best_seat;               /* who wins the trick so far */
+	uint16_t best_power;
+	uint8_t nbids;
+	uint8_t trick_seat[GAME_MAX_SEATS];
+	uint8_t trick_card[GAME_MAX_SEATS]; /* ids */
+	int8_t bid[GAME_MAX_SEATS];      /* -1 not yet made */
+	uint8_t won[GAME_MAX_SEATS];
+	/* Suits each seat has shown it lacks (public knowledge). */
+	uint8_t void_suits[GAME_MAX_SEATS];
+};
+
+struct wizard_state {
+	struct wizard_round r;
+	uint8_t nseats;
+	uint8_t first;
+	uint8_t nrounds;
+	int8_t round;                    /* current round, -1 before the first */
+	uint8_t scored;                  /* rounds scored so far */
+	uint8_t active;                  /* seats still in (nannie) */
+	uint8_t nactive;                 /* how many */
+	int8_t restriction;              /* WIZARD_OPT_NOTEQUAL.. or -1 */
+	uint8_t simultaneous, secret, jesterbid, clairvoyance, nannie;
+	uint8_t schedule[WIZARD_MAX_ROUNDS];
+	int16_t total[GAME_MAX_SEATS];
+	/* The history the result reports. */
+	uint8_t tricks[WIZARD_MAX_ROUNDS][WIZARD_MAX_ROUNDS]; /* leader|winner<<4 */
+	int8_t bids[WIZARD_MAX_ROUNDS][GAME_MAX_SEATS];
+	uint8_t won[WIZARD_MAX_ROUNDS][GAME_MAX_SEATS];
+	int16_t points[WIZARD_MAX_ROUNDS][GAME_MAX_SEATS];
+};
+
+extern const struct game_impl wizard_game;
+
+/* Masks of card ids. */
+#define WIZARD_SUIT_MASK(s) (UINT64_C(0x1fff) << (13 * (s)))
+#define WIZARD_WIZARD_MASK (UINT64_C(0xf) << 52)
+#define WIZARD_JESTER_MASK (UINT64_C(0xf) << 56)
+
+/*
+ * The card ids seat may play now: the lead suit when it holds any (plus its
+ * Wizards and Jesters), otherwise the whole hand.
+ */
+static inline uint64_t
+wizard_playable(const struct wizard_state *s, int seat)
+{
+	const struct wizard_round *r = &s->r;
+	uint64_t hand = r->hand[seat];
+
+	if (r->lead_suit >= 0 && r->lead_suit < 4) {
+		uint64_t follow = hand & WIZARD_SUIT_MASK(r->lead_suit);
+
+		if (follow)
+			return follow | (hand & (WIZARD_WIZARD_MASK |
+			    WIZARD_JESTER_MASK));
+	}
+	return hand;
+}
+
+/*
+ * The cards per round for these options and seats; returns the number of
+ * rounds, or -1 with a reason.
+ */
+int wizard_schedule(const struct game_options *options, int nseats,
+    uint8_t *cards, char *err, size_t errlen);
+/* The faces seat may play now (PHASE_PLAY); returns how many. */
+int wizard_legal_faces(const struct wizard_state *s, int seat, uint8_t *faces);
+/* Plays card id for seat without checks; the fast path for simulations. */
+void wizard_play_id(struct wizard_state *s, int seat, int id);
+
+#endif

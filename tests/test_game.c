@@ -1,0 +1,251 @@
+/*
+ * test_game.c - the shared engine core: the registry, option parsing,
+ * actions to and from record JSON, and the record reader's verdicts on
+ * malformed records (exit 2) versus illegal actions (exit 1).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "testutil.h"
+#include "wizard.h"
+
+static void
+test_registry(void **unused)
+{
+	assert_ptr_equal(game_find("wizard"), &wizard_game);
+	assert_ptr_equal(game_find("WIZARD"), &wizard_game);
+	assert_null(game_find("skat"));
+	assert_null(game_find(NULL));
+	for (size_t i = 0; game_registry[i] != NULL; i++) {
+		const struct game_impl *g = game_registry[i];
+
+		assert_ptr_equal(game_find(g->name), g);
+		assert_true(g->min_seats >= 3 && g->max_seats <= GAME_MAX_SEATS);
+		assert_true(g->state_size > 0);
+	}
+}
+
+static void
+test_option_parsing(void **unused)
+{
+	struct game_options o = { { 0 } };
+	char err[GAME_ERR_LEN];
+
+	assert_int_equal(game_option_set(&wizard_game, &o, "notequal", err,
+	    sizeof(err)), 0);
+	assert_int_equal(o.value[WIZARD_OPT_NOTEQUAL], 1);
+	assert_int_equal(game_option_set(&wizard_game, &o, "NOTEQUAL=off",
+	    err, sizeof(err)), 0);
+	assert_int_equal(o.value[WIZARD_OPT_NOTEQUAL], 0);
+	assert_int_equal(game_option_set(&wizard_game, &o, "rounds=7", err,
+	    sizeof(err)), 0);
+	assert_int_equal(o.value[WIZARD_OPT_ROUNDS], 7);
+	assert_int_equal(game_option_set(&wizard_game, &o, "rounds=x", err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "rounds"));
+	assert_int_equal(game_option_set(&wizard_game, &o, "rounds=7x", err,
+	    sizeof(err)), -1);
+	assert_int_equal(game_option_set(&wizard_game, &o, "bogus", err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "bogus"));
+	assert_int_equal(game_option_set(&wizard_game, &o, "notequal=2", err,
+	    sizeof(err)), -1);
+	assert_int_equal(game_option_set(&wizard_game, &o, "=1", err,
+	    sizeof(err)), -1);
+	/* A refusal leaves the options as they were. */
+	assert_int_equal(o.value[WIZARD_OPT_ROUNDS], 7);
+}
+
+static void
+test_action_json_round_trip(void **unused)
+{
+	static const char *const texts[] = {
+		"{\"seat\":1,\"bid\":3}", "{\"seat\":0,\"trump\":\"g\"}",
+		"{\"seat\":2,\"play\":\"r13\"}", "{\"seat\":5,\"play\":\"J\"}",
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char err[GAME_ERR_LEN];
+		json_t *in = test_json(texts[i]), *out;
+		struct action a;
+
+		assert_int_equal(action_from_json(&wizard_game, in, &a, err,
+		    sizeof(err)), 0);
+		out = action_to_json(&wizard_game, &a);
+		assert_true(json_equal(in, out));
+		json_decref(in);
+		json_decref(out);
+	}
+}
+
+static void
+test_action_json_refusals(void **unused)
+{
+	static const char *const texts[] = {
+		"[]", "{\"bid\":1}", "{\"seat\":\"1\",\"bid\":1}",
+		"{\"seat\":9,\"bid\":1}", "{\"seat\":-1,\"bid\":1}",
+		"{\"seat\":1}", "{\"seat\":1,\"bid\":1,\"play\":\"r1\"}",
+		"{\"seat\":1,\"bid\":\"2\"}", "{\"seat\":1,\"bid\":-1}",
+		"{\"seat\":1,\"trump\":\"x\"}", "{\"seat\":1,\"trump\":\"rg\"}",
+		"{\"seat\":1,\"play\":\"r0\"}", "{\"seat\":1,\"play\":7}",
+		"{\"seat\":1,\"play\":[]}", "{\"seat\":1,\"play\":[\"r1\",\"r2\"]}",
+		"{\"seat\":1,\"select\":\"q1\"}",
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char err[GAME_ERR_LEN] = "";
+		json_t *in = test_json(texts[i]);
+		struct action a;
+
+		if (action_from_json(&wizard_game, in, &a, err,
+		    sizeof(err)) == 0)
+			fail_msg("accepted %s", texts[i]);
+		assert_true(strlen(err) > 0);
+		json_decref(in);
+	}
+}
+
+/* A valid 3-player Wizard header with one deal; %s: the extra parts. */
+#define HEADER "\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"]," \
+	"\"first\":0,\"options\":{}"
+#define DEAL "{\"hands\":[[\"r1\"],[\"W\"],[\"y13\"]],\"turned\":\"g5\"}"
+
+static void
+expect_status(const char *text, int status, int action)
+{
+	json_t *out = NULL;
+	int got = test_replay(text, &out);
+
+	if (got != status)
+		fail_msg("status %d, expected %d for %s: %s", got, status, text,
+		    json_dumps(out, 0));
+	if (status != 0) {
+		json_t *a = json_object_get(out, "action");
+
+		assert_true(json_is_string(json_object_get(out, "error")));
+		if (action < 0)
+			assert_true(json_is_null(a));
+		else
+			assert_int_equal(json_integer_value(a), action);
+	}
+	json_decref(out);
+}
+
+static void
+test_malformed_records(void **unused)
+{
+	static const char *const bad[] = {
+		"[]",
+		"{\"game\":\"skat\",\"players\":[\"a\",\"b\",\"c\"],\"first\":0}",
+		"{\"players\":[\"a\",\"b\",\"c\"],\"first\":0}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\"],\"first\":0}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\",\"d\",\"e\","
+		    "\"f\",\"g\"],\"first\":0}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",1,\"c\"],\"first\":0}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		    "\"first\":3}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"]}",
+		"{" HEADER ",\"options\":{\"bogus\":true}}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],\"first\":0,"
+		    "\"options\":{\"notequal\":true,\"evenbid\":true}}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\",\"d\",\"e\","
+		    "\"f\"],\"first\":0,\"options\":{\"amigo\":true}}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],\"first\":0,"
+		    "\"options\":{\"rounds\":true}}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],\"first\":0,"
+		    "\"options\":{\"rounds\":21}}",
+		"{" HEADER ",\"deals\":[{\"hands\":[[\"r1\"],[\"r1\"],[\"y13\"]],"
+		    "\"turned\":\"g5\"}]}",
+		"{" HEADER ",\"deals\":[{\"hands\":[[\"r1\"],[\"x1\"],[\"y13\"]],"
+		    "\"turned\":\"g5\"}]}",
+		"{" HEADER ",\"deals\":[{\"hands\":[[\"r1\",\"r2\"],[\"W\"],"
+		    "[\"y13\"]],\"turned\":\"g5\"}]}",
+		"{" HEADER ",\"deals\":[{\"hands\":[[\"r1\"],[\"W\"]],"
+		    "\"turned\":\"g5\"}]}",
+		"{" HEADER ",\"deals\":[{\"hands\":[[\"r1\"],[\"W\"],[\"y13\"]],"
+		    "\"turned\":\"r1\"}]}",
+		"{" HEADER ",\"deals\":[{\"hands\":[[\"W\"],[\"W\"],[\"W\"]],"
+		    "\"turned\":\"Z\"}," DEAL "]}",
+		"{" HEADER ",\"deals\":[{\"hands\":[[\"W\"],[\"W\"],[\"W\"]],"
+		    "\"turned\":\"W\"},{\"hands\":[[\"W\",\"J\"],[\"J\",\"J\"],"
+		    "[\"J\",\"J\"]]}]}",
+		"{" HEADER ",\"deals\":{}}",
+		"{" HEADER ",\"deals\":[" DEAL "],\"actions\":{}}",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_status(bad[i], 2, -1);
+}
+
+static void
+test_illegal_actions(void **unused)
+{
+	/* Dealer 0: seat 1 bids first. */
+	expect_status("{" HEADER ",\"deals\":[" DEAL "],\"actions\":["
+	    "{\"seat\":0,\"bid\":0}]}", 1, 0);
+	expect_status("{" HEADER ",\"deals\":[" DEAL "],\"actions\":["
+	    "{\"seat\":1,\"bid\":0},{\"seat\":2,\"bid\":2}]}", 1, 1);
+	expect_status("{" HEADER ",\"deals\":[" DEAL "],\"actions\":["
+	    "{\"seat\":1,\"bid\":0},{\"seat\":2,\"bid\":0},"
+	    "{\"seat\":0,\"bid\":0},{\"seat\":1,\"play\":\"r1\"}]}", 1, 3);
+	expect_status("{" HEADER ",\"deals\":[" DEAL "],\"actions\":["
+	    "{\"seat\":1,\"bid\":0},{\"seat\":2,\"bid\":0},"
+	    "{\"seat\":0,\"bid\":0},{\"seat\":1,\"play\":\"W\"},"
+	    "{\"seat\":2,\"play\":\"y13\"},{\"seat\":0,\"play\":\"r1\"},"
+	    "{\"seat\":1,\"bid\":1}]}", 2, -1);
+	expect_status("{" HEADER ",\"deals\":[" DEAL "],\"actions\":["
+	    "{\"seat\":1,\"bid\":0},\"junk\"]}", 1, 1);
+	expect_status("{" HEADER ",\"deals\":[" DEAL "],\"actions\":["
+	    "{\"seat\":1,\"select\":\"r1\"}]}", 1, 0);
+	/* A complete one-round game, then one action too many. */
+	expect_status("{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+	    "\"first\":0,\"options\":{\"rounds\":1},\"deals\":[" DEAL "],"
+	    "\"actions\":[{\"seat\":1,\"bid\":0},{\"seat\":2,\"bid\":0},"
+	    "{\"seat\":0,\"bid\":0},{\"seat\":1,\"play\":\"W\"},"
+	    "{\"seat\":2,\"play\":\"y13\"},{\"seat\":0,\"play\":\"r1\"},"
+	    "{\"seat\":1,\"bid\":1}]}", 1, 6);
+}
+
+static void
+test_result_shape_for_started_rounds(void **unused)
+{
+	json_t *out;
+
+	/* No deals, no actions: no round has started. */
+	assert_int_equal(test_replay("{" HEADER "}", &out), 0);
+	assert_int_equal(json_array_size(json_object_get(out, "rounds")), 0);
+	assert_true(json_is_false(json_object_get(out, "finished")));
+	json_decref(out);
+	/* A deal but no actions: round 1 has started. */
+	assert_int_equal(test_replay("{" HEADER ",\"deals\":[" DEAL "]}",
+	    &out), 0);
+	assert_int_equal(json_array_size(json_object_get(out, "rounds")), 1);
+	assert_true(json_is_null(json_object_get(json_array_get(
+	    json_object_get(out, "rounds"), 0), "points")));
+	assert_true(json_is_null(json_array_get(json_object_get(
+	    json_array_get(json_object_get(out, "rounds"), 0), "bids"), 0)));
+	json_decref(out);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_option_parsing),
+		cmocka_unit_test(test_action_json_round_trip),
+		cmocka_unit_test(test_action_json_refusals),
+		cmocka_unit_test(test_malformed_records),
+		cmocka_unit_test(test_illegal_actions),
+		cmocka_unit_test(test_result_shape_for_started_rounds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
