@@ -252,7 +252,12 @@ action_from_json(const struct game_impl *impl, const json_t *obj,
 		out->value = (int8_t)(p - suit_letters);
 	} else if (strcmp(key, "play") == 0) {
 		out->kind = ACTION_PLAY;
-		if (json_is_array(value)) {
+		/* RECORD.md: a list for BirdHead, a single code otherwise. */
+		if (impl->max_play_cards > 1) {
+			if (!json_is_array(value))
+				return game_error(err, errlen,
+				    "A %s play is a list of cards.",
+				    impl->name);
 			n = json_array_size(value);
 			if (n == 0 || n > (size_t)impl->max_play_cards)
 				return game_error(err, errlen,
@@ -265,6 +270,9 @@ action_from_json(const struct game_impl *impl, const json_t *obj,
 					return -1;
 			out->ncards = (uint8_t)n;
 		} else {
+			if (json_is_array(value))
+				return game_error(err, errlen,
+				    "A %s play is one card.", impl->name);
 			if (card_from_json(impl, value, &out->cards[0], err,
 			    errlen) != 0)
 				return -1;

@@ -240,23 +240,26 @@ options_from_json(const struct game_impl *impl, const json_t *obj,
 			    "Unknown option \"%.40s\" for %s.", name,
 			    impl->name);
 		desc = &impl->options[index];
+		/* RECORD.md: true, or an integer for options with values. */
 		if (json_is_true(value)) {
 			if (desc->bare < 0)
 				return game_error(err, errlen,
 				    "Option %s needs a number.", desc->name);
 			v = desc->bare;
-		} else if (json_is_false(value) || json_is_null(value)) {
+		} else if (json_is_false(value)) {
 			v = 0;
-		} else if (json_is_integer(value)) {
+		} else if (json_is_integer(value) &&
+		    !(desc->min == 0 && desc->max == 1)) {
 			json_int_t n = json_integer_value(value);
 
-			if (n != 0 && (n < desc->min || n > desc->max))
+			if (n < desc->min || n > desc->max)
 				return game_error(err, errlen,
 				    "Option %s takes a number from %d to %d.",
 				    desc->name, desc->min, desc->max);
 			v = (int)n;
 		} else {
-			return game_error(err, errlen,
+			return game_error(err, errlen, desc->min == 0 &&
+			    desc->max == 1 ? "Option %s must be true or false." :
 			    "Option %s must be true or a number.", desc->name);
 		}
 		options->value[index] = v;
@@ -320,7 +323,7 @@ game_from_record(const json_t *record, char *err, size_t errlen)
 	if (game == NULL)
 		return NULL;
 	deals = json_object_get(record, "deals");
-	if (deals != NULL && !json_is_array(deals)) {
+	if (deals != NULL && !json_is_null(deals) && !json_is_array(deals)) {
 		game_error(err, errlen, "\"deals\" must be a list.");
 		game_destroy(game);
 		return NULL;
@@ -425,7 +428,8 @@ replay_record(const json_t *record, json_t **output)
 		return 2;
 	}
 	actions = json_object_get(record, "actions");
-	if (actions != NULL && !json_is_array(actions)) {
+	if (actions != NULL && !json_is_null(actions) &&
+	    !json_is_array(actions)) {
 		game_error(err, sizeof(err), "\"actions\" must be a list.");
 		status = 2;
 	} else if (game_advance(game, err, sizeof(err)) != 0) {

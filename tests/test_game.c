@@ -96,6 +96,7 @@ test_action_json_refusals(void **unused)
 		"{\"seat\":1,\"trump\":\"x\"}", "{\"seat\":1,\"trump\":\"rg\"}",
 		"{\"seat\":1,\"play\":\"r0\"}", "{\"seat\":1,\"play\":7}",
 		"{\"seat\":1,\"play\":[]}", "{\"seat\":1,\"play\":[\"r1\",\"r2\"]}",
+		"{\"seat\":1,\"play\":[\"r1\"]}",
 		"{\"seat\":1,\"select\":\"q1\"}",
 	};
 
@@ -161,6 +162,10 @@ test_malformed_records(void **unused)
 		    "\"options\":{\"rounds\":true}}",
 		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],\"first\":0,"
 		    "\"options\":{\"rounds\":21}}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],\"first\":0,"
+		    "\"options\":{\"notequal\":1}}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],\"first\":0,"
+		    "\"options\":{\"quick\":null}}",
 		"{" HEADER ",\"deals\":[{\"hands\":[[\"r1\"],[\"r1\"],[\"y13\"]],"
 		    "\"turned\":\"g5\"}]}",
 		"{" HEADER ",\"deals\":[{\"hands\":[[\"r1\"],[\"x1\"],[\"y13\"]],"
