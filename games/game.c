@@ -14,9 +14,13 @@
 #include "game.h"
 
 extern const struct game_impl wizard_game;
+extern const struct game_impl birdhead_game;
+extern const struct game_impl sticheln_game;
 
 const struct game_impl *const game_registry[] = {
 	&wizard_game,
+	&birdhead_game,
+	&sticheln_game,
 	NULL,
 };
 
