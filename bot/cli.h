@@ -6,5 +6,6 @@
 #define STICHBOT_CLI_H
 
 int cli_replay(int argc, char **argv);
+int cli_export(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
 	{ "replay", cli_replay,
 	  "check and score game records (RECORD.md)" },
+	{ "export", cli_export, "write stored games as records, one per line" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,58 @@
+/*
+ * loop.h - the single-threaded event loop, in the manner of early Redis's
+ * ae.c: file descriptors watched with poll(), one-shot timers, and hooks
+ * that run before the loop sleeps (where libircclient and libcurl's multi
+ * interface report the descriptors they want this time round).
+ *
+ * A loop may run on a virtual clock (tests): time then only moves when
+ * loop_advance() is called, and timers fire in order as it passes them.
+ */
+#ifndef STICHBOT_LOOP_H
+#define STICHBOT_LOOP_H
+
+#include <stdint.h>
+
+#define LOOP_READ 1
+#define LOOP_WRITE 2
+
+struct loop;
+
+typedef void (*loop_fd_fn)(struct loop *loop, int fd, int events, void *arg);
+typedef void (*loop_timer_fn)(struct loop *loop, uint64_t id, void *arg);
+/* Returns the longest the loop may sleep in ms (-1: no limit). */
+typedef int (*loop_hook_fn)(struct loop *loop, void *arg);
+
+/* virtual: 1 for a clock that only loop_advance() moves. */
+struct loop *loop_create(int virtual_clock);
+void loop_destroy(struct loop *loop);
+
+/* Milliseconds on the loop's monotonic (or virtual) clock. */
+uint64_t loop_now(const struct loop *loop);
+
+/* Watches fd for events (LOOP_READ | LOOP_WRITE); replaces a previous watch. */
+int loop_watch(struct loop *loop, int fd, int events, loop_fd_fn fn, void *arg);
+void loop_unwatch(struct loop *loop, int fd);
+
+/* Calls fn once, delay ms from now.  Returns a timer id (never 0). */
+uint64_t loop_timer(struct loop *loop, uint64_t delay, loop_timer_fn fn,
+    void *arg);
+/* Cancels a timer; unknown or fired ids (and 0) are ignored. */
+void loop_cancel(struct loop *loop, uint64_t id);
+/* Milliseconds until timer id fires, or -1 when it is not pending. */
+int64_t loop_timer_left(const struct loop *loop, uint64_t id);
+
+/* Adds a hook called before every wait. */
+int loop_hook(struct loop *loop, loop_hook_fn fn, void *arg);
+void loop_unhook(struct loop *loop, loop_hook_fn fn, void *arg);
+
+/* Runs until loop_stop(); returns 0, or -1 when poll() fails for good. */
+int loop_run(struct loop *loop);
+/* Waits at most timeout ms (-1: as long as needed) and dispatches once. */
+int loop_run_once(struct loop *loop, int timeout);
+void loop_stop(struct loop *loop);
+int loop_stopped(const struct loop *loop);
+
+/* Virtual clock: moves time forward by ms, firing due timers in order. */
+void loop_advance(struct loop *loop, uint64_t ms);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * store.h - the crash-safe store: SQLite in WAL mode.
+ *
+ * Every accepted action is committed before the bot answers it, so a
+ * process killed at any moment restarts with every action any player saw
+ * acknowledged.  A stored game is its record (RECORD.md) plus what the bot
+ * needs to seat people again: where the table is, who owns each seat, and
+ * which seats a computer is playing.
+ *
+ * Ownership: functions that take a json_t borrow it; functions that return
+ * one give the caller a new reference.
+ */
+#ifndef STICHBOT_STORE_H
+#define STICHBOT_STORE_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "record.h"
+
+struct store;
+
+/* Where a table lives: the adapter's network name and the channel/room. */
+struct store_place {
+	const char *network;
+	const char *channel;
+};
+
+/* Who holds a seat.  user_id is empty for a seat a computer owns. */
+struct store_seat {
+	const char *user_id;     /* the adapter's stable identity */
+	const char *name;        /* display name */
+	int computer;            /* 1 while a computer plays the seat */
+	int level;               /* the computer's level (enum ai_level) */
+};
+
+/*
+ * Opens (creating when needed) the store at path; ":memory:" gives a
+ * private in-memory store for tests.  Returns NULL with a reason.
+ */
+struct store *store_open(const char *path, char *err, size_t errlen);
+/* Closes the store; NULL is fine. */
+void store_close(struct store *store);
+
+/*
+ * Records the start of a game: its place, setup (game->impl, setup,
+ * players), seed and seats.  Deals and actions already in game are stored
+ * too.  Returns the new game id (> 0), or -1.
+ */
+int64_t store_game_begin(struct store *store, const struct store_place *place,
+    const struct game *game, uint64_t seed, const struct store_seat *seats,
+    int nseats);
+/* Appends deal number index (zero-based) of a game. */
+int store_deal(struct store *store, int64_t id, int index,
+    const struct game *game);
+/*
+ * Appends action number index (zero-based); committed (durable) when this
+ * returns 0.
+ */
+int store_action(struct store *store, int64_t id, int index,
+    const struct game *game);
+/* Changes who holds seat (a computer standing in, replace, back). */
+int store_seat(struct store *store, int64_t id, int seat,
+    const struct store_seat *holder);
+/*
+ * Marks a game finished (result: the result object) or abandoned (result
+ * NULL: stopped before its end).  Finished games stay for export and stats.
+ */
+int store_game_end(struct store *store, int64_t id, const json_t *result);
+
+/* One stored game, as handed to the callbacks below. */
+struct store_game {
+	int64_t id;
+	const char *network;
+	const char *channel;
+	uint64_t seed;
+	int finished;            /* 1 finished, 0 running, -1 abandoned */
+	const json_t *record;    /* RECORD.md, borrowed for the call */
+	const json_t *seats;     /* [{user_id, name, computer, level}], borrowed */
+};
+
+typedef int (*store_game_fn)(const struct store_game *game, void *arg);
+
+/*
+ * Calls fn for every unfinished game, oldest first.  Stops early when fn
+ * returns non-zero and returns that value.
+ */
+int store_each_running(struct store *store, store_game_fn fn, void *arg);
+/*
+ * Calls fn for every game matching the filters (NULL/0: any), oldest first,
+ * for export.  running selects unfinished games too.
+ */
+int store_each_game(struct store *store, const char *channel, int64_t id,
+    int include_running, store_game_fn fn, void *arg);
+
+/* Per-player statistics for `stats` and `top`. */
+struct store_stats {
+	char user_id[128];
+	char name[64];
+	int played;
+	int wins;
+	double average;          /* mean final score */
+	int rounds_bid;          /* Wizard: rounds with a bid */
+	int rounds_exact;        /* Wizard: rounds made exactly */
+};
+
+/*
+ * Statistics of user_id for game (a game name), over finished games.
+ * Returns 0 (out->played 0 when none), or -1.
+ */
+int store_player_stats(struct store *store, const char *game,
+    const char *user_id, struct store_stats *out);
+/*
+ * The best players of a game by wins then average; fills up to max entries
+ * of out and returns how many, or -1.
+ */
+int store_top(struct store *store, const char *game, struct store_stats *out,
+    int max);
+
+/* Small named values that must survive restarts (e.g. Matrix sync tokens). */
+int store_kv_set(struct store *store, const char *key, const char *value);
+/* Returns a malloc'd copy of the value (caller frees), or NULL. */
+char *store_kv_get(struct store *store, const char *key);
+
+#endif

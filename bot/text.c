@@ -1,0 +1,379 @@
+/*
+ * text.c - building and rendering structured messages (see text.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+void
+text_init(struct text *t)
+{
+	t->buf = NULL;
+	t->len = t->cap = 0;
+	t->failed = 0;
+}
+
+void
+text_finish(struct text *t)
+{
+	free(t->buf);
+	text_init(t);
+}
+
+void
+text_clear(struct text *t)
+{
+	t->len = 0;
+	if (t->buf != NULL)
+		t->buf[0] = '\0';
+}
+
+const char *
+text_str(const struct text *t)
+{
+	return t->buf != NULL ? t->buf : "";
+}
+
+static int
+reserve(struct text *t, size_t more)
+{
+	size_t need = t->len + more + 1;
+	size_t cap;
+	char *p;
+
+	if (need <= t->cap)
+		return 0;
+	cap = t->cap > 0 ? t->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(t->buf, cap);
+	if (p == NULL) {
+		t->failed = 1;
+		return -1;
+	}
+	t->buf = p;
+	t->cap = cap;
+	return 0;
+}
+
+void
+text_addn(struct text *t, const char *s, size_t n)
+{
+	if (reserve(t, n) != 0)
+		return;
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	t->buf[t->len] = '\0';
+}
+
+void
+text_add(struct text *t, const char *s)
+{
+	text_addn(t, s, strlen(s));
+}
+
+static void
+add_char(struct text *t, char c)
+{
+	text_addn(t, &c, 1);
+}
+
+void
+text_printf(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || reserve(t, (size_t)n) != 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->buf + t->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	t->len += (size_t)n;
+}
+
+/* The length of the valid UTF-8 sequence at s, or 0. */
+static size_t
+utf8_length(const unsigned char *s)
+{
+	size_t n;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+void
+text_user(struct text *t, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p != '\0') {
+		size_t n = utf8_length(p);
+
+		if (n == 0) {
+			p++;
+			continue;
+		}
+		if (n == 1 && (*p < 0x20 || *p == 0x7f)) {
+			p++;
+			continue;
+		}
+		/* C1 controls (U+0080..U+009F) are invisible too. */
+		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+			p += 2;
+			continue;
+		}
+		text_addn(t, (const char *)p, n);
+		p += n;
+	}
+}
+
+char *
+text_sanitize(const char *s)
+{
+	struct text t;
+
+	text_init(&t);
+	text_user(&t, s);
+	if (t.buf == NULL || t.failed) {
+		text_finish(&t);
+		return strdup("");
+	}
+	return t.buf;
+}
+
+void
+text_bold(struct text *t, const char *s)
+{
+	add_char(t, TEXT_BOLD);
+	text_add(t, s);
+	add_char(t, TEXT_BOLD);
+}
+
+void
+text_card(struct text *t, char color, const char *code)
+{
+	add_char(t, TEXT_COLOR);
+	add_char(t, color);
+	text_add(t, code);
+	add_char(t, TEXT_PLAIN);
+}
+
+void
+text_mention(struct text *t, const char *user_id, const char *name)
+{
+	add_char(t, TEXT_MENTION);
+	text_user(t, user_id);
+	add_char(t, TEXT_SEP);
+	text_user(t, name);
+	add_char(t, TEXT_MENTION);
+}
+
+void
+text_pre_begin(struct text *t)
+{
+	add_char(t, TEXT_PRE);
+}
+
+void
+text_pre_end(struct text *t)
+{
+	add_char(t, TEXT_PRE);
+}
+
+void
+text_append(struct text *t, const struct text *other)
+{
+	text_addn(t, text_str(other), other->len);
+}
+
+/* Colours per medium, indexed by the colour letter. */
+struct palette {
+	char letter;
+	const char *irc;         /* mIRC colour number, readable on dark and light */
+	const char *html;
+	const char *ansi;
+};
+
+static const struct palette palettes[] = {
+	{ 'r', "04", "#d32f2f", "\033[31m" },
+	{ 'y', "07", "#c77800", "\033[33m" },
+	{ 'g', "03", "#2e7d32", "\033[32m" },
+	{ 'b', "12", "#1565c0", "\033[34m" },
+	{ 'n', "05", "#795548", "\033[38;5;130m" },
+	{ 'p', "06", "#7b1fa2", "\033[35m" },
+	{ 'w', NULL, NULL, "\033[1m" },
+	{ 'j', "14", "#757575", "\033[90m" },
+};
+
+static const struct palette *
+palette_for(char letter)
+{
+	for (size_t i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)
+		if (palettes[i].letter == letter)
+			return &palettes[i];
+	return NULL;
+}
+
+static void
+html_escape(struct text *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (s[i]) {
+		case '&': text_add(out, "&amp;"); break;
+		case '<': text_add(out, "&lt;"); break;
+		case '>': text_add(out, "&gt;"); break;
+		case '"': text_add(out, "&quot;"); break;
+		case '\'': text_add(out, "&#39;"); break;
+		case '\n': text_add(out, "<br>"); break;
+		default: add_char(out, s[i]); break;
+		}
+	}
+}
+
+void
+text_render(const struct text *t, enum text_format format, struct text *out)
+{
+	const char *s = text_str(t);
+	int bold = 0, pre = 0, colour_open = 0;
+	const struct palette *colour = NULL;
+
+	text_clear(out);
+	for (size_t i = 0; i < t->len; i++) {
+		char c = s[i];
+
+		switch (c) {
+		case TEXT_BOLD:
+			bold = !bold;
+			if (format == TEXT_FORMAT_IRC)
+				add_char(out, '\x02');
+			else if (format == TEXT_FORMAT_HTML)
+				text_add(out, bold ? "<b>" : "</b>");
+			else if (format == TEXT_FORMAT_ANSI)
+				text_add(out, bold ? "\033[1m" : "\033[22m");
+			break;
+		case TEXT_COLOR:
+			colour = i + 1 < t->len ? palette_for(s[++i]) : NULL;
+			colour_open = 0;
+			if (colour == NULL)
+				break;
+			if (format == TEXT_FORMAT_IRC) {
+				if (colour->irc != NULL) {
+					add_char(out, '\x03');
+					text_add(out, colour->irc);
+				} else {
+					add_char(out, '\x02');
+				}
+				colour_open = 1;
+			} else if (format == TEXT_FORMAT_HTML) {
+				if (colour->html != NULL)
+					text_printf(out, "<font color=\"%s\">",
+					    colour->html);
+				else
+					text_add(out, "<b>");
+				colour_open = 1;
+			} else if (format == TEXT_FORMAT_ANSI) {
+				text_add(out, colour->ansi);
+				colour_open = 1;
+			}
+			break;
+		case TEXT_PLAIN:
+			if (colour_open) {
+				if (format == TEXT_FORMAT_IRC)
+					add_char(out, colour->irc != NULL ?
+					    '\x03' : '\x02');
+				else if (format == TEXT_FORMAT_HTML)
+					text_add(out, colour->html != NULL ?
+					    "</font>" : "</b>");
+				else if (format == TEXT_FORMAT_ANSI)
+					text_add(out, bold ? "\033[0m\033[1m" :
+					    "\033[0m");
+			}
+			colour = NULL;
+			colour_open = 0;
+			break;
+		case TEXT_PRE:
+			pre = !pre;
+			if (format == TEXT_FORMAT_HTML)
+				text_add(out, pre ? "<pre>" : "</pre>");
+			break;
+		case TEXT_MENTION: {
+			const char *end = memchr(s + i + 1, TEXT_MENTION,
+			    t->len - i - 1);
+			const char *sep = memchr(s + i + 1, TEXT_SEP,
+			    t->len - i - 1);
+			const char *id = s + i + 1;
+
+			if (end == NULL || sep == NULL || sep > end) {
+				i = t->len;
+				break;
+			}
+			if (format == TEXT_FORMAT_HTML) {
+				text_add(out, "<a href=\"https://matrix.to/#/");
+				html_escape(out, id, (size_t)(sep - id));
+				text_add(out, "\">");
+				html_escape(out, sep + 1,
+				    (size_t)(end - sep - 1));
+				text_add(out, "</a>");
+			} else if (format == TEXT_FORMAT_ANSI) {
+				text_add(out, "\033[1m");
+				text_addn(out, sep + 1, (size_t)(end - sep - 1));
+				text_add(out, bold ? "" : "\033[22m");
+			} else {
+				text_addn(out, sep + 1, (size_t)(end - sep - 1));
+			}
+			i = (size_t)(end - s);
+			break;
+		}
+		default:
+			if (format == TEXT_FORMAT_HTML) {
+				/* Inside <pre> a newline is a newline. */
+				if (c == '\n' && pre)
+					add_char(out, '\n');
+				else
+					html_escape(out, &c, 1);
+			} else {
+				add_char(out, c);
+			}
+			break;
+		}
+	}
+	/* Close what a cut text left open. */
+	if (format == TEXT_FORMAT_HTML) {
+		if (colour_open)
+			text_add(out, colour->html != NULL ? "</font>" : "</b>");
+		if (bold)
+			text_add(out, "</b>");
+		if (pre)
+			text_add(out, "</pre>");
+	} else if (format == TEXT_FORMAT_ANSI && (bold || colour_open)) {
+		text_add(out, "\033[0m");
+	} else if (format == TEXT_FORMAT_IRC && (bold || colour_open)) {
+		add_char(out, '\x0f');
+	}
+}

@@ -1,0 +1,75 @@
+/*
+ * text.h - structured messages, built once and rendered by each adapter.
+ *
+ * A text is UTF-8 with in-band marks made of control bytes that user text
+ * can never carry (text_user() strips every control byte):
+ *
+ *   TEXT_BOLD         toggles bold
+ *   TEXT_COLOR c      starts a card colour: r y g b n p, w (Wizard),
+ *                     j (Jester), or 0 for none; ends at TEXT_PLAIN
+ *   TEXT_PLAIN        ends a colour
+ *   TEXT_PRE ... TEXT_PRE   a monospace block (score sheets)
+ *   TEXT_MENTION id TEXT_SEP name TEXT_MENTION   a mention of a user
+ *
+ * '\n' separates lines.  Renderers turn marks into mIRC codes (IRC), HTML
+ * (Matrix), ANSI escapes (a terminal) or nothing (plain text).
+ */
+#ifndef STICHBOT_TEXT_H
+#define STICHBOT_TEXT_H
+
+#include <stddef.h>
+
+#define TEXT_BOLD '\x02'
+#define TEXT_COLOR '\x03'
+#define TEXT_PLAIN '\x0f'
+#define TEXT_PRE '\x1c'
+#define TEXT_MENTION '\x1e'
+#define TEXT_SEP '\x1f'
+
+struct text {
+	char *buf;
+	size_t len, cap;
+	int failed;              /* an allocation failed; the text is cut */
+};
+
+enum text_format {
+	TEXT_FORMAT_PLAIN,
+	TEXT_FORMAT_IRC,
+	TEXT_FORMAT_HTML,
+	TEXT_FORMAT_ANSI,
+};
+
+void text_init(struct text *t);
+void text_finish(struct text *t);
+void text_clear(struct text *t);
+/* The text so far, NUL-terminated (never NULL). */
+const char *text_str(const struct text *t);
+
+/* Our own words, marks allowed (never user input). */
+void text_add(struct text *t, const char *s);
+void text_addn(struct text *t, const char *s, size_t n);
+void text_printf(struct text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/*
+ * Text that came from a user (names, arguments): control bytes and invalid
+ * UTF-8 are dropped, so nothing a user types can forge a mark, a line
+ * break or a protocol command.
+ */
+void text_user(struct text *t, const char *s);
+void text_bold(struct text *t, const char *s);
+/* A card code coloured by its suit letter (see above). */
+void text_card(struct text *t, char color, const char *code);
+void text_mention(struct text *t, const char *user_id, const char *name);
+void text_pre_begin(struct text *t);
+void text_pre_end(struct text *t);
+/* Appends another text with its marks. */
+void text_append(struct text *t, const struct text *other);
+
+/* Renders t for a medium into out (cleared first). */
+void text_render(const struct text *t, enum text_format format,
+    struct text *out);
+
+/* Strips control bytes and invalid UTF-8 from s into a new string. */
+char *text_sanitize(const char *s);
+
+#endif

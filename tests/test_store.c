@@ -1,0 +1,1055 @@
+/*
+ * test_store.c - the crash-safe store (bot/store.h): games come back from
+ * disk as the very records the live games would write, duplicate or
+ * out-of-order rows are refused, filters and statistics count the right
+ * games, and a process killed at a random moment loses no action it was
+ * told had been stored.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "store.h"
+#include "testutil.h"
+#include "wizard.h"
+
+/* Messages of the crash test's child, besides action indexes. */
+#define ACK_BEGIN (-1)
+#define ACK_END (-2)
+
+#define MAX_COLLECT 16
+
+/* A private directory for one on-disk store; see temp_store(). */
+struct temp {
+	char dir[256];
+	char path[300];
+};
+
+static void
+temp_store(struct temp *t)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(t->dir, sizeof(t->dir), "%s/test_store.XXXXXX",
+	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->path, sizeof(t->path), "%s/stichbot.db", t->dir);
+}
+
+static void
+temp_remove(struct temp *t)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm",
+	    "-journal" };
+	char name[320];
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", t->path, suffixes[i]);
+		(void)unlink(name);
+	}
+	assert_int_equal(rmdir(t->dir), 0);
+}
+
+static struct store *
+open_store(const char *path)
+{
+	char err[512] = "";
+	struct store *store = store_open(path, err, sizeof(err));
+
+	if (store == NULL)
+		fail_msg("store_open(%s): %s", path, err);
+	return store;
+}
+
+/* What the callbacks saw, copied so it outlives the call. */
+struct collected {
+	int n;
+	int stop_after;          /* return 7 after this many; 0: never */
+	struct {
+		int64_t id;
+		uint64_t seed;
+		int finished;
+		char network[32];
+		char channel[32];
+		json_t *record;
+		json_t *seats;
+	} g[MAX_COLLECT];
+};
+
+static int
+collect(const struct store_game *game, void *arg)
+{
+	struct collected *c = arg;
+
+	assert_true(c->n < MAX_COLLECT);
+	c->g[c->n].id = game->id;
+	c->g[c->n].seed = game->seed;
+	c->g[c->n].finished = game->finished;
+	snprintf(c->g[c->n].network, sizeof(c->g[c->n].network), "%s",
+	    game->network);
+	snprintf(c->g[c->n].channel, sizeof(c->g[c->n].channel), "%s",
+	    game->channel);
+	c->g[c->n].record = json_deep_copy(game->record);
+	c->g[c->n].seats = json_deep_copy(game->seats);
+	c->n++;
+	return c->stop_after > 0 && c->n == c->stop_after ? 7 : 0;
+}
+
+static void
+collected_free(struct collected *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		json_decref(c->g[i].record);
+		json_decref(c->g[i].seats);
+	}
+	memset(c, 0, sizeof(*c));
+}
+
+/* Seats held by u0, u1... named like the players; the last one a computer. */
+static void
+default_seats(const struct game *game, int computer_last,
+    struct store_seat *seats)
+{
+	static const char *const users[] = { "u0", "u1", "u2", "u3", "u4",
+	    "u5" };
+
+	for (int seat = 0; seat < game->setup.nseats; seat++) {
+		int computer = computer_last && seat == game->setup.nseats - 1;
+
+		seats[seat].user_id = computer ? "" : users[seat];
+		seats[seat].name = json_string_value(json_array_get(
+		    game->players, (size_t)seat));
+		seats[seat].computer = computer;
+		seats[seat].level = computer ? 2 : 0;
+	}
+}
+
+static int
+ack(int fd, int32_t msg)
+{
+	if (fd < 0)
+		return 0;
+	return write(fd, &msg, sizeof(msg)) == (ssize_t)sizeof(msg) ? 0 : -1;
+}
+
+/* Adds and stores the deals of src that live waits for. */
+static int
+feed_deals(struct store *store, int64_t id, struct game *live,
+    const struct game *src, int all)
+{
+	char err[GAME_ERR_LEN];
+
+	while (live->ndeals < src->ndeals && (all ||
+	    live->impl->phase(live->state) == PHASE_DEAL)) {
+		if (game_add_deal(live, &src->deals[live->ndeals], err,
+		    sizeof(err)) != 0 ||
+		    store_deal(store, id, live->ndeals - 1, live) != 0 ||
+		    game_advance(live, err, sizeof(err)) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Stores src as the bot does while a game is played: begins with nothing
+ * played, stores each deal when the game needs it and each action as it
+ * is applied, and (when end is set) ends the game when src is over.  After
+ * each step that returned 0, writes ACK_BEGIN, the action's index or
+ * ACK_END to fd (when fd >= 0).  Returns the game id, or -1.  Uses no
+ * cmocka assertion, because it also runs in the crash test's child.
+ */
+static int64_t
+store_replayed(struct store *store, const struct store_place *place,
+    const struct game *src, uint64_t seed, const struct store_seat *seats,
+    int end, int fd)
+{
+	char err[GAME_ERR_LEN];
+	struct store_seat mine[GAME_MAX_SEATS];
+	struct game *live;
+	int64_t id;
+	int rc = 0;
+
+	live = game_create(src->impl, &src->setup, src->players, err,
+	    sizeof(err));
+	if (live == NULL)
+		return -1;
+	if (seats == NULL) {
+		default_seats(src, 1, mine);
+		seats = mine;
+	}
+	id = store_game_begin(store, place, live, seed, seats,
+	    live->setup.nseats);
+	if (id < 0 || ack(fd, ACK_BEGIN) != 0)
+		rc = -1;
+	for (int i = 0; rc == 0 && i < src->nactions; i++) {
+		rc = feed_deals(store, id, live, src, 0);
+		if (rc == 0)
+			rc = game_apply(live, &src->actions[i], err,
+			    sizeof(err));
+		if (rc == 0)
+			rc = store_action(store, id, i, live);
+		if (rc == 0)
+			rc = ack(fd, i);
+	}
+	if (rc == 0)
+		rc = feed_deals(store, id, live, src, 1);
+	if (rc == 0 && end && live->impl->phase(live->state) == PHASE_OVER) {
+		json_t *result = live->impl->result(live->state);
+
+		rc = store_game_end(store, id, result);
+		json_decref(result);
+		if (rc == 0)
+			rc = ack(fd, ACK_END);
+	}
+	game_destroy(live);
+	return rc == 0 ? id : -1;
+}
+
+/* A random Wizard game; rounds 0 plays the whole schedule. */
+static struct game *
+random_wizard(struct rng *rng, int nseats, int rounds, int max_actions)
+{
+	struct game_setup setup;
+
+	memset(&setup, 0, sizeof(setup));
+	setup.nseats = nseats;
+	setup.first = (int)rng_below(rng, (uint32_t)nseats);
+	setup.options.value[WIZARD_OPT_ROUNDS] = rounds;
+	return test_random_game(&wizard_game, &setup, rng, max_actions);
+}
+
+/* Checks a stored seats array against what was stored. */
+static void
+check_seats(const json_t *got, const struct store_seat *want, int n)
+{
+	assert_int_equal(json_array_size(got), n);
+	for (int seat = 0; seat < n; seat++) {
+		const json_t *s = json_array_get(got, (size_t)seat);
+
+		assert_string_equal(json_string_value(json_object_get(s,
+		    "user_id")), want[seat].user_id);
+		assert_string_equal(json_string_value(json_object_get(s,
+		    "name")), want[seat].name);
+		assert_int_equal(json_is_true(json_object_get(s, "computer")),
+		    want[seat].computer);
+		assert_int_equal(json_integer_value(json_object_get(s,
+		    "level")), want[seat].level);
+	}
+}
+
+/* The first column of a one-row query on a raw connection, as text. */
+static void
+raw_query(sqlite3 *db, const char *sql, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+}
+
+static void
+test_open_close(void **unused)
+{
+	char err[512], buf[64];
+	struct store *store;
+	struct temp t;
+	sqlite3 *db;
+	FILE *f;
+
+	store_close(NULL);
+	store = open_store(":memory:");
+	assert_int_equal(store_kv_set(store, "k", "v"), 0);
+	store_close(store);
+
+	/* A new file gets the schema, WAL mode and the schema version. */
+	temp_store(&t);
+	store = open_store(t.path);
+	store_close(store);
+	store = open_store(t.path);
+	store_close(store);
+	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
+	raw_query(db, "PRAGMA journal_mode", buf, sizeof(buf));
+	assert_string_equal(buf, "wal");
+	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
+	assert_string_equal(buf, "1");
+	raw_query(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM "
+	    "sqlite_schema WHERE type = 'table' ORDER BY name)", buf,
+	    sizeof(buf));
+	assert_string_equal(buf, "actions,deals,games,kv,seats,standings");
+	/* A store from a newer stichbot is refused, not damaged. */
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL,
+	    NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	err[0] = '\0';
+	assert_null(store_open(t.path, err, sizeof(err)));
+	assert_non_null(strstr(err, "version 99"));
+	temp_remove(&t);
+
+	/* A file that is not a database, and a missing directory. */
+	temp_store(&t);
+	f = fopen(t.path, "w");
+	assert_non_null(f);
+	fputs("this is not a database, just some text of enough length to "
+	    "fill a header and then some more text after it.\n", f);
+	fclose(f);
+	err[0] = '\0';
+	assert_null(store_open(t.path, err, sizeof(err)));
+	assert_non_null(strstr(err, t.path));
+	assert_non_null(strstr(err, "not a database"));
+	temp_remove(&t);
+	err[0] = '\0';
+	assert_null(store_open("/nonexistent/dir/stichbot.db", err,
+	    sizeof(err)));
+	assert_non_null(strstr(err, "/nonexistent/dir/stichbot.db"));
+}
+
+static void
+test_round_trip_after_reopen(void **unused)
+{
+	const struct store_place place = { "libera", "#cards" };
+	const uint64_t seed = UINT64_C(0xfedcba9876543210);
+	struct store_seat seats[GAME_MAX_SEATS];
+	struct collected c = { 0 };
+	struct game *src, *live;
+	json_t *want, *result, *replayed;
+	struct store *store;
+	struct temp t;
+	struct rng rng;
+	int64_t id;
+	int started;
+
+	rng_seed(&rng, 11);
+	src = random_wizard(&rng, 4, 0, 150);
+	assert_true(src->nactions == 150);
+	/* The bot begins a game that is already under way (a restart). */
+	started = 60;
+	live = game_create(src->impl, &src->setup, src->players, NULL, 0);
+	assert_non_null(live);
+	for (int i = 0; i < started; i++) {
+		while (live->impl->phase(live->state) == PHASE_DEAL) {
+			assert_int_equal(game_add_deal(live,
+			    &src->deals[live->ndeals], NULL, 0), 0);
+			assert_int_equal(game_advance(live, NULL, 0), 0);
+		}
+		assert_int_equal(game_apply(live, &src->actions[i], NULL, 0),
+		    0);
+	}
+	assert_true(live->ndeals >= 2);
+	default_seats(live, 1, seats);
+	temp_store(&t);
+	store = open_store(t.path);
+	id = store_game_begin(store, &place, live, seed, seats, 4);
+	assert_true(id > 0);
+	/* ...and goes on storing each deal and action. */
+	for (int i = started; i < src->nactions; i++) {
+		assert_int_equal(feed_deals(store, id, live, src, 0), 0);
+		assert_int_equal(game_apply(live, &src->actions[i], NULL, 0),
+		    0);
+		assert_int_equal(store_action(store, id, i, live), 0);
+	}
+	assert_true(live->ndeals > 2);
+	store_close(store);
+
+	store = open_store(t.path);
+	assert_int_equal(store_each_running(store, collect, &c), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.g[0].id, id);
+	assert_true(c.g[0].seed == seed);
+	assert_int_equal(c.g[0].finished, 0);
+	assert_string_equal(c.g[0].network, "libera");
+	assert_string_equal(c.g[0].channel, "#cards");
+	want = game_to_record(live);
+	assert_true(json_equal(c.g[0].record, want));
+	check_seats(c.g[0].seats, seats, 4);
+	/* The stored record replays to the live game's state. */
+	assert_int_equal(replay_record(c.g[0].record, &replayed), 0);
+	result = live->impl->result(live->state);
+	assert_true(json_equal(result, replayed));
+	json_decref(replayed);
+	json_decref(result);
+	json_decref(want);
+	collected_free(&c);
+	store_close(store);
+	temp_remove(&t);
+	game_destroy(live);
+	game_destroy(src);
+}
+
+/* Every registered game, played to its end, comes back identical. */
+static void
+test_every_game_round_trips(void **unused)
+{
+	struct store *store = open_store(":memory:");
+	const struct store_place place = { "matrix", "!room:example.org" };
+	struct rng rng;
+	int n = 0;
+
+	rng_seed(&rng, 12);
+	for (int i = 0; game_registry[i] != NULL; i++) {
+		const struct game_impl *impl = game_registry[i];
+
+		for (int nseats = impl->min_seats; nseats <= impl->max_seats;
+		    nseats++) {
+			struct game_setup setup = { .nseats = nseats };
+			struct collected c = { 0 };
+			struct game *src;
+			json_t *want, *result, *replayed;
+			int64_t id;
+
+			src = test_random_game(impl, &setup, &rng, -1);
+			assert_int_equal(impl->phase(src->state), PHASE_OVER);
+			id = store_replayed(store, &place, src,
+			    (uint64_t)nseats, NULL, 1, -1);
+			assert_true(id > 0);
+			assert_int_equal(store_each_game(store, NULL, id, 0,
+			    collect, &c), 0);
+			assert_int_equal(c.n, 1);
+			assert_int_equal(c.g[0].finished, 1);
+			want = game_to_record(src);
+			assert_true(json_equal(c.g[0].record, want));
+			assert_int_equal(replay_record(c.g[0].record,
+			    &replayed), 0);
+			result = impl->result(src->state);
+			assert_true(json_equal(result, replayed));
+			json_decref(replayed);
+			json_decref(result);
+			json_decref(want);
+			collected_free(&c);
+			game_destroy(src);
+			n++;
+		}
+	}
+	assert_true(n >= 4);
+	store_close(store);
+}
+
+static void
+test_duplicate_and_gap_refused(void **unused)
+{
+	struct store *store = open_store(":memory:");
+	const struct store_place place = { "libera", "#x" };
+	struct store_seat seats[GAME_MAX_SEATS];
+	struct collected c = { 0 };
+	struct game *src, *live;
+	json_t *result;
+	struct rng rng;
+	int64_t id;
+
+	rng_seed(&rng, 13);
+	src = random_wizard(&rng, 3, 2, -1);
+	live = game_create(src->impl, &src->setup, src->players, NULL, 0);
+	default_seats(live, 0, seats);
+	/* A game needs exactly one holder per seat. */
+	assert_int_equal(store_game_begin(store, &place, live, 1, seats, 2),
+	    -1);
+	id = store_game_begin(store, &place, live, 1, seats, 3);
+	assert_true(id > 0);
+	assert_int_equal(feed_deals(store, id, live, src, 0), 0);
+	/* The same deal twice, and a deal the game does not have. */
+	assert_int_equal(store_deal(store, id, 0, live), -1);
+	assert_int_equal(store_deal(store, id, 1, live), -1);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(game_apply(live, &src->actions[i], NULL, 0),
+		    0);
+	assert_int_equal(store_action(store, id, 0, live), 0);
+	/* Applying action 0 twice must not store it twice. */
+	assert_int_equal(store_action(store, id, 0, live), -1);
+	/* Skipping action 1 would leave a hole in the record. */
+	assert_int_equal(store_action(store, id, 2, live), -1);
+	assert_int_equal(store_action(store, id, 3, live), -1);
+	assert_int_equal(store_action(store, id + 1, 1, live), -1);
+	assert_int_equal(store_action(store, id, 1, live), 0);
+	assert_int_equal(store_action(store, id, 2, live), 0);
+	assert_int_equal(store_each_running(store, collect, &c), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(json_array_size(json_object_get(c.g[0].record,
+	    "actions")), 3);
+	assert_int_equal(json_array_size(json_object_get(c.g[0].record,
+	    "deals")), 1);
+	collected_free(&c);
+
+	/* An ended game takes nothing more, and ends only once. */
+	for (int i = 3; i < src->nactions; i++) {
+		assert_int_equal(feed_deals(store, id, live, src, 0), 0);
+		assert_int_equal(game_apply(live, &src->actions[i], NULL, 0),
+		    0);
+		assert_int_equal(store_action(store, id, i, live), 0);
+	}
+	result = live->impl->result(live->state);
+	assert_int_equal(store_game_end(store, id, result), 0);
+	assert_int_equal(store_game_end(store, id, result), -1);
+	assert_int_equal(store_game_end(store, id, NULL), -1);
+	assert_int_equal(store_game_end(store, id + 1, NULL), -1);
+	assert_int_equal(store_action(store, id, live->nactions - 1, live),
+	    -1);
+	assert_int_equal(store_each_game(store, NULL, 0, 0, collect, &c), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.g[0].finished, 1);
+	assert_int_equal(json_array_size(json_object_get(c.g[0].record,
+	    "actions")), src->nactions);
+	collected_free(&c);
+	json_decref(result);
+	game_destroy(live);
+	game_destroy(src);
+	store_close(store);
+}
+
+static void
+test_seat_change_persisted(void **unused)
+{
+	const struct store_place place = { "libera", "#seats" };
+	struct store_seat seats[GAME_MAX_SEATS];
+	struct collected c = { 0 };
+	struct store *store;
+	struct game *src;
+	struct temp t;
+	struct rng rng;
+	int64_t id;
+
+	rng_seed(&rng, 14);
+	src = random_wizard(&rng, 3, 0, 10);
+	temp_store(&t);
+	store = open_store(t.path);
+	id = store_replayed(store, &place, src, 5, NULL, 1, -1);
+	assert_true(id > 0);
+	default_seats(src, 1, seats);
+	/* A computer stands in for u1; someone new takes seat 2 over. */
+	seats[1].computer = 1;
+	seats[1].level = 3;
+	seats[2].user_id = "@new:example.org";
+	seats[2].name = "newcomer";
+	seats[2].computer = 0;
+	seats[2].level = 0;
+	assert_int_equal(store_seat(store, id, 1, &seats[1]), 0);
+	assert_int_equal(store_seat(store, id, 2, &seats[2]), 0);
+	assert_int_equal(store_seat(store, id, 3, &seats[2]), -1);
+	assert_int_equal(store_seat(store, id + 1, 0, &seats[2]), -1);
+	store_close(store);
+
+	store = open_store(t.path);
+	assert_int_equal(store_each_running(store, collect, &c), 0);
+	assert_int_equal(c.n, 1);
+	check_seats(c.g[0].seats, seats, 3);
+	collected_free(&c);
+	store_close(store);
+	temp_remove(&t);
+	game_destroy(src);
+}
+
+/* Ends the running game it is handed: the store must allow that. */
+static int
+abandon(const struct store_game *game, void *arg)
+{
+	struct store *store = arg;
+
+	return store_game_end(store, game->id, NULL) == 0 ? 0 : 9;
+}
+
+static void
+test_running_ended_and_filters(void **unused)
+{
+	/* Channel and how each game ends: 1 finished, 0 running, -1 not. */
+	static const struct {
+		const char *channel;
+		int finished;
+	} games[] = {
+		{ "#a", 1 }, { "#b", 0 }, { "#a", -1 }, { "#b", 1 },
+		{ "#a", 0 },
+	};
+	static const struct {
+		const char *channel;
+		int which;               /* index into games, -1: any */
+		int running;
+		const char *want;        /* indexes of games, in order */
+	} filters[] = {
+		{ NULL, -1, 0, "023" },
+		{ NULL, -1, 1, "01234" },
+		{ "#a", -1, 0, "02" },
+		{ "#a", -1, 1, "024" },
+		{ "#b", -1, 0, "3" },
+		{ "#c", -1, 1, "" },
+		{ NULL, 3, 0, "3" },
+		{ NULL, 1, 0, "" },
+		{ NULL, 1, 1, "1" },
+		{ "#a", 1, 1, "" },
+	};
+	struct store *store = open_store(":memory:");
+	struct collected c = { 0 };
+	int64_t ids[5];
+	struct rng rng;
+
+	rng_seed(&rng, 15);
+	for (int i = 0; i < 5; i++) {
+		struct store_place place = { "libera", games[i].channel };
+		struct game *src = random_wizard(&rng, 3, 1,
+		    games[i].finished == 1 ? -1 : 4);
+
+		ids[i] = store_replayed(store, &place, src, (uint64_t)i, NULL,
+		    games[i].finished == 1, -1);
+		assert_true(ids[i] > 0);
+		assert_true(i == 0 || ids[i] > ids[i - 1]);
+		if (games[i].finished == -1)
+			assert_int_equal(store_game_end(store, ids[i], NULL),
+			    0);
+		game_destroy(src);
+	}
+	for (size_t f = 0; f < sizeof(filters) / sizeof(filters[0]); f++) {
+		const char *want = filters[f].want;
+
+		assert_int_equal(store_each_game(store, filters[f].channel,
+		    filters[f].which < 0 ? 0 : ids[filters[f].which],
+		    filters[f].running, collect, &c), 0);
+		assert_int_equal(c.n, (int)strlen(want));
+		for (int k = 0; k < c.n; k++) {
+			int g = want[k] - '0';
+
+			assert_int_equal(c.g[k].id, ids[g]);
+			assert_int_equal(c.g[k].finished, games[g].finished);
+			assert_string_equal(c.g[k].channel, games[g].channel);
+			assert_true(c.g[k].seed == (uint64_t)g);
+		}
+		collected_free(&c);
+	}
+	/* Running games, oldest first; a callback may stop the walk. */
+	assert_int_equal(store_each_running(store, collect, &c), 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.g[0].id, ids[1]);
+	assert_int_equal(c.g[1].id, ids[4]);
+	collected_free(&c);
+	c.stop_after = 1;
+	assert_int_equal(store_each_game(store, NULL, 0, 1, collect, &c), 7);
+	assert_int_equal(c.n, 1);
+	collected_free(&c);
+	/* The callback may change the store: here it abandons each game. */
+	assert_int_equal(store_each_running(store, abandon, store), 0);
+	assert_int_equal(store_each_running(store, collect, &c), 0);
+	assert_int_equal(c.n, 0);
+	assert_int_equal(store_each_game(store, NULL, 0, 0, collect, &c), 0);
+	assert_int_equal(c.n, 5);
+	assert_int_equal(c.g[4].finished, -1);
+	collected_free(&c);
+	store_close(store);
+}
+
+/* Begins a fresh 3-seat Wizard game with these holders; returns its id. */
+static int64_t
+begin_wizard(struct store *store, const char *const users[3],
+    const char *const names[3])
+{
+	const struct store_place place = { "libera", "#stats" };
+	struct game_setup setup = { .nseats = 3 };
+	struct store_seat seats[3];
+	struct game *game;
+	int64_t id;
+
+	game = game_create(&wizard_game, &setup, NULL, NULL, 0);
+	assert_non_null(game);
+	for (int i = 0; i < 3; i++) {
+		seats[i].user_id = users[i];
+		seats[i].name = names[i];
+		seats[i].computer = users[i][0] == '\0';
+		seats[i].level = 1;
+	}
+	id = store_game_begin(store, &place, game, 0, seats, 3);
+	assert_true(id > 0);
+	game_destroy(game);
+	return id;
+}
+
+static void
+end_with(struct store *store, int64_t id, const char *result_text)
+{
+	json_t *result = test_json(result_text);
+
+	assert_int_equal(store_game_end(store, id, result), 0);
+	json_decref(result);
+}
+
+static void
+check_stats(const struct store_stats *s, const char *user_id,
+    const char *name, int played, int wins, double average, int bid,
+    int exact)
+{
+	assert_string_equal(s->user_id, user_id);
+	assert_string_equal(s->name, name);
+	assert_int_equal(s->played, played);
+	assert_int_equal(s->wins, wins);
+	assert_float_equal(s->average, average, 1e-9);
+	assert_int_equal(s->rounds_bid, bid);
+	assert_int_equal(s->rounds_exact, exact);
+}
+
+/* Results written by hand, so every number below is checked by eye. */
+static void
+test_stats_hand_made(void **unused)
+{
+	static const char *const ann_bob[] = { "@ann", "@bob", "" };
+	static const char *const ann_bob_names[] = { "Ann", "Bob", "cpu" };
+	static const char *const bob_ann[] = { "@bob", "@ann", "" };
+	static const char *const bob_ann_names[] = { "Bob", "Annie", "cpu" };
+	static const char *const eve_cy[] = { "@eve", "@cy", "" };
+	static const char *const eve_cy_names[] = { "Eve", "Cy", "cpu" };
+	const struct store_seat dan = { "@dan", "Dan", 0, 0 };
+	struct store *store = open_store(":memory:");
+	struct store_stats s, top[8];
+	int64_t id;
+
+	/* Ann wins; she bids 1 and 0 and makes both, Bob makes one of two. */
+	id = begin_wizard(store, ann_bob, ann_bob_names);
+	end_with(store, id, "{\"winners\": [0], \"scores\": [50, 20, 60], "
+	    "\"rounds\": [{\"bids\": [1, 0, 1], \"won\": [1, 1, 0]}, "
+	    "{\"bids\": [0, 1, null], \"won\": [0, 1, 1]}]}");
+	/* A tie: both win; both make their single bid. */
+	id = begin_wizard(store, bob_ann, bob_ann_names);
+	end_with(store, id, "{\"winners\": [0, 1], \"scores\": [30, 30, 10], "
+	    "\"rounds\": [{\"bids\": [2, 0, 0], \"won\": [2, 0, 1]}]}");
+	/* Abandoned and running games do not count. */
+	id = begin_wizard(store, ann_bob, ann_bob_names);
+	assert_int_equal(store_game_end(store, id, NULL), 0);
+	(void)begin_wizard(store, ann_bob, ann_bob_names);
+	/* Dan took Cy's seat before the end: the win is Dan's. */
+	id = begin_wizard(store, eve_cy, eve_cy_names);
+	assert_int_equal(store_seat(store, id, 1, &dan), 0);
+	end_with(store, id, "{\"winners\": [1], \"scores\": [5, 40, 0], "
+	    "\"rounds\": []}");
+	/* Another game's results stay with that game. */
+	for (int i = 0; game_registry[i] != NULL; i++) {
+		const struct game_impl *impl = game_registry[i];
+		struct game_setup setup = { .nseats = impl->min_seats };
+		const struct store_place place = { "libera", "#other" };
+		struct store_seat seats[GAME_MAX_SEATS];
+		struct game *game;
+
+		if (strcmp(impl->name, "wizard") == 0)
+			continue;
+		game = game_create(impl, &setup, NULL, NULL, 0);
+		assert_non_null(game);
+		for (int seat = 0; seat < setup.nseats; seat++)
+			seats[seat] = (struct store_seat){ seat == 0 ? "@ann" :
+			    "@zed", "x", 0, 0 };
+		id = store_game_begin(store, &place, game, 0, seats,
+		    setup.nseats);
+		assert_true(id > 0);
+		end_with(store, id, "{\"winners\": [0], \"scores\": [1, 2, 3, "
+		    "4, 5, 6], \"rounds\": []}");
+		assert_int_equal(store_player_stats(store, impl->name, "@ann",
+		    &s), 0);
+		check_stats(&s, "@ann", "x", 1, 1, 1.0, 0, 0);
+		game_destroy(game);
+	}
+
+	assert_int_equal(store_player_stats(store, "wizard", "@ann", &s), 0);
+	check_stats(&s, "@ann", "Annie", 2, 2, 40.0, 3, 3);
+	assert_int_equal(store_player_stats(store, "wizard", "@bob", &s), 0);
+	check_stats(&s, "@bob", "Bob", 2, 1, 25.0, 3, 2);
+	assert_int_equal(store_player_stats(store, "wizard", "@dan", &s), 0);
+	check_stats(&s, "@dan", "Dan", 1, 1, 40.0, 0, 0);
+	assert_int_equal(store_player_stats(store, "wizard", "@cy", &s), 0);
+	assert_int_equal(s.played, 0);
+	assert_int_equal(store_player_stats(store, "wizard", "", &s), 0);
+	assert_int_equal(s.played, 0);
+	assert_int_equal(store_player_stats(store, "wizard", "@nobody", &s),
+	    0);
+	check_stats(&s, "@nobody", "", 0, 0, 0.0, 0, 0);
+
+	/* By wins, then average; computers never appear. */
+	assert_int_equal(store_top(store, "wizard", top, 8), 4);
+	check_stats(&top[0], "@ann", "Annie", 2, 2, 40.0, 3, 3);
+	check_stats(&top[1], "@dan", "Dan", 1, 1, 40.0, 0, 0);
+	check_stats(&top[2], "@bob", "Bob", 2, 1, 25.0, 3, 2);
+	check_stats(&top[3], "@eve", "Eve", 1, 0, 5.0, 0, 0);
+	assert_int_equal(store_top(store, "wizard", top, 2), 2);
+	assert_string_equal(top[1].user_id, "@dan");
+	assert_int_equal(store_top(store, "wizard", top, 0), 0);
+	assert_int_equal(store_top(store, "nosuchgame", top, 8), 0);
+	store_close(store);
+}
+
+/* Statistics of real Wizard games against the engine's own state. */
+static void
+test_stats_random_wizard(void **unused)
+{
+	static const char *const users[] = { "w0", "w1", "w2", "w3", "w4" };
+	struct store_stats want[5], got;
+	struct store *store = open_store(":memory:");
+	const struct store_place place = { "libera", "#w" };
+	struct rng rng;
+
+	memset(want, 0, sizeof(want));
+	rng_seed(&rng, 16);
+	for (int g = 0; g < 8; g++) {
+		struct store_seat seats[GAME_MAX_SEATS];
+		const struct wizard_state *s;
+		struct game *src;
+		json_t *result, *winners;
+		int64_t id;
+
+		src = random_wizard(&rng, 3 + g % 2, 0, -1);
+		s = src->state;
+		result = wizard_game.result(src->state);
+		winners = json_object_get(result, "winners");
+		for (int seat = 0; seat < s->nseats; seat++) {
+			int u = (g + seat) % 5;
+			struct store_stats *w = &want[u];
+
+			seats[seat] = (struct store_seat){ users[u], "n", 0,
+			    0 };
+			w->average = (w->average * w->played +
+			    s->total[seat]) / (w->played + 1);
+			w->played++;
+			for (size_t k = 0; k < json_array_size(winners); k++)
+				if (test_int_at(winners, k) == seat)
+					w->wins++;
+			for (int r = 0; r < s->scored; r++) {
+				if (s->bids[r][seat] < 0)
+					continue;
+				w->rounds_bid++;
+				if (s->bids[r][seat] == s->won[r][seat])
+					w->rounds_exact++;
+			}
+		}
+		id = store_replayed(store, &place, src, 0, seats, 1, -1);
+		assert_true(id > 0);
+		json_decref(result);
+		game_destroy(src);
+	}
+	for (int u = 0; u < 5; u++) {
+		assert_int_equal(store_player_stats(store, "wizard", users[u],
+		    &got), 0);
+		assert_true(want[u].played > 0);
+		assert_true(want[u].rounds_bid > 0);
+		check_stats(&got, users[u], "n", want[u].played, want[u].wins,
+		    want[u].average, want[u].rounds_bid, want[u].rounds_exact);
+	}
+	store_close(store);
+}
+
+static void
+test_kv(void **unused)
+{
+	struct store *store;
+	struct temp t;
+	char *v;
+
+	temp_store(&t);
+	store = open_store(t.path);
+	assert_null(store_kv_get(store, "matrix.since"));
+	assert_int_equal(store_kv_set(store, "matrix.since", "s1_2_3"), 0);
+	assert_int_equal(store_kv_set(store, "other", ""), 0);
+	v = store_kv_get(store, "matrix.since");
+	assert_string_equal(v, "s1_2_3");
+	free(v);
+	assert_int_equal(store_kv_set(store, "matrix.since", "s4_5_6"), 0);
+	assert_int_equal(store_kv_set(store, "matrix.since", NULL), -1);
+	store_close(store);
+
+	store = open_store(t.path);
+	v = store_kv_get(store, "matrix.since");
+	assert_string_equal(v, "s4_5_6");
+	free(v);
+	v = store_kv_get(store, "other");
+	assert_string_equal(v, "");
+	free(v);
+	assert_null(store_kv_get(store, "missing"));
+	store_close(store);
+	temp_remove(&t);
+}
+
+/* The child of the crash test: stores src step by step, acknowledging. */
+static int
+crash_child(const char *path, const struct game *src, uint64_t seed, int fd)
+{
+	const struct store_place place = { "libera", "#crash" };
+	struct store *store = store_open(path, NULL, 0);
+	int64_t id;
+
+	if (store == NULL)
+		return 3;
+	id = store_replayed(store, &place, src, seed, NULL, 1, fd);
+	store_close(store);
+	return id > 0 ? 0 : 4;
+}
+
+/* Reads one message; 1, or 0 at the end of the pipe. */
+static int
+read_msg(int fd, int32_t *msg)
+{
+	size_t got = 0;
+
+	while (got < sizeof(*msg)) {
+		ssize_t n = read(fd, (char *)msg + got, sizeof(*msg) - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		assert_true(n >= 0);
+		if (n == 0) {
+			assert_int_equal(got, 0);
+			return 0;
+		}
+		got += (size_t)n;
+	}
+	return 1;
+}
+
+/*
+ * A child stores a game action by action and reports each action
+ * store_action() acknowledged; the parent kills it with SIGKILL at a
+ * random point (or lets it finish) and then checks that the store holds
+ * every acknowledged action, nothing that was not played, and a record
+ * that replays.
+ */
+static void
+test_crash_safety(void **unused)
+{
+	struct rng rng;
+	int killed_mid_game = 0;
+
+	rng_seed(&rng, 17);
+	for (int run = 0; run < 20; run++) {
+		const uint64_t seed = UINT64_C(0x8000000000000000) +
+		    (uint64_t)run;
+		struct collected c = { 0 };
+		int began = 0, ended = 0, last = -1, nmsg = 0, killed = 0;
+		int kill_after, status, fds[2];
+		struct game *src;
+		struct store *store;
+		struct temp t;
+		int32_t msg;
+		pid_t pid;
+
+		src = random_wizard(&rng, 3 + (int)rng_below(&rng, 3),
+		    2 + (int)rng_below(&rng, 3), -1);
+		/*
+		 * 0: before anything is acknowledged (the first run, so that
+		 * a child dies while it creates the store); past the end:
+		 * never.
+		 */
+		kill_after = run == 0 ? 0 :
+		    (int)rng_below(&rng, (uint32_t)src->nactions + 6);
+		temp_store(&t);
+		assert_int_equal(pipe(fds), 0);
+		fflush(NULL);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			close(fds[0]);
+			_exit(crash_child(t.path, src, seed, fds[1]));
+		}
+		close(fds[1]);
+		if (kill_after == 0) {
+			usleep(rng_below(&rng, 3000));
+			kill(pid, SIGKILL);
+			killed = 1;
+		}
+		while (read_msg(fds[0], &msg)) {
+			if (msg == ACK_BEGIN) {
+				began = 1;
+			} else if (msg == ACK_END) {
+				ended = 1;
+			} else {
+				assert_int_equal(msg, last + 1);
+				last = msg;
+			}
+			if (!killed && ++nmsg == kill_after) {
+				usleep(rng_below(&rng, 1000));
+				kill(pid, SIGKILL);
+				killed = 1;
+			}
+		}
+		close(fds[0]);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (WIFSIGNALED(status)) {
+			assert_true(killed);
+			assert_int_equal(WTERMSIG(status), SIGKILL);
+			killed_mid_game += !ended;
+		} else {
+			assert_true(WIFEXITED(status));
+			assert_int_equal(WEXITSTATUS(status), 0);
+		}
+
+		store = open_store(t.path);
+		assert_int_equal(store_each_game(store, NULL, 0, 1, collect,
+		    &c), 0);
+		assert_true(c.n <= 1);
+		assert_true(!began || c.n == 1);
+		if (c.n == 1) {
+			const json_t *actions = json_object_get(c.g[0].record,
+			    "actions");
+			const json_t *deals = json_object_get(c.g[0].record,
+			    "deals");
+			json_t *out;
+
+			assert_true(c.g[0].seed == seed);
+			/* Every acknowledged action, and only real ones. */
+			assert_true((int)json_array_size(actions) >= last + 1);
+			assert_true((int)json_array_size(actions) <=
+			    src->nactions);
+			for (size_t k = 0; k < json_array_size(actions); k++) {
+				json_t *a = action_to_json(src->impl,
+				    &src->actions[k]);
+
+				assert_true(json_equal(a, json_array_get(
+				    actions, k)));
+				json_decref(a);
+			}
+			assert_true((int)json_array_size(deals) <= src->ndeals);
+			for (size_t k = 0; k < json_array_size(deals); k++) {
+				json_t *d = deal_to_json(src->impl,
+				    src->setup.nseats, &src->deals[k]);
+
+				assert_true(json_equal(d, json_array_get(
+				    deals, k)));
+				json_decref(d);
+			}
+			assert_int_equal(replay_record(c.g[0].record, &out), 0);
+			json_decref(out);
+			if (ended) {
+				json_t *want = game_to_record(src);
+
+				assert_int_equal(c.g[0].finished, 1);
+				assert_true(json_equal(c.g[0].record, want));
+				json_decref(want);
+			}
+		}
+		collected_free(&c);
+		store_close(store);
+		temp_remove(&t);
+		game_destroy(src);
+	}
+	/* The seeds above kill most children in the middle of a game. */
+	assert_true(killed_mid_game >= 10);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_close),
+		cmocka_unit_test(test_round_trip_after_reopen),
+		cmocka_unit_test(test_every_game_round_trips),
+		cmocka_unit_test(test_duplicate_and_gap_refused),
+		cmocka_unit_test(test_seat_change_persisted),
+		cmocka_unit_test(test_running_ended_and_filters),
+		cmocka_unit_test(test_stats_hand_made),
+		cmocka_unit_test(test_stats_random_wizard),
+		cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_crash_safety),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
