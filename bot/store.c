@@ -200,7 +200,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	    "SELECT user_id, name, count(*) AS played, sum(win) AS wins,"
 	    " avg(score) AS average, sum(rounds_bid), sum(rounds_exact),"
 	    " max(game_id) FROM standings WHERE game = ?1 GROUP BY user_id"
-	    " ORDER BY wins DESC, average DESC, played DESC, user_id"
+	    " ORDER BY wins DESC, average * ?3 DESC, played DESC, user_id"
 	    " LIMIT ?2",
 	[STMT_KV_SET] =
 	    "INSERT INTO kv (key, value) VALUES (?1, ?2)"
@@ -1124,12 +1124,16 @@ store_top(struct store *store, const char *game, struct store_stats *out,
     int max)
 {
 	sqlite3_stmt *st = stmt(store, STMT_STATS_TOP);
+	const struct game_impl *impl;
 	int rc = SQLITE_DONE, n = 0;
 
 	if (max <= 0)
 		return 0;
 	bind_text(st, 1, game);
 	sqlite3_bind_int(st, 2, max);
+	/* Between equal win counts, the better average first. */
+	impl = game_find(game);
+	sqlite3_bind_int(st, 3, impl != NULL && impl->lower_score_wins ? -1 : 1);
 	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&out[n], 0, sizeof(out[n]));
 		stats_row(st, 0, 1, 2, &out[n]);

@@ -112,7 +112,8 @@ struct store_stats {
 int store_player_stats(struct store *store, const char *game,
     const char *user_id, struct store_stats *out);
 /*
- * The best players of a game by wins then average; fills up to max entries
+ * The best players of a game by wins, then by average (higher first, or
+ * lower first where the game's lowest total wins); fills up to max entries
  * of out and returns how many, or -1.
  */
 int store_top(struct store *store, const char *game, struct store_stats *out,

@@ -664,6 +664,7 @@ const struct game_impl birdhead_game = {
 	.min_seats = 3,
 	.max_seats = 6,
 	.max_play_cards = 3,
+	.lower_score_wins = 1,
 	.options = birdhead_options,
 	.state_size = sizeof(struct birdhead_state),
 	.validate_options = birdhead_validate_options,

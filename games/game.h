@@ -94,6 +94,8 @@ struct game_impl {
 	int min_seats, max_seats;
 	/* The most cards one play may hold; plays are lists in records when > 1. */
 	int max_play_cards;
+	/* 1 when the lowest total wins (BirdHead penalties), for rankings. */
+	int lower_score_wins;
 	/* Options, terminated by an entry whose name is NULL. */
 	const struct game_option_desc *options;
 	/* The size of the state block that init() fills. */

@@ -695,6 +695,45 @@ check_stats(const struct store_stats *s, const char *user_id,
 }
 
 /* Results written by hand, so every number below is checked by eye. */
+/* BirdHead scores are penalties: between equal wins, lower ranks first. */
+static void
+test_top_lower_score_wins(void **unused)
+{
+	const struct game_impl *impl = game_find("birdhead");
+	const struct store_place place = { "libera", "#birds" };
+	static const char *const results[] = {
+		"{\"winners\": [0], \"scores\": [3, 30, 12], \"rounds\": []}",
+		"{\"winners\": [0], \"scores\": [5, 22, 9], \"rounds\": []}",
+	};
+	struct store *store = open_store(":memory:");
+	struct store_stats top[4];
+
+	for (int g = 0; g < 2; g++) {
+		struct game_setup setup = { .nseats = 3 };
+		struct store_seat seats[3] = {
+			{ g == 0 ? "@ann" : "@bob", "x", 0, 0 },
+			{ "@cy", "Cy", 0, 0 },
+			{ "@dee", "Dee", 0, 0 },
+		};
+		struct game *game = game_create(impl, &setup, NULL, NULL, 0);
+		int64_t id;
+
+		assert_non_null(game);
+		id = store_game_begin(store, &place, game, 0, seats, 3);
+		assert_true(id > 0);
+		end_with(store, id, results[g]);
+		game_destroy(game);
+	}
+	/* Ann and Bob won once each: Ann (3) before Bob (5); then Dee
+	 * (average 10.5) before Cy (26) with no wins. */
+	assert_int_equal(store_top(store, "birdhead", top, 4), 4);
+	assert_string_equal(top[0].user_id, "@ann");
+	assert_string_equal(top[1].user_id, "@bob");
+	assert_string_equal(top[2].user_id, "@dee");
+	assert_string_equal(top[3].user_id, "@cy");
+	store_close(store);
+}
+
 static void
 test_stats_hand_made(void **unused)
 {
@@ -1046,6 +1085,7 @@ main(void)
 		cmocka_unit_test(test_seat_change_persisted),
 		cmocka_unit_test(test_running_ended_and_filters),
 		cmocka_unit_test(test_stats_hand_made),
+		cmocka_unit_test(test_top_lower_score_wins),
 		cmocka_unit_test(test_stats_random_wizard),
 		cmocka_unit_test(test_kv),
 		cmocka_unit_test(test_crash_safety),
