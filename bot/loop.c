@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "array.h"
 #include "loop.h"
 
 struct watch {
@@ -55,25 +56,6 @@ struct loop {
 	struct pollfd *pollfds;
 	int pollfds_cap;
 };
-
-static int
-grow(void **items, int *cap, int need, size_t size)
-{
-	void *p;
-	int n;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap > 0 ? *cap * 2 : 8;
-	while (n < need)
-		n *= 2;
-	p = realloc(*items, (size_t)n * size);
-	if (p == NULL)
-		return -1;
-	*items = p;
-	*cap = n;
-	return 0;
-}
 
 struct loop *
 loop_create(int virtual_clock)
@@ -121,7 +103,7 @@ loop_watch(struct loop *loop, int fd, int events, loop_fd_fn fn, void *arg)
 			return 0;
 		}
 	}
-	if (grow((void **)&loop->watches, &loop->watches_cap,
+	if (array_grow((void **)&loop->watches, &loop->watches_cap,
 	    loop->nwatches + 1, sizeof(struct watch)) != 0)
 		return -1;
 	loop->watches[loop->nwatches++] = (struct watch){ fd, events, fn, arg };
@@ -218,11 +200,11 @@ loop_timer(struct loop *loop, uint64_t delay, loop_timer_fn fn, void *arg)
 	if (loop->nfree > 0) {
 		slot = loop->free_slots[--loop->nfree];
 	} else {
-		if (grow((void **)&loop->slots, &loop->slots_cap,
+		if (array_grow((void **)&loop->slots, &loop->slots_cap,
 		    loop->nslots + 1, sizeof(struct timer)) != 0 ||
-		    grow((void **)&loop->free_slots, &loop->free_cap,
+		    array_grow((void **)&loop->free_slots, &loop->free_cap,
 		    loop->nslots + 1, sizeof(int)) != 0 ||
-		    grow((void **)&loop->heap, &loop->heap_cap,
+		    array_grow((void **)&loop->heap, &loop->heap_cap,
 		    loop->nslots + 1, sizeof(int)) != 0)
 			return 0;
 		slot = loop->nslots++;
@@ -277,7 +259,7 @@ loop_timer_left(const struct loop *loop, uint64_t id)
 int
 loop_hook(struct loop *loop, loop_hook_fn fn, void *arg)
 {
-	if (grow((void **)&loop->hooks, &loop->hooks_cap, loop->nhooks + 1,
+	if (array_grow((void **)&loop->hooks, &loop->hooks_cap, loop->nhooks + 1,
 	    sizeof(struct hook)) != 0)
 		return -1;
 	loop->hooks[loop->nhooks++] = (struct hook){ fn, arg };
@@ -332,7 +314,7 @@ loop_run_once(struct loop *loop, int timeout)
 		if (wait < 0 || until < wait)
 			wait = (int)until;
 	}
-	if (grow((void **)&loop->pollfds, &loop->pollfds_cap, loop->nwatches,
+	if (array_grow((void **)&loop->pollfds, &loop->pollfds_cap, loop->nwatches,
 	    sizeof(struct pollfd)) != 0)
 		return -1;
 	for (int i = 0; i < loop->nwatches; i++) {

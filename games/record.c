@@ -7,26 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "record.h"
-
-static int
-grow(void **items, int *cap, int need, size_t size)
-{
-	void *p;
-	int n;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap > 0 ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	p = realloc(*items, (size_t)n * size);
-	if (p == NULL)
-		return -1;
-	*items = p;
-	*cap = n;
-	return 0;
-}
 
 struct game *
 game_create(const struct game_impl *impl, const struct game_setup *setup,
@@ -92,8 +74,8 @@ game_add_deal(struct game *game, const struct deal *deal, char *err,
 	if (game->impl->check_deal(&game->setup, game->ndeals, deal, err,
 	    errlen) != 0)
 		return -1;
-	if (grow((void **)&game->deals, &game->deals_cap, game->ndeals + 1,
-	    sizeof(*deal)) != 0)
+	if (array_grow((void **)&game->deals, &game->deals_cap,
+	    game->ndeals + 1, sizeof(*deal)) != 0)
 		return game_error(err, errlen, "Out of memory.");
 	game->deals[game->ndeals++] = *deal;
 	return 0;
@@ -129,7 +111,7 @@ game_apply(struct game *game, const struct action *action, char *err,
 	default:
 		break;
 	}
-	if (grow((void **)&game->actions, &game->actions_cap,
+	if (array_grow((void **)&game->actions, &game->actions_cap,
 	    game->nactions + 1, sizeof(*action)) != 0)
 		return game_error(err, errlen, "Out of memory.");
 	if (impl->apply(game->state, action, err, errlen) != 0)

@@ -614,71 +614,16 @@ test_view(void **unused)
 	game_destroy(game);
 }
 
-/* Reads a file of the shared examples; NULL when they are not found. */
-static json_t *
-load_example(const char *name)
-{
-	const char *dir = getenv("STICHBOT_EXAMPLES");
-	char path[1024], src[512];
-	char *slash;
-
-	if (dir == NULL) {
-		/* The examples live in shared/, beside the source tree. */
-		snprintf(src, sizeof(src), "%s", __FILE__);
-		slash = strrchr(src, '/');
-		if (slash != NULL)
-			*slash = '\0';
-		else
-			snprintf(src, sizeof(src), ".");
-		snprintf(path, sizeof(path), "%s/../../shared/examples/%s",
-		    src, name);
-	} else {
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
-	}
-	return json_load_file(path, 0, NULL);
-}
-
-static void
-check_example(const char *name)
-{
-	char file[128];
-	json_t *record, *expected, *out;
-	int status;
-
-	snprintf(file, sizeof(file), "%s.record.json", name);
-	record = load_example(file);
-	snprintf(file, sizeof(file), "%s.expected.json", name);
-	expected = load_example(file);
-	if (record == NULL || expected == NULL) {
-		json_decref(record);
-		json_decref(expected);
-		skip();
-	}
-	status = replay_record(record, &out);
-	assert_int_equal(status, json_integer_value(json_object_get(expected,
-	    "exit")));
-	if (status == 0)
-		assert_true(json_equal(out, json_object_get(expected,
-		    "output")));
-	else
-		assert_true(json_equal(json_object_get(out, "action"),
-		    json_object_get(json_object_get(expected, "output"),
-		    "action")));
-	json_decref(out);
-	json_decref(record);
-	json_decref(expected);
-}
-
 static void
 test_example_game(void **unused)
 {
-	check_example("birdhead-game");
+	test_check_example("birdhead-game");
 }
 
 static void
 test_example_illegal(void **unused)
 {
-	check_example("birdhead-illegal");
+	test_check_example("birdhead-illegal");
 }
 
 /* The illegal example, inline, so it runs even without shared/. */

@@ -111,6 +111,50 @@ test_random_game(const struct game_impl *impl, const struct game_setup *setup,
 	return game;
 }
 
+/* Reads a golden example file; fails the test when it is missing. */
+static json_t *
+load_example(const char *name)
+{
+	const char *dir = getenv("STICHBOT_EXAMPLES");
+	char path[1024];
+	json_error_t error;
+	json_t *obj;
+
+	if (dir == NULL)
+		fail_msg("STICHBOT_EXAMPLES is not set (meson test sets it)");
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	obj = json_load_file(path, 0, &error);
+	if (obj == NULL)
+		fail_msg("%s: %s", path, error.text);
+	return obj;
+}
+
+void
+test_check_example(const char *name)
+{
+	char file[128];
+	json_t *record, *expected, *out;
+	int status;
+
+	snprintf(file, sizeof(file), "%s.record.json", name);
+	record = load_example(file);
+	snprintf(file, sizeof(file), "%s.expected.json", name);
+	expected = load_example(file);
+	status = replay_record(record, &out);
+	assert_int_equal(status, json_integer_value(json_object_get(expected,
+	    "exit")));
+	if (status == 0)
+		assert_true(json_equal(out, json_object_get(expected,
+		    "output")));
+	else
+		assert_true(json_equal(json_object_get(out, "action"),
+		    json_object_get(json_object_get(expected, "output"),
+		    "action")));
+	json_decref(out);
+	json_decref(record);
+	json_decref(expected);
+}
+
 json_int_t
 test_int_at(const json_t *array, size_t index)
 {

@@ -31,6 +31,14 @@ int test_apply(struct game *game, const char *action_text);
 struct game *test_random_game(const struct game_impl *impl,
     const struct game_setup *setup, struct rng *rng, int max_actions);
 
+/*
+ * Replays the golden example NAME.record.json from $STICHBOT_EXAMPLES
+ * (meson points it at tests/golden) and checks it against
+ * NAME.expected.json: the exit status, and the output, or for an error the
+ * index of the offending action.
+ */
+void test_check_example(const char *name);
+
 /* Integer of a JSON array element, for short assertions. */
 json_int_t test_int_at(const json_t *array, size_t index);
 
