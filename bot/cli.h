@@ -7,5 +7,7 @@
 
 int cli_replay(int argc, char **argv);
 int cli_export(int argc, char **argv);
+int cli_decide(int argc, char **argv);
+int cli_arena(int argc, char **argv);
 
 #endif

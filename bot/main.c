@@ -18,6 +18,9 @@ static const struct command commands[] = {
 	{ "replay", cli_replay,
 	  "check and score game records (RECORD.md)" },
 	{ "export", cli_export, "write stored games as records, one per line" },
+	{ "decide", cli_decide,
+	  "a computer player's choice for the seat to act in a record" },
+	{ "arena", cli_arena, "play computer players against each other" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,159 @@
+/*
+ * bench_ai.c - how long the computer players take to decide, on one core.
+ *
+ * Plays games with hard at seat 0 and normal at the other seats, timing
+ * every decision from the call to the answer (the seat's view, the search
+ * and the checks included), and prints the median, the 99th percentile
+ * and the maximum per level, plus normal's mean.  Run it from a release
+ * build on an otherwise idle machine: other processes on the same core
+ * show up in the figures.
+ *
+ * usage: bench_ai [GAME|all] [--games N] [--seats N] [--budget-ms N]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ai.h"
+#include "ai_game.h"
+#include "game.h"
+#include "record.h"
+#include "rng.h"
+
+struct times {
+	double *ms;
+	long n, cap;
+};
+
+static void
+add(struct times *t, double ms)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap > 0 ? t->cap * 2 : 4096;
+		t->ms = realloc(t->ms, (size_t)t->cap * sizeof(*t->ms));
+		if (t->ms == NULL) {
+			fprintf(stderr, "bench_ai: out of memory\n");
+			exit(1);
+		}
+	}
+	t->ms[t->n++] = ms;
+}
+
+static int
+compare(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void
+report(const char *game, const char *level, struct times *t)
+{
+	double sum = 0;
+
+	if (t->n == 0)
+		return;
+	qsort(t->ms, (size_t)t->n, sizeof(*t->ms), compare);
+	for (long i = 0; i < t->n; i++)
+		sum += t->ms[i];
+	printf("%-9s %-7s %7ld decisions  mean %8.3f ms  p50 %8.3f ms  "
+	    "p99 %8.3f ms  max %8.3f ms\n", game, level, t->n,
+	    sum / (double)t->n, t->ms[t->n / 2],
+	    t->ms[(long)(0.99 * (double)(t->n - 1) + 0.5)], t->ms[t->n - 1]);
+}
+
+static void
+bench(const struct game_impl *impl, int games, int nseats, int budget)
+{
+	struct times hard = { 0 }, normal = { 0 };
+	struct rng rng;
+	char err[GAME_ERR_LEN];
+
+	rng_seed(&rng, 1);
+	for (int g = 0; g < games; g++) {
+		struct game_setup setup = { .nseats = nseats,
+		    .first = g % nseats };
+		struct game *game = game_create(impl, &setup, NULL, err,
+		    sizeof(err));
+
+		if (game == NULL) {
+			fprintf(stderr, "bench_ai: %s\n", err);
+			exit(1);
+		}
+		for (;;) {
+			enum game_phase phase = impl->phase(game->state);
+			int seats[GAME_MAX_SEATS];
+			struct ai_params params;
+			struct action a;
+			int64_t t0;
+
+			if (phase == PHASE_OVER)
+				break;
+			if (phase == PHASE_DEAL) {
+				struct deal deal;
+
+				impl->make_deal(game->state, &rng, &deal);
+				if (game_add_deal(game, &deal, err,
+				    sizeof(err)) != 0 ||
+				    game_advance(game, err, sizeof(err)) != 0) {
+					fprintf(stderr, "bench_ai: %s\n", err);
+					exit(1);
+				}
+				continue;
+			}
+			impl->to_act(game->state, seats);
+			params.level = seats[0] == 0 ? AI_HARD : AI_NORMAL;
+			params.seed = rng_next(&rng);
+			params.budget_ms = budget;
+			t0 = ai_now_ns();
+			if (ai_decide_game(game, seats[0], &params, &a) != 0) {
+				fprintf(stderr, "bench_ai: no decision\n");
+				exit(1);
+			}
+			add(seats[0] == 0 ? &hard : &normal,
+			    (double)(ai_now_ns() - t0) / 1e6);
+			if (game_apply(game, &a, err, sizeof(err)) != 0) {
+				fprintf(stderr, "bench_ai: %s\n", err);
+				exit(1);
+			}
+		}
+		game_destroy(game);
+	}
+	report(impl->name, "hard", &hard);
+	report(impl->name, "normal", &normal);
+	free(hard.ms);
+	free(normal.ms);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *name = "all";
+	int games = 1, nseats = 4, budget = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--games") == 0 && i + 1 < argc)
+			games = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--seats") == 0 && i + 1 < argc)
+			nseats = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--budget-ms") == 0 && i + 1 < argc)
+			budget = atoi(argv[++i]);
+		else if (argv[i][0] != '-')
+			name = argv[i];
+		else {
+			fprintf(stderr, "usage: bench_ai [GAME|all] "
+			    "[--games N] [--seats N] [--budget-ms N]\n");
+			return 2;
+		}
+	}
+	if (games < 1 || nseats < 3 || nseats > GAME_MAX_SEATS) {
+		fprintf(stderr, "bench_ai: bad --games or --seats\n");
+		return 2;
+	}
+	for (int i = 0; game_registry[i] != NULL; i++)
+		if (strcmp(name, "all") == 0 ||
+		    strcmp(name, game_registry[i]->name) == 0)
+			bench(game_registry[i], games, nseats, budget);
+	return 0;
+}

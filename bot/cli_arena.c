@@ -1,0 +1,466 @@
+/*
+ * cli_arena.c - `stichbot arena`: computer players against each other, to
+ * measure the levels.
+ *
+ * Player k of the --seats list sits at seat (k + g) mod n in game g, so
+ * every player takes every seat equally often, and the first dealer (or
+ * leader) is seat (g div n) mod n: over n * n games every player meets
+ * every position relative to the first dealer exactly once.  Deals come
+ * from a stream seeded with the seed and the game number, so game g is the
+ * same deal whatever else runs.  Scores, win shares (a tie of k winners
+ * gives each 1/k) and, for Wizard, exact bids are counted per player with
+ * 95% confidence intervals (1.96 standard errors over the games).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ai.h"
+#include "ai_game.h"
+#include "cli.h"
+#include "game.h"
+#include "record.h"
+#include "rng.h"
+#include "wizard.h"
+
+struct player {
+	enum ai_level level;
+	double score, score_sq;          /* sums over games */
+	double wins, wins_sq;
+	long bids, exact;                /* Wizard rounds */
+	double *times;                   /* decision times in ms */
+	long ntimes, cap;
+};
+
+struct arena {
+	const struct game_impl *impl;
+	struct game_options options;
+	int nplayers;
+	struct player players[GAME_MAX_SEATS];
+	long games;
+	uint64_t seed;
+	int budget_ms;
+	/* Per game: our advantage of player 0 over the others' mean. */
+	double margin, margin_sq;
+};
+
+static void
+usage(FILE *out)
+{
+	fprintf(out, "usage: stichbot arena GAME --seats L,L,... --games N "
+	    "[--option X]... [--seed S]\n"
+	    "                     [--budget-ms N]\n\n"
+	    "Plays computer players (levels easy, normal, hard) against "
+	    "each other and prints,\nper player, the mean final score and "
+	    "the win rate with 95%% confidence intervals\n(and the exact-bid "
+	    "rate for Wizard), then decision times per level.\n\n"
+	    "Player k sits at seat (k + g) mod n in game g; the first dealer "
+	    "or leader is\nseat (g div n) mod n.  Deals follow the seed "
+	    "(default 1); --budget-ms is hard's\nthinking time per decision "
+	    "(default 100).\n");
+}
+
+static uint64_t
+mix(uint64_t a, uint64_t b)
+{
+	uint64_t z = a + UINT64_C(0x9e3779b97f4a7c15) * (b + 1);
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static int
+add_time(struct player *p, double ms)
+{
+	if (p->ntimes == p->cap) {
+		long cap = p->cap > 0 ? p->cap * 2 : 1024;
+		double *t = realloc(p->times, (size_t)cap * sizeof(*t));
+
+		if (t == NULL)
+			return -1;
+		p->times = t;
+		p->cap = cap;
+	}
+	p->times[p->ntimes++] = ms;
+	return 0;
+}
+
+/* Counts the exact bids of a finished Wizard game per player. */
+static void
+count_bids(struct arena *a, const struct wizard_state *s, const int *player_at)
+{
+	for (int round = 0; round < s->scored; round++) {
+		for (int seat = 0; seat < s->nseats; seat++) {
+			struct player *p = &a->players[player_at[seat]];
+
+			if (s->bids[round][seat] < 0)
+				continue;
+			p->bids++;
+			p->exact += s->bids[round][seat] ==
+			    s->won[round][seat];
+		}
+	}
+}
+
+/* Plays game number g; returns 0, or -1 with a message printed. */
+static int
+play_game(struct arena *a, long g)
+{
+	const struct game_impl *impl = a->impl;
+	int n = a->nplayers;
+	struct game_setup setup = { .nseats = n, .first = (int)((g / n) % n),
+	    .options = a->options };
+	int player_at[GAME_MAX_SEATS];
+	double score[GAME_MAX_SEATS], share[GAME_MAX_SEATS] = { 0 };
+	char err[GAME_ERR_LEN];
+	struct game *game;
+	struct rng rng;
+	json_t *result, *winners;
+	double others = 0;
+	int lower_wins = strcmp(impl->name, "birdhead") == 0;
+
+	for (int k = 0; k < n; k++)
+		player_at[(k + g) % n] = k;
+	game = game_create(impl, &setup, NULL, err, sizeof(err));
+	if (game == NULL) {
+		fprintf(stderr, "stichbot arena: %s\n", err);
+		return -1;
+	}
+	rng_seed(&rng, mix(a->seed, (uint64_t)g));
+	for (;;) {
+		enum game_phase phase = impl->phase(game->state);
+		int seats[GAME_MAX_SEATS], seat;
+		struct ai_params params;
+		struct action action;
+		struct player *p;
+		int64_t t0;
+
+		if (phase == PHASE_OVER)
+			break;
+		if (phase == PHASE_DEAL) {
+			struct deal deal;
+
+			impl->make_deal(game->state, &rng, &deal);
+			if (game_add_deal(game, &deal, err, sizeof(err)) != 0 ||
+			    game_advance(game, err, sizeof(err)) != 0) {
+				fprintf(stderr, "stichbot arena: %s\n", err);
+				game_destroy(game);
+				return -1;
+			}
+			continue;
+		}
+		/* Simultaneous phases: the lowest seat first, like decide. */
+		impl->to_act(game->state, seats);
+		seat = seats[0];
+		p = &a->players[player_at[seat]];
+		params.level = p->level;
+		params.seed = mix(mix(a->seed, (uint64_t)g),
+		    (uint64_t)game->nactions);
+		params.budget_ms = a->budget_ms;
+		t0 = ai_now_ns();
+		if (ai_decide_game(game, seat, &params, &action) != 0 ||
+		    game_apply(game, &action, err, sizeof(err)) != 0) {
+			fprintf(stderr, "stichbot arena: seat %d could not "
+			    "act: %s\n", seat, err);
+			game_destroy(game);
+			return -1;
+		}
+		if (add_time(p, (double)(ai_now_ns() - t0) / 1e6) != 0) {
+			fprintf(stderr, "stichbot arena: out of memory\n");
+			game_destroy(game);
+			return -1;
+		}
+	}
+	result = impl->result(game->state);
+	winners = json_object_get(result, "winners");
+	for (int seat = 0; seat < n; seat++) {
+		score[player_at[seat]] = (double)json_integer_value(
+		    json_array_get(json_object_get(result, "scores"),
+		    (size_t)seat));
+	}
+	for (size_t i = 0; i < json_array_size(winners); i++) {
+		int seat = (int)json_integer_value(json_array_get(winners, i));
+
+		share[player_at[seat]] = 1.0 / (double)json_array_size(winners);
+	}
+	for (int k = 0; k < n; k++) {
+		struct player *p = &a->players[k];
+
+		p->score += score[k];
+		p->score_sq += score[k] * score[k];
+		p->wins += share[k];
+		p->wins_sq += share[k] * share[k];
+		if (k > 0)
+			others += score[k] / (n - 1);
+	}
+	others = lower_wins ? others - score[0] : score[0] - others;
+	a->margin += others;
+	a->margin_sq += others * others;
+	if (impl == &wizard_game)
+		count_bids(a, game->state, player_at);
+	json_decref(result);
+	game_destroy(game);
+	return 0;
+}
+
+/* The square root by Newton's method (the executable does without libm). */
+static double
+square_root(double x)
+{
+	double r = x > 1 ? x : 1;
+
+	if (!(x > 0))
+		return 0;
+	for (int i = 0; i < 100; i++)
+		r = 0.5 * (r + x / r);
+	return r;
+}
+
+/* Half the width of the 95% confidence interval of a mean. */
+static double
+ci95(double sum, double sum_sq, long n)
+{
+	double mean, var;
+
+	if (n < 2)
+		return 0;
+	mean = sum / (double)n;
+	var = (sum_sq - (double)n * mean * mean) / (double)(n - 1);
+	return var > 0 ? 1.96 * square_root(var / (double)n) : 0;
+}
+
+static int
+compare_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+percentile(const double *sorted, long n, double q)
+{
+	long i = (long)(q * (double)(n - 1) + 0.5);
+
+	return n > 0 ? sorted[i] : 0;
+}
+
+static void
+report(struct arena *a)
+{
+	const char *unit = strcmp(a->impl->name, "birdhead") == 0 ?
+	    "penalty" : "score";
+	long g = a->games;
+
+	printf("\n%-7s %-7s %-25s %-18s%s\n", "player", "level",
+	    strcmp(unit, "penalty") == 0 ? "mean penalty (95% CI)" :
+	    "mean score (95% CI)", "wins (95% CI)",
+	    a->impl == &wizard_game ? "  exact bids" : "");
+	for (int k = 0; k < a->nplayers; k++) {
+		struct player *p = &a->players[k];
+		char exact[32] = "";
+
+		if (a->impl == &wizard_game)
+			snprintf(exact, sizeof(exact), "  %5.1f%% of %ld",
+			    p->bids > 0 ? 100.0 * (double)p->exact /
+			    (double)p->bids : 0, p->bids);
+		printf("%-7d %-7s %8.1f +- %-13.1f %5.1f%% +- %-7.1f%s\n", k,
+		    ai_level_name(p->level), p->score / (double)g,
+		    ci95(p->score, p->score_sq, g), 100 * p->wins / (double)g,
+		    100 * ci95(p->wins, p->wins_sq, g), exact);
+	}
+	printf("\nplayer 0 (%s) against the others' mean: %+.1f +- %.1f %s "
+	    "per game (positive: player 0 better)\n",
+	    ai_level_name(a->players[0].level), a->margin / (double)g,
+	    ci95(a->margin, a->margin_sq, g), unit);
+	printf("\ndecision time per level:\n");
+	for (int level = AI_EASY; level <= AI_HARD; level++) {
+		double *all = NULL;
+		long n = 0;
+
+		for (int k = 0; k < a->nplayers; k++)
+			if ((int)a->players[k].level == level)
+				n += a->players[k].ntimes;
+		if (n == 0 || (all = malloc((size_t)n * sizeof(*all))) ==
+		    NULL)
+			continue;
+		n = 0;
+		for (int k = 0; k < a->nplayers; k++) {
+			struct player *p = &a->players[k];
+
+			if ((int)p->level != level)
+				continue;
+			memcpy(all + n, p->times, (size_t)p->ntimes *
+			    sizeof(*all));
+			n += p->ntimes;
+		}
+		qsort(all, (size_t)n, sizeof(*all), compare_double);
+		printf("  %-7s p50 %8.3f ms  p99 %8.3f ms  max %8.3f ms  "
+		    "(%ld decisions)\n", ai_level_name((enum ai_level)level),
+		    percentile(all, n, 0.5), percentile(all, n, 0.99),
+		    all[n - 1], n);
+		free(all);
+	}
+}
+
+static void
+progress(long done, long total)
+{
+	int width = 40, filled = (int)(done * width / (total > 0 ? total : 1));
+
+	fprintf(stderr, "\r[%.*s%*s] %ld/%ld games", filled,
+	    "========================================", width - filled, "",
+	    done, total);
+	if (done == total)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+/* Reads "hard,normal,normal" into the players; -1 when malformed. */
+static int
+parse_seats(struct arena *a, const char *text)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	a->nplayers = 0;
+	for (char *t = strtok_r(buf, ",", &save); t != NULL;
+	    t = strtok_r(NULL, ",", &save)) {
+		int level = ai_level_parse(t);
+
+		if (level < 0 || a->nplayers == GAME_MAX_SEATS)
+			return -1;
+		a->players[a->nplayers++].level = (enum ai_level)level;
+	}
+	return a->nplayers > 0 ? 0 : -1;
+}
+
+int
+cli_arena(int argc, char **argv)
+{
+	struct arena a;
+	const char *seats = NULL;
+	char err[GAME_ERR_LEN], options_text[512] = "";
+	int status = 0, tty = isatty(STDERR_FILENO);
+
+	memset(&a, 0, sizeof(a));
+	a.games = 10;
+	a.seed = 1;
+	a.budget_ms = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		if (arg[0] != '-') {
+			if (a.impl != NULL || (a.impl = game_find(arg)) ==
+			    NULL) {
+				fprintf(stderr, "stichbot arena: unknown game "
+				    "\"%s\"\n", arg);
+				return 2;
+			}
+			continue;
+		}
+		if (value == NULL) {
+			fprintf(stderr, "stichbot arena: %s needs a value\n",
+			    arg);
+			return 2;
+		}
+		i++;
+		errno = 0;
+		if (strcmp(arg, "--seats") == 0) {
+			seats = value;
+		} else if (strcmp(arg, "--games") == 0) {
+			a.games = strtol(value, &end, 10);
+			if (errno != 0 || *end != '\0' || a.games < 1) {
+				fprintf(stderr, "stichbot arena: --games takes "
+				    "a positive number\n");
+				return 2;
+			}
+		} else if (strcmp(arg, "--seed") == 0) {
+			a.seed = strtoull(value, &end, 10);
+			if (errno != 0 || *end != '\0' || value[0] == '-') {
+				fprintf(stderr, "stichbot arena: --seed takes "
+				    "a whole number\n");
+				return 2;
+			}
+		} else if (strcmp(arg, "--budget-ms") == 0) {
+			long v = strtol(value, &end, 10);
+
+			if (errno != 0 || *end != '\0' || v < 1 ||
+			    v > 3600000) {
+				fprintf(stderr, "stichbot arena: --budget-ms "
+				    "takes 1 to 3600000\n");
+				return 2;
+			}
+			a.budget_ms = (int)v;
+		} else if (strcmp(arg, "--option") == 0) {
+			if (a.impl == NULL) {
+				fprintf(stderr, "stichbot arena: name the game "
+				    "before its options\n");
+				return 2;
+			}
+			if (game_option_set(a.impl, &a.options, value, err,
+			    sizeof(err)) != 0) {
+				fprintf(stderr, "stichbot arena: %s\n", err);
+				return 2;
+			}
+			snprintf(options_text + strlen(options_text),
+			    sizeof(options_text) - strlen(options_text),
+			    "%s%s", options_text[0] ? " " : "", value);
+		} else {
+			fprintf(stderr, "stichbot arena: unknown option "
+			    "\"%s\"\n", arg);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (a.impl == NULL || seats == NULL) {
+		usage(stderr);
+		return 2;
+	}
+	if (parse_seats(&a, seats) != 0) {
+		fprintf(stderr, "stichbot arena: --seats lists levels (easy, "
+		    "normal, hard) separated by commas\n");
+		return 2;
+	}
+	if (a.nplayers < a.impl->min_seats || a.nplayers > a.impl->max_seats) {
+		fprintf(stderr, "stichbot arena: %s needs %d to %d players\n",
+		    a.impl->name, a.impl->min_seats, a.impl->max_seats);
+		return 2;
+	}
+	if (a.impl->validate_options(&a.options, a.nplayers, err,
+	    sizeof(err)) != 0) {
+		fprintf(stderr, "stichbot arena: %s\n", err);
+		return 2;
+	}
+	printf("%s, %d players, %ld games, seed %llu, hard budget %d ms, "
+	    "options: %s\n", a.impl->name, a.nplayers, a.games,
+	    (unsigned long long)a.seed, a.budget_ms > 0 ? a.budget_ms : 100,
+	    options_text[0] ? options_text : "none");
+	printf("player k sits at seat (k + g) mod %d in game g; the first "
+	    "%s is seat (g div %d) mod %d\n", a.nplayers,
+	    a.impl == &wizard_game ? "dealer" : "leader", a.nplayers,
+	    a.nplayers);
+	fflush(stdout);
+	for (long g = 0; g < a.games && status == 0; g++) {
+		if (play_game(&a, g) != 0)
+			status = 1;
+		else if (tty)
+			progress(g + 1, a.games);
+	}
+	if (status == 0)
+		report(&a);
+	for (int k = 0; k < a.nplayers; k++)
+		free(a.players[k].times);
+	return status;
+}

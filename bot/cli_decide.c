@@ -1,0 +1,269 @@
+/*
+ * cli_decide.c - `stichbot decide`: a computer player's choice for the seat
+ * that must act at the end of a record (RECORD.md, last section).
+ *
+ * The record is replayed like `replay` does, keeping its actions, so the
+ * player remembers the cards played earlier in the round as a person at
+ * the table would; the player itself only ever sees the seat's view.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "ai.h"
+#include "ai_game.h"
+#include "cli.h"
+#include "record.h"
+
+static void
+usage(FILE *out)
+{
+	fprintf(out, "usage: stichbot decide [--level easy|normal|hard] "
+	    "[--seed N] [--budget-ms N] [--seat S] [FILE]\n\n"
+	    "Reads a game record (from FILE or standard input) that stops "
+	    "where a seat must act,\nand prints the action a computer player "
+	    "chooses for that seat.\n\n"
+	    "  --level L      easy, normal (the default) or hard\n"
+	    "  --seed N       the same seed gives the same choice (default 0)\n"
+	    "  --budget-ms N  hard's thinking time (default 100 ms)\n"
+	    "  --seat S       the seat to decide for when several may act "
+	    "(default: the lowest)\n\n"
+	    "Exit status: 0 with an action; 2 with an error object when the "
+	    "record is malformed,\nholds an illegal action, or has no seat "
+	    "to act.\n");
+}
+
+static int
+print_json(json_t *obj)
+{
+	int rc = json_dumpf(obj, stdout, JSON_PRESERVE_ORDER | JSON_INDENT(0));
+
+	if (rc == 0 && fputc('\n', stdout) == EOF)
+		rc = -1;
+	if (fflush(stdout) != 0)
+		rc = -1;
+	json_decref(obj);
+	if (rc != 0)
+		fprintf(stderr, "stichbot decide: cannot write: %s\n",
+		    strerror(errno));
+	return rc;
+}
+
+/* Prints the error object of RECORD.md; action < 0 prints null. */
+static int
+fail(const char *reason, int action)
+{
+	print_json(json_pack("{s:s, s:o}", "error", reason, "action",
+	    action < 0 ? json_null() : json_integer(action)));
+	return 2;
+}
+
+/* Parses a whole non-negative decimal number into *out. */
+static int
+parse_number(const char *text, unsigned long long max,
+    unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (text == NULL || text[0] < '0' || text[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno != 0 || *end != '\0' || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * Replays the record's actions into game.  Returns 0, or 2 after printing
+ * the error object.
+ */
+static int
+replay_actions(struct game *game, const json_t *actions)
+{
+	const struct game_impl *impl = game->impl;
+	char err[GAME_ERR_LEN] = "", reason[GAME_ERR_LEN + 64];
+
+	if (game_advance(game, err, sizeof(err)) != 0)
+		return fail(err, -1);
+	for (size_t i = 0; i < json_array_size(actions); i++) {
+		struct action action;
+
+		if (impl->phase(game->state) == PHASE_DEAL) {
+			snprintf(reason, sizeof(reason),
+			    "The record has no deal for round %d.",
+			    impl->round(game->state) + 2);
+			return fail(reason, -1);
+		}
+		if (action_from_json(impl, json_array_get(actions, i), &action,
+		    err, sizeof(err)) != 0 ||
+		    game_apply(game, &action, err, sizeof(err)) != 0) {
+			snprintf(reason, sizeof(reason),
+			    "Action %zu of the record is illegal: %s", i, err);
+			return fail(reason, (int)i);
+		}
+		if (game_advance(game, err, sizeof(err)) != 0)
+			return fail(err, -1);
+	}
+	return 0;
+}
+
+static int
+decide(const json_t *record, int seat, const struct ai_params *params,
+    int64_t started)
+{
+	char err[GAME_ERR_LEN] = "", reason[GAME_ERR_LEN + 64];
+	const json_t *actions = json_object_get(record, "actions");
+	struct ai_limits limits = { .started = started };
+	int seats[GAME_MAX_SEATS], nseats, status;
+	struct game *game;
+	struct action action;
+
+	game = game_from_record(record, err, sizeof(err));
+	if (game == NULL)
+		return fail(err, -1);
+	if (actions != NULL && !json_is_null(actions) &&
+	    !json_is_array(actions)) {
+		game_destroy(game);
+		return fail("\"actions\" must be a list.", -1);
+	}
+	status = replay_actions(game, actions);
+	if (status != 0) {
+		game_destroy(game);
+		return status;
+	}
+	switch (game->impl->phase(game->state)) {
+	case PHASE_OVER:
+		game_destroy(game);
+		return fail("The game is over: no seat is to act.", -1);
+	case PHASE_DEAL:
+		snprintf(reason, sizeof(reason), "The record has no deal for "
+		    "round %d, so no seat can act.",
+		    game->impl->round(game->state) + 2);
+		game_destroy(game);
+		return fail(reason, -1);
+	default:
+		break;
+	}
+	nseats = game->impl->to_act(game->state, seats);
+	if (seat < 0) {
+		seat = seats[0];
+		for (int i = 1; i < nseats; i++)
+			if (seats[i] < seat)
+				seat = seats[i];
+	} else {
+		int found = 0;
+
+		for (int i = 0; i < nseats; i++)
+			found |= seats[i] == seat;
+		if (!found) {
+			snprintf(reason, sizeof(reason),
+			    "Seat %d may not act now.", seat);
+			game_destroy(game);
+			return fail(reason, -1);
+		}
+	}
+	if (ai_decide_ex(game->impl, game->state, game->actions,
+	    game->nactions, seat, params, &limits, &action) != 0) {
+		game_destroy(game);
+		return fail("The computer player found nothing to do.", -1);
+	}
+	status = print_json(action_to_json(game->impl, &action)) == 0 ? 0 : 2;
+	game_destroy(game);
+	return status;
+}
+
+int
+cli_decide(int argc, char **argv)
+{
+	struct ai_params params = { .level = AI_NORMAL, .seed = 0,
+	    .budget_ms = 0 };
+	int64_t started = ai_now_ns();
+	const char *path = NULL;
+	unsigned long long n;
+	json_error_t error;
+	json_t *record;
+	FILE *in = stdin;
+	int seat = -1, status;
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			usage(stdout);
+			return 0;
+		} else if (strcmp(arg, "--level") == 0) {
+			int level = ai_level_parse(value);
+
+			if (level < 0) {
+				fprintf(stderr, "stichbot decide: --level is "
+				    "easy, normal or hard\n");
+				return 2;
+			}
+			params.level = (enum ai_level)level;
+			i++;
+		} else if (strcmp(arg, "--seed") == 0) {
+			if (parse_number(value, UINT64_MAX, &n) != 0) {
+				fprintf(stderr, "stichbot decide: --seed takes "
+				    "a whole number\n");
+				return 2;
+			}
+			params.seed = n;
+			i++;
+		} else if (strcmp(arg, "--budget-ms") == 0) {
+			if (parse_number(value, 3600000, &n) != 0 || n == 0) {
+				fprintf(stderr, "stichbot decide: --budget-ms "
+				    "takes 1 to 3600000\n");
+				return 2;
+			}
+			params.budget_ms = (int)n;
+			i++;
+		} else if (strcmp(arg, "--seat") == 0) {
+			if (parse_number(value, GAME_MAX_SEATS - 1, &n) != 0) {
+				fprintf(stderr, "stichbot decide: --seat takes "
+				    "a seat number\n");
+				return 2;
+			}
+			seat = (int)n;
+			i++;
+		} else if (arg[0] == '-' && arg[1] != '\0') {
+			fprintf(stderr, "stichbot decide: unknown option "
+			    "\"%s\"\n", arg);
+			usage(stderr);
+			return 2;
+		} else if (path == NULL) {
+			path = arg;
+		} else {
+			fprintf(stderr, "stichbot decide: one file at most\n");
+			return 2;
+		}
+	}
+	if (path != NULL && strcmp(path, "-") != 0) {
+		in = fopen(path, "r");
+		if (in == NULL) {
+			fprintf(stderr, "stichbot decide: %s: %s\n", path,
+			    strerror(errno));
+			return 2;
+		}
+	}
+	record = json_loadf(in, JSON_REJECT_DUPLICATES, &error);
+	if (in != stdin)
+		fclose(in);
+	if (record == NULL) {
+		char reason[256];
+
+		snprintf(reason, sizeof(reason),
+		    "The record is not valid JSON (line %d, column %d): %s.",
+		    error.line, error.column, error.text);
+		return fail(reason, -1);
+	}
+	status = decide(record, seat, &params, started);
+	json_decref(record);
+	return status;
+}

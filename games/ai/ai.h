@@ -1,0 +1,42 @@
+/*
+ * ai.h - computer players for every game.
+ *
+ * A computer player decides from what its seat may know and nothing else:
+ * ai_decide() takes the full engine state only to build the seat's view
+ * (its own hand, or under clairvoyance the others' cards; the turned card;
+ * public actions; bids once revealed) and never looks at the rest.  The
+ * same state with other hands, the stock, or unrevealed bids and selections
+ * shuffled gives the same choice for the same seed.
+ */
+#ifndef STICHBOT_AI_H
+#define STICHBOT_AI_H
+
+#include <stdint.h>
+
+#include "game.h"
+
+enum ai_level {
+	AI_EASY,     /* a simple rule-follower: legal, plausible, beatable */
+	AI_NORMAL,   /* good heuristics */
+	AI_HARD,     /* search within a time budget */
+};
+
+struct ai_params {
+	enum ai_level level;
+	uint64_t seed;           /* the same seed gives the same choice */
+	int budget_ms;           /* thinking time cap; <= 0: the level's default */
+};
+
+/*
+ * Chooses an action for seat, which must be one of the seats to act in
+ * state (impl->to_act).  Returns 0 with a legal action in out, or -1 when
+ * the seat has nothing to do.
+ */
+int ai_decide(const struct game_impl *impl, const void *state, int seat,
+    const struct ai_params *params, struct action *out);
+
+/* "easy", "normal", "hard"; parse returns -1 for an unknown name. */
+const char *ai_level_name(enum ai_level level);
+int ai_level_parse(const char *name);
+
+#endif

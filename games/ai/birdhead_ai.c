@@ -1,0 +1,392 @@
+/*
+ * birdhead_ai.c - computer players for BirdHead.
+ *
+ * The round is lost by whoever keeps the highest last card, so a hand is
+ * as good as the card it can keep back.  easy plays like a plain
+ * trick-taker: it leads its lowest card and follows with the cheapest
+ * cards that meet the standard, so it keeps its high cards and pays for
+ * them.  normal manages its last card: it dumps its highest cards early,
+ * whenever it leads (several copies at once when it has them, which
+ * forces the others to meet them or give up their lowest cards) and
+ * whenever its highest cards meet the standard.  hard samples the cards it
+ * cannot see, consistent with what the plays revealed (a seat that did
+ * not meet the standard played its lowest cards, so it holds nothing
+ * lower), plays every candidate out to the end of the round with normal
+ * for every seat, and keeps the one with the lowest expected penalty.
+ */
+#include <string.h>
+
+#include "ai_impl.h"
+#include "birdhead.h"
+#include "game.h"
+#include "rng.h"
+
+/* Hard: how much the others' penalties count for the seat. */
+#define OTHERS_WEIGHT 0.3
+
+/* What a seat sees of a BirdHead state. */
+struct birdhead_view {
+	/* The redacted copy: the other hands are empty. */
+	struct birdhead_state s;
+	int seat;
+	uint8_t held[GAME_MAX_SEATS];    /* cards in each hand */
+	/* Every card of the seat is at least this (what its plays showed). */
+	uint8_t floor[GAME_MAX_SEATS];
+	/* Copies of each face in other hands or out of the deal. */
+	uint8_t unseen[BIRDHEAD_FACES];
+};
+
+/* One sampled deal of the hidden cards. */
+struct birdhead_world {
+	struct birdhead_state s;
+};
+
+static int
+hand_size(const uint8_t *count)
+{
+	int n = 0;
+
+	for (int face = BIRDHEAD_LOW; face <= BIRDHEAD_HIGH; face++)
+		n += count[face];
+	return n;
+}
+
+/* The n highest (or lowest) cards of a hand, sorted ascending. */
+static void
+extreme_cards(const uint8_t *count, int n, int highest, uint8_t *out)
+{
+	int k = 0;
+
+	if (highest) {
+		for (int face = BIRDHEAD_HIGH; face >= BIRDHEAD_LOW && k < n;
+		    face--)
+			for (int c = 0; c < count[face] && k < n; c++)
+				out[n - 1 - k++] = (uint8_t)face;
+	} else {
+		for (int face = BIRDHEAD_LOW; face <= BIRDHEAD_HIGH && k < n;
+		    face++)
+			for (int c = 0; c < count[face] && k < n; c++)
+				out[k++] = (uint8_t)face;
+	}
+}
+
+static int
+meets(const uint8_t *play, const uint8_t *standard, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (play[i] < standard[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * The cheapest cards that meet the standard, into out (sorted): for each
+ * standard card from the lowest up, the smallest card left that is at
+ * least as high.  Returns 0 when no play meets it.
+ */
+static int
+cheapest_meet(const uint8_t *count, const uint8_t *standard, int n,
+    uint8_t *out)
+{
+	uint8_t left[BIRDHEAD_FACES];
+
+	memcpy(left, count, sizeof(left));
+	for (int i = 0; i < n; i++) {
+		int face = standard[i];
+
+		while (face <= BIRDHEAD_HIGH && left[face] == 0)
+			face++;
+		if (face > BIRDHEAD_HIGH)
+			return 0;
+		left[face]--;
+		out[i] = (uint8_t)face;
+	}
+	return 1;
+}
+
+/*
+ * A play for seat in s by level: easy or normal (hard uses normal in its
+ * simulations).  Writes sorted faces into out and returns how many.
+ */
+static int
+heuristic_play(const struct birdhead_state *s, int seat, int normal,
+    uint8_t *out)
+{
+	const struct birdhead_round *r = &s->r;
+	const uint8_t *count = r->count[seat];
+	int held = hand_size(count), width = r->width;
+
+	if (r->trick_len == 0) {
+		int face = normal ? BIRDHEAD_HIGH : BIRDHEAD_LOW, k = 1;
+
+		while (count[face] == 0)
+			face += normal ? -1 : 1;
+		/* normal leads every copy it may; it must keep one card. */
+		if (normal) {
+			k = count[face];
+			if (k > GAME_MAX_PLAY)
+				k = GAME_MAX_PLAY;
+			if (k > held - 1)
+				k = held - 1;
+		}
+		memset(out, face, (size_t)k);
+		return k;
+	}
+	if (normal) {
+		/* The highest cards meet whenever anything does. */
+		extreme_cards(count, width, 1, out);
+		if (meets(out, r->standard, width))
+			return width;
+	} else if (cheapest_meet(count, r->standard, width, out)) {
+		return width;
+	}
+	extreme_cards(count, width, 0, out);
+	return width;
+}
+
+static void
+set_play(struct action *out, int seat, const uint8_t *faces, int n)
+{
+	memset(out, 0, sizeof(*out));
+	out->seat = (int8_t)seat;
+	out->kind = ACTION_PLAY;
+	out->ncards = (uint8_t)n;
+	memcpy(out->cards, faces, (size_t)n);
+}
+
+/* ---- hard ------------------------------------------------------------ */
+
+struct birdhead_search {
+	const struct birdhead_view *v;
+	int ncand;
+	struct action cand[GAME_MAX_ACTIONS];
+};
+
+/*
+ * Deals the unseen cards to the other seats: the seat with the highest
+ * floor first, each taking the first shuffled cards at or above its floor
+ * (any card once those run out); what is left was never dealt.
+ */
+static double
+birdhead_sample(const void *arg, struct rng *rng, void *worldp)
+{
+	const struct birdhead_search *search = arg;
+	const struct birdhead_view *v = search->v;
+	struct birdhead_world *w = worldp;
+	uint8_t pool[BIRDHEAD_DECK], used[BIRDHEAD_DECK] = { 0 };
+	int order[GAME_MAX_SEATS], norder = 0, npool = 0;
+
+	for (int face = BIRDHEAD_LOW; face <= BIRDHEAD_HIGH; face++)
+		for (int c = 0; c < v->unseen[face]; c++)
+			pool[npool++] = (uint8_t)face;
+	rng_shuffle(rng, pool, (size_t)npool);
+	memcpy(&w->s, &v->s, sizeof(w->s));
+	for (int seat = 0; seat < v->s.nseats; seat++) {
+		int j = norder;
+
+		if (seat == v->seat)
+			continue;
+		for (; j > 0 && v->floor[order[j - 1]] < v->floor[seat]; j--)
+			order[j] = order[j - 1];
+		order[j] = seat;
+		norder++;
+	}
+	for (int i = 0; i < norder; i++) {
+		int seat = order[i], need = v->held[seat];
+		uint8_t *count = w->s.r.count[seat];
+
+		for (int pass = 0; pass < 2 && need > 0; pass++) {
+			for (int k = 0; k < npool && need > 0; k++) {
+				if (used[k] || (pass == 0 &&
+				    pool[k] < v->floor[seat]))
+					continue;
+				used[k] = 1;
+				count[pool[k]]++;
+				need--;
+			}
+		}
+	}
+	return 1;
+}
+
+static void
+rollout(struct birdhead_state *s)
+{
+	uint8_t play[GAME_MAX_PLAY];
+
+	while (s->r.phase == PHASE_PLAY) {
+		int seat = s->r.turn;
+		int n = heuristic_play(s, seat, 1, play);
+
+		birdhead_play(s, seat, play, n);
+	}
+}
+
+static double
+birdhead_score(const void *arg, const void *worldp, int cand)
+{
+	const struct birdhead_search *search = arg;
+	const struct birdhead_view *v = search->v;
+	const struct action *a = &search->cand[cand];
+	struct birdhead_world w;
+	double others = 0;
+	int round;
+
+	memcpy(&w, worldp, sizeof(w));
+	birdhead_play(&w.s, v->seat, a->cards, a->ncards);
+	rollout(&w.s);
+	round = w.s.round;
+	for (int seat = 0; seat < w.s.nseats; seat++)
+		if (seat != v->seat)
+			others += w.s.points[round][seat];
+	return -w.s.points[round][v->seat] +
+	    OTHERS_WEIGHT * others / (w.s.nseats - 1);
+}
+
+static void
+hard(const struct birdhead_view *v, struct ai_ctx *ctx, struct action *out)
+{
+	struct birdhead_search search;
+	struct ai_search run;
+	int best, plays = 0;
+
+	memset(&search, 0, sizeof(search));
+	search.v = v;
+	search.ncand = birdhead_game.legal(&v->s, v->seat, search.cand,
+	    GAME_MAX_ACTIONS);
+	if (search.ncand <= 1)
+		return;
+	/* A simulated play costs well under a unit (see ai.c). */
+	for (int seat = 0; seat < v->s.nseats; seat++)
+		plays += v->held[seat];
+	run.ncand = search.ncand;
+	run.world_size = sizeof(struct birdhead_world);
+	run.cost = search.ncand * (0.7 * plays + 3);
+	run.sample = birdhead_sample;
+	run.score = birdhead_score;
+	best = ai_search_run(ctx, &run, &search);
+	if (best >= 0)
+		*out = search.cand[best];
+}
+
+/* ---- the seat's view ------------------------------------------------- */
+
+/* Sorted copy of a play. */
+static void
+sorted_play(const struct action *a, uint8_t *out)
+{
+	int n = a->ncards;
+
+	memcpy(out, a->cards, (size_t)n);
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && out[j - 1] > out[j]; j--) {
+			uint8_t t = out[j];
+
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+}
+
+/*
+ * Follows one trick's plays: a play that did not meet the standard was
+ * its seat's lowest cards, so the seat holds nothing below them.
+ */
+static void
+learn_trick(struct birdhead_view *v, const int *seats,
+    const uint8_t (*plays)[GAME_MAX_PLAY], int nplays, int width)
+{
+	uint8_t standard[GAME_MAX_PLAY];
+
+	if (nplays == 0)
+		return;
+	memcpy(standard, plays[0], (size_t)width);
+	for (int i = 1; i < nplays; i++) {
+		if (meets(plays[i], standard, width)) {
+			memcpy(standard, plays[i], (size_t)width);
+		} else if (plays[i][width - 1] > v->floor[seats[i]]) {
+			v->floor[seats[i]] = plays[i][width - 1];
+		}
+	}
+}
+
+/*
+ * Builds seat's view of full; plays are the round's plays from the record
+ * (the current trick's last), or NULL.
+ */
+static void
+view_build(struct birdhead_view *v, const struct birdhead_state *full,
+    int seat, const struct action *plays, int nplays)
+{
+	const struct birdhead_round *fr = &full->r;
+	int seats[GAME_MAX_SEATS];
+	uint8_t trick[GAME_MAX_SEATS][GAME_MAX_PLAY];
+
+	memset(v, 0, sizeof(*v));
+	memcpy(&v->s, full, sizeof(v->s));
+	v->seat = seat;
+	for (int other = 0; other < full->nseats; other++) {
+		v->held[other] = (uint8_t)hand_size(fr->count[other]);
+		v->floor[other] = BIRDHEAD_LOW;
+		if (other != seat)
+			memset(v->s.r.count[other], 0,
+			    sizeof(v->s.r.count[other]));
+	}
+	for (int face = BIRDHEAD_LOW; face <= BIRDHEAD_HIGH; face++)
+		v->unseen[face] = (uint8_t)(BIRDHEAD_COPIES -
+		    fr->count[seat][face]);
+	/* The earlier tricks of the round, trick by trick. */
+	if (plays != NULL && nplays >= fr->trick_len) {
+		int done = nplays - fr->trick_len, n = 0;
+
+		for (int i = 0; i < done; i++) {
+			const struct action *a = &plays[i];
+
+			if (a->ncards < 1 || a->ncards > GAME_MAX_PLAY)
+				break;
+			seats[n] = a->seat;
+			memset(trick[n], 0, GAME_MAX_PLAY);
+			sorted_play(a, trick[n]);
+			for (int c = 0; c < a->ncards; c++)
+				if (v->unseen[a->cards[c]] > 0)
+					v->unseen[a->cards[c]]--;
+			if (++n == full->nseats) {
+				learn_trick(v, seats, (const uint8_t (*)
+				    [GAME_MAX_PLAY])trick, n, a->ncards);
+				n = 0;
+			}
+		}
+	}
+	/* The current trick is on the table for everybody. */
+	for (int i = 0; i < fr->trick_len; i++) {
+		seats[i] = fr->trick_seat[i];
+		memcpy(trick[i], fr->trick_cards[i], GAME_MAX_PLAY);
+		for (int c = 0; c < fr->width; c++)
+			if (v->unseen[fr->trick_cards[i][c]] > 0)
+				v->unseen[fr->trick_cards[i][c]]--;
+	}
+	learn_trick(v, seats, (const uint8_t (*)[GAME_MAX_PLAY])trick,
+	    fr->trick_len, fr->width);
+}
+
+int
+birdhead_ai_decide(const void *state, int seat, const struct action *actions,
+    int nactions, struct ai_ctx *ctx, struct action *out)
+{
+	const struct birdhead_state *full = state;
+	const struct action *plays;
+	struct birdhead_view v;
+	uint8_t play[GAME_MAX_PLAY];
+	int count, n;
+
+	if (full->r.phase != PHASE_PLAY)
+		return -1;
+	count = full->r.trick_no * full->nseats + full->r.trick_len;
+	plays = ai_round_plays(actions, nactions, count);
+	view_build(&v, full, seat, plays, count);
+	/* From here on only the view. */
+	n = heuristic_play(&v.s, seat, ctx->level != AI_EASY, play);
+	set_play(out, seat, play, n);
+	if (ctx->level == AI_HARD)
+		hard(&v, ctx, out);
+	return 0;
+}
