@@ -536,19 +536,26 @@ insert_json(struct store *store, enum stmt_id id_stmt, int64_t id, int index,
 	return rc;
 }
 
-static int
-insert_seat(struct store *store, int64_t id, int seat,
+/* Binds a seat's holder to the six parameters both seat statements take. */
+static sqlite3_stmt *
+bind_seat(sqlite3_stmt *st, int64_t id, int seat,
     const struct store_seat *holder)
 {
-	sqlite3_stmt *st = stmt(store, STMT_SEAT_INSERT);
-
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, seat);
 	bind_text(st, 3, holder->user_id);
 	bind_text(st, 4, holder->name);
 	sqlite3_bind_int(st, 5, holder->computer != 0);
 	sqlite3_bind_int(st, 6, holder->level);
-	return run(store, st, "cannot store a seat");
+	return st;
+}
+
+static int
+insert_seat(struct store *store, int64_t id, int seat,
+    const struct store_seat *holder)
+{
+	return run(store, bind_seat(stmt(store, STMT_SEAT_INSERT), id, seat,
+	    holder), "cannot store a seat");
 }
 
 /* Inserts the games row from the record's header; the new id, or -1. */
@@ -705,14 +712,9 @@ int
 store_seat(struct store *store, int64_t id, int seat,
     const struct store_seat *holder)
 {
-	sqlite3_stmt *st = stmt(store, STMT_SEAT_UPDATE);
+	sqlite3_stmt *st = bind_seat(stmt(store, STMT_SEAT_UPDATE), id, seat,
+	    holder);
 
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int(st, 2, seat);
-	bind_text(st, 3, holder->user_id);
-	bind_text(st, 4, holder->name);
-	sqlite3_bind_int(st, 5, holder->computer != 0);
-	sqlite3_bind_int(st, 6, holder->level);
 	if (run(store, st, "cannot change a seat") != 0)
 		return -1;
 	if (sqlite3_changes(store->db) == 0) {

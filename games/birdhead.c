@@ -538,7 +538,7 @@ birdhead_result(const void *state)
 	const struct birdhead_state *s = state;
 	json_t *rounds = json_array();
 	json_t *scores = json_array();
-	json_t *winners = json_array();
+	json_t *winners;
 	int over = s->r.phase == PHASE_OVER;
 
 	for (int round = 0; round <= s->round; round++) {
@@ -567,28 +567,14 @@ birdhead_result(const void *state)
 	}
 	for (int seat = 0; seat < s->nseats; seat++)
 		json_array_append_new(scores, json_integer(s->total[seat]));
-	if (over) {
-		int best = 0;
-
-		/* Penalties: the lowest total wins. */
-		for (int seat = 1; seat < s->nseats; seat++)
-			if (s->total[seat] < s->total[best])
-				best = seat;
-		for (int seat = 0; seat < s->nseats; seat++)
-			if (s->total[seat] == s->total[best])
-				json_array_append_new(winners,
-				    json_integer(seat));
-	}
+	/* Penalties: the lowest total wins. */
+	winners = over ? game_winners(s->total, s->nseats,
+	    (1u << s->nseats) - 1, birdhead_game.lower_score_wins) :
+	    json_array();
 	return json_pack("{s:s, s:o, s:o, s:b, s:o}", "game", "birdhead",
 	    "rounds", rounds, "scores", scores, "finished", over,
 	    "winners", winners);
 }
-
-static const char *const phase_names[] = {
-	[PHASE_DEAL] = "deal", [PHASE_TRUMP] = "trump", [PHASE_BID] = "bid",
-	[PHASE_BID_SIMULTANEOUS] = "bid", [PHASE_SELECT] = "select",
-	[PHASE_PLAY] = "play", [PHASE_OVER] = "over",
-};
 
 /* A hand as a sorted list of codes, lowest first. */
 static json_t *
@@ -617,7 +603,7 @@ birdhead_view(const void *state, int seat)
 	int nacting = birdhead_to_act(s, acting);
 
 	json_object_set_new(view, "game", json_string("birdhead"));
-	json_object_set_new(view, "phase", json_string(phase_names[r->phase]));
+	json_object_set_new(view, "phase", json_string(game_phase_name(r->phase)));
 	json_object_set_new(view, "round", json_integer(s->round + 1));
 	json_object_set_new(view, "cards", json_integer(s->cards));
 	for (int i = 0; i < nacting; i++)

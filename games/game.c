@@ -123,6 +123,41 @@ game_option_set(const struct game_impl *impl, struct game_options *options,
 	return 0;
 }
 
+const char *
+game_phase_name(enum game_phase phase)
+{
+	static const char *const names[] = {
+		[PHASE_DEAL] = "deal", [PHASE_TRUMP] = "trump",
+		[PHASE_BID] = "bid", [PHASE_BID_SIMULTANEOUS] = "bid",
+		[PHASE_SELECT] = "select", [PHASE_PLAY] = "play",
+		[PHASE_OVER] = "over",
+	};
+
+	if ((unsigned)phase >= sizeof(names) / sizeof(names[0]))
+		return "unknown";
+	return names[phase];
+}
+
+json_t *
+game_winners(const int16_t *total, int nseats, unsigned eligible,
+    int lowest_wins)
+{
+	json_t *winners = json_array();
+	int best = -1;
+
+	for (int seat = 0; seat < nseats; seat++) {
+		if (!(eligible & (1u << seat)))
+			continue;
+		if (best < 0 || (lowest_wins ? total[seat] < total[best] :
+		    total[seat] > total[best]))
+			best = seat;
+	}
+	for (int seat = 0; best >= 0 && seat < nseats; seat++)
+		if ((eligible & (1u << seat)) && total[seat] == total[best])
+			json_array_append_new(winners, json_integer(seat));
+	return winners;
+}
+
 int
 action_equal(const struct action *a, const struct action *b)
 {

@@ -172,6 +172,16 @@ int game_option_index(const struct game_impl *impl, const char *name);
 int game_option_set(const struct game_impl *impl, struct game_options *options,
     const char *text, char *err, size_t errlen);
 
+/* The name views give a phase ("bid", "play", ...). */
+const char *game_phase_name(enum game_phase phase);
+/*
+ * The winners among the seats in the bit mask eligible: the highest total,
+ * or the lowest when lowest_wins; ties all win.  A new JSON array of seats
+ * in ascending order, owned by the caller.
+ */
+json_t *game_winners(const int16_t *total, int nseats, unsigned eligible,
+    int lowest_wins);
+
 /* Action helpers shared by the record reader, the bot and the AI. */
 int action_equal(const struct action *a, const struct action *b);
 /* Writes an action as a record object; returns a new reference. */

@@ -473,7 +473,7 @@ sticheln_result(const void *state)
 	const struct sticheln_state *s = state;
 	json_t *rounds = json_array();
 	json_t *scores = json_array();
-	json_t *winners = json_array();
+	json_t *winners;
 	int over = s->r.phase == PHASE_OVER;
 
 	for (int round = 0; round <= s->round; round++) {
@@ -505,27 +505,12 @@ sticheln_result(const void *state)
 	}
 	for (int seat = 0; seat < s->nseats; seat++)
 		json_array_append_new(scores, json_integer(s->total[seat]));
-	if (over) {
-		int best = 0;
-
-		for (int seat = 1; seat < s->nseats; seat++)
-			if (s->total[seat] > s->total[best])
-				best = seat;
-		for (int seat = 0; seat < s->nseats; seat++)
-			if (s->total[seat] == s->total[best])
-				json_array_append_new(winners,
-				    json_integer(seat));
-	}
+	winners = over ? game_winners(s->total, s->nseats,
+	    (1u << s->nseats) - 1, 0) : json_array();
 	return json_pack("{s:s, s:o, s:o, s:b, s:o}", "game", "sticheln",
 	    "rounds", rounds, "scores", scores, "finished", over,
 	    "winners", winners);
 }
-
-static const char *const phase_names[] = {
-	[PHASE_DEAL] = "deal", [PHASE_TRUMP] = "trump", [PHASE_BID] = "bid",
-	[PHASE_BID_SIMULTANEOUS] = "bid", [PHASE_SELECT] = "select",
-	[PHASE_PLAY] = "play", [PHASE_OVER] = "over",
-};
 
 /* A sorted hand as a list of codes: colours in r y g b n p order. */
 static json_t *
@@ -567,7 +552,7 @@ sticheln_view(const void *state, int seat)
 	int nacting = sticheln_to_act(s, acting);
 
 	json_object_set_new(view, "game", json_string("sticheln"));
-	json_object_set_new(view, "phase", json_string(phase_names[r->phase]));
+	json_object_set_new(view, "phase", json_string(game_phase_name(r->phase)));
 	json_object_set_new(view, "round", json_integer(s->round + 1));
 	json_object_set_new(view, "rounds", json_integer(s->nrounds));
 	for (int i = 0; i < nacting; i++)

@@ -835,7 +835,7 @@ wizard_result(const void *state)
 	const struct wizard_state *s = state;
 	json_t *rounds = json_array();
 	json_t *scores = json_array();
-	json_t *winners = json_array();
+	json_t *winners;
 	int over = s->r.phase == PHASE_OVER;
 
 	for (int round = 0; round <= s->round; round++) {
@@ -867,29 +867,13 @@ wizard_result(const void *state)
 	}
 	for (int seat = 0; seat < s->nseats; seat++)
 		json_array_append_new(scores, json_integer(s->total[seat]));
-	if (over) {
-		int best = -1;
-
-		for (int seat = 0; seat < s->nseats; seat++)
-			if ((s->active & (1u << seat)) &&
-			    (best < 0 || s->total[seat] > s->total[best]))
-				best = seat;
-		for (int seat = 0; seat < s->nseats; seat++)
-			if ((s->active & (1u << seat)) &&
-			    s->total[seat] == s->total[best])
-				json_array_append_new(winners,
-				    json_integer(seat));
-	}
+	/* Seats eliminated under nannie cannot win. */
+	winners = over ? game_winners(s->total, s->nseats, s->active, 0) :
+	    json_array();
 	return json_pack("{s:s, s:o, s:o, s:b, s:o}", "game", "wizard",
 	    "rounds", rounds, "scores", scores, "finished", over,
 	    "winners", winners);
 }
-
-static const char *const phase_names[] = {
-	[PHASE_DEAL] = "deal", [PHASE_TRUMP] = "trump", [PHASE_BID] = "bid",
-	[PHASE_BID_SIMULTANEOUS] = "bid", [PHASE_SELECT] = "select",
-	[PHASE_PLAY] = "play", [PHASE_OVER] = "over",
-};
 
 /* A sorted hand as a list of codes: suits in r y g b order, then W, J. */
 static json_t *
@@ -940,7 +924,7 @@ wizard_view(const void *state, int seat)
 	    r->phase != PHASE_DEAL && r->phase != PHASE_OVER;
 
 	json_object_set_new(view, "game", json_string("wizard"));
-	json_object_set_new(view, "phase", json_string(phase_names[r->phase]));
+	json_object_set_new(view, "phase", json_string(game_phase_name(r->phase)));
 	json_object_set_new(view, "round", json_integer(s->round + 1));
 	json_object_set_new(view, "rounds", json_integer(s->nrounds));
 	json_object_set_new(view, "cards", json_integer(r->cards));

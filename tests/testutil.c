@@ -155,6 +155,17 @@ test_check_example(const char *name)
 	json_decref(expected);
 }
 
+void
+test_check_replays_to(const struct game *game, const json_t *result)
+{
+	json_t *record = game_to_record(game), *replayed;
+
+	assert_int_equal(replay_record(record, &replayed), 0);
+	assert_true(json_equal(result, replayed));
+	json_decref(replayed);
+	json_decref(record);
+}
+
 json_int_t
 test_int_at(const json_t *array, size_t index)
 {

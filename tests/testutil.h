@@ -39,6 +39,9 @@ struct game *test_random_game(const struct game_impl *impl,
  */
 void test_check_example(const char *name);
 
+/* Checks that game's record replays (status 0) to exactly result. */
+void test_check_replays_to(const struct game *game, const json_t *result);
+
 /* Integer of a JSON array element, for short assertions. */
 json_int_t test_int_at(const json_t *array, size_t index);
 

@@ -1324,13 +1324,13 @@ def wizard_illegal(rng, game, legal):
     elif r.phase == "bid":
         if game.hidden:
             done = [s for s in r.order if r.bids[s] is not None]
-            todo = [s for s in r.order if r.bids[s] is None]
+            waiting = [s for s in r.order if r.bids[s] is None]
             if done:
                 cands["duplicate hidden bid"] = {"seat": rng.choice(done), "bid": 0}
             out = [s for s in range(game.n) if not game.active[s]]
             if out:
                 cands["eliminated seat bids"] = {"seat": rng.choice(out), "bid": 0}
-            seat = rng.choice(todo)
+            seat = rng.choice(waiting)
         else:
             seat = r.order[r.bid_pos]
             others = [s for s in range(game.n) if s != seat]
@@ -1413,8 +1413,8 @@ def sticheln_illegal(rng, game, legal):
     cands = {}
     if r.phase == "select":
         done = [s for s in range(game.n) if r.selected[s] is not None]
-        todo = [s for s in range(game.n) if r.selected[s] is None]
-        seat = rng.choice(todo)
+        waiting = [s for s in range(game.n) if r.selected[s] is None]
+        seat = rng.choice(waiting)
         if done:
             d = rng.choice(done)
             cands["duplicate selection"] = {"seat": d, "select": r.hands[d][0]}
