@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "config.h"
+#include "version.h"
 
 struct command {
 	const char *name;

@@ -1,0 +1,119 @@
+/*
+ * adapter.h - the boundary between the bot core and a chat medium.
+ *
+ * An adapter connects to one network (an IRC server, a Matrix account, the
+ * terminal, or the in-memory test medium), registers the descriptors and
+ * timers it needs with the bot's single event loop, renders structured text
+ * (text.h) for its medium, and reports what people say and do through the
+ * bot_on_*() callbacks below.
+ *
+ * Each implementation lives in adapters/NAME.c and exports one const
+ * struct adapter_impl; adapter_find() picks one by name from a
+ * NULL-terminated registry.  Implementation functions are static.
+ */
+#ifndef STICHBOT_ADAPTER_H
+#define STICHBOT_ADAPTER_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "text.h"
+
+struct bot;
+struct loop;
+struct store;
+struct adapter;
+
+/*
+ * A person as the adapter knows them.  id is stable for as long as the
+ * adapter can tell (IRC: the services account when known, otherwise
+ * nick!user@host; Matrix: the user id); seats are bound to ids.  name is
+ * what the channel shows.  Both are borrowed for the call.
+ */
+struct user {
+	const char *id;
+	const char *name;
+	/* IRC: nick!user@host, for admin hostmask globs; NULL elsewhere. */
+	const char *mask;
+};
+
+struct adapter_impl {
+	const char *name;
+	/*
+	 * Sets up adapter->priv from the network's configuration object
+	 * (borrowed; its JSON path is path, e.g. "networks[1]").  Checks every
+	 * key the adapter knows with cfg.h and refuses unknown ones (the
+	 * common keys in config_network_keys are allowed).  Allocates; does
+	 * not connect, so `check-config` can call it.  -1 with a reason.
+	 */
+	int (*init)(struct adapter *adapter, const json_t *config,
+	    const char *path, char *err, size_t errlen);
+	/* Frees what init() allocated; safe after a failed init(). */
+	void (*finish)(struct adapter *adapter);
+	/* Connects and joins; registers fds and timers with the bot's loop. */
+	int (*start)(struct adapter *adapter);
+	/* Says goodbye (may be NULL) where it can and disconnects. */
+	void (*stop)(struct adapter *adapter, const char *goodbye);
+	/*
+	 * Joins a channel or room now or once connected, and again after
+	 * every reconnect; part() leaves it and forgets it.
+	 */
+	int (*join)(struct adapter *adapter, const char *channel);
+	int (*part)(struct adapter *adapter, const char *channel);
+	/*
+	 * Sends text to a channel or room.  Sends are queued in order and
+	 * never block; a failure is logged and survived by the adapter.
+	 */
+	int (*send_channel)(struct adapter *adapter, const char *channel,
+	    const struct text *text);
+	/* Sends text privately to a user (IRC PRIVMSG/NOTICE, Matrix DM). */
+	int (*send_private)(struct adapter *adapter, const char *user_id,
+	    const struct text *text);
+	/* Messages waiting to be sent (flood control, retries); for status. */
+	size_t (*queue_depth)(const struct adapter *adapter);
+	/*
+	 * Optional (NULL): 1 when the medium itself makes user_id an admin of
+	 * channel (a Matrix room admin); configured admins need no help.
+	 */
+	int (*channel_admin)(struct adapter *adapter, const char *channel,
+	    const char *user_id);
+};
+
+struct adapter {
+	const struct adapter_impl *impl;
+	struct bot *bot;
+	/* The network's name in the configuration and the store. */
+	char *network;
+	void *priv;
+};
+
+/* The loop and store an adapter uses (Matrix keeps its sync token there). */
+struct loop *bot_loop(struct bot *bot);
+struct store *bot_store(struct bot *bot);
+
+/* The registry of adapters (adapters/registry.c), NULL-terminated. */
+extern const struct adapter_impl *const adapter_registry[];
+const struct adapter_impl *adapter_find(const char *name);
+
+/*
+ * Callbacks into the core.  channel is NULL for a private message.  The
+ * core never keeps the pointers it is given.
+ */
+void bot_on_message(struct bot *bot, struct adapter *adapter,
+    const char *channel, const struct user *from, const char *text);
+/* Someone joined or left (part, quit, kick) a channel; channel NULL: quit. */
+void bot_on_join(struct bot *bot, struct adapter *adapter,
+    const char *channel, const struct user *who);
+void bot_on_leave(struct bot *bot, struct adapter *adapter,
+    const char *channel, const struct user *who);
+/*
+ * A user's id or name changed (an IRC nick change without an account);
+ * seats follow the person.
+ */
+void bot_on_rename(struct bot *bot, struct adapter *adapter,
+    const char *old_id, const struct user *now);
+/* The adapter lost and regained its connection. */
+void bot_on_connected(struct bot *bot, struct adapter *adapter, int up);
+
+#endif

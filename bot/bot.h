@@ -1,0 +1,76 @@
+/*
+ * bot.h - the bot core: adapters in, tables out.
+ *
+ * A bot owns its adapters and its tables (one per channel of a network),
+ * borrows a loop and a store, and applies a configuration.  Everything runs
+ * on the loop's thread; adapters call the bot_on_*() functions of adapter.h.
+ *
+ * Life cycle:
+ *   bot = bot_create(loop, store, &settings);
+ *   bot_configure(bot, config);        networks become adapters, channels
+ *                                      get their settings (again on reload)
+ *   bot_restore(bot);                  unfinished games come back
+ *   bot_start(bot);                    adapters connect and join
+ *   loop_run(loop);
+ *   bot_stop(bot, goodbye);            adapters say goodbye and disconnect
+ *   bot_destroy(bot);
+ */
+#ifndef STICHBOT_BOT_H
+#define STICHBOT_BOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "adapter.h"
+#include "config.h"
+
+struct loop;
+struct store;
+struct bot;
+
+/* Bot-wide settings not tied to a network; zero fields take defaults. */
+struct bot_settings {
+	const char *computer_level;  /* level of stand-ins/addbot: "normal" */
+	int ai_budget_ms;            /* hard players' budget (default 100) */
+	int lobby_idle;              /* s before an idle lobby closes (1800) */
+	int grace;                   /* s before a leaver is stood in for (60) */
+	uint64_t seed;               /* 0: seeds from the system's randomness */
+};
+
+struct bot *bot_create(struct loop *loop, struct store *store,
+    const struct bot_settings *settings, char *err, size_t errlen);
+/* Stops nothing: call bot_stop() first.  NULL is fine. */
+void bot_destroy(struct bot *bot);
+
+/*
+ * Applies a configuration (borrowed; the bot copies what it keeps): adds an
+ * adapter for each new network (adapter init() errors are returned), joins
+ * new channels, leaves channels no longer listed once their tables are
+ * over, and updates channel settings and admins.  Tables are never lost.
+ * On a reload of a running bot, new adapters are started at once.
+ */
+int bot_configure(struct bot *bot, const struct config *config, char *err,
+    size_t errlen);
+
+/*
+ * Adds an adapter that is not in a configuration (the terminal, the test
+ * medium) for network name, with channel settings for every channel
+ * (borrowed; copied).  The adapter's init() gets config (may be NULL).
+ */
+struct adapter *bot_add_adapter(struct bot *bot,
+    const struct adapter_impl *impl, const char *network,
+    const json_t *config, const struct config_channel *defaults,
+    char *err, size_t errlen);
+
+/* Rebuilds every unfinished game of the store; returns how many, or -1. */
+int bot_restore(struct bot *bot);
+/* Starts (connects) every adapter not yet started. */
+int bot_start(struct bot *bot);
+/* Says goodbye where games are running and stops every adapter. */
+void bot_stop(struct bot *bot, const char *goodbye);
+
+/* For `status` and the service's logs. */
+size_t bot_table_count(const struct bot *bot);
+size_t bot_game_count(const struct bot *bot);
+
+#endif
