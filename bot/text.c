@@ -170,8 +170,9 @@ text_sanitize(const char *s)
 void
 text_bold(struct text *t, const char *s)
 {
+	/* Bold words are mostly names, so they are sanitised like user text. */
 	add_char(t, TEXT_BOLD);
-	text_add(t, s);
+	text_user(t, s);
 	add_char(t, TEXT_BOLD);
 }
 
@@ -256,11 +257,28 @@ html_escape(struct text *out, const char *s, size_t n)
 	}
 }
 
+/*
+ * Appends s to IRC output.  A digit or a comma right after a colour code
+ * would be read as part of the code (a colour number or a background) and
+ * vanish, so an empty bold pair keeps them apart.
+ */
+static void
+irc_addn(struct text *out, int *after_colour, const char *s, size_t n)
+{
+	if (n == 0)
+		return;
+	if (*after_colour && ((s[0] >= '0' && s[0] <= '9') || s[0] == ','))
+		text_add(out, "\x02\x02");
+	*after_colour = 0;
+	text_addn(out, s, n);
+}
+
 void
 text_render(const struct text *t, enum text_format format, struct text *out)
 {
 	const char *s = text_str(t);
 	int bold = 0, pre = 0, colour_open = 0;
+	int after_colour = 0;    /* IRC output ends with a colour code */
 	const struct palette *colour = NULL;
 
 	text_clear(out);
@@ -270,6 +288,7 @@ text_render(const struct text *t, enum text_format format, struct text *out)
 		switch (c) {
 		case TEXT_BOLD:
 			bold = !bold;
+			after_colour = 0;
 			if (format == TEXT_FORMAT_IRC)
 				add_char(out, '\x02');
 			else if (format == TEXT_FORMAT_HTML)
@@ -286,6 +305,7 @@ text_render(const struct text *t, enum text_format format, struct text *out)
 				if (colour->irc != NULL) {
 					add_char(out, '\x03');
 					text_add(out, colour->irc);
+					after_colour = 1;
 				} else {
 					add_char(out, '\x02');
 				}
@@ -304,10 +324,11 @@ text_render(const struct text *t, enum text_format format, struct text *out)
 			break;
 		case TEXT_PLAIN:
 			if (colour_open) {
-				if (format == TEXT_FORMAT_IRC)
+				if (format == TEXT_FORMAT_IRC) {
 					add_char(out, colour->irc != NULL ?
 					    '\x03' : '\x02');
-				else if (format == TEXT_FORMAT_HTML)
+					after_colour = colour->irc != NULL;
+				} else if (format == TEXT_FORMAT_HTML)
 					text_add(out, colour->html != NULL ?
 					    "</font>" : "</b>");
 				else if (format == TEXT_FORMAT_ANSI)
@@ -344,6 +365,9 @@ text_render(const struct text *t, enum text_format format, struct text *out)
 				text_add(out, "\033[1m");
 				text_addn(out, sep + 1, (size_t)(end - sep - 1));
 				text_add(out, bold ? "" : "\033[22m");
+			} else if (format == TEXT_FORMAT_IRC) {
+				irc_addn(out, &after_colour, sep + 1,
+				    (size_t)(end - sep - 1));
 			} else {
 				text_addn(out, sep + 1, (size_t)(end - sep - 1));
 			}
@@ -357,6 +381,8 @@ text_render(const struct text *t, enum text_format format, struct text *out)
 					add_char(out, '\n');
 				else
 					html_escape(out, &c, 1);
+			} else if (format == TEXT_FORMAT_IRC) {
+				irc_addn(out, &after_colour, &c, 1);
 			} else {
 				add_char(out, c);
 			}

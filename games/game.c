@@ -37,6 +37,20 @@ game_error(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+int
+game_text_prefix(const char *s, int max)
+{
+	int n = 0;
+
+	while (n < max && s[n] != '\0')
+		n++;
+	/* Cut before a sequence that does not fit whole. */
+	if (s[n] != '\0')
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	return n;
+}
+
 const struct game_impl *
 game_find(const char *name)
 {
@@ -85,8 +99,8 @@ game_option_set(const struct game_impl *impl, struct game_options *options,
 	int index, value;
 
 	if (len == 0 || len >= sizeof(name))
-		return game_error(err, errlen, "Unknown option \"%.40s\".",
-		    text);
+		return game_error(err, errlen, "Unknown option \"%.*s\".",
+		    game_text_prefix(text, 40), text);
 	memcpy(name, text, len);
 	name[len] = '\0';
 	index = game_option_index(impl, name);
@@ -231,7 +245,8 @@ card_from_json(const struct game_impl *impl, const json_t *value,
 		return game_error(err, errlen, "A card must be a string.");
 	face = impl->parse_card(json_string_value(value));
 	if (face < 0)
-		return game_error(err, errlen, "\"%.20s\" is not a %s card.",
+		return game_error(err, errlen, "\"%.*s\" is not a %s card.",
+		    game_text_prefix(json_string_value(value), 20),
 		    json_string_value(value), impl->name);
 	*out = (uint8_t)face;
 	return 0;

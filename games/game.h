@@ -193,6 +193,13 @@ json_t *action_to_json(const struct game_impl *impl, const struct action *a);
 int action_from_json(const struct game_impl *impl, const json_t *obj,
     struct action *out, char *err, size_t errlen);
 
+/*
+ * The length of the longest prefix of s, at most max bytes, that does not
+ * cut a UTF-8 sequence: quote user text in a message with "%.*s", so the
+ * message stays valid UTF-8 (JSON output and chat need it).
+ */
+int game_text_prefix(const char *s, int max);
+
 /* Safe formatted error writing for engines: never overflows err. */
 int game_error(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

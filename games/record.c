@@ -219,8 +219,8 @@ options_from_json(const struct game_impl *impl, const json_t *obj,
 
 		if (index < 0)
 			return game_error(err, errlen,
-			    "Unknown option \"%.40s\" for %s.", name,
-			    impl->name);
+			    "Unknown option \"%.*s\" for %s.",
+			    game_text_prefix(name, 40), name, impl->name);
 		desc = &impl->options[index];
 		/* RECORD.md: true, or an integer for options with values. */
 		if (json_is_true(value)) {

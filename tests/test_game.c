@@ -239,6 +239,42 @@ test_result_shape_for_started_rounds(void **unused)
 	json_decref(out);
 }
 
+/*
+ * Found by fuzz/fuzz_cards and fuzz/fuzz_record: a message that quoted
+ * user text cut in the middle of a character was invalid UTF-8, and replay
+ * could not print its answer.  Quotes now end before such a character.
+ */
+static void
+test_quotes_cut_whole_characters(void **unused)
+{
+	struct game_options o = { { 0 } };
+	char err[GAME_ERR_LEN], text[128], want[160], record[400];
+	struct action a;
+	json_t *obj;
+
+	/* "x" and 40 two-byte characters: 40 bytes would cut the 20th. */
+	strcpy(text, "x");
+	for (int i = 0; i < 40; i++)
+		strcat(text, "\xc3\xa9");
+	assert_int_equal(game_option_set(&wizard_game, &o, text, err,
+	    sizeof(err)), -1);
+	snprintf(want, sizeof(want), "Unknown option \"%.39s\".", text);
+	assert_string_equal(err, want);
+	obj = json_pack("{s:i, s:s}", "seat", 1, "play", text);
+	assert_int_equal(action_from_json(&wizard_game, obj, &a, err,
+	    sizeof(err)), -1);
+	snprintf(want, sizeof(want), "\"%.19s\" is not a wizard card.", text);
+	assert_string_equal(err, want);
+	json_decref(obj);
+	snprintf(record, sizeof(record), "{\"game\":\"wizard\",\"players\":"
+	    "[\"a\",\"b\",\"c\"],\"first\":0,\"options\":{\"%s\":true}}",
+	    text);
+	expect_status(record, 2, -1);
+	snprintf(record, sizeof(record), "{" HEADER ",\"deals\":[" DEAL "],"
+	    "\"actions\":[{\"seat\":1,\"play\":\"%s\"}]}", text);
+	expect_status(record, 1, 0);
+}
+
 int
 main(void)
 {
@@ -250,6 +286,7 @@ main(void)
 		cmocka_unit_test(test_malformed_records),
 		cmocka_unit_test(test_illegal_actions),
 		cmocka_unit_test(test_result_shape_for_started_rounds),
+		cmocka_unit_test(test_quotes_cut_whole_characters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -129,6 +129,40 @@ test_cut_text_is_closed(void **unused)
 	text_finish(&t);
 }
 
+/*
+ * Found by fuzz/fuzz_text: mIRC reads up to two digits and ",N" after a
+ * colour code, so text after a card that starts with a digit or a comma
+ * must not touch the code, or it vanishes into it.
+ */
+static void
+test_irc_digits_after_colour(void **unused)
+{
+	struct text t;
+	char *s;
+
+	text_init(&t);
+	text_card(&t, 'r', "r7");
+	text_user(&t, "5 tricks");
+	s = render(&t, TEXT_FORMAT_IRC);
+	assert_string_equal(s, "\x03" "04r7\x03\x02\x02" "5 tricks");
+	free(s);
+	text_clear(&t);
+	text_add(&t, "\x03r");
+	text_user(&t, ",3");
+	text_add(&t, "\x0f");
+	s = render(&t, TEXT_FORMAT_IRC);
+	assert_string_equal(s, "\x03" "04\x02\x02,3\x03");
+	free(s);
+	text_clear(&t);
+	/* Other text after a colour stays as it was. */
+	text_card(&t, 'r', "r7");
+	text_add(&t, " 5");
+	s = render(&t, TEXT_FORMAT_IRC);
+	assert_string_equal(s, "\x03" "04r7\x03 5");
+	free(s);
+	text_finish(&t);
+}
+
 int
 main(void)
 {
@@ -138,6 +172,7 @@ main(void)
 		cmocka_unit_test(test_html_rendering_escapes),
 		cmocka_unit_test(test_ansi_rendering),
 		cmocka_unit_test(test_cut_text_is_closed),
+		cmocka_unit_test(test_irc_digits_after_colour),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
