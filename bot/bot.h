@@ -34,6 +34,7 @@ struct bot_settings {
 	int ai_budget_ms;            /* hard players' budget (default 100) */
 	int lobby_idle;              /* s before an idle lobby closes (1800) */
 	int grace;                   /* s before a leaver is stood in for (60) */
+	int computer_delay_ms;       /* pause before a computer moves (1000) */
 	uint64_t seed;               /* 0: seeds from the system's randomness */
 };
 
@@ -66,7 +67,10 @@ struct adapter *bot_add_adapter(struct bot *bot,
 int bot_restore(struct bot *bot);
 /* Starts (connects) every adapter not yet started. */
 int bot_start(struct bot *bot);
-/* Says goodbye where games are running and stops every adapter. */
+/*
+ * Says goodbye (unless goodbye is NULL) where games are running, in each
+ * channel's language, and stops every adapter.
+ */
 void bot_stop(struct bot *bot, const char *goodbye);
 
 /* For `status` and the service's logs. */

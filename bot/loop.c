@@ -306,6 +306,9 @@ loop_run_once(struct loop *loop, int timeout)
 		if (limit >= 0 && (wait < 0 || limit < wait))
 			wait = limit;
 	}
+	/* A hook (or a callback before it) may have ended the loop. */
+	if (loop->stopped)
+		return 0;
 	if (loop->nheap > 0 && !loop->virtual_clock) {
 		uint64_t now = loop_now(loop);
 		uint64_t due = loop->slots[loop->heap[0]].due;

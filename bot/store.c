@@ -130,6 +130,7 @@ enum stmt_id {
 	STMT_STATS_TOP,
 	STMT_KV_SET,
 	STMT_KV_GET,
+	STMT_FIND_USER,
 	STMT_COUNT,
 };
 
@@ -206,6 +207,9 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	    "INSERT INTO kv (key, value) VALUES (?1, ?2)"
 	    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 	[STMT_KV_GET] = "SELECT value FROM kv WHERE key = ?1",
+	[STMT_FIND_USER] =
+	    "SELECT user_id FROM seats WHERE name = ?1 COLLATE NOCASE"
+	    " AND user_id <> '' ORDER BY game_id DESC LIMIT 1",
 };
 
 struct store {
@@ -1145,6 +1149,23 @@ store_top(struct store *store, const char *game, struct store_stats *out,
 		rc = SQLITE_DONE;
 	done(st);
 	return rc == SQLITE_DONE ? n : db_fail(store, "cannot read stats");
+}
+
+int
+store_find_user(struct store *store, const char *name, char *out,
+    size_t outlen)
+{
+	sqlite3_stmt *st = stmt(store, STMT_FIND_USER);
+	int rc;
+
+	bind_text(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(out, outlen, "%s", column_text(st, 0));
+	done(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : db_fail(store, "cannot find a player");
 }
 
 int

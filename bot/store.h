@@ -119,6 +119,13 @@ int store_player_stats(struct store *store, const char *game,
 int store_top(struct store *store, const char *game, struct store_stats *out,
     int max);
 
+/*
+ * The id of the player who last sat under name (case-insensitive) in any
+ * stored game: 1 with the id in out, 0 when nobody did, -1 on an error.
+ */
+int store_find_user(struct store *store, const char *name, char *out,
+    size_t outlen);
+
 /* Small named values that must survive restarts (e.g. Matrix sync tokens). */
 int store_kv_set(struct store *store, const char *key, const char *value);
 /* Returns a malloc'd copy of the value (caller frees), or NULL. */

@@ -547,6 +547,7 @@ sticheln_view(const void *state, int seat)
 	json_t *won = json_array();
 	json_t *counts = json_array();
 	json_t *scores = json_array();
+	json_t *points = json_array();
 	json_t *to_act = json_array();
 	int acting[GAME_MAX_SEATS];
 	int nacting = sticheln_to_act(s, acting);
@@ -576,7 +577,15 @@ sticheln_view(const void *state, int seat)
 			held += __builtin_popcount(r->hand[other][colour]);
 		json_array_append_new(counts, json_integer(held));
 		json_array_append_new(scores, json_integer(s->total[other]));
+		/*
+		 * The round's points if it ended now: public once the
+		 * penalty cards are revealed, since every capture was seen.
+		 */
+		json_array_append_new(points, r->phase == PHASE_PLAY ?
+		    json_integer(r->gained[other] -
+		    face_rank(r->selected[other])) : json_null());
 	}
+	json_object_set_new(view, "points", points);
 	json_object_set_new(view, "selected", selected);
 	json_object_set_new(view, "penalty_colours", colours);
 	json_object_set_new(view, "won", won);

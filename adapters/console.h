@@ -1,0 +1,18 @@
+/*
+ * console.h - the terminal adapter: one person at a table in a terminal.
+ */
+#ifndef STICHBOT_CONSOLE_H
+#define STICHBOT_CONSOLE_H
+
+#include "adapter.h"
+
+extern const struct adapter_impl console_adapter;
+
+/* The channel the terminal table lives in, and the person's id. */
+#define CONSOLE_CHANNEL "#table"
+#define CONSOLE_USER "you"
+
+/* Runs a command as if the person had typed it, echoing it. */
+void console_type(struct adapter *adapter, const char *line);
+
+#endif

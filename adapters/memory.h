@@ -1,0 +1,39 @@
+/*
+ * memory.h - the in-memory test medium: what the bot sends is kept in a
+ * list for tests to read, and tests speak for users through it.
+ */
+#ifndef STICHBOT_MEMORY_H
+#define STICHBOT_MEMORY_H
+
+#include <stddef.h>
+
+#include "adapter.h"
+
+extern const struct adapter_impl memory_adapter;
+
+/* One message the bot sent. */
+struct memory_line {
+	char *channel;           /* the channel, or NULL for a private one */
+	char *user_id;           /* the addressee of a private message */
+	char *text;              /* rendered as plain text */
+	char *marked;            /* the structured text with its marks */
+};
+
+size_t memory_count(const struct adapter *adapter);
+const struct memory_line *memory_line(const struct adapter *adapter,
+    size_t index);
+void memory_clear(struct adapter *adapter);
+/*
+ * keep 0: what the bot sends is dropped instead of kept, so a benchmark
+ * with thousands of tables does not grow the list (1, the default: kept).
+ */
+void memory_keep(struct adapter *adapter, int keep);
+/* The channels joined and not parted, for tests of reloads. */
+int memory_joined(const struct adapter *adapter, const char *channel);
+int memory_started(const struct adapter *adapter);
+
+/* A user says text in channel (NULL: privately to the bot). */
+void memory_say(struct adapter *adapter, const char *channel,
+    const char *user_id, const char *name, const char *text);
+
+#endif

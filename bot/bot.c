@@ -1,0 +1,795 @@
+/*
+ * bot.c - the bot core: networks and their adapters, channels and their
+ * settings, what adapters report (messages, joins, parts, renames,
+ * reconnects), the configuration, and restoring games after a restart.
+ *
+ * Everything here runs on the loop's one thread.  Tables live in
+ * table.c, commands in commands.c.
+ */
+#include <ctype.h>
+#include <fnmatch.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+
+#include "array.h"
+#include "internal.h"
+#include "log.h"
+#include "loop.h"
+#include "store.h"
+
+/* Channel defaults when a network gives none. */
+static void
+settings_default(struct channel_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->game, sizeof(s->game), "wizard");
+	s->lang = LANG_EN;
+	snprintf(s->prefixes, sizeof(s->prefixes), "!/");
+	s->turn_timer = 120;
+	s->options = json_array();
+}
+
+void
+settings_finish(struct channel_settings *settings)
+{
+	json_decref(settings->options);
+	settings->options = NULL;
+}
+
+void
+settings_copy(struct channel_settings *to, const struct channel_settings *from)
+{
+	json_t *options = json_deep_copy(from->options);
+
+	settings_finish(to);
+	*to = *from;
+	to->options = options != NULL ? options : json_array();
+}
+
+static void
+settings_from_config(struct channel_settings *to,
+    const struct config_channel *from)
+{
+	settings_default(to);
+	if (from == NULL)
+		return;
+	if (from->game != NULL)
+		snprintf(to->game, sizeof(to->game), "%s", from->game);
+	if (from->lang != NULL && lang_parse(from->lang) >= 0)
+		to->lang = (enum lang)lang_parse(from->lang);
+	if (from->prefixes != NULL && from->prefixes[0] != '\0')
+		snprintf(to->prefixes, sizeof(to->prefixes), "%s",
+		    from->prefixes);
+	to->plain = from->plain;
+	to->turn_timer = from->turn_timer;
+	if (from->options != NULL) {
+		json_decref(to->options);
+		to->options = json_deep_copy(from->options);
+	}
+}
+
+struct loop *
+bot_loop(struct bot *bot)
+{
+	return bot->loop;
+}
+
+struct store *
+bot_store(struct bot *bot)
+{
+	return bot->store;
+}
+
+struct bot *
+bot_create(struct loop *loop, struct store *store,
+    const struct bot_settings *settings, char *err, size_t errlen)
+{
+	struct bot *bot = calloc(1, sizeof(*bot));
+	uint64_t seed = settings != NULL ? settings->seed : 0;
+	int level;
+
+	if (bot == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	bot->loop = loop;
+	bot->store = store;
+	bot->computer_level = AI_NORMAL;
+	if (settings != NULL && settings->computer_level != NULL) {
+		if ((level = ai_level_parse(settings->computer_level)) < 0) {
+			snprintf(err, errlen, "unknown computer level \"%s\"",
+			    settings->computer_level);
+			free(bot);
+			return NULL;
+		}
+		bot->computer_level = (enum ai_level)level;
+	}
+	bot->ai_budget_ms = settings != NULL && settings->ai_budget_ms > 0 ?
+	    settings->ai_budget_ms : 100;
+	bot->lobby_idle = settings != NULL && settings->lobby_idle > 0 ?
+	    settings->lobby_idle : 1800;
+	bot->grace = settings != NULL && settings->grace > 0 ?
+	    settings->grace : 60;
+	bot->computer_delay_ms = settings != NULL &&
+	    settings->computer_delay_ms > 0 ? settings->computer_delay_ms :
+	    1000;
+	if (seed == 0 && getrandom(&seed, sizeof(seed), 0) !=
+	    (ssize_t)sizeof(seed))
+		seed = loop_now(loop) ^ (uint64_t)(uintptr_t)bot;
+	rng_seed(&bot->rng, seed);
+	bot->started_at = loop_now(loop);
+	return bot;
+}
+
+static void
+channel_destroy(struct channel *channel)
+{
+	if (channel == NULL)
+		return;
+	table_destroy(channel->table);
+	settings_finish(&channel->settings);
+	free(channel->name);
+	free(channel);
+}
+
+static void
+network_destroy(struct network *network)
+{
+	if (network == NULL)
+		return;
+	if (network->adapter.impl != NULL)
+		network->adapter.impl->finish(&network->adapter);
+	for (size_t i = 0; i < network->nadmins; i++)
+		free(network->admins[i]);
+	free(network->admins);
+	settings_finish(&network->defaults);
+	json_decref(network->config);
+	free(network->adapter.network);
+	free(network);
+}
+
+void
+bot_destroy(struct bot *bot)
+{
+	if (bot == NULL)
+		return;
+	for (int i = 0; i < bot->nchannels; i++)
+		channel_destroy(bot->channels[i]);
+	free(bot->channels);
+	for (int i = 0; i < bot->nnetworks; i++)
+		network_destroy(bot->networks[i]);
+	free(bot->networks);
+	free(bot);
+}
+
+static struct network *
+network_find(struct bot *bot, const char *name)
+{
+	for (int i = 0; i < bot->nnetworks; i++)
+		if (strcmp(bot->networks[i]->adapter.network, name) == 0)
+			return bot->networks[i];
+	return NULL;
+}
+
+static struct network *
+network_of(struct bot *bot, struct adapter *adapter)
+{
+	for (int i = 0; i < bot->nnetworks; i++)
+		if (&bot->networks[i]->adapter == adapter)
+			return bot->networks[i];
+	return NULL;
+}
+
+/*
+ * IRC channel names are case-insensitive; Matrix room ids are not, and
+ * they never start with '#' or '&' (aliases do, and are matched as typed).
+ */
+static int
+channel_name_equal(const char *a, const char *b)
+{
+	if (a[0] == '#' || a[0] == '&')
+		return strcasecmp(a, b) == 0;
+	return strcmp(a, b) == 0;
+}
+
+struct channel *
+channel_get(struct network *network, const char *name, int create)
+{
+	struct bot *bot = network->bot;
+	struct channel *channel;
+
+	for (int i = 0; i < bot->nchannels; i++) {
+		channel = bot->channels[i];
+		if (channel->network == network &&
+		    channel_name_equal(channel->name, name))
+			return channel;
+	}
+	if (!create)
+		return NULL;
+	if (array_grow((void **)&bot->channels, &bot->channels_cap,
+	    bot->nchannels + 1, sizeof(*bot->channels)) != 0)
+		return NULL;
+	channel = calloc(1, sizeof(*channel));
+	if (channel == NULL || (channel->name = strdup(name)) == NULL) {
+		free(channel);
+		return NULL;
+	}
+	channel->network = network;
+	settings_copy(&channel->settings, &network->defaults);
+	bot->channels[bot->nchannels++] = channel;
+	return channel;
+}
+
+/* IRC hostmask globs compare without regard to case. */
+static int
+mask_match(const char *glob, const char *mask)
+{
+	char g[256], m[256];
+	size_t i;
+
+	if (strlen(glob) >= sizeof(g) || strlen(mask) >= sizeof(m))
+		return 0;
+	for (i = 0; glob[i] != '\0'; i++)
+		g[i] = (char)tolower((unsigned char)glob[i]);
+	g[i] = '\0';
+	for (i = 0; mask[i] != '\0'; i++)
+		m[i] = (char)tolower((unsigned char)mask[i]);
+	m[i] = '\0';
+	return fnmatch(g, m, 0) == 0;
+}
+
+int
+bot_is_admin(struct bot *bot, struct network *network, const char *channel,
+    const struct user *user)
+{
+	for (size_t i = 0; i < network->nadmins; i++) {
+		const char *entry = network->admins[i];
+
+		if (strcmp(entry, user->id) == 0)
+			return 1;
+		if (user->mask != NULL && strchr(entry, '!') != NULL &&
+		    mask_match(entry, user->mask))
+			return 1;
+	}
+	if (channel != NULL && network->adapter.impl->channel_admin != NULL &&
+	    network->adapter.impl->channel_admin(&network->adapter, channel,
+	    user->id) == 1)
+		return 1;
+	return 0;
+}
+
+void
+channel_send(struct channel *channel, const struct text *text)
+{
+	struct adapter *adapter = &channel->network->adapter;
+
+	if (text->len == 0)
+		return;
+	if (channel->settings.plain) {
+		struct text plain;
+
+		text_init(&plain);
+		text_render(text, TEXT_FORMAT_PLAIN, &plain);
+		adapter->impl->send_channel(adapter, channel->name, &plain);
+		text_finish(&plain);
+		return;
+	}
+	adapter->impl->send_channel(adapter, channel->name, text);
+}
+
+void
+network_send_private(struct network *network, const char *user_id,
+    const struct text *text)
+{
+	struct adapter *adapter = &network->adapter;
+
+	if (text->len == 0 || user_id == NULL || user_id[0] == '\0')
+		return;
+	adapter->impl->send_private(adapter, user_id, text);
+}
+
+int
+user_tables(struct network *network, const char *user_id,
+    struct channel **out, int max)
+{
+	struct bot *bot = network->bot;
+	int n = 0;
+
+	for (int i = 0; i < bot->nchannels && n < max; i++) {
+		struct channel *channel = bot->channels[i];
+
+		if (channel->network == network && channel->table != NULL &&
+		    table_seat_of(channel->table, user_id) >= 0)
+			out[n++] = channel;
+	}
+	return n;
+}
+
+size_t
+bot_table_count(const struct bot *bot)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < bot->nchannels; i++)
+		n += bot->channels[i]->table != NULL;
+	return n;
+}
+
+size_t
+bot_game_count(const struct bot *bot)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < bot->nchannels; i++)
+		n += bot->channels[i]->table != NULL &&
+		    bot->channels[i]->table->game != NULL;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Networks and configuration. */
+
+static struct network *
+network_add(struct bot *bot, const struct adapter_impl *impl,
+    const char *name, const json_t *config, const char *path, char *err,
+    size_t errlen)
+{
+	struct network *network;
+
+	if (network_find(bot, name) != NULL) {
+		snprintf(err, errlen, "network \"%s\" exists already", name);
+		return NULL;
+	}
+	if (array_grow((void **)&bot->networks, &bot->networks_cap,
+	    bot->nnetworks + 1, sizeof(*bot->networks)) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	network = calloc(1, sizeof(*network));
+	if (network == NULL || (network->adapter.network = strdup(name)) ==
+	    NULL) {
+		free(network);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	network->bot = bot;
+	network->adapter.bot = bot;
+	settings_default(&network->defaults);
+	if (impl->init(&network->adapter, config, path, err, errlen) != 0) {
+		settings_finish(&network->defaults);
+		free(network->adapter.network);
+		free(network);
+		return NULL;
+	}
+	network->adapter.impl = impl;
+	network->config = config != NULL ? json_deep_copy(config) : NULL;
+	bot->networks[bot->nnetworks++] = network;
+	return network;
+}
+
+struct adapter *
+bot_add_adapter(struct bot *bot, const struct adapter_impl *impl,
+    const char *name, const json_t *config,
+    const struct config_channel *defaults, char *err, size_t errlen)
+{
+	struct network *network = network_add(bot, impl, name, config,
+	    name, err, errlen);
+
+	if (network == NULL)
+		return NULL;
+	if (defaults != NULL) {
+		settings_finish(&network->defaults);
+		settings_from_config(&network->defaults, defaults);
+	}
+	network->configured = 1;
+	return &network->adapter;
+}
+
+static void
+channel_join(struct channel *channel)
+{
+	struct network *network = channel->network;
+
+	if (channel->joined || !network->started)
+		return;
+	if (network->adapter.impl->join(&network->adapter,
+	    channel->name) == 0)
+		channel->joined = 1;
+}
+
+int
+bot_configure(struct bot *bot, const struct config *config, char *err,
+    size_t errlen)
+{
+	for (int i = 0; i < bot->nnetworks; i++)
+		bot->networks[i]->configured = 0;
+	for (size_t n = 0; n < config->nnetworks; n++) {
+		const struct config_network *cn = &config->networks[n];
+		struct network *network = network_find(bot, cn->name);
+		const struct adapter_impl *impl = adapter_find(cn->type);
+
+		if (impl == NULL) {
+			snprintf(err, errlen, "%s.type: unknown adapter \"%s\"",
+			    cn->path, cn->type);
+			return -1;
+		}
+		if (network == NULL) {
+			network = network_add(bot, impl, cn->name, cn->json,
+			    cn->path, err, errlen);
+			if (network == NULL)
+				return -1;
+		} else if (network->adapter.impl != impl) {
+			snprintf(err, errlen, "%s.type: a running network "
+			    "cannot change its type", cn->path);
+			return -1;
+		}
+		network->configured = 1;
+		for (size_t a = 0; a < network->nadmins; a++)
+			free(network->admins[a]);
+		free(network->admins);
+		network->admins = calloc(cn->nadmins + 1, sizeof(char *));
+		network->nadmins = 0;
+		for (size_t a = 0; network->admins != NULL && a < cn->nadmins;
+		    a++)
+			if ((network->admins[network->nadmins] =
+			    strdup(cn->admins[a])) != NULL)
+				network->nadmins++;
+		settings_finish(&network->defaults);
+		settings_from_config(&network->defaults, &cn->defaults);
+		/* removed: listed before this reload (cleared when still so). */
+		for (int c = 0; c < bot->nchannels; c++)
+			if (bot->channels[c]->network == network) {
+				bot->channels[c]->removed |=
+				    bot->channels[c]->configured;
+				bot->channels[c]->configured = 0;
+			}
+		for (size_t c = 0; c < cn->nchannels; c++) {
+			struct channel *channel = channel_get(network,
+			    cn->channels[c].name, 1);
+
+			if (channel == NULL) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			channel->configured = 1;
+			channel->removed = 0;
+			settings_finish(&channel->settings);
+			settings_from_config(&channel->settings,
+			    &cn->channels[c]);
+			channel_join(channel);
+		}
+	}
+	/* Channels no longer listed are left once their tables are over. */
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct channel *channel = bot->channels[c];
+
+		if (channel->removed && channel->joined &&
+		    channel->table == NULL) {
+			channel->network->adapter.impl->part(
+			    &channel->network->adapter, channel->name);
+			channel->joined = 0;
+		}
+	}
+	if (bot->started)
+		return bot_start(bot);
+	return 0;
+}
+
+int
+bot_start(struct bot *bot)
+{
+	int rc = 0;
+
+	bot->started = 1;
+	for (int i = 0; i < bot->nnetworks; i++) {
+		struct network *network = bot->networks[i];
+
+		if (network->started)
+			continue;
+		if (network->adapter.impl->start(&network->adapter) != 0) {
+			log_error("%s: could not start", network->adapter.network);
+			rc = -1;
+			continue;
+		}
+		network->started = 1;
+	}
+	for (int c = 0; c < bot->nchannels; c++)
+		if (bot->channels[c]->configured ||
+		    bot->channels[c]->table != NULL)
+			channel_join(bot->channels[c]);
+	return rc;
+}
+
+void
+bot_stop(struct bot *bot, const char *goodbye)
+{
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct channel *channel = bot->channels[c];
+		struct text t;
+
+		if (goodbye == NULL || channel->table == NULL ||
+		    channel->table->game == NULL || !channel->network->started)
+			continue;
+		text_init(&t);
+		SAY0(&t, channel->settings.lang, MSG_GOODBYE);
+		channel_send(channel, &t);
+		text_finish(&t);
+	}
+	/* Nothing may fire once the adapters are gone. */
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct table *table = bot->channels[c]->table;
+
+		if (table != NULL) {
+			loop_cancel(bot->loop, table->turn_timer);
+			loop_cancel(bot->loop, table->half_timer);
+			loop_cancel(bot->loop, table->computer_timer);
+			table->turn_timer = table->half_timer = 0;
+			table->computer_timer = 0;
+		}
+	}
+	for (int i = 0; i < bot->nnetworks; i++) {
+		struct network *network = bot->networks[i];
+
+		if (!network->started)
+			continue;
+		network->adapter.impl->stop(&network->adapter, goodbye);
+		network->started = 0;
+	}
+	bot->started = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Restore. */
+
+static int
+restore_one(const struct store_game *stored, void *arg)
+{
+	struct bot *bot = arg;
+	struct network *network = network_find(bot, stored->network);
+	struct channel *channel;
+	struct table *table;
+	char err[256];
+	struct text t;
+
+	if (network == NULL) {
+		log_warn("game %lld: network \"%s\" is not configured; the "
+		    "game waits in the store", (long long)stored->id,
+		    stored->network);
+		return 0;
+	}
+	channel = channel_get(network, stored->channel, 1);
+	if (channel == NULL)
+		return -1;
+	if (channel->table != NULL) {
+		log_warn("game %lld: %s already has a table; the game waits "
+		    "in the store", (long long)stored->id, stored->channel);
+		return 0;
+	}
+	table = table_restore(channel, stored, err, sizeof(err));
+	if (table == NULL) {
+		log_error("game %lld cannot be restored: %s",
+		    (long long)stored->id, err);
+		return 0;
+	}
+	if (table_deal_pending(table) != 0) {
+		log_error("game %lld: the next deal failed", (long long)
+		    stored->id);
+		table_destroy(table);
+		return 0;
+	}
+	log_info("%s %s: game %lld restored at action %d", stored->network,
+	    stored->channel, (long long)stored->id, table->game->nactions);
+	text_init(&t);
+	SAY0(&t, channel->settings.lang, MSG_RESUMED);
+	text_add(&t, "\n");
+	table_player_lines(table, &t);
+	for (int seat = 0; seat < table->nseats; seat++)
+		table_send_hand(table, seat, 0);
+	table_next_text(table, &t);
+	channel_send(channel, &t);
+	text_finish(&t);
+	return 0;
+}
+
+int
+bot_restore(struct bot *bot)
+{
+	int before = (int)bot_game_count(bot);
+
+	if (store_each_running(bot->store, restore_one, bot) != 0)
+		return -1;
+	return (int)bot_game_count(bot) - before;
+}
+
+/* ------------------------------------------------------------------ */
+/* What adapters report. */
+
+void
+bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *from, const char *text)
+{
+	struct network *network = network_of(bot, adapter);
+	struct channel *where = NULL;
+
+	if (network == NULL || from == NULL || from->id == NULL ||
+	    text == NULL)
+		return;
+	if (channel != NULL && (where = channel_get(network, channel, 1)) ==
+	    NULL)
+		return;
+	commands_handle(network, where, from, text);
+}
+
+static struct seat *
+seat_at(struct table *table, const char *user_id)
+{
+	int seat = table_seat_of(table, user_id);
+
+	return seat >= 0 ? &table->seats[seat] : NULL;
+}
+
+void
+bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *who)
+{
+	struct network *network = network_of(bot, adapter);
+	struct channel *where;
+	struct seat *seat;
+
+	if (network == NULL || channel == NULL ||
+	    (where = channel_get(network, channel, 0)) == NULL ||
+	    where->table == NULL ||
+	    (seat = seat_at(where->table, who->id)) == NULL)
+		return;
+	if (seat->grace_until != 0) {
+		/* Back within the grace time: as if nothing happened. */
+		table_grace(where->table, table_seat_of(where->table, who->id),
+		    -1);
+		return;
+	}
+	if (seat->standin) {
+		struct text t;
+
+		text_init(&t);
+		SAY(&t, where->settings.lang, MSG_WELCOME_BACK, "bc", seat->name,
+		    where->settings.prefixes[0]);
+		network_send_private(network, who->id, &t);
+		text_finish(&t);
+	}
+}
+
+static void
+leave_table(struct bot *bot, struct channel *channel, const char *user_id)
+{
+	struct table *table = channel->table;
+	int seat;
+
+	if (table == NULL || (seat = table_seat_of(table, user_id)) < 0)
+		return;
+	if (table->game == NULL) {
+		/* Someone who left cannot play: free their lobby seat. */
+		struct text t;
+
+		text_init(&t);
+		SAY(&t, channel->settings.lang, MSG_LEFT_LOBBY, "b",
+		    table->seats[seat].name);
+		free(table->seats[seat].user_id);
+		free(table->seats[seat].name);
+		memmove(&table->seats[seat], &table->seats[seat + 1],
+		    (size_t)(table->nseats - seat - 1) * sizeof(table->seats[0]));
+		table->nseats--;
+		memset(&table->seats[table->nseats], 0,
+		    sizeof(table->seats[0]));
+		if (table_humans(table) == 0) {
+			text_add(&t, " ");
+			SAY0(&t, channel->settings.lang, MSG_TABLE_CLOSED);
+			table_destroy(table);
+		}
+		channel_send(channel, &t);
+		text_finish(&t);
+		return;
+	}
+	if (table->seats[seat].standin || table->seats[seat].grace_until != 0)
+		return;
+	table_grace(table, seat, bot->grace);
+}
+
+void
+bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *who)
+{
+	struct network *network = network_of(bot, adapter);
+
+	if (network == NULL || who == NULL || who->id == NULL)
+		return;
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct channel *ch = bot->channels[c];
+
+		if (ch->network != network)
+			continue;
+		if (channel != NULL && !channel_name_equal(ch->name, channel))
+			continue;
+		leave_table(bot, ch, who->id);
+	}
+}
+
+void
+bot_on_rename(struct bot *bot, struct adapter *adapter, const char *old_id,
+    const struct user *now)
+{
+	struct network *network = network_of(bot, adapter);
+
+	if (network == NULL || old_id == NULL || now == NULL)
+		return;
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct table *table = bot->channels[c]->table;
+		int seat;
+
+		if (bot->channels[c]->network != network || table == NULL ||
+		    (seat = table_seat_of(table, old_id)) < 0)
+			continue;
+		{
+			struct seat *s = &table->seats[seat];
+			char *id = strdup(now->id);
+			char *name = text_sanitize(now->name);
+
+			if (id == NULL || name == NULL) {
+				free(id);
+				free(name);
+				continue;
+			}
+			free(s->user_id);
+			free(s->name);
+			s->user_id = id;
+			s->name = name;
+			table_seat_changed(table, seat);
+		}
+	}
+}
+
+void
+bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
+{
+	struct network *network = network_of(bot, adapter);
+
+	if (network == NULL)
+		return;
+	log_info("%s: %s", adapter->network, up ? "connected" :
+	    "disconnected");
+	if (up && !network->was_up) {
+		/* The first connection: restored games were announced. */
+		network->was_up = 1;
+		return;
+	}
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct channel *channel = bot->channels[c];
+		struct table *table = channel->table;
+
+		if (channel->network != network || table == NULL ||
+		    table->game == NULL)
+			continue;
+		if (!up) {
+			/* Nobody can answer while we cannot hear them. */
+			loop_cancel(bot->loop, table->turn_timer);
+			loop_cancel(bot->loop, table->half_timer);
+			loop_cancel(bot->loop, table->computer_timer);
+			table->turn_timer = table->half_timer = 0;
+			table->computer_timer = 0;
+			continue;
+		}
+		{
+			struct text t;
+
+			text_init(&t);
+			SAY0(&t, channel->settings.lang, MSG_RECONNECTED);
+			table->prompted = 0;
+			table_next_text(table, &t);
+			channel_send(channel, &t);
+			text_finish(&t);
+		}
+	}
+}

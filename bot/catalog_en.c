@@ -1,0 +1,161 @@
+/*
+ * catalog_en.c - everything the bot says, in English.  Placeholders are
+ * described next to each message id's use (i18n.h); a test checks that
+ * every catalog has the same placeholders for each message.
+ */
+#include "i18n.h"
+
+const char *const catalog_en[MSG_COUNT] = {
+	[MSG_GAME_WIZARD] = "Wizard",
+	[MSG_GAME_BIRDHEAD] = "BirdHead",
+	[MSG_GAME_STICHELN] = "Sticheln",
+	[MSG_LOBBY_IDLE_CLOSED] = "The table closes: nobody started a game "
+	    "for {1} minutes.",
+	[MSG_CARDS_LEFT] = "{1} cards",
+	[MSG_SHEET_ROUND] = "Round",
+	[MSG_SHEET_TOTAL] = "Total",
+	[MSG_TASK_TRUMP] = "to choose trump",
+	[MSG_TASK_BID] = "to bid",
+	[MSG_TASK_SELECT] = "to select a penalty card",
+	[MSG_TASK_PLAY] = "to play",
+	[MSG_HAND_HEADER] = "Round {1}, your hand:",
+	[MSG_HAND_CLAIRVOYANT] = "you cannot see your own card; the others "
+	    "hold:",
+	[MSG_HAND_EMPTY] = "(no cards)",
+	[MSG_TRUMP_WORD] = "trump",
+	[MSG_ROUND_START] = "Round {1}/{2}",
+	[MSG_ROUND_ONLY] = "Round {1}",
+	[MSG_CARDS_EACH] = "hands of {1}",
+	[MSG_DEALER_WORD] = "dealer",
+	[MSG_TURNED_WORD] = "turned",
+	[MSG_NO_TRUMP] = "no trump",
+	[MSG_BIDS_HIDDEN] = "bids are hidden: send yours to me privately "
+	    "({1}bid N)",
+	[MSG_SELECT_PRIVATELY] = "select your penalty card privately "
+	    "({1}select CARD)",
+	[MSG_STORE_FAILED] = "Sorry, I could not save that; the game is "
+	    "stopped to keep it safe.",
+	[MSG_START_SEATS] = "{1} seated; this game needs {2} to {3} "
+	    "players.",
+	[MSG_OPTION_REFUSED] = "Refused: {1}",
+	[MSG_REMINDER] = "Your turn: {1} seconds left before a computer "
+	    "plays for you.",
+	[MSG_TIMEOUT] = "Time is up for {1}: a computer moves for them.",
+	[MSG_STANDIN_TIMEOUTS] = "A computer holds {1}'s seat until they "
+	    "say {2}back.",
+	[MSG_STANDIN_LEFT] = "{1} left; a computer plays their seat "
+	    "(anyone may take it over with {2}replace {1}).",
+	[MSG_STANDIN_GONE] = "{1} is gone; a computer plays their seat "
+	    "until they say {2}back.",
+	[MSG_HAS_BID] = "{1} has bid ({2} to go)",
+	[MSG_BIDS] = "{1} bids {2}",
+	[MSG_BID_SUM] = "{1} bid for {2} tricks",
+	[MSG_CHOOSES_TRUMP] = "{1} chooses trump",
+	[MSG_HAS_SELECTED] = "{1} has selected ({2} to go)",
+	[MSG_PENALTY_CARDS] = "penalty cards:",
+	[MSG_TAKES_TRICK] = "{1} takes the trick",
+	[MSG_ROUND_OVER] = "Round {1} is over.",
+	[MSG_REVEALED] = "Last cards:",
+	[MSG_LOSERS] = "lost the round:",
+	[MSG_GAME_OVER] = "Game over. Winner:",
+	[MSG_STATUS_LOBBY] = "open table, {1} seated ({2}-{3} players):",
+	[MSG_TRICK_WORD] = "trick:",
+	[MSG_UNKNOWN_COMMAND] = "Unknown command \"{1}\"; try {2}help.",
+	[MSG_USAGE] = "Usage: {1}",
+	[MSG_NO_TABLE] = "No game is running here; {1}join opens a table.",
+	[MSG_GAME_RUNNING] = "A game is running; wait for its end, or "
+	    "{1}replace NAME to take over a computer's seat.",
+	[MSG_NOT_SEATED] = "You have no seat at this table ({1}join).",
+	[MSG_NOT_YOUR_TURN] = "It is not your turn.",
+	[MSG_GAME_SET] = "Next game: {1} ({2}-{3} players). Say {4}join "
+	    "to sit down.",
+	[MSG_UNKNOWN_GAME] = "Unknown game \"{1}\"; choose wizard, "
+	    "birdhead or sticheln.",
+	[MSG_JOINED] = "{1} joins {2} ({3} seated, {4}-{5} players; "
+	    "{6}start when ready).",
+	[MSG_ALREADY_SEATED] = "You already have a seat here.",
+	[MSG_TABLE_FULL] = "The table is full ({1} seats).",
+	[MSG_LEFT_LOBBY] = "{1} leaves the table.",
+	[MSG_TABLE_CLOSED] = "The table is closed.",
+	[MSG_OPTION_SET] = "Options: {1}",
+	[MSG_OPTIONS_LIST] = "Options: {1}. Available: {2}. "
+	    "{3}option NAME[=VALUE] toggles or sets one.",
+	[MSG_BAD_NUMBER] = "\"{1}\" is not a number I can use.",
+	[MSG_BAD_CARD] = "\"{1}\" is not a card of this game.",
+	[MSG_BAD_SUIT] = "\"{1}\" is not a suit: r, y, g or b.",
+	[MSG_WHICH_TABLE] = "You sit at several tables ({2}); name one, "
+	    "e.g. {1} {3} ...",
+	[MSG_NO_TABLES] = "You have no seat at any table.",
+	[MSG_PRIVATE_ONLY] = "Say that in the table's channel.",
+	[MSG_BOT_ADDED] = "{1} ({2}) joins ({3} seated, {4}-{5} players).",
+	[MSG_BAD_LEVEL] = "Unknown level \"{1}\": easy, normal or hard.",
+	[MSG_NO_SUCH_SEAT] = "Nobody called \"{1}\" sits here.",
+	[MSG_NOT_REPLACEABLE] = "{1} plays their own seat.",
+	[MSG_REPLACED] = "{1} takes over the seat of {2}.",
+	[MSG_BACK] = "Welcome back, {1}: your seat is yours again.",
+	[MSG_NOT_AWAY] = "Your seat is already yours.",
+	[MSG_STOP_VOTE] = "{1} votes to stop the game ({2} of {3} votes "
+	    "needed; {4}stop to agree).",
+	[MSG_STOPPED] = "The game is stopped.",
+	[MSG_LANG_SET] = "Language: English.",
+	[MSG_BAD_LANG] = "Unknown language \"{1}\": en or ja.",
+	[MSG_HELP] = "Commands: {1}. {2}help COMMAND tells more.",
+	[MSG_HELP_COMMAND] = " (also: {1})",
+	[MSG_STATS] = "{1} in {2}: {3} games, {4} wins, average {5}",
+	[MSG_STATS_WIZARD] = ", exact bids {1}% of {2} rounds",
+	[MSG_STATS_NONE] = "No finished games for {1} yet.",
+	[MSG_TOP] = "Best in {1}:",
+	[MSG_TOP_NONE] = "No finished games of {1} yet.",
+	[MSG_NOT_ADMIN] = "Only the bot's admins may do that.",
+	[MSG_KICKED] = "An admin gave {1}'s seat to a computer ({2}back "
+	    "or {2}replace to take it).",
+	[MSG_RESUMED] = "The game resumes where it stopped.",
+	[MSG_RECONNECTED] = "I am back online; the game goes on.",
+	[MSG_GOODBYE] = "I am restarting; this game resumes as soon as I "
+	    "am back.",
+	[MSG_SET_DONE] = "Channel setting {1} = {2}.",
+	[MSG_BAD_SETTING] = "Cannot set {1} to \"{2}\" (game, lang, prefix, "
+	    "timer, formatting on|off).",
+	[MSG_RELOADED] = "Configuration reloaded.",
+	[MSG_RELOAD_FAILED] = "Reload failed: {1}",
+	[MSG_BOT_STATUS] = "Up {1} s; {2} networks, {3} tables, {4} games "
+	    "running, {5} messages queued.",
+	[MSG_RESTARTED] = "The game restarts with the same players.",
+	[MSG_NOTHING_TO_DO] = "Nothing to do.",
+	[MSG_WELCOME_BACK] = "Welcome back, {1}: say {2}back to take your "
+	    "seat again.",
+	[MSG_IN_LOBBY_ONLY] = "Only before the game starts.",
+	[MSG_PLAY_PRIVATE_HINT] = "This is secret: send it to me privately "
+	    "(e.g. /msg me {1}bid 2).",
+	[MSG_ANY_CARD] = "(any card)",
+	[CMD_GAME] = "{1}game NAME · choose the game: wizard, birdhead, "
+	    "sticheln",
+	[CMD_JOIN] = "{1}join · take a seat at the table",
+	[CMD_LEAVE] = "{1}leave · give up your seat (a computer takes it "
+	    "during a game)",
+	[CMD_START] = "{1}start · deal the first round",
+	[CMD_OPTION] = "{1}option [NAME[=VALUE]] · list, toggle or set "
+	    "options",
+	[CMD_BID] = "{1}bid N · how many tricks you will take",
+	[CMD_TRUMP] = "{1}trump SUIT · choose trump after a turned Wizard "
+	    "(r, y, g, b)",
+	[CMD_PLAY] = "{1}play CARD... · play a card (BirdHead: up to three "
+	    "of one rank)",
+	[CMD_SELECT] = "{1}select CARD · choose your penalty card "
+	    "(privately)",
+	[CMD_HAND] = "{1}hand · your cards, privately",
+	[CMD_STATUS] = "{1}status · phase, turn, trick and scores",
+	[CMD_SCORES] = "{1}scores · the score sheet",
+	[CMD_ADDBOT] = "{1}addbot [easy|normal|hard] · seat a computer "
+	    "player",
+	[CMD_REPLACE] = "{1}replace NAME · take over a seat a computer "
+	    "plays",
+	[CMD_BACK] = "{1}back · take your seat back from the computer",
+	[CMD_STOP] = "{1}stop · vote to stop the game",
+	[CMD_HELP] = "{1}help [COMMAND] · this help",
+	[CMD_LANG] = "{1}lang en|ja · the table's language",
+	[CMD_STATS] = "{1}stats [NAME] · games, wins and averages",
+	[CMD_TOP] = "{1}top [GAME] · the best players",
+	[CMD_ADMIN] = "{1}admin status|reload|stop|restart|kick NAME|set "
+	    "KEY VALUE · for the bot's admins",
+};

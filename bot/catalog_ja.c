@@ -1,0 +1,166 @@
+/*
+ * catalog_ja.c - everything the bot says, in Japanese, in the terms of the
+ * original rule documents (切り札, 宣言, トリック, 親, ...).  Placeholders
+ * are the same as in catalog_en.c (a test checks them); command names,
+ * card codes and option values stay in ASCII, since users type them.
+ */
+#include "i18n.h"
+
+const char *const catalog_ja[MSG_COUNT] = {
+	[MSG_GAME_WIZARD] = "ウィザード",
+	[MSG_GAME_BIRDHEAD] = "BirdHead",
+	[MSG_GAME_STICHELN] = "針",
+	[MSG_LOBBY_IDLE_CLOSED] = "{1}分間ゲームが始まらなかったので、"
+	    "卓を閉じます。",
+	[MSG_CARDS_LEFT] = "残り{1}枚",
+	[MSG_SHEET_ROUND] = "回",
+	[MSG_SHEET_TOTAL] = "合計",
+	[MSG_TASK_TRUMP] = "切り札を決める番",
+	[MSG_TASK_BID] = "宣言する番",
+	[MSG_TASK_SELECT] = "マイナスカードを選ぶ番",
+	[MSG_TASK_PLAY] = "カードを出す番",
+	[MSG_HAND_HEADER] = "ラウンド{1}、あなたの手札:",
+	[MSG_HAND_CLAIRVOYANT] = "千里眼: 自分の手札は見えません。"
+	    "他のプレイヤーの手札:",
+	[MSG_HAND_EMPTY] = "（カードなし）",
+	[MSG_TRUMP_WORD] = "切り札",
+	[MSG_ROUND_START] = "ラウンド {1}/{2}",
+	[MSG_ROUND_ONLY] = "ラウンド {1}",
+	[MSG_CARDS_EACH] = "{1}枚ずつ",
+	[MSG_DEALER_WORD] = "親",
+	[MSG_TURNED_WORD] = "めくったカード",
+	[MSG_NO_TRUMP] = "切り札なし",
+	[MSG_BIDS_HIDDEN] = "宣言は非公開: 私に個別メッセージで送って"
+	    "ください（{1}bid N）",
+	[MSG_SELECT_PRIVATELY] = "マイナスカードは個別メッセージで選んで"
+	    "ください（{1}select CARD）",
+	[MSG_STORE_FAILED] = "すみません、保存できませんでした。安全のため"
+	    "ゲームを中断します。",
+	[MSG_START_SEATS] = "着席は{1}人です。このゲームは{2}-{3}人で"
+	    "遊びます。",
+	[MSG_OPTION_REFUSED] = "受け付けられません: {1}",
+	[MSG_REMINDER] = "あなたの番です。あと{1}秒でコンピューターが"
+	    "代わりにプレイします。",
+	[MSG_TIMEOUT] = "{1}の時間切れ: コンピューターが代わりにプレイ"
+	    "します。",
+	[MSG_STANDIN_TIMEOUTS] = "{1}が{2}backと言うまで、コンピューターが"
+	    "席を預かります。",
+	[MSG_STANDIN_LEFT] = "{1}が退席しました。コンピューターが代わりに"
+	    "プレイします（{2}replace {1}で誰でも交代できます）。",
+	[MSG_STANDIN_GONE] = "{1}がいなくなりました。{2}backと言うまで"
+	    "コンピューターが代わりにプレイします。",
+	[MSG_HAS_BID] = "{1}が宣言しました（残り{2}人）",
+	[MSG_BIDS] = "{1}は{2}トリックと宣言",
+	[MSG_BID_SUM] = "宣言の合計{1}（トリック数{2}）",
+	[MSG_CHOOSES_TRUMP] = "{1}が選んだ切り札:",
+	[MSG_HAS_SELECTED] = "{1}が選びました（残り{2}人）",
+	[MSG_PENALTY_CARDS] = "マイナスカード:",
+	[MSG_TAKES_TRICK] = "{1}がトリックを取りました",
+	[MSG_ROUND_OVER] = "ラウンド{1}終了。",
+	[MSG_REVEALED] = "最後の手札:",
+	[MSG_LOSERS] = "ラウンドの敗者:",
+	[MSG_GAME_OVER] = "ゲーム終了。勝者:",
+	[MSG_STATUS_LOBBY] = "参加受付中、{1}人着席（{2}-{3}人）:",
+	[MSG_TRICK_WORD] = "トリック:",
+	[MSG_UNKNOWN_COMMAND] = "不明なコマンド「{1}」です。{2}help を"
+	    "どうぞ。",
+	[MSG_USAGE] = "使い方: {1}",
+	[MSG_NO_TABLE] = "ここではゲームをしていません。{1}join で卓を"
+	    "開けます。",
+	[MSG_GAME_RUNNING] = "ゲーム中です。終わるまで待つか、"
+	    "{1}replace NAME でコンピューターの席を引き継げます。",
+	[MSG_NOT_SEATED] = "この卓に席がありません（{1}join）。",
+	[MSG_NOT_YOUR_TURN] = "あなたの番ではありません。",
+	[MSG_GAME_SET] = "次のゲーム: {1}（{2}-{3}人）。{4}join で"
+	    "着席してください。",
+	[MSG_UNKNOWN_GAME] = "不明なゲーム「{1}」です。wizard、birdhead、"
+	    "sticheln から選んでください。",
+	[MSG_JOINED] = "{1}が{2}に参加（{3}人着席、{4}-{5}人。準備が"
+	    "できたら{6}start）。",
+	[MSG_ALREADY_SEATED] = "すでに着席しています。",
+	[MSG_TABLE_FULL] = "満席です（{1}席）。",
+	[MSG_LEFT_LOBBY] = "{1}が卓を離れました。",
+	[MSG_TABLE_CLOSED] = "卓を閉じました。",
+	[MSG_OPTION_SET] = "オプション: {1}",
+	[MSG_OPTIONS_LIST] = "オプション: {1}。選べるもの: {2}。"
+	    "{3}option NAME[=VALUE] で切り替え・設定します。",
+	[MSG_BAD_NUMBER] = "「{1}」は使える数ではありません。",
+	[MSG_BAD_CARD] = "「{1}」はこのゲームのカードではありません。",
+	[MSG_BAD_SUIT] = "「{1}」はスートではありません: r、y、g、b の"
+	    "どれかです。",
+	[MSG_WHICH_TABLE] = "複数の卓に着席しています（{2}）。卓を指定して"
+	    "ください。例: {1} {3} ...",
+	[MSG_NO_TABLES] = "どの卓にも着席していません。",
+	[MSG_PRIVATE_ONLY] = "卓のチャンネルで言ってください。",
+	[MSG_BOT_ADDED] = "{1}（{2}）が参加（{3}人着席、{4}-{5}人）。",
+	[MSG_BAD_LEVEL] = "不明なレベル「{1}」です: easy、normal、hard の"
+	    "どれかです。",
+	[MSG_NO_SUCH_SEAT] = "「{1}」という人はこの卓にいません。",
+	[MSG_NOT_REPLACEABLE] = "{1}は本人がプレイしています。",
+	[MSG_REPLACED] = "{1}が{2}の席を引き継ぎました。",
+	[MSG_BACK] = "おかえりなさい、{1}。席が戻りました。",
+	[MSG_NOT_AWAY] = "席はすでにあなたのものです。",
+	[MSG_STOP_VOTE] = "{1}がゲームの中止に投票しました（{2}票、必要"
+	    "{3}票。賛成なら{4}stop）。",
+	[MSG_STOPPED] = "ゲームを中止しました。",
+	[MSG_LANG_SET] = "言語: 日本語。",
+	[MSG_BAD_LANG] = "不明な言語「{1}」です: en か ja。",
+	[MSG_HELP] = "コマンド: {1}。{2}help COMMAND で詳しく説明します。",
+	[MSG_HELP_COMMAND] = "（別名: {1}）",
+	[MSG_STATS] = "{1}の{2}: {3}ゲーム、{4}勝、平均{5}",
+	[MSG_STATS_WIZARD] = "、宣言的中率{1}%（{2}ラウンド）",
+	[MSG_STATS_NONE] = "{1}の終わったゲームはまだありません。",
+	[MSG_TOP] = "{1}の上位:",
+	[MSG_TOP_NONE] = "{1}の終わったゲームはまだありません。",
+	[MSG_NOT_ADMIN] = "それができるのはボットの管理者だけです。",
+	[MSG_KICKED] = "管理者が{1}の席をコンピューターに任せました"
+	    "（{2}back か {2}replace で取り戻せます）。",
+	[MSG_RESUMED] = "中断したところからゲームを再開します。",
+	[MSG_RECONNECTED] = "オンラインに戻りました。ゲームを続けます。",
+	[MSG_GOODBYE] = "再起動します。戻りしだいこのゲームを再開します。",
+	[MSG_SET_DONE] = "チャンネル設定 {1} = {2}。",
+	[MSG_BAD_SETTING] = "{1} を「{2}」にはできません（game, lang, "
+	    "prefix, timer, formatting on|off）。",
+	[MSG_RELOADED] = "設定を読み込み直しました。",
+	[MSG_RELOAD_FAILED] = "読み込み直しに失敗: {1}",
+	[MSG_BOT_STATUS] = "稼働{1}秒、ネットワーク{2}、卓{3}、進行中の"
+	    "ゲーム{4}、送信待ちメッセージ{5}。",
+	[MSG_RESTARTED] = "同じプレイヤーでゲームをやり直します。",
+	[MSG_NOTHING_TO_DO] = "何もすることはありません。",
+	[MSG_WELCOME_BACK] = "おかえりなさい、{1}。{2}back で席に"
+	    "戻れます。",
+	[MSG_IN_LOBBY_ONLY] = "ゲーム開始前にしかできません。",
+	[MSG_PLAY_PRIVATE_HINT] = "これは秘密です: 私に個別メッセージで"
+	    "送ってください（例: /msg me {1}bid 2）。",
+	[MSG_ANY_CARD] = "（どのカードでも可）",
+	[CMD_GAME] = "{1}game NAME · ゲームを選ぶ: wizard、birdhead、"
+	    "sticheln",
+	[CMD_JOIN] = "{1}join · 卓に着席する",
+	[CMD_LEAVE] = "{1}leave · 席を離れる（ゲーム中はコンピューターが"
+	    "引き継ぐ）",
+	[CMD_START] = "{1}start · 最初のラウンドを配る",
+	[CMD_OPTION] = "{1}option [NAME[=VALUE]] · オプションの一覧・"
+	    "切り替え・設定",
+	[CMD_BID] = "{1}bid N · 何トリック取るかを宣言する",
+	[CMD_TRUMP] = "{1}trump SUIT · ウィザードがめくられたとき切り札を"
+	    "決める（r, y, g, b）",
+	[CMD_PLAY] = "{1}play CARD... · カードを出す（BirdHead: 同じ強さの"
+	    "カードを3枚まで）",
+	[CMD_SELECT] = "{1}select CARD · マイナスカードを選ぶ（個別"
+	    "メッセージで）",
+	[CMD_HAND] = "{1}hand · 自分の手札を個別メッセージで見る",
+	[CMD_STATUS] = "{1}status · 進行状況、手番、トリック、得点",
+	[CMD_SCORES] = "{1}scores · スコアシート",
+	[CMD_ADDBOT] = "{1}addbot [easy|normal|hard] · コンピューターを"
+	    "着席させる",
+	[CMD_REPLACE] = "{1}replace NAME · コンピューターがプレイしている"
+	    "席を引き継ぐ",
+	[CMD_BACK] = "{1}back · コンピューターから席を取り戻す",
+	[CMD_STOP] = "{1}stop · ゲームの中止に投票する",
+	[CMD_HELP] = "{1}help [COMMAND] · このヘルプ",
+	[CMD_LANG] = "{1}lang en|ja · 卓の言語",
+	[CMD_STATS] = "{1}stats [NAME] · ゲーム数、勝利数、平均",
+	[CMD_TOP] = "{1}top [GAME] · 上位のプレイヤー",
+	[CMD_ADMIN] = "{1}admin status|reload|stop|restart|kick NAME|set "
+	    "KEY VALUE · ボットの管理者用",
+};

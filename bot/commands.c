@@ -1,0 +1,1356 @@
+/*
+ * commands.c - what people type: parsing, permission checks and answers.
+ *
+ * A line said in a channel is a command when it starts with one of the
+ * channel's prefixes (! or / by default); a private line may omit the
+ * prefix.  Names are case-insensitive and have short aliases.  Every
+ * refusal is one short line that changes nothing; misuse answers with the
+ * command's usage.
+ *
+ * Private commands act on the player's table; only a player who sits at
+ * several tables of the network must name it (`bid #wizards 2`).
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+#include "log.h"
+#include "loop.h"
+#include "store.h"
+
+#define MAX_ARGS 8
+
+/* Where a command may be used. */
+enum where {
+	IN_CHANNEL = 1,
+	IN_PRIVATE = 2,
+	ANYWHERE = 3,
+};
+
+/* One command being handled. */
+struct ctx {
+	struct bot *bot;
+	struct network *network;
+	struct channel *said_in;     /* NULL: said privately */
+	struct channel *channel;     /* the table's channel, once resolved */
+	const struct user *user;
+	enum lang lang;
+	char prefix;
+	const struct command *command;
+	int argc;
+	char *argv[MAX_ARGS];
+	struct text reply;
+	int reply_private;           /* answer privately even in a channel */
+};
+
+struct command {
+	const char *name;
+	const char *aliases;         /* space-separated */
+	enum msg help;               /* "{1}bid N · what it does" */
+	enum where where;
+	/* Acts on a table resolved from the private form's table name. */
+	int needs_table;
+	void (*run)(struct ctx *ctx);
+};
+
+static void cmd_game(struct ctx *);
+static void cmd_join(struct ctx *);
+static void cmd_leave(struct ctx *);
+static void cmd_start(struct ctx *);
+static void cmd_option(struct ctx *);
+static void cmd_bid(struct ctx *);
+static void cmd_trump(struct ctx *);
+static void cmd_play(struct ctx *);
+static void cmd_select(struct ctx *);
+static void cmd_hand(struct ctx *);
+static void cmd_status(struct ctx *);
+static void cmd_scores(struct ctx *);
+static void cmd_addbot(struct ctx *);
+static void cmd_replace(struct ctx *);
+static void cmd_back(struct ctx *);
+static void cmd_stop(struct ctx *);
+static void cmd_help(struct ctx *);
+static void cmd_lang(struct ctx *);
+static void cmd_stats(struct ctx *);
+static void cmd_top(struct ctx *);
+static void cmd_admin(struct ctx *);
+
+static const struct command commands[] = {
+	{ "game", "g", CMD_GAME, IN_CHANNEL, 0, cmd_game },
+	{ "join", "j sit", CMD_JOIN, IN_CHANNEL, 0, cmd_join },
+	{ "leave", "l quit", CMD_LEAVE, ANYWHERE, 1, cmd_leave },
+	{ "start", "s go", CMD_START, IN_CHANNEL, 0, cmd_start },
+	{ "option", "o opt options", CMD_OPTION, IN_CHANNEL, 0, cmd_option },
+	{ "bid", "b tip", CMD_BID, ANYWHERE, 1, cmd_bid },
+	{ "trump", "t", CMD_TRUMP, ANYWHERE, 1, cmd_trump },
+	{ "play", "p", CMD_PLAY, ANYWHERE, 1, cmd_play },
+	{ "select", "sel", CMD_SELECT, ANYWHERE, 1, cmd_select },
+	{ "hand", "h cards", CMD_HAND, ANYWHERE, 1, cmd_hand },
+	{ "status", "st", CMD_STATUS, ANYWHERE, 1, cmd_status },
+	{ "scores", "sc score", CMD_SCORES, ANYWHERE, 1, cmd_scores },
+	{ "addbot", "ab bot", CMD_ADDBOT, IN_CHANNEL, 0, cmd_addbot },
+	{ "replace", "r", CMD_REPLACE, IN_CHANNEL, 0, cmd_replace },
+	{ "back", "", CMD_BACK, ANYWHERE, 1, cmd_back },
+	{ "stop", "", CMD_STOP, IN_CHANNEL, 0, cmd_stop },
+	{ "help", "? commands", CMD_HELP, ANYWHERE, 0, cmd_help },
+	{ "lang", "language", CMD_LANG, IN_CHANNEL, 0, cmd_lang },
+	{ "stats", "", CMD_STATS, ANYWHERE, 0, cmd_stats },
+	{ "top", "", CMD_TOP, ANYWHERE, 0, cmd_top },
+	{ "admin", "", CMD_ADMIN, ANYWHERE, 0, cmd_admin },
+	{ NULL, NULL, 0, 0, 0, NULL },
+};
+
+static const struct command *
+command_find(const char *name)
+{
+	for (const struct command *c = commands; c->name != NULL; c++) {
+		const char *a = c->aliases;
+		size_t len = strlen(name);
+
+		if (strcasecmp(c->name, name) == 0)
+			return c;
+		while (*a != '\0') {
+			size_t n = strcspn(a, " ");
+
+			if (n == len && strncasecmp(a, name, n) == 0)
+				return c;
+			a += n;
+			a += strspn(a, " ");
+		}
+	}
+	return NULL;
+}
+
+/* "Usage: !bid N · ..." for the command being handled. */
+static void
+usage(struct ctx *ctx)
+{
+	struct text help;
+
+	text_init(&help);
+	SAY(&help, ctx->lang, ctx->command->help, "c", ctx->prefix);
+	SAY(&ctx->reply, ctx->lang, MSG_USAGE, "r", text_str(&help));
+	text_finish(&help);
+}
+
+static struct table *
+ctx_table(struct ctx *ctx)
+{
+	return ctx->channel != NULL ? ctx->channel->table : NULL;
+}
+
+static int
+ctx_admin(struct ctx *ctx)
+{
+	return bot_is_admin(ctx->bot, ctx->network, ctx->channel != NULL ?
+	    ctx->channel->name : NULL, ctx->user);
+}
+
+/* The table must exist and run a game; otherwise says why. */
+static struct table *
+running_table(struct ctx *ctx)
+{
+	struct table *table = ctx_table(ctx);
+
+	if (table == NULL || table->game == NULL) {
+		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
+		return NULL;
+	}
+	return table;
+}
+
+/* The caller's seat at a running table, or -1 (with the reason said). */
+static int
+own_seat(struct ctx *ctx, struct table *table)
+{
+	int seat = table_seat_of(table, ctx->user->id);
+
+	if (seat < 0)
+		SAY(&ctx->reply, ctx->lang, MSG_NOT_SEATED, "c", ctx->prefix);
+	return seat;
+}
+
+static int
+parse_int(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	v = strtol(s, &end, 10);
+	if (*end != '\0' || v < INT_MIN || v > INT_MAX)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* The lobby of the channel, created with the channel's game when absent. */
+static struct table *
+lobby(struct ctx *ctx)
+{
+	struct table *table = ctx_table(ctx);
+
+	if (table == NULL) {
+		const struct game_impl *impl =
+		    game_find(ctx->channel->settings.game);
+
+		if (impl == NULL)
+			impl = game_registry[0];
+		table = table_create(ctx->channel, impl);
+		if (table == NULL)
+			return NULL;
+	}
+	if (table->game != NULL) {
+		SAY(&ctx->reply, ctx->lang, MSG_GAME_RUNNING, "c", ctx->prefix);
+		return NULL;
+	}
+	table_idle_arm(table);
+	return table;
+}
+
+static void
+say_title(struct text *t, enum lang lang, const struct game_impl *impl)
+{
+	if (strcmp(impl->name, "wizard") == 0)
+		SAY0(t, lang, MSG_GAME_WIZARD);
+	else if (strcmp(impl->name, "birdhead") == 0)
+		SAY0(t, lang, MSG_GAME_BIRDHEAD);
+	else
+		SAY0(t, lang, MSG_GAME_STICHELN);
+}
+
+/* ------------------------------------------------------------------ */
+/* The lobby. */
+
+static void
+cmd_game(struct ctx *ctx)
+{
+	const struct game_impl *impl;
+	struct table *table;
+	struct text title;
+
+	if (ctx->argc != 1) {
+		usage(ctx);
+		return;
+	}
+	impl = game_find(ctx->argv[0]);
+	if (impl == NULL) {
+		char lower[32];
+		size_t i;
+
+		for (i = 0; ctx->argv[0][i] != '\0' && i + 1 < sizeof(lower);
+		    i++)
+			lower[i] = (char)tolower((unsigned char)ctx->argv[0][i]);
+		lower[i] = '\0';
+		impl = game_find(lower);
+	}
+	if (impl == NULL) {
+		SAY(&ctx->reply, ctx->lang, MSG_UNKNOWN_GAME, "s",
+		    ctx->argv[0]);
+		return;
+	}
+	if ((table = lobby(ctx)) == NULL)
+		return;
+	if (table->impl != impl) {
+		if (table->nseats > impl->max_seats) {
+			SAY(&ctx->reply, ctx->lang, MSG_TABLE_FULL, "d",
+			    impl->max_seats);
+			return;
+		}
+		table->impl = impl;
+		memset(&table->options, 0, sizeof(table->options));
+	}
+	text_init(&title);
+	say_title(&title, ctx->lang, impl);
+	SAY(&ctx->reply, ctx->lang, MSG_GAME_SET, "rddc", text_str(&title),
+	    impl->min_seats, impl->max_seats, ctx->prefix);
+	text_finish(&title);
+}
+
+static void
+cmd_join(struct ctx *ctx)
+{
+	struct table *table;
+	struct seat *seat;
+	struct text title;
+
+	if (ctx->argc != 0) {
+		usage(ctx);
+		return;
+	}
+	if ((table = lobby(ctx)) == NULL)
+		return;
+	if (table_seat_of(table, ctx->user->id) >= 0) {
+		SAY0(&ctx->reply, ctx->lang, MSG_ALREADY_SEATED);
+		return;
+	}
+	if (table->nseats >= table->impl->max_seats) {
+		SAY(&ctx->reply, ctx->lang, MSG_TABLE_FULL, "d",
+		    table->impl->max_seats);
+		return;
+	}
+	seat = &table->seats[table->nseats];
+	memset(seat, 0, sizeof(*seat));
+	seat->user_id = strdup(ctx->user->id);
+	seat->name = text_sanitize(ctx->user->name);
+	if (seat->user_id == NULL || seat->name == NULL) {
+		free(seat->user_id);
+		free(seat->name);
+		return;
+	}
+	table->nseats++;
+	text_init(&title);
+	say_title(&title, ctx->lang, table->impl);
+	SAY(&ctx->reply, ctx->lang, MSG_JOINED, "brdddc", seat->name,
+	    text_str(&title), table->nseats, table->impl->min_seats,
+	    table->impl->max_seats, ctx->prefix);
+	text_finish(&title);
+}
+
+/* Removes seat from a lobby, closing the lobby when nobody is left. */
+static void
+lobby_remove(struct ctx *ctx, struct table *table, int seat)
+{
+	char *name = table->seats[seat].name;
+
+	SAY(&ctx->reply, ctx->lang, MSG_LEFT_LOBBY, "b", name);
+	free(table->seats[seat].user_id);
+	free(name);
+	memmove(&table->seats[seat], &table->seats[seat + 1],
+	    (size_t)(table->nseats - seat - 1) * sizeof(table->seats[0]));
+	table->nseats--;
+	memset(&table->seats[table->nseats], 0, sizeof(table->seats[0]));
+	if (table_humans(table) == 0) {
+		text_add(&ctx->reply, " ");
+		SAY0(&ctx->reply, ctx->lang, MSG_TABLE_CLOSED);
+		table_destroy(table);
+	}
+}
+
+static void
+cmd_leave(struct ctx *ctx)
+{
+	struct table *table = ctx_table(ctx);
+	int seat;
+
+	if (ctx->argc != 0) {
+		usage(ctx);
+		return;
+	}
+	if (table == NULL || (seat = table_seat_of(table,
+	    ctx->user->id)) < 0) {
+		SAY(&ctx->reply, ctx->lang, MSG_NOT_SEATED, "c", ctx->prefix);
+		return;
+	}
+	if (table->game == NULL) {
+		lobby_remove(ctx, table, seat);
+		return;
+	}
+	if (table->seats[seat].standin) {
+		SAY0(&ctx->reply, ctx->lang, MSG_NOTHING_TO_DO);
+		return;
+	}
+	table_stand_in(table, seat, MSG_STANDIN_LEFT);
+	table_next(table);
+}
+
+static void
+cmd_start(struct ctx *ctx)
+{
+	struct table *table = ctx_table(ctx);
+
+	if (ctx->argc != 0) {
+		usage(ctx);
+		return;
+	}
+	if (table == NULL) {
+		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
+		return;
+	}
+	if (table->game != NULL) {
+		SAY(&ctx->reply, ctx->lang, MSG_GAME_RUNNING, "c", ctx->prefix);
+		return;
+	}
+	if (table_seat_of(table, ctx->user->id) < 0 && !ctx_admin(ctx)) {
+		SAY(&ctx->reply, ctx->lang, MSG_NOT_SEATED, "c", ctx->prefix);
+		return;
+	}
+	table_start(table, &ctx->reply);
+}
+
+/* "notequal, rounds=5" or the word for none. */
+static void
+options_text(struct text *t, enum lang lang, const struct table *table)
+{
+	const struct game_option_desc *o = table->impl->options;
+	int any = 0;
+
+	for (int i = 0; o[i].name != NULL; i++) {
+		int v = table->options.value[i];
+
+		if (v == 0)
+			continue;
+		text_add(t, any++ ? ", " : "");
+		if (o[i].max == 1 && o[i].min == 0)
+			text_add(t, o[i].name);
+		else
+			text_printf(t, "%s=%d", o[i].name, v);
+	}
+	if (!any)
+		text_add(t, "-");
+}
+
+static void
+cmd_option(struct ctx *ctx)
+{
+	struct table *table = ctx_table(ctx);
+	struct game_options next;
+	char err[GAME_ERR_LEN];
+	const char *arg;
+	struct text list;
+	int index;
+
+	if (ctx->argc > 1) {
+		usage(ctx);
+		return;
+	}
+	if (ctx->argc == 0) {
+		const struct game_impl *impl = table != NULL ? table->impl :
+		    game_find(ctx->channel->settings.game);
+		const struct game_option_desc *o;
+		struct text names;
+		struct table scratch;
+
+		if (impl == NULL)
+			impl = game_registry[0];
+		o = impl->options;
+		text_init(&names);
+		for (int i = 0; o[i].name != NULL; i++) {
+			text_add(&names, i > 0 ? ", " : "");
+			if (o[i].bare >= 0 && o[i].max == 1)
+				text_add(&names, o[i].name);
+			else
+				text_printf(&names, "%s=%d..%d", o[i].name,
+				    o[i].min, o[i].max);
+		}
+		text_init(&list);
+		if (table != NULL) {
+			options_text(&list, ctx->lang, table);
+		} else {
+			memset(&scratch, 0, sizeof(scratch));
+			scratch.impl = impl;
+			options_text(&list, ctx->lang, &scratch);
+		}
+		SAY(&ctx->reply, ctx->lang, MSG_OPTIONS_LIST, "rrc",
+		    text_str(&list), text_str(&names), ctx->prefix);
+		text_finish(&list);
+		text_finish(&names);
+		return;
+	}
+	if ((table = lobby(ctx)) == NULL)
+		return;
+	arg = ctx->argv[0];
+	next = table->options;
+	{
+		char name[32];
+		size_t n = strcspn(arg, "=");
+
+		snprintf(name, sizeof(name), "%.*s", (int)(n < 31 ? n : 31),
+		    arg);
+		for (char *p = name; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		index = game_option_index(table->impl, name);
+		/* A bare switch toggles: `option notequal` twice turns it off. */
+		if (index >= 0 && arg[n] == '\0' &&
+		    table->impl->options[index].min == 0 &&
+		    table->impl->options[index].max == 1 &&
+		    next.value[index] != 0) {
+			next.value[index] = 0;
+		} else {
+			char lowered[64];
+
+			snprintf(lowered, sizeof(lowered), "%s", arg);
+			for (char *p = lowered; *p && *p != '='; p++)
+				*p = (char)tolower((unsigned char)*p);
+			if (game_option_set(table->impl, &next, lowered, err,
+			    sizeof(err)) != 0) {
+				SAY(&ctx->reply, ctx->lang, MSG_OPTION_REFUSED,
+				    "s", err);
+				return;
+			}
+		}
+	}
+	if (table->impl->validate_options(&next, 0, err, sizeof(err)) != 0) {
+		SAY(&ctx->reply, ctx->lang, MSG_OPTION_REFUSED, "s", err);
+		return;
+	}
+	table->options = next;
+	text_init(&list);
+	options_text(&list, ctx->lang, table);
+	SAY(&ctx->reply, ctx->lang, MSG_OPTION_SET, "r", text_str(&list));
+	text_finish(&list);
+}
+
+static void
+cmd_addbot(struct ctx *ctx)
+{
+	struct table *table;
+	struct seat *seat;
+	int level = ctx->bot->computer_level;
+	char name[32];
+	int n = 1;
+
+	if (ctx->argc > 1) {
+		usage(ctx);
+		return;
+	}
+	if (ctx->argc == 1 && (level = ai_level_parse(ctx->argv[0])) < 0) {
+		char lower[16];
+		size_t i;
+
+		for (i = 0; ctx->argv[0][i] && i + 1 < sizeof(lower); i++)
+			lower[i] = (char)tolower((unsigned char)ctx->argv[0][i]);
+		lower[i] = '\0';
+		if ((level = ai_level_parse(lower)) < 0) {
+			SAY(&ctx->reply, ctx->lang, MSG_BAD_LEVEL, "s",
+			    ctx->argv[0]);
+			return;
+		}
+	}
+	if ((table = lobby(ctx)) == NULL)
+		return;
+	if (table->nseats >= table->impl->max_seats) {
+		SAY(&ctx->reply, ctx->lang, MSG_TABLE_FULL, "d",
+		    table->impl->max_seats);
+		return;
+	}
+	do
+		snprintf(name, sizeof(name), "CPU%d", n++);
+	while (table_seat_by_name(table, name) >= 0);
+	seat = &table->seats[table->nseats];
+	memset(seat, 0, sizeof(*seat));
+	seat->user_id = strdup("");
+	seat->name = strdup(name);
+	seat->computer = 1;
+	seat->level = level;
+	if (seat->user_id == NULL || seat->name == NULL) {
+		free(seat->user_id);
+		free(seat->name);
+		return;
+	}
+	table->nseats++;
+	SAY(&ctx->reply, ctx->lang, MSG_BOT_ADDED, "bsddd", name,
+	    ai_level_name((enum ai_level)level), table->nseats,
+	    table->impl->min_seats, table->impl->max_seats);
+}
+
+/* ------------------------------------------------------------------ */
+/* Game actions. */
+
+/* The caller's seat at a running table, ready to act. */
+static struct table *
+acting_table(struct ctx *ctx, int *seat)
+{
+	struct table *table = running_table(ctx);
+
+	if (table == NULL)
+		return NULL;
+	if ((*seat = own_seat(ctx, table)) < 0)
+		return NULL;
+	return table;
+}
+
+/* Applies an action the caller typed; the table announces it. */
+static void
+act(struct ctx *ctx, struct table *table, int seat, struct action *action)
+{
+	struct seat *s = &table->seats[seat];
+
+	action->seat = (int8_t)seat;
+	if (s->standin) {
+		/* Acting again is the clearest way of saying `back`. */
+		s->standin = 0;
+		table_seat_changed(table, seat);
+	}
+	if (table_act(table, seat, action, 0, &ctx->reply) < 0)
+		return;
+}
+
+/* Hidden bids and selections said in a channel would give them away. */
+static int
+must_be_private(struct ctx *ctx, struct table *table, enum game_phase phase)
+{
+	if (ctx->said_in == NULL)
+		return 0;
+	if (table->impl->phase(table->game->state) != phase)
+		return 0;
+	SAY(&ctx->reply, ctx->lang, MSG_PLAY_PRIVATE_HINT, "c", ctx->prefix);
+	return 1;
+}
+
+static void
+cmd_bid(struct ctx *ctx)
+{
+	struct table *table;
+	struct action action;
+	int seat, value;
+
+	if (ctx->argc != 1) {
+		usage(ctx);
+		return;
+	}
+	if ((table = acting_table(ctx, &seat)) == NULL)
+		return;
+	if (must_be_private(ctx, table, PHASE_BID_SIMULTANEOUS))
+		return;
+	if (parse_int(ctx->argv[0], &value) != 0 || value < 0 || value > 60) {
+		SAY(&ctx->reply, ctx->lang, MSG_BAD_NUMBER, "s", ctx->argv[0]);
+		return;
+	}
+	memset(&action, 0, sizeof(action));
+	action.kind = ACTION_BID;
+	action.value = (int8_t)value;
+	act(ctx, table, seat, &action);
+}
+
+static int
+parse_suit(const char *s)
+{
+	static const char *const names[4][4] = {
+		{ "r", "red", "赤", NULL },
+		{ "y", "yellow", "黄", NULL },
+		{ "g", "green", "緑", NULL },
+		{ "b", "blue", "青", NULL },
+	};
+
+	for (int i = 0; i < 4; i++)
+		for (int k = 0; names[i][k] != NULL; k++)
+			if (strcasecmp(s, names[i][k]) == 0)
+				return i;
+	return -1;
+}
+
+static void
+cmd_trump(struct ctx *ctx)
+{
+	struct table *table;
+	struct action action;
+	int seat, suit;
+
+	if (ctx->argc != 1) {
+		usage(ctx);
+		return;
+	}
+	if ((suit = parse_suit(ctx->argv[0])) < 0) {
+		SAY(&ctx->reply, ctx->lang, MSG_BAD_SUIT, "s", ctx->argv[0]);
+		return;
+	}
+	if ((table = acting_table(ctx, &seat)) == NULL)
+		return;
+	memset(&action, 0, sizeof(action));
+	action.kind = ACTION_TRUMP;
+	action.value = (int8_t)suit;
+	act(ctx, table, seat, &action);
+}
+
+static void
+cmd_play(struct ctx *ctx)
+{
+	struct table *table;
+	struct action action;
+	int seat;
+
+	if ((table = acting_table(ctx, &seat)) == NULL)
+		return;
+	memset(&action, 0, sizeof(action));
+	action.kind = ACTION_PLAY;
+	if (ctx->argc == 0) {
+		/* Clairvoyance: the one card you cannot see. */
+		struct action legal[GAME_MAX_ACTIONS];
+		int n = table->impl->legal(table->game->state, seat, legal,
+		    GAME_MAX_ACTIONS);
+
+		if (n == 1 && legal[0].kind == ACTION_PLAY) {
+			act(ctx, table, seat, &legal[0]);
+			return;
+		}
+		usage(ctx);
+		return;
+	}
+	if (ctx->argc > table->impl->max_play_cards) {
+		usage(ctx);
+		return;
+	}
+	for (int i = 0; i < ctx->argc; i++) {
+		int face = table->impl->parse_card(ctx->argv[i]);
+
+		if (face < 0) {
+			SAY(&ctx->reply, ctx->lang, MSG_BAD_CARD, "s",
+			    ctx->argv[i]);
+			return;
+		}
+		action.cards[action.ncards++] = (uint8_t)face;
+	}
+	act(ctx, table, seat, &action);
+}
+
+static void
+cmd_select(struct ctx *ctx)
+{
+	struct table *table;
+	struct action action;
+	int seat, face;
+
+	if (ctx->argc != 1) {
+		usage(ctx);
+		return;
+	}
+	if ((table = acting_table(ctx, &seat)) == NULL)
+		return;
+	if (must_be_private(ctx, table, PHASE_SELECT))
+		return;
+	if ((face = table->impl->parse_card(ctx->argv[0])) < 0) {
+		SAY(&ctx->reply, ctx->lang, MSG_BAD_CARD, "s", ctx->argv[0]);
+		return;
+	}
+	memset(&action, 0, sizeof(action));
+	action.kind = ACTION_SELECT;
+	action.ncards = 1;
+	action.cards[0] = (uint8_t)face;
+	act(ctx, table, seat, &action);
+}
+
+static void
+cmd_hand(struct ctx *ctx)
+{
+	struct table *table;
+	int seat;
+
+	if (ctx->argc != 0) {
+		usage(ctx);
+		return;
+	}
+	if ((table = acting_table(ctx, &seat)) == NULL)
+		return;
+	table_send_hand(table, seat, 1);
+}
+
+static void
+cmd_status(struct ctx *ctx)
+{
+	struct table *table = ctx_table(ctx);
+
+	if (ctx->argc != 0) {
+		usage(ctx);
+		return;
+	}
+	if (table == NULL) {
+		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
+		return;
+	}
+	table_status(table, &ctx->reply);
+}
+
+static void
+cmd_scores(struct ctx *ctx)
+{
+	struct table *table;
+
+	if (ctx->argc != 0) {
+		usage(ctx);
+		return;
+	}
+	if ((table = running_table(ctx)) == NULL)
+		return;
+	table_scores(table, &ctx->reply);
+}
+
+/* ------------------------------------------------------------------ */
+/* Seats changing hands. */
+
+static void
+cmd_replace(struct ctx *ctx)
+{
+	struct table *table;
+	struct seat *s;
+	int seat;
+	char *id, *name;
+
+	if (ctx->argc != 1) {
+		usage(ctx);
+		return;
+	}
+	if ((table = running_table(ctx)) == NULL)
+		return;
+	if (table_seat_of(table, ctx->user->id) >= 0) {
+		SAY0(&ctx->reply, ctx->lang, MSG_ALREADY_SEATED);
+		return;
+	}
+	if ((seat = table_seat_by_name(table, ctx->argv[0])) < 0) {
+		SAY(&ctx->reply, ctx->lang, MSG_NO_SUCH_SEAT, "s", ctx->argv[0]);
+		return;
+	}
+	s = &table->seats[seat];
+	if (!s->standin && !s->computer) {
+		SAY(&ctx->reply, ctx->lang, MSG_NOT_REPLACEABLE, "b", s->name);
+		return;
+	}
+	id = strdup(ctx->user->id);
+	name = text_sanitize(ctx->user->name);
+	if (id == NULL || name == NULL) {
+		free(id);
+		free(name);
+		return;
+	}
+	SAY(&ctx->reply, ctx->lang, MSG_REPLACED, "bb", name, s->name);
+	free(s->user_id);
+	free(s->name);
+	s->user_id = id;
+	s->name = name;
+	s->computer = s->standin = 0;
+	s->missed = 0;
+	table_seat_changed(table, seat);
+	table_send_hand(table, seat, 0);
+	table_next(table);
+}
+
+static void
+cmd_back(struct ctx *ctx)
+{
+	struct table *table;
+	struct seat *s;
+	int seat;
+
+	if (ctx->argc != 0) {
+		usage(ctx);
+		return;
+	}
+	if ((table = acting_table(ctx, &seat)) == NULL)
+		return;
+	s = &table->seats[seat];
+	if (s->grace_until != 0)
+		table_grace(table, seat, -1);
+	if (!s->standin) {
+		SAY0(&ctx->reply, ctx->lang, MSG_NOT_AWAY);
+		return;
+	}
+	s->standin = 0;
+	s->missed = 0;
+	table_seat_changed(table, seat);
+	SAY(&ctx->reply, ctx->lang, MSG_BACK, "b", s->name);
+	table_send_hand(table, seat, 0);
+	table_next(table);
+}
+
+static void
+stop_now(struct ctx *ctx, struct table *table)
+{
+	struct text t;
+
+	text_init(&t);
+	SAY0(&t, ctx->lang, MSG_STOPPED);
+	channel_send(table->channel, &t);
+	text_finish(&t);
+	table_close(table, 1);
+}
+
+static void
+cmd_stop(struct ctx *ctx)
+{
+	struct table *table = ctx_table(ctx);
+	int seat, votes = 0, humans = 0;
+
+	if (ctx->argc != 0) {
+		usage(ctx);
+		return;
+	}
+	if (table == NULL) {
+		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
+		return;
+	}
+	seat = table_seat_of(table, ctx->user->id);
+	if (ctx_admin(ctx) || (table->game == NULL && seat >= 0)) {
+		stop_now(ctx, table);
+		return;
+	}
+	if (seat < 0) {
+		SAY(&ctx->reply, ctx->lang, MSG_NOT_SEATED, "c", ctx->prefix);
+		return;
+	}
+	table->seats[seat].stop_vote = 1;
+	for (int i = 0; i < table->nseats; i++) {
+		if (table->seats[i].computer || table->seats[i].standin)
+			continue;
+		humans++;
+		votes += table->seats[i].stop_vote;
+	}
+	if (votes * 2 > humans) {
+		stop_now(ctx, table);
+		return;
+	}
+	SAY(&ctx->reply, ctx->lang, MSG_STOP_VOTE, "bddc", table->seats[
+	    seat].name, votes, humans / 2 + 1, ctx->prefix);
+}
+
+/* ------------------------------------------------------------------ */
+/* Help, language, statistics. */
+
+static void
+cmd_help(struct ctx *ctx)
+{
+	if (ctx->argc > 1) {
+		usage(ctx);
+		return;
+	}
+	if (ctx->argc == 1) {
+		const char *name = ctx->argv[0];
+		const struct command *c;
+
+		if (strchr("!/", name[0]) != NULL && name[0] != '\0')
+			name++;
+		if ((c = command_find(name)) == NULL) {
+			SAY(&ctx->reply, ctx->lang, MSG_UNKNOWN_COMMAND, "sc",
+			    ctx->argv[0], ctx->prefix);
+			return;
+		}
+		SAY(&ctx->reply, ctx->lang, c->help, "c", ctx->prefix);
+		if (c->aliases[0] != '\0') {
+			SAY(&ctx->reply, ctx->lang, MSG_HELP_COMMAND, "s",
+			    c->aliases);
+		}
+		return;
+	}
+	{
+		struct text names;
+
+		text_init(&names);
+		for (const struct command *c = commands; c->name != NULL;
+		    c++) {
+			text_add(&names, c == commands ? "" : " ");
+			text_printf(&names, "%c%s", ctx->prefix, c->name);
+		}
+		SAY(&ctx->reply, ctx->lang, MSG_HELP, "rc", text_str(&names),
+		    ctx->prefix);
+		text_finish(&names);
+	}
+}
+
+static void
+cmd_lang(struct ctx *ctx)
+{
+	int lang;
+
+	if (ctx->argc != 1) {
+		usage(ctx);
+		return;
+	}
+	if ((lang = lang_parse(ctx->argv[0])) < 0) {
+		SAY(&ctx->reply, ctx->lang, MSG_BAD_LANG, "s", ctx->argv[0]);
+		return;
+	}
+	ctx->channel->settings.lang = (enum lang)lang;
+	ctx->lang = (enum lang)lang;
+	SAY0(&ctx->reply, ctx->lang, MSG_LANG_SET);
+}
+
+/* The id of a player known by name: at this table, else in the store. */
+static const char *
+find_player(struct ctx *ctx, const char *name, char *buf, size_t len)
+{
+	struct table *table = ctx_table(ctx);
+	int seat;
+
+	if (table != NULL && (seat = table_seat_by_name(table, name)) >= 0 &&
+	    !table->seats[seat].computer) {
+		snprintf(buf, len, "%s", table->seats[seat].user_id);
+		return buf;
+	}
+	if (store_find_user(ctx->bot->store, name, buf, len) == 1)
+		return buf;
+	return NULL;
+}
+
+static void
+cmd_stats(struct ctx *ctx)
+{
+	char idbuf[256];
+	const char *id = ctx->user->id;
+	const char *name = ctx->user->name;
+	int any = 0;
+
+	if (ctx->argc > 1) {
+		usage(ctx);
+		return;
+	}
+	if (ctx->argc == 1) {
+		name = ctx->argv[0];
+		if ((id = find_player(ctx, name, idbuf, sizeof(idbuf))) ==
+		    NULL) {
+			SAY(&ctx->reply, ctx->lang, MSG_STATS_NONE, "b", name);
+			return;
+		}
+	}
+	for (int g = 0; game_registry[g] != NULL; g++) {
+		struct store_stats st;
+		struct text title;
+		char average[32];
+
+		if (store_player_stats(ctx->bot->store, game_registry[g]->name,
+		    id, &st) != 0 || st.played == 0)
+			continue;
+		if (any++)
+			text_add(&ctx->reply, "\n");
+		text_init(&title);
+		say_title(&title, ctx->lang, game_registry[g]);
+		snprintf(average, sizeof(average), "%.1f", st.average);
+		SAY(&ctx->reply, ctx->lang, MSG_STATS, "brdds", name,
+		    text_str(&title), st.played, st.wins, average);
+		if (st.rounds_bid > 0)
+			SAY(&ctx->reply, ctx->lang, MSG_STATS_WIZARD, "dd",
+			    st.rounds_exact * 100 / st.rounds_bid,
+			    st.rounds_bid);
+		text_finish(&title);
+	}
+	if (!any)
+		SAY(&ctx->reply, ctx->lang, MSG_STATS_NONE, "b", name);
+}
+
+static void
+cmd_top(struct ctx *ctx)
+{
+	const struct game_impl *impl = NULL;
+	struct store_stats top[5];
+	struct text title;
+	int n;
+
+	if (ctx->argc > 1) {
+		usage(ctx);
+		return;
+	}
+	if (ctx->argc == 1)
+		impl = game_find(ctx->argv[0]);
+	else if (ctx_table(ctx) != NULL)
+		impl = ctx_table(ctx)->impl;
+	else if (ctx->channel != NULL)
+		impl = game_find(ctx->channel->settings.game);
+	if (impl == NULL) {
+		if (ctx->argc == 1) {
+			SAY(&ctx->reply, ctx->lang, MSG_UNKNOWN_GAME, "s",
+			    ctx->argv[0]);
+			return;
+		}
+		impl = game_registry[0];
+	}
+	text_init(&title);
+	say_title(&title, ctx->lang, impl);
+	n = store_top(ctx->bot->store, impl->name, top, 5);
+	if (n <= 0) {
+		SAY(&ctx->reply, ctx->lang, MSG_TOP_NONE, "r", text_str(&title));
+		text_finish(&title);
+		return;
+	}
+	SAY(&ctx->reply, ctx->lang, MSG_TOP, "r", text_str(&title));
+	for (int i = 0; i < n; i++) {
+		char average[32];
+
+		snprintf(average, sizeof(average), "%.1f", top[i].average);
+		text_printf(&ctx->reply, "%s%d. ", i > 0 ? " · " : " ", i + 1);
+		text_bold(&ctx->reply, top[i].name);
+		text_printf(&ctx->reply, " %d/%d (%s)", top[i].wins,
+		    top[i].played, average);
+	}
+	text_finish(&title);
+}
+
+/* ------------------------------------------------------------------ */
+/* Administration. */
+
+static void
+cmd_admin(struct ctx *ctx)
+{
+	const char *sub;
+	struct table *table = ctx_table(ctx);
+
+	if (!ctx_admin(ctx)) {
+		SAY0(&ctx->reply, ctx->lang, MSG_NOT_ADMIN);
+		return;
+	}
+	if (ctx->argc < 1) {
+		usage(ctx);
+		return;
+	}
+	sub = ctx->argv[0];
+	if (strcasecmp(sub, "status") == 0 && ctx->argc == 1) {
+		size_t queued = 0;
+
+		for (int i = 0; i < ctx->bot->nnetworks; i++) {
+			struct adapter *a = &ctx->bot->networks[i]->adapter;
+
+			if (a->impl->queue_depth != NULL)
+				queued += a->impl->queue_depth(a);
+		}
+		SAY(&ctx->reply, ctx->lang, MSG_BOT_STATUS, "ddddd",
+		    (int)((loop_now(ctx->bot->loop) - ctx->bot->started_at) /
+		    1000), ctx->bot->nnetworks, (int)bot_table_count(ctx->bot),
+		    (int)bot_game_count(ctx->bot), (int)queued);
+		return;
+	}
+	if (strcasecmp(sub, "reload") == 0 && ctx->argc == 1) {
+		char err[256];
+
+		if (ctx->bot->reload == NULL ||
+		    ctx->bot->reload(ctx->bot->reload_arg, err,
+		    sizeof(err)) != 0) {
+			SAY(&ctx->reply, ctx->lang, MSG_RELOAD_FAILED, "s",
+			    ctx->bot->reload == NULL ? "-" : err);
+			return;
+		}
+		SAY0(&ctx->reply, ctx->lang, MSG_RELOADED);
+		return;
+	}
+	if (ctx->channel == NULL) {
+		/* The table commands need a channel: say them there. */
+		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
+		return;
+	}
+	if (strcasecmp(sub, "stop") == 0 && ctx->argc == 1) {
+		if (table == NULL) {
+			SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c",
+			    ctx->prefix);
+			return;
+		}
+		stop_now(ctx, table);
+		return;
+	}
+	if (strcasecmp(sub, "restart") == 0 && ctx->argc == 1) {
+		struct seat seats[GAME_MAX_SEATS];
+		struct game_options options;
+		const struct game_impl *impl;
+		int n;
+
+		if (table == NULL || table->game == NULL) {
+			SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c",
+			    ctx->prefix);
+			return;
+		}
+		/* The same people, game and options, dealt afresh. */
+		n = table->nseats;
+		impl = table->impl;
+		options = table->options;
+		for (int i = 0; i < n; i++) {
+			seats[i] = table->seats[i];
+			seats[i].user_id = strdup(table->seats[i].user_id);
+			seats[i].name = strdup(table->seats[i].name);
+			seats[i].grace_until = 0;
+			seats[i].stop_vote = 0;
+			seats[i].missed = 0;
+		}
+		table_close(table, 1);
+		table = table_create(ctx->channel, impl);
+		if (table == NULL)
+			return;
+		table->options = options;
+		for (int i = 0; i < n; i++)
+			table->seats[i] = seats[i];
+		table->nseats = n;
+		SAY0(&ctx->reply, ctx->lang, MSG_RESTARTED);
+		text_add(&ctx->reply, "\n");
+		table_start(table, &ctx->reply);
+		return;
+	}
+	if (strcasecmp(sub, "kick") == 0 && ctx->argc == 2) {
+		int seat;
+
+		if (table == NULL || (seat = table_seat_by_name(table,
+		    ctx->argv[1])) < 0) {
+			SAY(&ctx->reply, ctx->lang, MSG_NO_SUCH_SEAT, "s",
+			    ctx->argv[1]);
+			return;
+		}
+		if (table->game == NULL) {
+			lobby_remove(ctx, table, seat);
+			return;
+		}
+		table_stand_in(table, seat, MSG_KICKED);
+		table_next(table);
+		return;
+	}
+	if (strcasecmp(sub, "set") == 0 && ctx->argc == 3) {
+		struct channel_settings *cs = &ctx->channel->settings;
+		const char *key = ctx->argv[1], *value = ctx->argv[2];
+		int n;
+
+		if (strcasecmp(key, "game") == 0 && game_find(value) != NULL) {
+			snprintf(cs->game, sizeof(cs->game), "%s", value);
+			json_array_clear(cs->options);
+		} else if (strcasecmp(key, "lang") == 0 &&
+		    lang_parse(value) >= 0) {
+			cs->lang = (enum lang)lang_parse(value);
+		} else if (strcasecmp(key, "prefix") == 0 &&
+		    strlen(value) < sizeof(cs->prefixes) &&
+		    strspn(value, "!/.@$%&*+-=?~^") == strlen(value)) {
+			snprintf(cs->prefixes, sizeof(cs->prefixes), "%s",
+			    value);
+		} else if (strcasecmp(key, "timer") == 0 &&
+		    parse_int(value, &n) == 0 && (n == 0 ||
+		    (n >= 10 && n <= 3600))) {
+			cs->turn_timer = n;
+		} else if (strcasecmp(key, "formatting") == 0 &&
+		    (strcasecmp(value, "on") == 0 ||
+		    strcasecmp(value, "off") == 0)) {
+			cs->plain = strcasecmp(value, "off") == 0;
+		} else {
+			SAY(&ctx->reply, ctx->lang, MSG_BAD_SETTING, "ss", key,
+			    value);
+			return;
+		}
+		SAY(&ctx->reply, ctx->lang, MSG_SET_DONE, "ss", key, value);
+		return;
+	}
+	usage(ctx);
+}
+
+/* ------------------------------------------------------------------ */
+/* Dispatch. */
+
+/* Splits line into words in place; returns how many (at most max). */
+static int
+split_words(char *line, char **words, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	while (*p != '\0') {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0')
+			break;
+		if (n == max)
+			return max + 1;
+		words[n++] = p;
+		while (*p != '\0' && *p != ' ' && *p != '\t')
+			p++;
+		if (*p != '\0')
+			*p++ = '\0';
+	}
+	return n;
+}
+
+/* Private commands name their table when the player sits at several. */
+static int
+resolve_private_table(struct ctx *ctx)
+{
+	struct channel *tables[16];
+	int n = user_tables(ctx->network, ctx->user->id, tables, 16);
+
+	if (ctx->argc > 0) {
+		for (int i = 0; i < n; i++) {
+			if (strcasecmp(tables[i]->name, ctx->argv[0]) != 0)
+				continue;
+			ctx->channel = tables[i];
+			memmove(ctx->argv, ctx->argv + 1,
+			    (size_t)(ctx->argc - 1) * sizeof(char *));
+			ctx->argc--;
+			return 0;
+		}
+	}
+	if (n == 1) {
+		ctx->channel = tables[0];
+		return 0;
+	}
+	if (n == 0) {
+		SAY0(&ctx->reply, ctx->lang, MSG_NO_TABLES);
+		return -1;
+	}
+	{
+		struct text names;
+
+		text_init(&names);
+		for (int i = 0; i < n && i < 16; i++) {
+			text_add(&names, i > 0 ? ", " : "");
+			text_user(&names, tables[i]->name);
+		}
+		SAY(&ctx->reply, ctx->lang, MSG_WHICH_TABLE, "srs",
+		    ctx->command->name, text_str(&names), tables[0]->name);
+		text_finish(&names);
+	}
+	return -1;
+}
+
+void
+commands_handle(struct network *network, struct channel *channel,
+    const struct user *user, const char *text)
+{
+	struct ctx ctx;
+	char line[512];
+	char *words[MAX_ARGS + 2];
+	const char *p = text;
+	int n;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.bot = network->bot;
+	ctx.network = network;
+	ctx.said_in = channel;
+	ctx.channel = channel;
+	ctx.user = user;
+	ctx.lang = channel != NULL ? channel->settings.lang :
+	    network->defaults.lang;
+	ctx.prefix = '!';
+	{
+		const char *prefixes = channel != NULL ?
+		    channel->settings.prefixes : network->defaults.prefixes;
+
+		if (prefixes[0] != '\0')
+			ctx.prefix = prefixes[0];
+		if (*p != '\0' && strchr(prefixes, *p) != NULL) {
+			p++;
+		} else if (channel != NULL) {
+			return;         /* ordinary conversation */
+		}
+	}
+	if (strlen(p) >= sizeof(line))
+		return;
+	snprintf(line, sizeof(line), "%s", p);
+	n = split_words(line, words, MAX_ARGS + 1);
+	if (n == 0)
+		return;
+	text_init(&ctx.reply);
+	ctx.command = command_find(words[0]);
+	if (ctx.command == NULL) {
+		/* Another bot's command, a typo: one line that says where help is. */
+		SAY(&ctx.reply, ctx.lang, MSG_UNKNOWN_COMMAND, "sc", words[0],
+		    ctx.prefix);
+		goto answer;
+	}
+	ctx.argc = n > MAX_ARGS ? MAX_ARGS : n - 1;
+	for (int i = 0; i < ctx.argc; i++)
+		ctx.argv[i] = words[i + 1];
+	if (n > MAX_ARGS) {
+		usage(&ctx);
+		goto answer;
+	}
+	if (channel == NULL && !(ctx.command->where & IN_PRIVATE)) {
+		SAY(&ctx.reply, ctx.lang, MSG_PRIVATE_ONLY, "c", ctx.prefix);
+		goto answer;
+	}
+	if (channel == NULL && ctx.command->needs_table) {
+		if (resolve_private_table(&ctx) != 0)
+			goto answer;
+		ctx.lang = ctx.channel->settings.lang;
+	}
+	ctx.command->run(&ctx);
+answer:
+	if (ctx.reply.len > 0) {
+		if (channel == NULL || ctx.reply_private) {
+			network_send_private(network, user->id, &ctx.reply);
+		} else {
+			channel_send(channel, &ctx.reply);
+		}
+	}
+	text_finish(&ctx.reply);
+}

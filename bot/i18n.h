@@ -1,0 +1,91 @@
+/*
+ * i18n.h - what the bot says, in English and Japanese.
+ *
+ * Every sentence lives in a catalog (catalog_en.c, catalog_ja.c) as a
+ * template with numbered placeholders {1}..{9}, so that a translation may
+ * put the arguments in any order.  i18n_say() fills a template with typed
+ * arguments described by a small type string:
+ *
+ *   s  a string from a user (a name, an argument): sanitised
+ *   b  the same, in bold
+ *   r  our own structured text (marks allowed), a const char *
+ *   d  an int
+ *   c  a char (a command prefix)
+ *
+ * The Japanese catalog uses the terms of the original rule documents
+ * (切り札, 宣言, トリック, ...).
+ */
+#ifndef STICHBOT_I18N_H
+#define STICHBOT_I18N_H
+
+#include "text.h"
+
+enum lang {
+	LANG_EN,
+	LANG_JA,
+	LANG_COUNT,
+};
+
+#define MESSAGE_IDS(X) \
+	X(MSG_GAME_WIZARD) X(MSG_GAME_BIRDHEAD) X(MSG_GAME_STICHELN) \
+	X(MSG_LOBBY_IDLE_CLOSED) X(MSG_CARDS_LEFT) X(MSG_SHEET_ROUND) \
+	X(MSG_SHEET_TOTAL) X(MSG_TASK_TRUMP) X(MSG_TASK_BID) \
+	X(MSG_TASK_SELECT) X(MSG_TASK_PLAY) X(MSG_HAND_HEADER) \
+	X(MSG_HAND_CLAIRVOYANT) X(MSG_HAND_EMPTY) X(MSG_TRUMP_WORD) \
+	X(MSG_ROUND_START) X(MSG_ROUND_ONLY) X(MSG_CARDS_EACH) X(MSG_DEALER_WORD) \
+	X(MSG_TURNED_WORD) X(MSG_NO_TRUMP) X(MSG_BIDS_HIDDEN) \
+	X(MSG_SELECT_PRIVATELY) X(MSG_STORE_FAILED) X(MSG_START_SEATS) \
+	X(MSG_OPTION_REFUSED) X(MSG_REMINDER) X(MSG_TIMEOUT) \
+	X(MSG_STANDIN_TIMEOUTS) X(MSG_STANDIN_LEFT) X(MSG_STANDIN_GONE) \
+	X(MSG_HAS_BID) X(MSG_BIDS) X(MSG_BID_SUM) X(MSG_CHOOSES_TRUMP) \
+	X(MSG_HAS_SELECTED) X(MSG_PENALTY_CARDS) X(MSG_TAKES_TRICK) \
+	X(MSG_ROUND_OVER) X(MSG_REVEALED) X(MSG_LOSERS) X(MSG_GAME_OVER) \
+	X(MSG_STATUS_LOBBY) X(MSG_TRICK_WORD) \
+	X(MSG_UNKNOWN_COMMAND) X(MSG_USAGE) X(MSG_NO_TABLE) \
+	X(MSG_GAME_RUNNING) X(MSG_NOT_SEATED) X(MSG_NOT_YOUR_TURN) \
+	X(MSG_GAME_SET) X(MSG_UNKNOWN_GAME) X(MSG_JOINED) \
+	X(MSG_ALREADY_SEATED) X(MSG_TABLE_FULL) X(MSG_LEFT_LOBBY) \
+	X(MSG_TABLE_CLOSED) X(MSG_OPTION_SET) X(MSG_OPTIONS_LIST) \
+	X(MSG_BAD_NUMBER) X(MSG_BAD_CARD) X(MSG_BAD_SUIT) \
+	X(MSG_WHICH_TABLE) X(MSG_NO_TABLES) X(MSG_PRIVATE_ONLY) \
+	X(MSG_BOT_ADDED) X(MSG_BAD_LEVEL) X(MSG_NO_SUCH_SEAT) \
+	X(MSG_NOT_REPLACEABLE) X(MSG_REPLACED) X(MSG_BACK) \
+	X(MSG_NOT_AWAY) X(MSG_STOP_VOTE) X(MSG_STOPPED) \
+	X(MSG_LANG_SET) X(MSG_BAD_LANG) X(MSG_HELP) X(MSG_HELP_COMMAND) \
+	X(MSG_STATS) X(MSG_STATS_WIZARD) X(MSG_STATS_NONE) X(MSG_TOP) \
+	X(MSG_TOP_NONE) X(MSG_NOT_ADMIN) X(MSG_KICKED) X(MSG_RESUMED) \
+	X(MSG_RECONNECTED) X(MSG_GOODBYE) X(MSG_SET_DONE) X(MSG_BAD_SETTING) \
+	X(MSG_RELOADED) X(MSG_RELOAD_FAILED) X(MSG_BOT_STATUS) \
+	X(MSG_RESTARTED) X(MSG_NOTHING_TO_DO) X(MSG_WELCOME_BACK) \
+	X(MSG_IN_LOBBY_ONLY) X(MSG_PLAY_PRIVATE_HINT) X(MSG_ANY_CARD) \
+	X(CMD_GAME) X(CMD_JOIN) X(CMD_LEAVE) X(CMD_START) X(CMD_OPTION) \
+	X(CMD_BID) X(CMD_TRUMP) X(CMD_PLAY) X(CMD_SELECT) X(CMD_HAND) \
+	X(CMD_STATUS) X(CMD_SCORES) X(CMD_ADDBOT) X(CMD_REPLACE) \
+	X(CMD_BACK) X(CMD_STOP) X(CMD_HELP) X(CMD_LANG) X(CMD_STATS) \
+	X(CMD_TOP) X(CMD_ADMIN)
+
+#define MESSAGE_ENUM(name) name,
+enum msg {
+	MESSAGE_IDS(MESSAGE_ENUM)
+	MSG_COUNT
+};
+#undef MESSAGE_ENUM
+
+/* The catalogs: one template per message id (NULL: falls back to English). */
+extern const char *const catalog_en[MSG_COUNT];
+extern const char *const catalog_ja[MSG_COUNT];
+
+int lang_parse(const char *name);
+const char *lang_name(enum lang lang);
+/* The template of id in lang (English when the catalog lacks it). */
+const char *i18n_get(enum lang lang, enum msg id);
+/* The name of a message id, for tests ("MSG_JOINED"). */
+const char *i18n_id_name(enum msg id);
+/* Appends the template of id filled with the arguments types describes. */
+void i18n_say(struct text *t, enum lang lang, enum msg id,
+    const char *types, ...);
+
+#define SAY i18n_say
+#define SAY0(t, lang, id) i18n_say((t), (lang), (id), "")
+
+#endif

@@ -1,0 +1,171 @@
+/*
+ * internal.h - the bot core's own structures, shared by bot.c (adapters,
+ * channels, configuration, restore), table.c (the game flow, timers and
+ * announcements) and commands.c (parsing and answering commands).
+ *
+ * Ownership: a bot owns its networks (each with one adapter) and its
+ * channels; a channel owns its table; a table owns its struct game.
+ */
+#ifndef STICHBOT_INTERNAL_H
+#define STICHBOT_INTERNAL_H
+
+#include <stdint.h>
+
+#include "adapter.h"
+#include "ai.h"
+#include "bot.h"
+#include "game.h"
+#include "i18n.h"
+#include "record.h"
+#include "rng.h"
+#include "text.h"
+
+struct store_game;
+
+/* The settings a channel's table runs with (a copy of config_channel). */
+struct channel_settings {
+	char game[16];
+	enum lang lang;
+	char prefixes[8];
+	int plain;
+	int turn_timer;          /* seconds; 0: no timer */
+	json_t *options;         /* owned: ["name", "name=value", ...] */
+};
+
+/* One seat of a table, in the lobby or in a game. */
+struct seat {
+	char *user_id;           /* the owner's id; "" for a computer's own seat */
+	char *name;              /* the name shown (follows renames) */
+	int computer;            /* 1: a computer's own seat (addbot) */
+	int standin;             /* 1: a computer plays for the absent owner */
+	int level;               /* enum ai_level of the computer */
+	int missed;              /* turns played for the owner in a row */
+	int stop_vote;           /* voted to stop the game */
+	/* When a computer takes the seat of someone who left (0: never). */
+	uint64_t grace_until;
+};
+
+struct table {
+	struct channel *channel;
+	const struct game_impl *impl;
+	struct game_options options;
+	struct seat seats[GAME_MAX_SEATS];
+	int nseats;
+	struct game *game;       /* NULL while the table is a lobby */
+	int64_t game_id;         /* the store's id of the game */
+	uint64_t seed;
+	/* What has been announced: the round and its completed tricks. */
+	int round_seen, tricks_seen;
+	/* Which seats have been prompted in the current phase step. */
+	unsigned prompted;
+	uint64_t turn_timer, half_timer, computer_timer, idle_timer;
+	uint64_t grace_timer;    /* the earliest seat's grace_until */
+};
+
+struct network {
+	struct bot *bot;
+	struct adapter adapter;
+	char **admins;
+	size_t nadmins;
+	struct channel_settings defaults;
+	json_t *config;          /* owned: the network's configuration */
+	int started;
+	int configured;          /* still in the configuration */
+	int was_up;              /* connected once: later ups are reconnects */
+};
+
+struct channel {
+	struct network *network;
+	char *name;
+	struct channel_settings settings;
+	int configured;          /* listed in the configuration */
+	int removed;             /* dropped by a reload: leave when idle */
+	int joined;
+	struct table *table;     /* NULL: no table */
+};
+
+struct bot {
+	struct loop *loop;
+	struct store *store;
+	enum ai_level computer_level;
+	int ai_budget_ms;
+	int lobby_idle;
+	int grace;
+	int computer_delay_ms;
+	struct rng rng;
+	struct network **networks;
+	int nnetworks, networks_cap;
+	struct channel **channels;
+	int nchannels, channels_cap;
+	int started;
+	/* Called by the admin command `reload` (set by `stichbot run`). */
+	int (*reload)(void *arg, char *err, size_t errlen);
+	void *reload_arg;
+	uint64_t started_at;
+};
+
+/* bot.c */
+void settings_copy(struct channel_settings *to,
+    const struct channel_settings *from);
+void settings_finish(struct channel_settings *settings);
+struct channel *channel_get(struct network *network, const char *name,
+    int create);
+int bot_is_admin(struct bot *bot, struct network *network,
+    const char *channel, const struct user *user);
+/* Sends to a channel in its format; private to a user of a network. */
+void channel_send(struct channel *channel, const struct text *text);
+void network_send_private(struct network *network, const char *user_id,
+    const struct text *text);
+/* The tables of network where user_id sits (up to max); returns count. */
+int user_tables(struct network *network, const char *user_id,
+    struct channel **out, int max);
+
+/* table.c */
+struct table *table_create(struct channel *channel,
+    const struct game_impl *impl);
+void table_destroy(struct table *table);
+/* Closes the table: cancels timers, ends a running game as abandoned. */
+void table_close(struct table *table, int abandoned);
+int table_seat_of(const struct table *table, const char *user_id);
+int table_seat_by_name(const struct table *table, const char *name);
+int table_humans(const struct table *table);
+int table_start(struct table *table, struct text *reply);
+/*
+ * Applies seat's action; on success it is stored, announced, and the
+ * table moves on.  -1 with the reason in reply (nothing changed).
+ */
+int table_act(struct table *table, int seat, const struct action *action,
+    int by_computer, struct text *reply);
+/* Re-arms the timers and computer moves for whoever is to act now. */
+void table_next(struct table *table);
+/* The same, appending the turn line to out instead of sending it. */
+void table_next_text(struct table *table, struct text *out);
+/* Deals the next round when a restored game waits for one. */
+int table_deal_pending(struct table *table);
+void table_idle_arm(struct table *table);
+/* A seat changes hands (stand-in on/off, replace); stored and announced. */
+int table_seat_changed(struct table *table, int seat);
+/* Private texts. */
+void table_send_hand(struct table *table, int seat, int prompt);
+void table_status(struct table *table, struct text *out);
+void table_scores(struct table *table, struct text *out);
+void table_player_lines(struct table *table, struct text *out);
+/* Gives seat grace seconds to come back before a computer takes it. */
+void table_grace(struct table *table, int seat, int seconds);
+/* A stand-in takes seat now (leave, grace expired, two timeouts). */
+void table_stand_in(struct table *table, int seat, enum msg why);
+/* Rebuilds a stored game; the caller announces it. */
+struct table *table_restore(struct channel *channel,
+    const struct store_game *stored, char *err, size_t errlen);
+/* The colour mark of a card code, for text_card(). */
+char card_color(const char *code);
+void text_cards(struct text *t, const json_t *codes);
+void text_seat(struct text *t, const struct table *table, int seat,
+    int mention);
+
+/* commands.c */
+/* Handles a line said in channel (NULL: privately) by user. */
+void commands_handle(struct network *network, struct channel *channel,
+    const struct user *user, const char *line);
+
+#endif

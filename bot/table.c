@@ -1,0 +1,1534 @@
+/*
+ * table.c - one table of one channel: the lobby's seats, the running game,
+ * what the channel and each player are told, and the timers.
+ *
+ * The game itself is the engine's (games/record.h): this file only turns
+ * accepted actions into store writes first and messages second, so that a
+ * process killed between the two loses nothing anyone saw acknowledged.
+ * Deals come from the game's seed and the round number alone, which makes
+ * a game reproducible from its store row and its seed.
+ *
+ * Messages are built from what the engine's views and result say, never
+ * from the full state: a channel line is made from view(state, -1), a
+ * private one from view(state, seat), so hidden information cannot leak
+ * through a formatting mistake here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ai_game.h"
+#include "internal.h"
+#include "log.h"
+#include "loop.h"
+#include "store.h"
+
+/* A delay before the next deal's prompts would only slow games down. */
+static void table_timer_cancel(struct table *table);
+
+char
+card_color(const char *code)
+{
+	if (code == NULL || code[0] == '\0')
+		return '0';
+	if (strcmp(code, "W") == 0)
+		return 'w';
+	if (strcmp(code, "J") == 0)
+		return 'j';
+	if (strchr("rygbnp", code[0]) != NULL && code[1] != '\0')
+		return code[0];
+	return '0';
+}
+
+/* Appends card codes (a JSON array of strings) separated by spaces. */
+void
+text_cards(struct text *t, const json_t *codes)
+{
+	size_t i;
+	json_t *code;
+
+	json_array_foreach(codes, i, code) {
+		const char *s = json_string_value(code);
+
+		if (s == NULL)
+			continue;
+		if (i > 0)
+			text_add(t, " ");
+		text_card(t, card_color(s), s);
+	}
+}
+
+/* A play's cards: a string (one card) or a list (BirdHead). */
+static void
+text_play_cards(struct text *t, const json_t *cards)
+{
+	if (json_is_string(cards))
+		text_card(t, card_color(json_string_value(cards)),
+		    json_string_value(cards));
+	else
+		text_cards(t, cards);
+}
+
+void
+text_seat(struct text *t, const struct table *table, int seat, int mention)
+{
+	const struct seat *s = &table->seats[seat];
+
+	if (mention && !s->computer && !s->standin && s->user_id[0] != '\0')
+		text_mention(t, s->user_id, s->name);
+	else
+		text_bold(t, s->name);
+}
+
+static enum lang
+table_lang(const struct table *table)
+{
+	return table->channel->settings.lang;
+}
+
+static struct bot *
+table_bot(const struct table *table)
+{
+	return table->channel->network->bot;
+}
+
+static int
+seat_is_human(const struct seat *seat)
+{
+	return !seat->computer && !seat->standin;
+}
+
+/* The channel's first command prefix, for "say !back". */
+static char
+table_prefix(const struct table *table)
+{
+	return table->channel->settings.prefixes[0] != '\0' ?
+	    table->channel->settings.prefixes[0] : '!';
+}
+
+static void
+game_title(struct text *t, enum lang lang, const struct game_impl *impl)
+{
+	if (strcmp(impl->name, "wizard") == 0)
+		SAY0(t, lang, MSG_GAME_WIZARD);
+	else if (strcmp(impl->name, "birdhead") == 0)
+		SAY0(t, lang, MSG_GAME_BIRDHEAD);
+	else
+		SAY0(t, lang, MSG_GAME_STICHELN);
+}
+
+struct table *
+table_create(struct channel *channel, const struct game_impl *impl)
+{
+	struct table *table = calloc(1, sizeof(*table));
+	size_t i;
+	json_t *option;
+
+	if (table == NULL)
+		return NULL;
+	table->channel = channel;
+	table->impl = impl;
+	table->round_seen = -1;
+	/* Channel defaults were checked against this game by the config. */
+	if (strcmp(channel->settings.game, impl->name) == 0) {
+		json_array_foreach(channel->settings.options, i, option) {
+			char err[GAME_ERR_LEN];
+
+			if (game_option_set(impl, &table->options,
+			    json_string_value(option), err, sizeof(err)) != 0)
+				log_warn("%s %s: default option ignored: %s",
+				    channel->network->adapter.network,
+				    channel->name, err);
+		}
+	}
+	channel->table = table;
+	table_idle_arm(table);
+	return table;
+}
+
+static void
+seat_clear(struct table *table, struct seat *seat)
+{
+	free(seat->user_id);
+	free(seat->name);
+	memset(seat, 0, sizeof(*seat));
+}
+
+void
+table_destroy(struct table *table)
+{
+	if (table == NULL)
+		return;
+	table_timer_cancel(table);
+	loop_cancel(table_bot(table)->loop, table->idle_timer);
+	loop_cancel(table_bot(table)->loop, table->grace_timer);
+	for (int i = 0; i < table->nseats; i++)
+		seat_clear(table, &table->seats[i]);
+	game_destroy(table->game);
+	if (table->channel->table == table) {
+		struct channel *channel = table->channel;
+		struct network *network = channel->network;
+
+		channel->table = NULL;
+		/* A channel dropped by a reload is left once its game is over. */
+		if (channel->removed && channel->joined && network->started) {
+			network->adapter.impl->part(&network->adapter,
+			    channel->name);
+			channel->joined = 0;
+		}
+	}
+	free(table);
+}
+
+void
+table_close(struct table *table, int abandoned)
+{
+	struct bot *bot = table_bot(table);
+
+	if (table->game != NULL && abandoned && table->game_id > 0 &&
+	    store_game_end(bot->store, table->game_id, NULL) != 0)
+		log_error("%s %s: could not mark game %lld abandoned",
+		    table->channel->network->adapter.network,
+		    table->channel->name, (long long)table->game_id);
+	table_destroy(table);
+}
+
+int
+table_seat_of(const struct table *table, const char *user_id)
+{
+	for (int i = 0; i < table->nseats; i++)
+		if (!table->seats[i].computer &&
+		    strcmp(table->seats[i].user_id, user_id) == 0)
+			return i;
+	return -1;
+}
+
+int
+table_seat_by_name(const struct table *table, const char *name)
+{
+	for (int i = 0; i < table->nseats; i++)
+		if (strcasecmp(table->seats[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int
+table_humans(const struct table *table)
+{
+	int n = 0;
+
+	for (int i = 0; i < table->nseats; i++)
+		if (!table->seats[i].computer)
+			n++;
+	return n;
+}
+
+static void
+lobby_idle_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	struct table *table = arg;
+	struct text t;
+
+	table->idle_timer = 0;
+	if (table->game != NULL)
+		return;
+	text_init(&t);
+	SAY(&t, table_lang(table), MSG_LOBBY_IDLE_CLOSED, "d", table_bot(table)->lobby_idle / 60);
+	channel_send(table->channel, &t);
+	text_finish(&t);
+	table_destroy(table);
+}
+
+void
+table_idle_arm(struct table *table)
+{
+	struct bot *bot = table_bot(table);
+
+	if (table->idle_timer != 0)
+		loop_cancel(bot->loop, table->idle_timer);
+	table->idle_timer = 0;
+	if (table->game == NULL && bot->lobby_idle > 0)
+		table->idle_timer = loop_timer(bot->loop,
+		    (uint64_t)bot->lobby_idle * 1000, lobby_idle_cb, table);
+}
+
+static void
+table_timer_cancel(struct table *table)
+{
+	struct loop *loop = table_bot(table)->loop;
+
+	loop_cancel(loop, table->turn_timer);
+	loop_cancel(loop, table->half_timer);
+	loop_cancel(loop, table->computer_timer);
+	table->turn_timer = table->half_timer = table->computer_timer = 0;
+}
+
+/* The store's picture of a seat. */
+static void
+seat_store(const struct seat *seat, struct store_seat *out)
+{
+	out->user_id = seat->user_id;
+	out->name = seat->name;
+	out->computer = seat->computer || seat->standin;
+	out->level = seat->level;
+}
+
+int
+table_seat_changed(struct table *table, int seat)
+{
+	struct store_seat holder;
+
+	if (table->game == NULL)
+		return 0;
+	seat_store(&table->seats[seat], &holder);
+	if (store_seat(table_bot(table)->store, table->game_id, seat,
+	    &holder) != 0) {
+		log_error("%s %s: could not store seat %d of game %lld",
+		    table->channel->network->adapter.network,
+		    table->channel->name, seat, (long long)table->game_id);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* What people see. */
+
+static int
+json_int_at(const json_t *array, int i, int *out)
+{
+	json_t *v = json_array_get(array, (size_t)i);
+
+	if (!json_is_integer(v))
+		return 0;
+	*out = (int)json_integer_value(v);
+	return 1;
+}
+
+/* Whether seat is still in the game (Wizard nannie eliminates seats). */
+static int
+seat_active(const json_t *view, int seat)
+{
+	json_t *out = json_object_get(view, "eliminated");
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(out, i, v)
+		if (json_integer_value(v) == seat)
+			return 0;
+	return 1;
+}
+
+/*
+ * The per-player line of seed 000: for each seat its total, in brackets
+ * the total if the round ended now, and tricks won / bid (Wizard); the
+ * penalty and cards left (BirdHead); the total, the total if the round
+ * ended now, and the penalty colour once revealed (Sticheln).
+ */
+void
+table_player_lines(struct table *table, struct text *out)
+{
+	json_t *view = table->impl->view(table->game->state, -1);
+	json_t *scores = json_object_get(view, "scores");
+	json_t *bids = json_object_get(view, "bids");
+	json_t *won = json_object_get(view, "won");
+	json_t *counts = json_object_get(view, "hand_counts");
+	json_t *points = json_object_get(view, "points");
+	json_t *colours = json_object_get(view, "penalty_colours");
+	int first = 1;
+
+	for (int seat = 0; seat < table->nseats; seat++) {
+		int score = 0, w = 0, b = 0, p = 0, c = 0;
+
+		if (!seat_active(view, seat))
+			continue;
+		if (!first)
+			text_add(out, " · ");
+		first = 0;
+		text_bold(out, table->seats[seat].name);
+		json_int_at(scores, seat, &score);
+		if (bids != NULL) {
+			int has_bid = json_int_at(bids, seat, &b);
+
+			json_int_at(won, seat, &w);
+			if (has_bid) {
+				int now = w == b ? 20 + 10 * w :
+				    -10 * abs(w - b);
+
+				text_printf(out, " %d (%d) %d/%d", score,
+				    score + now, w, b);
+			} else {
+				text_printf(out, " %d %d/?", score, w);
+			}
+		} else if (strcmp(table->impl->name, "birdhead") == 0) {
+			json_int_at(counts, seat, &c);
+			text_printf(out, " %d ", score);
+			SAY(out, table_lang(table), MSG_CARDS_LEFT, "d", c);
+		} else {
+			const char *colour = json_string_value(
+			    json_array_get(colours, (size_t)seat));
+
+			if (json_int_at(points, seat, &p))
+				text_printf(out, " %d (%d)", score, score + p);
+			else
+				text_printf(out, " %d", score);
+			if (colour != NULL) {
+				text_add(out, " ");
+				text_card(out, colour[0], colour);
+			}
+		}
+	}
+	json_decref(view);
+}
+
+/* Right-pads s (UTF-8) with spaces to width columns. */
+static void
+text_cell(struct text *t, const char *s, int width, int right)
+{
+	int cols = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p & 0xc0) != 0x80)
+			cols += (*p >= 0xe3 && *p <= 0xef) ? 2 : 1;
+	if (right)
+		for (int i = cols; i < width; i++)
+			text_add(t, " ");
+	text_user(t, s);
+	if (!right)
+		for (int i = cols; i < width; i++)
+			text_add(t, " ");
+}
+
+/*
+ * The score sheet as an aligned monospace block: a row per round with
+ * each seat's tricks/bid and points (Wizard), penalty (BirdHead) or points
+ * and penalty card (Sticheln), and the totals.
+ */
+void
+table_scores(struct table *table, struct text *out)
+{
+	json_t *result = table->impl->result(table->game->state);
+	json_t *rounds = json_object_get(result, "rounds");
+	json_t *scores = json_object_get(result, "scores");
+	enum lang lang = table_lang(table);
+	int width[GAME_MAX_SEATS];
+	struct text label;
+	size_t r;
+	json_t *round;
+	char cell[64];
+
+	text_init(&label);
+	text_pre_begin(out);
+	SAY0(&label, lang, MSG_SHEET_ROUND);
+	text_cell(out, text_str(&label), 6, 0);
+	for (int seat = 0; seat < table->nseats; seat++) {
+		int cols = (int)strlen(table->seats[seat].name);
+
+		width[seat] = cols < 9 ? 9 : cols > 14 ? 14 : cols;
+		text_add(out, " ");
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", width[seat],
+		    table->seats[seat].name);
+		text_cell(out, name, width[seat], 1);
+	}
+	json_array_foreach(rounds, r, round) {
+		json_t *points = json_object_get(round, "points");
+		json_t *bids = json_object_get(round, "bids");
+		json_t *won = json_object_get(round, "won");
+		json_t *selected = json_object_get(round, "selected");
+
+		if (json_is_null(points) || points == NULL)
+			continue;
+		text_add(out, "\n");
+		snprintf(cell, sizeof(cell), "%zu", r + 1);
+		text_cell(out, cell, 6, 0);
+		for (int seat = 0; seat < table->nseats; seat++) {
+			int p = 0, b = 0, w = 0;
+
+			json_int_at(points, seat, &p);
+			if (bids != NULL && !json_int_at(bids, seat, &b)) {
+				snprintf(cell, sizeof(cell), "-");
+			} else if (bids != NULL) {
+				json_int_at(won, seat, &w);
+				snprintf(cell, sizeof(cell), "%d/%d %+d", w, b,
+				    p);
+			} else if (selected != NULL) {
+				const char *card = json_string_value(
+				    json_array_get(selected, (size_t)seat));
+
+				snprintf(cell, sizeof(cell), "%s %+d",
+				    card != NULL ? card : "-", p);
+			} else {
+				snprintf(cell, sizeof(cell), "%+d", p);
+			}
+			text_add(out, " ");
+			text_cell(out, cell, width[seat], 1);
+		}
+	}
+	text_add(out, "\n");
+	text_clear(&label);
+	SAY0(&label, lang, MSG_SHEET_TOTAL);
+	text_cell(out, text_str(&label), 6, 0);
+	for (int seat = 0; seat < table->nseats; seat++) {
+		int total = 0;
+
+		json_int_at(scores, seat, &total);
+		snprintf(cell, sizeof(cell), "%d", total);
+		text_add(out, " ");
+		text_cell(out, cell, width[seat], 1);
+	}
+	text_pre_end(out);
+	text_finish(&label);
+	json_decref(result);
+}
+
+/* What seat must do now, for prompts: "bid (0-3)", "play a card", ... */
+static void
+text_task(struct text *t, struct table *table, enum game_phase phase)
+{
+	enum lang lang = table_lang(table);
+
+	switch (phase) {
+	case PHASE_TRUMP:
+		SAY0(t, lang, MSG_TASK_TRUMP);
+		break;
+	case PHASE_BID:
+	case PHASE_BID_SIMULTANEOUS:
+		SAY0(t, lang, MSG_TASK_BID);
+		break;
+	case PHASE_SELECT:
+		SAY0(t, lang, MSG_TASK_SELECT);
+		break;
+	default:
+		SAY0(t, lang, MSG_TASK_PLAY);
+		break;
+	}
+}
+
+static int
+seat_to_act(struct table *table, int seat)
+{
+	int acting[GAME_MAX_SEATS];
+	int n = table->impl->to_act(table->game->state, acting);
+
+	for (int i = 0; i < n; i++)
+		if (acting[i] == seat)
+			return 1;
+	return 0;
+}
+
+/*
+ * The different cards in a hand (a JSON array of codes): a Wizard hand
+ * may hold two Wizards, which are one legal play.
+ */
+static int
+distinct_cards(const json_t *hand)
+{
+	size_t n = json_array_size(hand);
+	int count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *c = json_string_value(json_array_get(hand, i));
+		size_t k;
+
+		for (k = 0; k < i; k++)
+			if (c != NULL && json_equal(json_array_get(hand, k),
+			    json_array_get(hand, i)))
+				break;
+		if (k == i)
+			count++;
+	}
+	return count;
+}
+
+/*
+ * Sends seat's owner their hand privately (and what they may do when it
+ * is their turn): the only place a hand is ever put into words.
+ */
+void
+table_send_hand(struct table *table, int seat, int prompt)
+{
+	struct seat *s = &table->seats[seat];
+	enum lang lang = table_lang(table);
+	json_t *view;
+	json_t *others;
+	struct text t;
+	enum game_phase phase;
+
+	if (table->game == NULL || !seat_is_human(s))
+		return;
+	view = table->impl->view(table->game->state, seat);
+	phase = table->impl->phase(table->game->state);
+	text_init(&t);
+	text_add(&t, "[");
+	text_user(&t, table->channel->name);
+	text_add(&t, "] ");
+	SAY(&t, lang, MSG_HAND_HEADER, "d", table->impl->round(table->game->state) + 1);
+	text_add(&t, " ");
+	others = json_object_get(view, "others");
+	if (json_object_size(others) > 0) {
+		const char *key;
+		json_t *cards;
+		int first = 1;
+
+		SAY0(&t, lang, MSG_HAND_CLAIRVOYANT);
+		json_object_foreach(others, key, cards) {
+			int other = atoi(key);
+
+			text_add(&t, first ? " " : ", ");
+			first = 0;
+			text_bold(&t, table->seats[other].name);
+			text_add(&t, " ");
+			text_cards(&t, cards);
+		}
+	} else {
+		json_t *hand = json_object_get(view, "hand");
+
+		if (json_array_size(hand) == 0)
+			SAY0(&t, lang, MSG_HAND_EMPTY);
+		else
+			text_cards(&t, hand);
+	}
+	if (json_is_string(json_object_get(view, "trump"))) {
+		const char *trump = json_string_value(json_object_get(view,
+		    "trump"));
+
+		text_add(&t, " · ");
+		SAY0(&t, lang, MSG_TRUMP_WORD);
+		text_add(&t, " ");
+		text_card(&t, trump[0], trump);
+	}
+	if (prompt && phase != PHASE_OVER && seat_to_act(table, seat)) {
+		struct action legal[GAME_MAX_ACTIONS];
+		int n = table->impl->legal(table->game->state, seat, legal,
+		    GAME_MAX_ACTIONS);
+
+		text_add(&t, " · ");
+		text_task(&t, table, phase);
+		if (phase == PHASE_PLAY && n > 0 && n == distinct_cards(
+		    json_object_get(view, "hand")) &&
+		    table->impl->max_play_cards == 1) {
+			/* Any card will do: the hand above says it all. */
+			text_add(&t, " ");
+			SAY0(&t, lang, MSG_ANY_CARD);
+		} else if (phase == PHASE_PLAY && n > 0 && n <= 16) {
+			text_add(&t, ":");
+			for (int i = 0; i < n; i++) {
+				json_t *a = action_to_json(table->impl,
+				    &legal[i]);
+
+				text_add(&t, i > 0 ? ", " : " ");
+				text_play_cards(&t, json_object_get(a, "play"));
+				json_decref(a);
+			}
+		} else if ((phase == PHASE_BID ||
+		    phase == PHASE_BID_SIMULTANEOUS) && n > 0) {
+			text_add(&t, ":");
+			for (int i = 0; i < n; i++)
+				text_printf(&t, " %d", legal[i].value);
+		}
+	}
+	network_send_private(table->channel->network, s->user_id, &t);
+	text_finish(&t);
+	json_decref(view);
+}
+
+/* "Round 3/15", or "Round 3" where the game has no fixed length. */
+static void
+say_round(struct text *out, enum lang lang, const json_t *view)
+{
+	int round = (int)json_integer_value(json_object_get(view, "round"));
+	json_t *rounds = json_object_get(view, "rounds");
+
+	if (json_is_integer(rounds))
+		SAY(out, lang, MSG_ROUND_START, "dd", round,
+		    (int)json_integer_value(rounds));
+	else
+		SAY(out, lang, MSG_ROUND_ONLY, "d", round);
+}
+
+/* "Round 3/15 · dealer Bob · trump r (turned r7)" and the like. */
+static void
+announce_round(struct table *table, struct text *out)
+{
+	json_t *view = table->impl->view(table->game->state, -1);
+	enum lang lang = table_lang(table);
+	json_t *turned = json_object_get(view, "turned");
+	json_t *trump = json_object_get(view, "trump");
+	json_t *dealer = json_object_get(view, "dealer");
+	enum game_phase phase = table->impl->phase(table->game->state);
+
+	if (out->len > 0)
+		text_add(out, "\n");
+	say_round(out, lang, view);
+	if (json_is_integer(json_object_get(view, "cards"))) {
+		text_add(out, " · ");
+		SAY(out, lang, MSG_CARDS_EACH, "d", (int)json_integer_value(json_object_get(view, "cards")));
+	}
+	if (json_is_integer(dealer)) {
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_DEALER_WORD);
+		text_add(out, " ");
+		text_bold(out, table->seats[json_integer_value(dealer)].name);
+	}
+	if (json_is_string(turned)) {
+		const char *code = json_string_value(turned);
+
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_TURNED_WORD);
+		text_add(out, " ");
+		text_card(out, card_color(code), code);
+	}
+	if (json_is_string(trump)) {
+		const char *code = json_string_value(trump);
+
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_TRUMP_WORD);
+		text_add(out, " ");
+		text_card(out, code[0], code);
+	} else if (json_object_get(view, "trump") != NULL &&
+	    phase != PHASE_TRUMP) {
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_NO_TRUMP);
+	}
+	if (phase == PHASE_BID_SIMULTANEOUS) {
+		text_add(out, " · ");
+		SAY(out, lang, MSG_BIDS_HIDDEN, "c", table_prefix(table));
+	} else if (phase == PHASE_SELECT) {
+		text_add(out, " · ");
+		SAY(out, lang, MSG_SELECT_PRIVATELY, "c", table_prefix(table));
+	}
+	json_decref(view);
+}
+
+/*
+ * Deals the next round from the seed: deal k of a game always comes from
+ * the same stream, so a game is reproducible from its seed.
+ */
+static int
+table_deal(struct table *table)
+{
+	struct rng rng;
+	struct deal deal;
+	char err[GAME_ERR_LEN];
+	int index = table->game->ndeals;
+
+	rng_seed(&rng, table->seed ^ (0x9e3779b97f4a7c15ULL *
+	    (uint64_t)(index + 1)));
+	table->impl->make_deal(table->game->state, &rng, &deal);
+	if (game_add_deal(table->game, &deal, err, sizeof(err)) != 0 ||
+	    game_advance(table->game, err, sizeof(err)) != 0) {
+		log_error("%s %s: deal %d refused: %s",
+		    table->channel->network->adapter.network,
+		    table->channel->name, index, err);
+		return -1;
+	}
+	if (store_deal(table_bot(table)->store, table->game_id, index,
+	    table->game) != 0) {
+		log_error("%s %s: could not store deal %d of game %lld",
+		    table->channel->network->adapter.network,
+		    table->channel->name, index, (long long)table->game_id);
+		return -1;
+	}
+	table->round_seen = table->impl->round(table->game->state);
+	table->tricks_seen = 0;
+	table->prompted = 0;
+	return 0;
+}
+
+int
+table_deal_pending(struct table *table)
+{
+	if (table->game == NULL ||
+	    table->impl->phase(table->game->state) != PHASE_DEAL)
+		return 0;
+	return table_deal(table);
+}
+
+static void
+send_hands(struct table *table)
+{
+	for (int seat = 0; seat < table->nseats; seat++)
+		table_send_hand(table, seat, 0);
+}
+
+/* A storage failure stops the game rather than let it run unsaved. */
+static void
+table_fail(struct table *table)
+{
+	struct text t;
+
+	text_init(&t);
+	SAY0(&t, table_lang(table), MSG_STORE_FAILED);
+	channel_send(table->channel, &t);
+	text_finish(&t);
+	table_close(table, 1);
+}
+
+int
+table_start(struct table *table, struct text *reply)
+{
+	struct bot *bot = table_bot(table);
+	enum lang lang = table_lang(table);
+	struct game_setup setup;
+	struct store_seat holders[GAME_MAX_SEATS];
+	struct store_place place;
+	char err[GAME_ERR_LEN];
+	json_t *players;
+	struct text t;
+
+	if (table->nseats < table->impl->min_seats ||
+	    table->nseats > table->impl->max_seats) {
+		SAY(reply, lang, MSG_START_SEATS, "ddd", table->nseats, table->impl->min_seats,
+		    table->impl->max_seats);
+		return -1;
+	}
+	if (table->impl->validate_options(&table->options, table->nseats, err,
+	    sizeof(err)) != 0) {
+		SAY(reply, lang, MSG_OPTION_REFUSED, "s", err);
+		return -1;
+	}
+	table->seed = rng_next(&bot->rng);
+	memset(&setup, 0, sizeof(setup));
+	setup.nseats = table->nseats;
+	setup.options = table->options;
+	{
+		struct rng first;
+
+		rng_seed(&first, table->seed);
+		setup.first = (int)rng_below(&first, (uint32_t)table->nseats);
+	}
+	players = json_array();
+	for (int i = 0; i < table->nseats; i++) {
+		json_array_append_new(players,
+		    json_string(table->seats[i].name));
+		seat_store(&table->seats[i], &holders[i]);
+	}
+	table->game = game_create(table->impl, &setup, players, err,
+	    sizeof(err));
+	json_decref(players);
+	if (table->game == NULL) {
+		SAY(reply, lang, MSG_OPTION_REFUSED, "s", err);
+		return -1;
+	}
+	place.network = table->channel->network->adapter.network;
+	place.channel = table->channel->name;
+	table->game_id = store_game_begin(bot->store, &place, table->game,
+	    table->seed, holders, table->nseats);
+	if (table->game_id < 0) {
+		game_destroy(table->game);
+		table->game = NULL;
+		SAY0(reply, lang, MSG_STORE_FAILED);
+		return -1;
+	}
+	if (table->idle_timer != 0)
+		loop_cancel(bot->loop, table->idle_timer);
+	table->idle_timer = 0;
+	if (table_deal(table) != 0) {
+		table_fail(table);
+		return 1;
+	}
+	log_info("%s %s: game %lld of %s started with %d seats",
+	    place.network, place.channel, (long long)table->game_id,
+	    table->impl->name, table->nseats);
+	text_init(&t);
+	game_title(&t, lang, table->impl);
+	text_add(&t, ": ");
+	for (int i = 0; i < table->nseats; i++) {
+		if (i > 0)
+			text_add(&t, ", ");
+		text_seat(&t, table, i, 0);
+	}
+	send_hands(table);
+	announce_round(table, &t);
+	table_next_text(table, &t);
+	channel_send(table->channel, &t);
+	text_finish(&t);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Turns, timers and computer players. */
+
+static void computer_cb(struct loop *loop, uint64_t id, void *arg);
+static void turn_cb(struct loop *loop, uint64_t id, void *arg);
+static void half_cb(struct loop *loop, uint64_t id, void *arg);
+
+/*
+ * Appends who is to act now (mentioning people so that their clients
+ * highlight the line), prompts them privately, and arms the timers: the
+ * turn timer for people, a short delay for computers.
+ */
+void
+table_next_text(struct table *table, struct text *out)
+{
+	struct bot *bot = table_bot(table);
+	int acting[GAME_MAX_SEATS];
+	int n, computers = 0, fresh = 0;
+	enum game_phase phase;
+
+	table_timer_cancel(table);
+	if (table->game == NULL)
+		return;
+	phase = table->impl->phase(table->game->state);
+	if (phase == PHASE_OVER)
+		return;
+	n = table->impl->to_act(table->game->state, acting);
+	if (phase != PHASE_BID_SIMULTANEOUS && phase != PHASE_SELECT)
+		table->prompted = 0;
+	for (int i = 0; i < n; i++) {
+		struct seat *s = &table->seats[acting[i]];
+
+		if (!seat_is_human(s)) {
+			computers++;
+			continue;
+		}
+		if (table->prompted & (1u << acting[i]))
+			continue;
+		table->prompted |= 1u << acting[i];
+		if (fresh++ == 0) {
+			if (out->len > 0)
+				text_add(out, " · ");
+		} else {
+			text_add(out, ", ");
+		}
+		text_seat(out, table, acting[i], 1);
+		table_send_hand(table, acting[i], 1);
+	}
+	if (fresh > 0) {
+		text_add(out, " ");
+		text_task(out, table, phase);
+	}
+	if (computers > 0)
+		table->computer_timer = loop_timer(bot->loop,
+		    (uint64_t)bot->computer_delay_ms, computer_cb, table);
+	if (n > computers && table->channel->settings.turn_timer > 0) {
+		uint64_t ms = (uint64_t)table->channel->settings.turn_timer *
+		    1000;
+
+		table->turn_timer = loop_timer(bot->loop, ms, turn_cb, table);
+		table->half_timer = loop_timer(bot->loop, ms / 2, half_cb,
+		    table);
+	}
+}
+
+void
+table_next(struct table *table)
+{
+	struct text t;
+
+	text_init(&t);
+	table_next_text(table, &t);
+	channel_send(table->channel, &t);
+	text_finish(&t);
+}
+
+static void
+half_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	struct table *table = arg;
+	int acting[GAME_MAX_SEATS];
+	int n;
+
+	table->half_timer = 0;
+	if (table->game == NULL)
+		return;
+	n = table->impl->to_act(table->game->state, acting);
+	for (int i = 0; i < n; i++) {
+		struct seat *s = &table->seats[acting[i]];
+		struct text t;
+
+		if (!seat_is_human(s))
+			continue;
+		text_init(&t);
+		text_add(&t, "[");
+		text_user(&t, table->channel->name);
+		text_add(&t, "] ");
+		SAY(&t, table_lang(table), MSG_REMINDER, "d", table->channel->settings.turn_timer / 2);
+		network_send_private(table->channel->network, s->user_id, &t);
+		text_finish(&t);
+	}
+}
+
+/* Lets a computer choose for seat; the choice is always legal. */
+static int
+computer_choose(struct table *table, int seat, struct action *out)
+{
+	struct bot *bot = table_bot(table);
+	struct ai_params params;
+
+	params.level = (enum ai_level)table->seats[seat].level;
+	if (table->seats[seat].standin)
+		params.level = bot->computer_level;
+	/* A seed per decision keeps a replayed game's choices the same. */
+	params.seed = table->seed ^ (0xbf58476d1ce4e5b9ULL *
+	    (uint64_t)(table->game->nactions + 1)) ^ (uint64_t)seat;
+	params.budget_ms = bot->ai_budget_ms;
+	if (ai_decide_game(table->game, seat, &params, out) != 0) {
+		struct action legal[GAME_MAX_ACTIONS];
+
+		if (table->impl->legal(table->game->state, seat, legal,
+		    GAME_MAX_ACTIONS) < 1)
+			return -1;
+		*out = legal[0];
+	}
+	return 0;
+}
+
+static void
+computer_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	struct table *table = arg;
+	int acting[GAME_MAX_SEATS];
+	int n;
+
+	table->computer_timer = 0;
+	if (table->game == NULL)
+		return;
+	n = table->impl->to_act(table->game->state, acting);
+	for (int i = 0; i < n; i++) {
+		struct seat *s = &table->seats[acting[i]];
+		struct action action;
+		struct text reply;
+		int rc;
+
+		if (seat_is_human(s))
+			continue;
+		if (computer_choose(table, acting[i], &action) != 0)
+			continue;
+		text_init(&reply);
+		rc = table_act(table, acting[i], &action, 1, &reply);
+		if (rc < 0)
+			log_error("%s %s: computer move refused: %s",
+			    table->channel->network->adapter.network,
+			    table->channel->name, text_str(&reply));
+		text_finish(&reply);
+		/* One move per tick: table_act armed the next one. */
+		return;
+	}
+}
+
+static void grace_arm(struct table *table);
+
+static void
+grace_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	struct table *table = arg;
+	uint64_t now = loop_now(loop);
+	int changed = 0;
+
+	table->grace_timer = 0;
+	for (int i = 0; i < table->nseats && table->game != NULL; i++) {
+		struct seat *s = &table->seats[i];
+
+		if (s->grace_until == 0 || s->grace_until > now)
+			continue;
+		s->grace_until = 0;
+		table_stand_in(table, i, MSG_STANDIN_GONE);
+		changed = 1;
+	}
+	if (changed)
+		table_next(table);
+	grace_arm(table);
+}
+
+/* One timer per table, for the seat whose grace time ends first. */
+static void
+grace_arm(struct table *table)
+{
+	struct loop *loop = table_bot(table)->loop;
+	uint64_t first = 0, now = loop_now(loop);
+
+	loop_cancel(loop, table->grace_timer);
+	table->grace_timer = 0;
+	for (int i = 0; i < table->nseats; i++) {
+		uint64_t until = table->seats[i].grace_until;
+
+		if (until != 0 && (first == 0 || until < first))
+			first = until;
+	}
+	if (first != 0)
+		table->grace_timer = loop_timer(loop, first > now ?
+		    first - now : 0, grace_cb, table);
+}
+
+void
+table_grace(struct table *table, int seat, int seconds)
+{
+	struct seat *s = &table->seats[seat];
+
+	s->grace_until = seconds < 0 ? 0 : loop_now(table_bot(table)->loop) +
+	    (uint64_t)seconds * 1000 + (seconds == 0);
+	grace_arm(table);
+}
+
+void
+table_stand_in(struct table *table, int seat, enum msg why)
+{
+	struct seat *s = &table->seats[seat];
+	struct text t;
+
+	s->grace_until = 0;
+	if (s->computer || s->standin)
+		return;
+	s->standin = 1;
+	s->level = table_bot(table)->computer_level;
+	table_seat_changed(table, seat);
+	text_init(&t);
+	SAY(&t, table_lang(table), why, "bc", s->name,
+	    table_prefix(table));
+	channel_send(table->channel, &t);
+	text_finish(&t);
+}
+
+static void
+turn_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	struct table *table = arg;
+	int acting[GAME_MAX_SEATS];
+	int n;
+
+	table->turn_timer = 0;
+	if (table->game == NULL)
+		return;
+	n = table->impl->to_act(table->game->state, acting);
+	for (int i = 0; i < n; i++) {
+		int seat = acting[i];
+		struct seat *s = &table->seats[seat];
+		struct action action;
+		struct text reply;
+		int rc;
+
+		if (!seat_is_human(s))
+			continue;
+		if (computer_choose(table, seat, &action) != 0)
+			continue;
+		s->missed++;
+		{
+			struct text t;
+
+			text_init(&t);
+			SAY(&t, table_lang(table), MSG_TIMEOUT, "b", s->name);
+			channel_send(table->channel, &t);
+			text_finish(&t);
+		}
+		if (s->missed >= 2)
+			table_stand_in(table, seat, MSG_STANDIN_TIMEOUTS);
+		text_init(&reply);
+		rc = table_act(table, seat, &action, 1, &reply);
+		text_finish(&reply);
+		/*
+		 * Simultaneous phases: every late seat gets its move now,
+		 * unless the table closed or moved on to a new phase.
+		 */
+		if (rc != 0 || table->game == NULL)
+			return;
+		{
+			enum game_phase phase = table->impl->phase(
+			    table->game->state);
+
+			if (phase != PHASE_BID_SIMULTANEOUS &&
+			    phase != PHASE_SELECT)
+				return;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Actions. */
+
+/* The line that tells the channel what seat did. */
+static void
+announce_action(struct table *table, int seat, const struct action *action,
+    enum game_phase before, json_t *result, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	json_t *view = table->impl->view(table->game->state, -1);
+	enum game_phase phase = table->impl->phase(table->game->state);
+	json_t *rounds = json_object_get(result, "rounds");
+	json_t *round = json_array_get(rounds, (size_t)table->round_seen);
+	json_t *tricks = json_object_get(round, "tricks");
+	char code[8];
+
+	if (out->len > 0)
+		text_add(out, "\n");
+	switch (action->kind) {
+	case ACTION_BID:
+		if (before == PHASE_BID_SIMULTANEOUS) {
+			int acting[GAME_MAX_SEATS];
+			int left = phase == PHASE_BID_SIMULTANEOUS ?
+			    table->impl->to_act(table->game->state, acting) : 0;
+
+			SAY(out, lang, MSG_HAS_BID, "bd", table->seats[
+			    seat].name, left);
+		} else {
+			SAY(out, lang, MSG_BIDS, "bd", table->seats[seat].name, action->value);
+		}
+		if (phase != PHASE_BID && phase != PHASE_BID_SIMULTANEOUS) {
+			/* Bidding is over: the bids (where public). */
+			json_t *bids = json_object_get(view, "bids");
+			int sum = 0, shown = 0;
+
+			for (int i = 0; i < table->nseats; i++) {
+				int b;
+
+				if (!json_int_at(bids, i, &b))
+					continue;
+				text_add(out, shown++ ? ", " : " · ");
+				text_bold(out, table->seats[i].name);
+				text_printf(out, " %d", b);
+				sum += b;
+			}
+			if (shown > 0) {
+				text_add(out, " · ");
+				SAY(out, lang, MSG_BID_SUM, "dd", sum,
+				    (int)json_integer_value(json_object_get(
+				    view, "cards")));
+			}
+		}
+		break;
+	case ACTION_TRUMP: {
+		static const char suits[] = "rygb";
+		char s[2] = { suits[action->value & 3], '\0' };
+
+		SAY(out, lang, MSG_CHOOSES_TRUMP, "b", table->seats[
+		    seat].name);
+		text_add(out, " ");
+		text_card(out, s[0], s);
+		break;
+	}
+	case ACTION_SELECT:
+		if (phase == PHASE_SELECT) {
+			int acting[GAME_MAX_SEATS];
+
+			SAY(out, lang, MSG_HAS_SELECTED, "bd", table->seats[seat].name, table->impl->to_act(
+			    table->game->state, acting));
+		} else {
+			json_t *selected = json_object_get(view, "selected");
+
+			SAY(out, lang, MSG_HAS_SELECTED, "bd", table->seats[seat].name, 0);
+			text_add(out, " · ");
+			SAY0(out, lang, MSG_PENALTY_CARDS);
+			for (int i = 0; i < table->nseats; i++) {
+				const char *c = json_string_value(
+				    json_array_get(selected, (size_t)i));
+
+				text_add(out, i > 0 ? ", " : " ");
+				text_bold(out, table->seats[i].name);
+				text_add(out, " ");
+				if (c != NULL)
+					text_card(out, card_color(c), c);
+			}
+		}
+		break;
+	case ACTION_PLAY:
+		text_bold(out, table->seats[seat].name);
+		text_add(out, " ");
+		for (int i = 0; i < action->ncards; i++) {
+			if (i > 0)
+				text_add(out, " ");
+			table->impl->format_card(action->cards[i], code,
+			    sizeof(code));
+			text_card(out, card_color(code), code);
+		}
+		if ((int)json_array_size(tricks) > table->tricks_seen) {
+			json_t *last = json_array_get(tricks,
+			    json_array_size(tricks) - 1);
+			int winner = (int)json_integer_value(
+			    json_object_get(last, "winner"));
+
+			table->tricks_seen = (int)json_array_size(tricks);
+			text_add(out, " · ");
+			SAY(out, lang, MSG_TAKES_TRICK, "b", table->seats[winner].name);
+			/* One line per play: the standings join the trick's. */
+			if (phase == PHASE_PLAY) {
+				text_add(out, " — ");
+				table_player_lines(table, out);
+			}
+		}
+		break;
+	default:
+		break;
+	}
+	json_decref(view);
+}
+
+/* The round's end: BirdHead's reveal and losers, then the score sheet. */
+static void
+announce_round_end(struct table *table, json_t *round, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	json_t *losers = json_object_get(round, "losers");
+
+	text_add(out, "\n");
+	SAY(out, lang, MSG_ROUND_OVER, "d", table->round_seen + 1);
+	if (losers != NULL) {
+		json_t *view = table->impl->view(table->game->state, -1);
+		json_t *revealed = json_object_get(view, "revealed");
+		size_t i;
+		json_t *v;
+
+		if (json_array_size(revealed) > 0) {
+			text_add(out, " ");
+			SAY0(out, lang, MSG_REVEALED);
+			for (int s = 0; s < table->nseats; s++) {
+				const char *c = json_string_value(
+				    json_array_get(revealed, (size_t)s));
+
+				if (c == NULL)
+					continue;
+				text_add(out, s > 0 ? ", " : " ");
+				text_bold(out, table->seats[s].name);
+				text_add(out, " ");
+				text_card(out, '0', c);
+			}
+		}
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_LOSERS);
+		json_array_foreach(losers, i, v) {
+			text_add(out, i > 0 ? ", " : " ");
+			text_bold(out, table->seats[json_integer_value(v)].name);
+		}
+		json_decref(view);
+	}
+	text_add(out, "\n");
+	table_scores(table, out);
+}
+
+static void
+announce_game_end(struct table *table, json_t *result, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	json_t *winners = json_object_get(result, "winners");
+	json_t *scores = json_object_get(result, "scores");
+	size_t i;
+	json_t *v;
+
+	text_add(out, "\n");
+	SAY0(out, lang, MSG_GAME_OVER);
+	json_array_foreach(winners, i, v) {
+		int seat = (int)json_integer_value(v);
+
+		text_add(out, i > 0 ? ", " : " ");
+		text_seat(out, table, seat, 0);
+		text_printf(out, " (%d)", (int)json_integer_value(
+		    json_array_get(scores, (size_t)seat)));
+	}
+}
+
+int
+table_act(struct table *table, int seat, const struct action *action,
+    int by_computer, struct text *reply)
+{
+	struct bot *bot = table_bot(table);
+	enum lang lang = table_lang(table);
+	struct game *game = table->game;
+	char err[GAME_ERR_LEN];
+	void *saved;
+	enum game_phase before, after;
+	json_t *result, *round;
+	struct text out;
+
+	if (game == NULL)
+		return -1;
+	before = table->impl->phase(game->state);
+	saved = malloc(table->impl->state_size);
+	if (saved == NULL)
+		return -1;
+	memcpy(saved, game->state, table->impl->state_size);
+	if (game_apply(game, action, err, sizeof(err)) != 0) {
+		text_user(reply, err);
+		free(saved);
+		return -1;
+	}
+	/* Stored before anyone hears of it; undone if it cannot be. */
+	if (store_action(bot->store, table->game_id, game->nactions - 1,
+	    game) != 0) {
+		memcpy(game->state, saved, table->impl->state_size);
+		game->nactions--;
+		free(saved);
+		SAY0(reply, lang, MSG_STORE_FAILED);
+		return -1;
+	}
+	free(saved);
+	if (!by_computer)
+		table->seats[seat].missed = 0;
+	after = table->impl->phase(game->state);
+	result = table->impl->result(game->state);
+	round = json_array_get(json_object_get(result, "rounds"),
+	    (size_t)table->round_seen);
+	text_init(&out);
+	announce_action(table, seat, action, before, result, &out);
+	if (round != NULL && json_is_array(json_object_get(round,
+	    "points"))) {
+		announce_round_end(table, round, &out);
+		if (after == PHASE_OVER) {
+			announce_game_end(table, result, &out);
+			if (store_game_end(bot->store, table->game_id,
+			    result) != 0)
+				log_error("%s %s: could not store the end of "
+				    "game %lld", table->channel->network->
+				    adapter.network, table->channel->name,
+				    (long long)table->game_id);
+			log_info("%s %s: game %lld finished",
+			    table->channel->network->adapter.network,
+			    table->channel->name, (long long)table->game_id);
+			channel_send(table->channel, &out);
+			text_finish(&out);
+			json_decref(result);
+			table_destroy(table);
+			return 1;
+		}
+		if (table_deal(table) != 0) {
+			channel_send(table->channel, &out);
+			text_finish(&out);
+			json_decref(result);
+			table_fail(table);
+			return 1;
+		}
+		send_hands(table);
+		announce_round(table, &out);
+	}
+	json_decref(result);
+	table_next_text(table, &out);
+	channel_send(table->channel, &out);
+	text_finish(&out);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Status. */
+
+void
+table_status(struct table *table, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	json_t *view;
+	json_t *trick;
+	size_t i;
+	json_t *play;
+	int acting[GAME_MAX_SEATS];
+	int n;
+
+	game_title(out, lang, table->impl);
+	if (table->game == NULL) {
+		text_add(out, " · ");
+		SAY(out, lang, MSG_STATUS_LOBBY, "ddd", table->nseats, table->impl->min_seats,
+		    table->impl->max_seats);
+		for (int s = 0; s < table->nseats; s++) {
+			text_add(out, s > 0 ? ", " : " ");
+			text_seat(out, table, s, 0);
+		}
+		return;
+	}
+	view = table->impl->view(table->game->state, -1);
+	text_add(out, " · ");
+	say_round(out, lang, view);
+	if (json_is_string(json_object_get(view, "trump"))) {
+		const char *code = json_string_value(json_object_get(view,
+		    "trump"));
+
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_TRUMP_WORD);
+		text_add(out, " ");
+		text_card(out, code[0], code);
+	}
+	trick = json_object_get(view, "trick");
+	if (json_array_size(trick) > 0) {
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_TRICK_WORD);
+		json_array_foreach(trick, i, play) {
+			text_add(out, i > 0 ? ", " : " ");
+			text_bold(out, table->seats[json_integer_value(
+			    json_object_get(play, "seat"))].name);
+			text_add(out, " ");
+			text_play_cards(out, json_object_get(play, "card"));
+		}
+	}
+	n = table->impl->to_act(table->game->state, acting);
+	if (n > 0) {
+		text_add(out, " · ");
+		for (int k = 0; k < n; k++) {
+			if (k > 0)
+				text_add(out, ", ");
+			text_seat(out, table, acting[k], 0);
+		}
+		text_add(out, " ");
+		text_task(out, table, table->impl->phase(table->game->state));
+	}
+	text_add(out, "\n");
+	table_player_lines(table, out);
+	json_decref(view);
+}
+
+/* ------------------------------------------------------------------ */
+/* Restore. */
+
+struct table *
+table_restore(struct channel *channel, const struct store_game *stored,
+    char *err, size_t errlen)
+{
+	json_t *actions = json_object_get(stored->record, "actions");
+	struct game *game;
+	struct table *table;
+	json_t *result, *rounds;
+	size_t i;
+	json_t *a, *seat;
+
+	game = game_from_record(stored->record, err, errlen);
+	if (game == NULL)
+		return NULL;
+	if (game_advance(game, err, errlen) != 0) {
+		game_destroy(game);
+		return NULL;
+	}
+	json_array_foreach(actions, i, a) {
+		struct action action;
+
+		if (action_from_json(game->impl, a, &action, err, errlen) != 0 ||
+		    game_apply(game, &action, err, errlen) != 0) {
+			game_destroy(game);
+			return NULL;
+		}
+	}
+	table = calloc(1, sizeof(*table));
+	if (table == NULL) {
+		game_destroy(game);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	table->channel = channel;
+	table->impl = game->impl;
+	table->options = game->setup.options;
+	table->game = game;
+	table->game_id = stored->id;
+	table->seed = stored->seed;
+	json_array_foreach(stored->seats, i, seat) {
+		struct seat *s = &table->seats[table->nseats++];
+		const char *id = json_string_value(json_object_get(seat,
+		    "user_id"));
+		const char *name = json_string_value(json_object_get(seat,
+		    "name"));
+
+		s->user_id = strdup(id != NULL ? id : "");
+		s->name = strdup(name != NULL ? name : "?");
+		s->level = (int)json_integer_value(json_object_get(seat,
+		    "level"));
+		if (json_is_true(json_object_get(seat, "computer"))) {
+			if (s->user_id[0] == '\0')
+				s->computer = 1;
+			else
+				s->standin = 1;
+		}
+		if (i + 1 >= GAME_MAX_SEATS)
+			break;
+	}
+	table->round_seen = game->impl->round(game->state);
+	result = game->impl->result(game->state);
+	rounds = json_object_get(result, "rounds");
+	table->tricks_seen = (int)json_array_size(json_object_get(
+	    json_array_get(rounds, (size_t)table->round_seen), "tricks"));
+	json_decref(result);
+	channel->table = table;
+	return table;
+}

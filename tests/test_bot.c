@@ -1,0 +1,1003 @@
+/*
+ * test_bot.c - the bot core through the in-memory adapter: scripted
+ * conversations that play whole games by commands alone, misuse every
+ * command, and check that nothing private ever reaches a channel.
+ *
+ * The players here choose their moves from the engine's legal actions (a
+ * test may look), but everything they do goes through the commands people
+ * type, and everything checked is what the adapter was asked to send.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+#include "loop.h"
+#include "memory.h"
+#include "store.h"
+
+struct fx {
+	int checked_actions;     /* actions already seen by the check */
+	struct loop *loop;
+	struct store *store;
+	struct bot *bot;
+	struct adapter *adapter;
+	char path[64];
+	size_t checked;          /* channel lines already checked */
+};
+
+static struct bot *
+fx_bot(struct fx *f)
+{
+	struct bot_settings settings;
+	struct config_channel defaults;
+	char err[256];
+	struct bot *bot;
+
+	memset(&settings, 0, sizeof(settings));
+	settings.seed = 42;
+	settings.computer_delay_ms = 500;
+	settings.ai_budget_ms = 5;
+	bot = bot_create(f->loop, f->store, &settings, err, sizeof(err));
+	assert_non_null(bot);
+	memset(&defaults, 0, sizeof(defaults));
+	defaults.prefixes = "!/";
+	defaults.turn_timer = 120;
+	defaults.game = "wizard";
+	f->adapter = bot_add_adapter(bot, &memory_adapter, "test", NULL,
+	    &defaults, err, sizeof(err));
+	assert_non_null(f->adapter);
+	assert_int_equal(bot_start(bot), 0);
+	return bot;
+}
+
+static int
+setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	char err[256];
+	int fd;
+
+	assert_non_null(f);
+	snprintf(f->path, sizeof(f->path), "/tmp/test_bot_XXXXXX");
+	fd = mkstemp(f->path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(f->path);
+	f->loop = loop_create(1);
+	f->store = store_open(f->path, err, sizeof(err));
+	assert_non_null(f->store);
+	f->bot = fx_bot(f);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *f = *state;
+	char side[80];
+
+	bot_stop(f->bot, NULL);
+	bot_destroy(f->bot);
+	store_close(f->store);
+	loop_destroy(f->loop);
+	unlink(f->path);
+	snprintf(side, sizeof(side), "%s-wal", f->path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", f->path);
+	unlink(side);
+	free(f);
+	return 0;
+}
+
+static void say(struct fx *, const char *, const char *, const char *, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+say(struct fx *f, const char *channel, const char *who, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	memory_say(f->adapter, channel, who, who, line);
+}
+
+/* The last line sent to channel (NULL: to user privately), or "". */
+static const char *
+last_to(struct fx *f, const char *channel, const char *user)
+{
+	for (size_t i = memory_count(f->adapter); i-- > 0;) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		if (channel != NULL && l->channel != NULL &&
+		    strcmp(l->channel, channel) == 0)
+			return l->text;
+		if (channel == NULL && l->channel == NULL &&
+		    strcmp(l->user_id, user) == 0)
+			return l->text;
+	}
+	return "";
+}
+
+/* Whether any line since mark contains needle (NULL channel: private). */
+static int
+sent_since(struct fx *f, size_t mark, const char *channel, const char *needle)
+{
+	for (size_t i = mark; i < memory_count(f->adapter); i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		if ((channel == NULL) != (l->channel == NULL))
+			continue;
+		if (channel != NULL && strcmp(l->channel, channel) != 0)
+			continue;
+		if (strstr(l->text, needle) != NULL)
+			return 1;
+	}
+	return 0;
+}
+
+static struct table *
+table_of(struct fx *f, const char *channel)
+{
+	struct network *network = f->bot->networks[0];
+	struct channel *c = channel_get(network, channel, 0);
+
+	return c != NULL ? c->table : NULL;
+}
+
+/* Whether code occurs in s as a whole word. */
+static int
+has_word(const char *s, const char *code)
+{
+	size_t n = strlen(code);
+
+	for (const char *p = s; (p = strstr(p, code)) != NULL; p++) {
+		int before = p == s || !((p[-1] >= 'a' && p[-1] <= 'z') ||
+		    (p[-1] >= '0' && p[-1] <= '9') ||
+		    (p[-1] >= 'A' && p[-1] <= 'Z'));
+		int after = !((p[n] >= 'a' && p[n] <= 'z') ||
+		    (p[n] >= '0' && p[n] <= '9') ||
+		    (p[n] >= 'A' && p[n] <= 'Z'));
+
+		if (before && after)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The words of a marked line outside its score sheets (which list earlier
+ * rounds' penalty cards, now dealt again), without marks.
+ */
+static void
+outside_sheets(const char *marked, char *out, size_t len)
+{
+	int pre = 0;
+	size_t n = 0;
+
+	for (const char *p = marked; *p != '\0' && n + 1 < len; p++) {
+		if (*p == TEXT_PRE) {
+			pre = !pre;
+			continue;
+		}
+		if (*p == TEXT_COLOR && p[1] != '\0') {
+			p++;
+			continue;
+		}
+		if (pre || (unsigned char)*p < 0x20)
+			continue;
+		out[n++] = *p;
+	}
+	out[n] = '\0';
+}
+
+/*
+ * Whether card code was played by one of the actions since index from: a
+ * round's last trick is announced after the next deal, which may put the
+ * same code into a new hand.
+ */
+static int
+played_since(const struct table *table, int from, const char *code)
+{
+	for (int i = from; i < table->game->nactions; i++) {
+		const struct action *a = &table->game->actions[i];
+
+		for (int k = 0; k < a->ncards && a->kind != ACTION_BID; k++) {
+			char played[8];
+
+			table->impl->format_card(a->cards[k], played,
+			    sizeof(played));
+			if (strcmp(played, code) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Every channel line sent since the last check may not name a card that
+ * is still in some hand (unique cards only: Wizard's suited cards and all
+ * Sticheln cards), nor a hidden bid.
+ */
+static void
+check_channel_private(struct fx *f, const char *channel)
+{
+	struct table *table = table_of(f, channel);
+	size_t n = memory_count(f->adapter);
+
+	if (table == NULL || table->game == NULL ||
+	    strcmp(table->impl->name, "birdhead") == 0) {
+		f->checked = n;
+		f->checked_actions = 0;
+		return;
+	}
+	if (f->checked_actions > table->game->nactions)
+		f->checked_actions = 0;
+	for (int seat = 0; seat < table->nseats; seat++) {
+		json_t *view = table->impl->view(table->game->state, seat);
+		json_t *hand = json_object_get(view, "hand");
+		size_t i;
+		json_t *code;
+
+		json_array_foreach(hand, i, code) {
+			const char *c = json_string_value(code);
+
+			if (strcmp(c, "W") == 0 || strcmp(c, "J") == 0 ||
+			    played_since(table, f->checked_actions, c))
+				continue;
+			for (size_t k = f->checked; k < n; k++) {
+				const struct memory_line *l =
+				    memory_line(f->adapter, k);
+
+				char visible[4096];
+
+				if (l->channel == NULL)
+					continue;
+				outside_sheets(l->marked, visible,
+				    sizeof(visible));
+				if (has_word(visible, c))
+					fail_msg("channel line names %s held "
+					    "by seat %d: %s", c, seat, l->text);
+			}
+		}
+		json_decref(view);
+	}
+	f->checked = n;
+	f->checked_actions = table->game->nactions;
+}
+
+/* The command text for a legal action. */
+static void
+action_command(struct table *table, const struct action *a, char *out,
+    size_t len)
+{
+	static const char suits[] = "rygb";
+	char code[8];
+
+	switch (a->kind) {
+	case ACTION_BID:
+		snprintf(out, len, "bid %d", a->value);
+		break;
+	case ACTION_TRUMP:
+		snprintf(out, len, "trump %c", suits[a->value]);
+		break;
+	case ACTION_SELECT:
+		table->impl->format_card(a->cards[0], code, sizeof(code));
+		snprintf(out, len, "select %s", code);
+		break;
+	default:
+		snprintf(out, len, "play");
+		for (int i = 0; i < a->ncards; i++) {
+			size_t used = strlen(out);
+
+			table->impl->format_card(a->cards[i], code,
+			    sizeof(code));
+			snprintf(out + used, len - used, " %s", code);
+		}
+		break;
+	}
+}
+
+/*
+ * Plays until the game ends: people act by commands (privately in
+ * simultaneous phases, otherwise in the channel, in a varying order),
+ * computers by the clock.  Returns the number of commands typed.
+ */
+static int
+play_out(struct fx *f, const char *channel, int pick)
+{
+	int typed = 0;
+
+	for (int guard = 0; guard < 20000; guard++) {
+		struct table *table = table_of(f, channel);
+		int acting[GAME_MAX_SEATS];
+		int n, human = -1;
+		enum game_phase phase;
+
+		check_channel_private(f, channel);
+		if (table == NULL || table->game == NULL)
+			return typed;
+		phase = table->impl->phase(table->game->state);
+		n = table->impl->to_act(table->game->state, acting);
+		for (int i = 0; i < n; i++) {
+			/* The order of simultaneous moves varies. */
+			int seat = acting[(i + pick + typed) % n];
+
+			if (!table->seats[seat].computer &&
+			    !table->seats[seat].standin) {
+				human = seat;
+				break;
+			}
+		}
+		if (human < 0) {
+			loop_advance(f->loop, 600);
+			continue;
+		}
+		{
+			struct action legal[GAME_MAX_ACTIONS];
+			int k = table->impl->legal(table->game->state, human,
+			    legal, GAME_MAX_ACTIONS);
+			char cmd[64];
+			const char *id = table->seats[human].user_id;
+			char user[64];
+
+			assert_true(k > 0);
+			action_command(table, &legal[(pick * 7 + typed) % k],
+			    cmd, sizeof(cmd));
+			snprintf(user, sizeof(user), "%s", id);
+			if (phase == PHASE_BID_SIMULTANEOUS ||
+			    phase == PHASE_SELECT)
+				say(f, NULL, user, "%s", cmd);
+			else
+				say(f, channel, user, "!%s", cmd);
+			typed++;
+		}
+	}
+	fail_msg("the game did not end");
+	return typed;
+}
+
+/* Exports the channel's last game and replays it: the live result. */
+static int
+export_cb(const struct store_game *g, void *arg)
+{
+	json_t **out = arg;
+
+	json_decref(*out);
+	*out = json_deep_copy(g->record);
+	return 0;
+}
+
+static void
+check_export_replays(struct fx *f, const char *channel, int finished)
+{
+	json_t *record = NULL, *output = NULL;
+	int rc;
+
+	store_each_game(f->store, channel, 0, 1, export_cb, &record);
+	assert_non_null(record);
+	rc = replay_record(record, &output);
+	assert_int_equal(rc, 0);
+	assert_true(json_is_true(json_object_get(output, "finished")) ==
+	    finished);
+	json_decref(record);
+	json_decref(output);
+}
+
+static void
+seat_three(struct fx *f, const char *channel, const char *game)
+{
+	say(f, channel, "alice", "!game %s", game);
+	say(f, channel, "alice", "!join");
+	say(f, channel, "bob", "!j");
+	say(f, channel, "carol", "/JOIN");
+	assert_int_equal(table_of(f, channel)->nseats, 3);
+}
+
+static void
+test_wizard_three_people(void **state)
+{
+	struct fx *f = *state;
+
+	seat_three(f, "#w", "wizard");
+	say(f, "#w", "alice", "!option notequal");
+	assert_non_null(strstr(last_to(f, "#w", NULL), "notequal"));
+	say(f, "#w", "bob", "!start");
+	assert_non_null(table_of(f, "#w")->game);
+	/* Hands go privately to each player. */
+	assert_non_null(strstr(last_to(f, NULL, "carol"), "[#w]"));
+	play_out(f, "#w", 1);
+	assert_null(table_of(f, "#w"));
+	assert_true(sent_since(f, 0, "#w", "Game over"));
+	assert_true(sent_since(f, 0, "#w", "Total"));
+	check_export_replays(f, "#w", 1);
+}
+
+static void
+test_birdhead_with_computers(void **state)
+{
+	struct fx *f = *state;
+
+	say(f, "#b", "alice", "!game birdhead");
+	say(f, "#b", "alice", "!join");
+	say(f, "#b", "alice", "!addbot");
+	say(f, "#b", "alice", "!addbot hard");
+	assert_int_equal(table_of(f, "#b")->nseats, 3);
+	say(f, "#b", "alice", "!start");
+	play_out(f, "#b", 2);
+	assert_true(sent_since(f, 0, "#b", "Game over"));
+	check_export_replays(f, "#b", 1);
+}
+
+static void
+test_sticheln_three_people(void **state)
+{
+	struct fx *f = *state;
+
+	seat_three(f, "#s", "sticheln");
+	say(f, "#s", "carol", "!start");
+	/* A penalty card said in the channel would give it away. */
+	say(f, "#s", "alice", "!select r1");
+	assert_non_null(strstr(last_to(f, "#s", NULL), "privately"));
+	play_out(f, "#s", 3);
+	assert_true(sent_since(f, 0, "#s", "Game over"));
+	check_export_replays(f, "#s", 1);
+}
+
+/* Hidden bids in any order stay hidden until the last one is in. */
+static void
+test_hidden_bids(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	const char *order[3] = { "carol", "alice", "bob" };
+	size_t mark;
+
+	seat_three(f, "#h", "wizard");
+	say(f, "#h", "alice", "!option hiddentip");
+	say(f, "#h", "alice", "!start");
+	table = table_of(f, "#h");
+	assert_int_equal(table->impl->phase(table->game->state),
+	    PHASE_BID_SIMULTANEOUS);
+	say(f, "#h", "alice", "!bid 1");
+	assert_non_null(strstr(last_to(f, "#h", NULL), "privately"));
+	assert_int_equal(table->game->nactions, 0);
+	mark = memory_count(f->adapter);
+	for (int i = 0; i < 3; i++) {
+		say(f, NULL, order[i], "bid %d", i == 2 ? 0 : 1);
+		if (i < 2) {
+			char expect[64];
+
+			snprintf(expect, sizeof(expect),
+			    "%s has bid (%d to go)", order[i], 2 - i);
+			assert_string_equal(last_to(f, "#h", NULL), expect);
+		}
+	}
+	/* The reveal lists every bid at once. */
+	assert_true(sent_since(f, mark, "#h", "alice 1"));
+	assert_true(sent_since(f, mark, "#h", "carol 1"));
+	assert_true(sent_since(f, mark, "#h", "bob 0"));
+}
+
+static void
+test_secret_bids_stay_hidden(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	size_t mark;
+
+	seat_three(f, "#x", "wizard");
+	say(f, "#x", "alice", "!option secret");
+	say(f, "#x", "alice", "!start");
+	mark = memory_count(f->adapter);
+	say(f, NULL, "bob", "bid 0");
+	say(f, NULL, "alice", "bid 1");
+	say(f, NULL, "carol", "bid 0");
+	table = table_of(f, "#x");
+	assert_int_equal(table->impl->phase(table->game->state), PHASE_PLAY);
+	assert_false(sent_since(f, mark, "#x", "alice 1"));
+	assert_false(sent_since(f, mark, "#x", "bid for"));
+}
+
+/* Every command misused: a short answer, and nothing changes. */
+static void
+test_misuse(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *who, *line, *expect;
+	} cases[] = {
+		{ "alice", "!frobnicate", "Unknown command" },
+		{ "alice", "!game", "Usage: !game NAME" },
+		{ "alice", "!game chess", "Unknown game" },
+		{ "alice", "!join now", "Usage: !join" },
+		{ "alice", "!start", "No game is running here" },
+		{ "alice", "!leave", "You have no seat" },
+		{ "alice", "!bid 2", "No game is running" },
+		{ "alice", "!bid", "Usage: !bid N" },
+		{ "alice", "!trump", "Usage: !trump SUIT" },
+		{ "alice", "!trump purple", "not a suit" },
+		{ "alice", "!select", "Usage: !select CARD" },
+		{ "alice", "!hand", "No game is running" },
+		{ "alice", "!scores", "No game is running" },
+		{ "alice", "!replace", "Usage: !replace NAME" },
+		{ "alice", "!back", "No game is running" },
+		{ "alice", "!stop", "No game is running" },
+		{ "alice", "!lang", "Usage: !lang" },
+		{ "alice", "!lang fr", "Unknown language" },
+		{ "alice", "!help nothing", "Unknown command" },
+		{ "alice", "!addbot genius", "Unknown level" },
+		{ "alice", "!admin status", "Only the bot's admins" },
+		{ "alice", "!option rounds=99", "Refused" },
+		{ "alice", "!option", "Options: -" },
+		{ "alice", "!join", "alice joins Wizard" },
+		{ "alice", "!join", "already have a seat" },
+		{ "alice", "!start", "1 seated; this game needs 3 to 6" },
+		{ "alice", "!option hiddentip", "Options: hiddentip" },
+		{ "alice", "!option notequal", "Refused" },
+		{ "alice", "!option hiddentip", "Options: -" },
+		{ "alice", "!status", "open table, 1 seated" },
+		{ "alice", "!stats", "No finished games" },
+		{ "alice", "!top", "No finished games" },
+		{ "alice", "!help", "Commands:" },
+		{ "alice", "!help bid", "!bid N" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got;
+
+		say(f, "#m", cases[i].who, "%s", cases[i].line);
+		got = last_to(f, "#m", NULL);
+		if (strstr(got, cases[i].expect) == NULL)
+			fail_msg("%s: expected \"%s\", got \"%s\"",
+			    cases[i].line, cases[i].expect, got);
+	}
+	/* Ordinary talk is not a command. */
+	{
+		size_t mark = memory_count(f->adapter);
+
+		say(f, "#m", "bob", "hello there");
+		assert_int_equal(memory_count(f->adapter), mark);
+	}
+	/* In the game: refusals change nothing. */
+	say(f, "#m", "bob", "!join");
+	say(f, "#m", "carol", "!join");
+	say(f, "#m", "carol", "!start");
+	{
+		struct table *table = table_of(f, "#m");
+		int acting[GAME_MAX_SEATS];
+		int before = table->game->nactions;
+		const char *someone_else;
+
+		table->impl->to_act(table->game->state, acting);
+		someone_else = table->seats[(acting[0] + 1) % 3].user_id;
+		say(f, "#m", someone_else, "!bid 0");
+		assert_int_equal(table->game->nactions, before);
+		say(f, "#m", "dave", "!bid 0");
+		assert_non_null(strstr(last_to(f, "#m", NULL), "no seat"));
+		say(f, "#m", table->seats[acting[0]].user_id, "!bid 99");
+		assert_int_equal(table->game->nactions, before);
+		say(f, "#m", table->seats[acting[0]].user_id, "!bid x");
+		assert_non_null(strstr(last_to(f, "#m", NULL),
+		    "not a number"));
+		say(f, "#m", table->seats[acting[0]].user_id, "!play zz");
+		assert_int_equal(table->game->nactions, before);
+		say(f, "#m", "dave", "!join");
+		assert_non_null(strstr(last_to(f, "#m", NULL),
+		    "game is running"));
+		say(f, "#m", "dave", "!replace alice");
+		assert_non_null(strstr(last_to(f, "#m", NULL),
+		    "plays their own seat"));
+		say(f, "#m", "alice", "!option notequal");
+		assert_non_null(strstr(last_to(f, "#m", NULL),
+		    "game is running"));
+		say(f, NULL, "dave", "bid 1");
+		assert_non_null(strstr(last_to(f, NULL, "dave"),
+		    "no seat at any table"));
+		say(f, NULL, "alice", "join");
+		assert_non_null(strstr(last_to(f, NULL, "alice"),
+		    "in the table's channel"));
+		assert_int_equal(table->game->nactions, before);
+	}
+}
+
+/* A private command names its table only at several tables. */
+static void
+test_private_table_names(void **state)
+{
+	struct fx *f = *state;
+	struct table *one, *two;
+
+	seat_three(f, "#one", "sticheln");
+	seat_three(f, "#two", "sticheln");
+	say(f, "#one", "alice", "!start");
+	say(f, "#two", "alice", "!start");
+	one = table_of(f, "#one");
+	two = table_of(f, "#two");
+	say(f, NULL, "alice", "hand");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "several tables"));
+	{
+		json_t *view = two->impl->view(two->game->state,
+		    table_seat_of(two, "alice"));
+		const char *card = json_string_value(json_array_get(
+		    json_object_get(view, "hand"), 0));
+
+		say(f, NULL, "alice", "select #two %s", card);
+		json_decref(view);
+	}
+	assert_int_equal(two->game->nactions, 1);
+	assert_int_equal(one->game->nactions, 0);
+	say(f, NULL, "alice", "hand #one");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "[#one]"));
+}
+
+static void
+test_rename_keeps_seat(void **state)
+{
+	struct fx *f = *state;
+	struct user now = { "bobby!b@host", "bobby", NULL };
+	struct table *table;
+
+	seat_three(f, "#r", "wizard");
+	say(f, "#r", "alice", "!start");
+	bot_on_rename(f->bot, f->adapter, "bob", &now);
+	table = table_of(f, "#r");
+	assert_true(table_seat_of(table, "bob") < 0);
+	assert_true(table_seat_of(table, "bobby!b@host") >= 0);
+	play_out(f, "#r", 4);
+	check_export_replays(f, "#r", 1);
+}
+
+/* A turn not taken in time: a computer moves; twice: it keeps the seat. */
+static void
+test_timeouts(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int acting[GAME_MAX_SEATS];
+	int seat, before;
+	size_t mark;
+
+	seat_three(f, "#t", "sticheln");
+	say(f, "#t", "alice", "!start");
+	table = table_of(f, "#t");
+	/* Bob and carol select; alice does not. */
+	for (int i = 0; i < 3; i++) {
+		const char *who = table->seats[i].user_id;
+		json_t *view;
+
+		if (strcmp(who, "alice") == 0)
+			continue;
+		view = table->impl->view(table->game->state, i);
+		say(f, NULL, who, "select %s", json_string_value(
+		    json_array_get(json_object_get(view, "hand"), 0)));
+		json_decref(view);
+	}
+	seat = table_seat_of(table, "alice");
+	mark = memory_count(f->adapter);
+	loop_advance(f->loop, 60 * 1000);
+	/* The reminder at half time, privately. */
+	assert_true(sent_since(f, mark, NULL, "seconds left"));
+	before = table->game->nactions;
+	loop_advance(f->loop, 60 * 1000 + 1);
+	assert_int_equal(table->game->nactions, before + 1);
+	assert_true(sent_since(f, mark, "#t", "Time is up for alice"));
+	assert_int_equal(table->seats[seat].missed, 1);
+	assert_false(table->seats[seat].standin);
+	/* Wait for alice's next turn and let it pass too. */
+	for (int guard = 0; guard < 200; guard++) {
+		int n = table->impl->to_act(table->game->state, acting);
+
+		if (n == 1 && acting[0] == seat)
+			break;
+		if (n == 1) {
+			struct action legal[GAME_MAX_ACTIONS];
+			char cmd[64];
+
+			table->impl->legal(table->game->state, acting[0], legal,
+			    GAME_MAX_ACTIONS);
+			action_command(table, &legal[0], cmd, sizeof(cmd));
+			say(f, "#t", table->seats[acting[0]].user_id, "!%s",
+			    cmd);
+		}
+	}
+	loop_advance(f->loop, 120 * 1000 + 1);
+	assert_true(table->seats[seat].standin);
+	assert_true(sent_since(f, mark, "#t", "holds alice's seat"));
+	/* The stand-in plays on its own now. */
+	before = table->game->nactions;
+	say(f, NULL, "alice", "back");
+	assert_false(table->seats[seat].standin);
+	assert_true(sent_since(f, mark, NULL, "Welcome back"));
+	(void)before;
+}
+
+/* A player who parts is stood in for after the grace time. */
+static void
+test_part_and_grace(void **state)
+{
+	struct fx *f = *state;
+	struct user bob = { "bob", "bob", NULL };
+	struct table *table;
+	int seat;
+
+	seat_three(f, "#p", "wizard");
+	say(f, "#p", "alice", "!start");
+	table = table_of(f, "#p");
+	seat = table_seat_of(table, "bob");
+	bot_on_leave(f->bot, f->adapter, "#p", &bob);
+	loop_advance(f->loop, 30 * 1000);
+	bot_on_join(f->bot, f->adapter, "#p", &bob);
+	loop_advance(f->loop, 60 * 1000);
+	assert_false(table->seats[seat].standin);
+	/* A quit (no channel) counts for every table. */
+	bot_on_leave(f->bot, f->adapter, NULL, &bob);
+	loop_advance(f->loop, 61 * 1000);
+	table = table_of(f, "#p");
+	assert_non_null(table);
+	assert_true(table->seats[seat].standin);
+	/* Someone else may take the seat over. */
+	say(f, "#p", "dave", "!replace bob");
+	assert_false(table->seats[seat].standin);
+	assert_string_equal(table->seats[seat].user_id, "dave");
+}
+
+static void
+test_lobby_idle_and_stop_vote(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+
+	say(f, "#i", "alice", "!join");
+	loop_advance(f->loop, 1800 * 1000 + 1);
+	assert_null(table_of(f, "#i"));
+	assert_true(sent_since(f, 0, "#i", "nobody started a game"));
+	seat_three(f, "#i", "birdhead");
+	say(f, "#i", "alice", "!start");
+	table = table_of(f, "#i");
+	assert_non_null(table->game);
+	say(f, "#i", "alice", "!stop");
+	assert_non_null(strstr(last_to(f, "#i", NULL), "votes to stop"));
+	assert_non_null(table_of(f, "#i"));
+	say(f, "#i", "bob", "!stop");
+	assert_null(table_of(f, "#i"));
+	assert_true(sent_since(f, 0, "#i", "The game is stopped"));
+}
+
+/*
+ * The process dies mid-trick (nothing is said goodbye, nothing flushed
+ * beyond what each command committed): a new bot on the same store
+ * resumes to the identical state.
+ */
+static void
+test_restore_mid_trick(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	void *saved;
+	int nactions, ndeals;
+	char err[256];
+	size_t size;
+
+	seat_three(f, "#k", "wizard");
+	say(f, "#k", "alice", "!option hiddentip");
+	say(f, "#k", "alice", "!start");
+	table = table_of(f, "#k");
+	/* Bid, then play into the middle of a trick of round 2. */
+	for (int guard = 0; guard < 100; guard++) {
+		int acting[GAME_MAX_SEATS];
+		struct action legal[GAME_MAX_ACTIONS];
+		char cmd[64];
+		enum game_phase phase = table->impl->phase(table->game->state);
+
+		json_t *view = table->impl->view(table->game->state, -1);
+		size_t trick = json_array_size(json_object_get(view, "trick"));
+
+		json_decref(view);
+		if (table->impl->round(table->game->state) == 1 &&
+		    phase == PHASE_PLAY && trick == 1)
+			break;
+		table->impl->to_act(table->game->state, acting);
+		table->impl->legal(table->game->state, acting[0], legal,
+		    GAME_MAX_ACTIONS);
+		action_command(table, &legal[0], cmd, sizeof(cmd));
+		if (phase == PHASE_BID_SIMULTANEOUS)
+			say(f, NULL, table->seats[acting[0]].user_id, "%s", cmd);
+		else
+			say(f, "#k", table->seats[acting[0]].user_id, "!%s",
+			    cmd);
+	}
+	size = table->impl->state_size;
+	saved = malloc(size);
+	memcpy(saved, table->game->state, size);
+	nactions = table->game->nactions;
+	ndeals = table->game->ndeals;
+	/* The crash: the bot vanishes without a word. */
+	bot_destroy(f->bot);
+	store_close(f->store);
+	f->store = store_open(f->path, err, sizeof(err));
+	assert_non_null(f->store);
+	f->bot = fx_bot(f);
+	assert_int_equal(bot_restore(f->bot), 1);
+	table = table_of(f, "#k");
+	assert_non_null(table);
+	assert_int_equal(table->game->nactions, nactions);
+	assert_int_equal(table->game->ndeals, ndeals);
+	assert_memory_equal(table->game->state, saved, size);
+	assert_true(sent_since(f, 0, "#k", "resumes"));
+	free(saved);
+	/* And the game plays on to its end. */
+	f->checked = memory_count(f->adapter);
+	play_out(f, "#k", 5);
+	check_export_replays(f, "#k", 1);
+}
+
+static void
+test_japanese(void **state)
+{
+	struct fx *f = *state;
+
+	say(f, "#ja", "alice", "!lang ja");
+	say(f, "#ja", "alice", "!join");
+	assert_null(strstr(last_to(f, "#ja", NULL), "joins"));
+	say(f, "#ja", "bob", "!join");
+	say(f, "#ja", "carol", "!join");
+	say(f, "#ja", "carol", "!start");
+	play_out(f, "#ja", 6);
+	assert_true(sent_since(f, 0, "#ja", "トリック"));
+}
+
+/* Every catalog has every message with the same placeholders. */
+static void
+test_catalogs(void **state)
+{
+	for (int id = 0; id < MSG_COUNT; id++) {
+		const char *en = catalog_en[id];
+		const char *ja = catalog_ja[id];
+
+		if (en == NULL)
+			fail_msg("%s has no English text", i18n_id_name(id));
+		if (ja == NULL)
+			fail_msg("%s has no Japanese text", i18n_id_name(id));
+		for (int k = 1; k <= 9; k++) {
+			char ph[4] = { '{', (char)('0' + k), '}', '\0' };
+
+			if ((strstr(en, ph) == NULL) != (strstr(ja, ph) == NULL))
+				fail_msg("%s: placeholder %s differs",
+				    i18n_id_name(id), ph);
+		}
+	}
+}
+
+static void
+test_stats_after_games(void **state)
+{
+	struct fx *f = *state;
+
+	seat_three(f, "#st", "birdhead");
+	say(f, "#st", "alice", "!start");
+	play_out(f, "#st", 7);
+	say(f, "#st", "alice", "!stats");
+	assert_non_null(strstr(last_to(f, "#st", NULL), "alice in BirdHead: 1 "
+	    "games"));
+	say(f, "#st", "bob", "!stats alice");
+	assert_non_null(strstr(last_to(f, "#st", NULL), "alice in BirdHead"));
+	say(f, "#st", "bob", "!top birdhead");
+	assert_non_null(strstr(last_to(f, "#st", NULL), "Best in BirdHead"));
+}
+
+/* While the network is down nobody's clock runs; after it, the game goes on. */
+static void
+test_reconnect(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int before;
+	size_t mark;
+
+	bot_on_connected(f->bot, f->adapter, 1);
+	seat_three(f, "#c", "wizard");
+	say(f, "#c", "alice", "!start");
+	table = table_of(f, "#c");
+	before = table->game->nactions;
+	mark = memory_count(f->adapter);
+	bot_on_connected(f->bot, f->adapter, 0);
+	loop_advance(f->loop, 600 * 1000);
+	assert_int_equal(table->game->nactions, before);
+	bot_on_connected(f->bot, f->adapter, 1);
+	assert_true(sent_since(f, mark, "#c", "back online"));
+	loop_advance(f->loop, 121 * 1000);
+	assert_int_equal(table->game->nactions, before + 1);
+}
+
+/* Admin commands work for admins only. */
+static void
+test_admin(void **state)
+{
+	struct fx *f = *state;
+	struct network *network = f->bot->networks[0];
+	struct table *table;
+	struct user admin = { "root", "root", "root!r@admin.example" };
+
+	network->admins = calloc(2, sizeof(char *));
+	network->admins[0] = strdup("*!*@admin.example");
+	network->nadmins = 1;
+	seat_three(f, "#a", "wizard");
+	say(f, "#a", "alice", "!start");
+	say(f, "#a", "alice", "!admin kick bob");
+	assert_non_null(strstr(last_to(f, "#a", NULL), "Only the bot's admins"));
+	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin status");
+	assert_non_null(strstr(last_to(f, "#a", NULL), "1 tables, 1 games"));
+	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin kick bob");
+	table = table_of(f, "#a");
+	assert_true(table->seats[table_seat_of(table, "bob")].standin);
+	assert_true(sent_since(f, 0, "#a", "gave bob's seat"));
+	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin set lang ja");
+	assert_int_equal(channel_get(network, "#a", 0)->settings.lang,
+	    LANG_JA);
+	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin set lang en");
+	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin set timer 5");
+	assert_non_null(strstr(last_to(f, "#a", NULL), "Cannot set timer"));
+	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin restart");
+	table = table_of(f, "#a");
+	assert_non_null(table);
+	assert_non_null(table->game);
+	assert_int_equal(table->game->nactions, 0);
+	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin reload");
+	assert_non_null(strstr(last_to(f, "#a", NULL), "Reload failed"));
+	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin stop");
+	assert_null(table_of(f, "#a"));
+	/* The first game was abandoned, the second too: nothing running. */
+	assert_int_equal(bot_game_count(f->bot), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_wizard_three_people, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_birdhead_with_computers,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sticheln_three_people,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hidden_bids, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_secret_bids_stay_hidden,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_misuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_private_table_names,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rename_keeps_seat, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_timeouts, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_part_and_grace, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_lobby_idle_and_stop_vote,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restore_mid_trick, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_japanese, setup,
+		    teardown),
+		cmocka_unit_test(test_catalogs),
+		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reconnect, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_stats_after_games, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
