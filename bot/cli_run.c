@@ -1,0 +1,363 @@
+/*
+ * cli_run.c - `stichbot run`: the bot itself, as a systemd service
+ * (Type=notify) or in a terminal.
+ *
+ * A reload checks the new file completely (every adapter's keys and
+ * secrets too) before the bot sees it, so a broken file changes nothing.
+ *
+ * Signals arrive through a self-pipe watched by the event loop: a handler
+ * only writes the signal's number, and the loop does the work between two
+ * events, where the bot's state is consistent.
+ *   SIGHUP           reloads the configuration; a broken file is logged
+ *                    and the running configuration stays;
+ *   SIGTERM, SIGINT  say goodbye where games run, stop, exit 0.
+ * With a watchdog (WatchdogSec=), keep-alives go out from a loop timer at
+ * half the interval, so a loop that hangs gets the service restarted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bot.h"
+#include "cli.h"
+#include "config.h"
+#include "log.h"
+#include "loop.h"
+#include "notify.h"
+#include "store.h"
+
+#define GOODBYE "stichbot is restarting; games will resume."
+
+struct run {
+	const char *file;        /* the configuration file, for reloads */
+	int log_level;           /* from --log-level, or -1 */
+	struct config *config;   /* owned: the configuration in use */
+	struct loop *loop;
+	struct store *store;
+	struct bot *bot;
+	uint64_t watchdog_ms;    /* keep-alive period; 0: no watchdog */
+	int started;             /* bot_start() was called */
+	int stopping;
+};
+
+/* The self-pipe: [0] read by the loop, [1] written by the handler. */
+static int signal_pipe[2] = { -1, -1 };
+
+static void
+usage(FILE *out)
+{
+	fprintf(out, "usage: stichbot run --config FILE [--log-level LEVEL]\n\n"
+	    "Runs the bot: connects to every network of the configuration "
+	    "and hosts\ngames until SIGTERM or SIGINT.  SIGHUP reloads the "
+	    "configuration.\n\n"
+	    "  --config FILE      the configuration (see stichbot(1) and\n"
+	    "                     stichbot.example.json)\n"
+	    "  --log-level LEVEL  error, warn, info or debug (default: the\n"
+	    "                     configuration's log_level)\n\n"
+	    "Exit status: 0 after a clean stop, 1 when the bot cannot start, "
+	    "2 for a\nwrong argument.\n");
+}
+
+static void
+on_signal_caught(int sig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)sig;
+
+	/* A full pipe already holds a wake-up; losing this byte is fine. */
+	if (write(signal_pipe[1], &b, 1) < 0)
+		(void)0;
+	errno = saved;
+}
+
+static int
+signals_setup(void)
+{
+	struct sigaction sa;
+
+	if (pipe(signal_pipe) != 0)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (fcntl(signal_pipe[i], F_SETFD, FD_CLOEXEC) != 0 ||
+		    fcntl(signal_pipe[i], F_SETFL, O_NONBLOCK) != 0)
+			return -1;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sa.sa_handler = on_signal_caught;
+	if (sigaction(SIGHUP, &sa, NULL) != 0 ||
+	    sigaction(SIGTERM, &sa, NULL) != 0 ||
+	    sigaction(SIGINT, &sa, NULL) != 0)
+		return -1;
+	/* A peer that goes away must be an error return, not a death. */
+	sa.sa_handler = SIG_IGN;
+	return sigaction(SIGPIPE, &sa, NULL);
+}
+
+static void
+signals_restore(void)
+{
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	for (int i = 0; i < 2; i++)
+		if (signal_pipe[i] >= 0) {
+			close(signal_pipe[i]);
+			signal_pipe[i] = -1;
+		}
+}
+
+/* The level to log at: --log-level wins over the configuration. */
+static void
+apply_log_level(const struct run *run, const struct config *config)
+{
+	int level = run->log_level;
+
+	if (level < 0)
+		level = log_level_parse(config->log_level);
+	log_setup(level < 0 ? LOG_LEVEL_INFO : (enum log_level)level, -1);
+}
+
+static void
+report_status(const struct run *run)
+{
+	if (notify_status("%zu tables, %zu games running",
+	    bot_table_count(run->bot), bot_game_count(run->bot)) < 0)
+		log_debug("cannot send the status to the service manager: %s",
+		    strerror(errno));
+}
+
+/* Settings fixed at start-up: a reload that changes them needs a restart. */
+static void
+warn_fixed(const struct config *old, const struct config *new)
+{
+	if (strcmp(old->store_path, new->store_path) != 0)
+		log_warn("reload: store changes only on a restart");
+	if (strcmp(old->computer_level, new->computer_level) != 0 ||
+	    old->ai_budget_ms != new->ai_budget_ms ||
+	    old->lobby_idle != new->lobby_idle || old->grace != new->grace)
+		log_warn("reload: computer, lobby_idle and grace change only "
+		    "on a restart");
+}
+
+static void
+reload(struct run *run)
+{
+	struct config *config;
+	char err[1024];
+
+	if (notify_reloading() < 0)
+		log_warn("cannot tell the service manager about the reload: "
+		    "%s", strerror(errno));
+	log_info("reloading %s", run->file);
+	if ((config = config_load(run->file, err, sizeof(err))) == NULL) {
+		log_error("reload failed, keeping the running configuration: "
+		    "%s", err);
+	} else if (cli_check_adapters(config, err, sizeof(err)) != 0 ||
+	    bot_configure(run->bot, config, err, sizeof(err)) != 0) {
+		log_error("reload failed, keeping the running configuration: "
+		    "%s: %s", run->file, err);
+		config_destroy(config);
+	} else {
+		warn_fixed(run->config, config);
+		apply_log_level(run, config);
+		config_destroy(run->config);
+		run->config = config;
+		log_info("reloaded %s: %zu networks", run->file,
+		    config->nnetworks);
+	}
+	notify_ready();
+	report_status(run);
+}
+
+static void
+stop(struct run *run)
+{
+	if (run->stopping)
+		return;
+	run->stopping = 1;
+	log_info("stopping");
+	notify_stopping();
+	bot_stop(run->bot, GOODBYE);
+	loop_stop(run->loop);
+}
+
+static void
+on_signal(struct loop *loop, int fd, int events, void *arg)
+{
+	struct run *run = arg;
+	unsigned char buf[64];
+	ssize_t n;
+	int hup = 0, term = 0;
+
+	(void)loop;
+	(void)events;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == SIGHUP)
+				hup = 1;
+			else
+				term = 1;
+		}
+	/* Several HUPs at once are one reload; a stop wins over reloads. */
+	if (term)
+		stop(run);
+	else if (hup && !run->stopping)
+		reload(run);
+}
+
+static void
+on_watchdog(struct loop *loop, uint64_t id, void *arg)
+{
+	struct run *run = arg;
+
+	(void)id;
+	if (notify_watchdog() < 0)
+		log_warn("cannot send a watchdog keep-alive: %s",
+		    strerror(errno));
+	report_status(run);
+	loop_timer(loop, run->watchdog_ms, on_watchdog, run);
+}
+
+/* Parses the arguments into run; returns -1 (exit 2), 1 (--help) or 0. */
+static int
+parse_args(struct run *run, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			usage(stdout);
+			return 1;
+		}
+		if (strcmp(arg, "--config") != 0 &&
+		    strcmp(arg, "--log-level") != 0) {
+			fprintf(stderr, "stichbot run: unknown argument "
+			    "\"%s\"\n", arg);
+			return -1;
+		}
+		if (value == NULL) {
+			fprintf(stderr, "stichbot run: %s needs a value\n",
+			    arg);
+			return -1;
+		}
+		i++;
+		if (strcmp(arg, "--config") == 0) {
+			run->file = value;
+		} else if ((run->log_level = log_level_parse(value)) < 0) {
+			fprintf(stderr, "stichbot run: --log-level takes "
+			    "error, warn, info or debug\n");
+			return -1;
+		}
+	}
+	if (run->file == NULL) {
+		fprintf(stderr, "stichbot run: --config FILE is required\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Builds the bot and starts it; -1 with the reason logged. */
+static int
+start(struct run *run)
+{
+	struct bot_settings settings;
+	char err[1024];
+	int restored;
+
+	if ((run->loop = loop_create(0)) == NULL) {
+		log_error("out of memory");
+		return -1;
+	}
+	if ((run->store = store_open(run->config->store_path, err,
+	    sizeof(err))) == NULL) {
+		log_error("cannot open the store %s: %s",
+		    run->config->store_path, err);
+		return -1;
+	}
+	memset(&settings, 0, sizeof(settings));
+	settings.computer_level = run->config->computer_level;
+	settings.ai_budget_ms = run->config->ai_budget_ms;
+	settings.lobby_idle = run->config->lobby_idle;
+	settings.grace = run->config->grace;
+	if ((run->bot = bot_create(run->loop, run->store, &settings, err,
+	    sizeof(err))) == NULL) {
+		log_error("%s", err);
+		return -1;
+	}
+	/* Adapter errors are JSON paths: name the file, as check-config. */
+	if (bot_configure(run->bot, run->config, err, sizeof(err)) != 0) {
+		log_error("%s: %s", run->file, err);
+		return -1;
+	}
+	if ((restored = bot_restore(run->bot)) < 0) {
+		log_error("cannot restore the unfinished games of %s",
+		    run->config->store_path);
+		return -1;
+	}
+	if (signals_setup() != 0 || loop_watch(run->loop, signal_pipe[0],
+	    LOOP_READ, on_signal, run) != 0) {
+		log_error("cannot set up signal handling: %s",
+		    strerror(errno));
+		return -1;
+	}
+	run->started = 1;
+	if (bot_start(run->bot) != 0) {
+		log_error("cannot start the adapters");
+		return -1;
+	}
+	if ((run->watchdog_ms = notify_watchdog_interval_ms()) > 0) {
+		run->watchdog_ms = run->watchdog_ms > 1 ?
+		    run->watchdog_ms / 2 : 1;
+		loop_timer(run->loop, run->watchdog_ms, on_watchdog, run);
+	}
+	log_info("started: %zu networks, %d unfinished games restored",
+	    run->config->nnetworks, restored);
+	if (notify_ready() < 0)
+		log_warn("cannot tell the service manager we are ready: %s",
+		    strerror(errno));
+	report_status(run);
+	return 0;
+}
+
+int
+cli_run(int argc, char **argv)
+{
+	struct run run;
+	char err[1024];
+	int rc, status = 0;
+
+	memset(&run, 0, sizeof(run));
+	run.log_level = -1;
+	if ((rc = parse_args(&run, argc, argv)) != 0)
+		return rc > 0 ? 0 : 2;
+	if ((run.config = config_load(run.file, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "stichbot run: %s\n", err);
+		return 1;
+	}
+	apply_log_level(&run, run.config);
+	if (start(&run) != 0)
+		status = 1;
+	else if (loop_run(run.loop) != 0) {
+		log_error("the event loop failed: %s", strerror(errno));
+		status = 1;
+	}
+	/* Adapters that may be connected are stopped before they are freed. */
+	if (run.started && !run.stopping) {
+		notify_stopping();
+		bot_stop(run.bot, status == 0 ? GOODBYE : NULL);
+	}
+	if (status == 0)
+		log_info("stopped");
+	bot_destroy(run.bot);
+	store_close(run.store);
+	signals_restore();
+	loop_destroy(run.loop);
+	config_destroy(run.config);
+	return status;
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""`stichbot check-config` against config/stichbot.example.json.
+
+The example documents every key, so it must pass check-config as shipped,
+including each network's adapter keys: its secrets are bare credential
+names, so the test points CREDENTIALS_DIRECTORY at a directory of made-up
+secret files.  Also checks the command's usage errors, a missing file, a
+typo, and that no secret reaches the output.
+
+While an adapter type used by the example is not built yet, check-config
+refuses the example with "unknown adapter": the test then reports a skip
+(exit 77) with the reason, after the checks that do not need adapters.
+
+usage: config_example_test.py STICHBOT EXAMPLE_JSON
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+SECRET = "not-a-real-secret-4242"
+
+
+def run(stichbot, args, env=None):
+    proc = subprocess.run([stichbot, "check-config"] + args,
+                          capture_output=True, text=True, timeout=30,
+                          env=env)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def credential_names(value):
+    """The bare names given to *_file keys, anywhere in the document."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key.startswith("//"):
+                continue
+            if (key.endswith("_file") and isinstance(item, str)
+                    and "/" not in item):
+                yield item
+            yield from credential_names(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from credential_names(item)
+
+
+def count(document):
+    networks = document["networks"]
+    return len(networks), sum(len(n.get("channels", [])) for n in networks)
+
+
+def expect(cond, message):
+    if not cond:
+        print("FAIL: " + message)
+        sys.exit(1)
+
+
+def main():
+    stichbot, example = sys.argv[1], sys.argv[2]
+    with open(example, encoding="utf-8") as f:
+        document = json.load(f)
+    names = sorted(set(credential_names(document)))
+    expect(names, "the example names no credential")
+
+    rc, out, err = run(stichbot, [])
+    expect(rc == 2 and "usage:" in err, "no argument: exit 2 with usage")
+    rc, out, err = run(stichbot, ["--help"])
+    expect(rc == 0 and "usage:" in out, "--help: exit 0 with usage")
+    rc, out, err = run(stichbot, ["a.json", "b.json"])
+    expect(rc == 2, "two files: exit 2")
+
+    with tempfile.TemporaryDirectory(prefix="stichbot-cfg-") as tmp:
+        missing = os.path.join(tmp, "missing.json")
+        rc, out, err = run(stichbot, [missing])
+        expect(rc == 1 and err.strip() ==
+               missing + ": No such file or directory",
+               "missing file: got %d %r" % (rc, err))
+
+        # A typo at the top level is caught before any adapter is asked.
+        typo = dict(document)
+        typo["log_levle"] = typo.pop("log_level", "info")
+        typo_path = os.path.join(tmp, "typo.json")
+        with open(typo_path, "w", encoding="utf-8") as f:
+            json.dump(typo, f)
+        rc, out, err = run(stichbot, [typo_path])
+        expect(rc == 1 and err.strip() ==
+               typo_path + ": log_levle: unknown key",
+               "typo: got %d %r" % (rc, err))
+
+        # A syntax error names the line and column.
+        broken = os.path.join(tmp, "broken.json")
+        with open(broken, "w", encoding="utf-8") as f:
+            f.write('{\n  "grace": 60,\n  "networks": [\n}\n')
+        rc, out, err = run(stichbot, [broken])
+        expect(rc == 1 and err.startswith(broken + ":4:1: "),
+               "syntax error: got %d %r" % (rc, err))
+
+        creds = os.path.join(tmp, "creds")
+        os.mkdir(creds, 0o700)
+        for name in names:
+            with open(os.path.join(creds, name), "w",
+                      encoding="utf-8") as f:
+                f.write(SECRET + "\n")
+        env = dict(os.environ, CREDENTIALS_DIRECTORY=creds)
+        rc, out, err = run(stichbot, [example], env)
+        expect(SECRET not in out + err, "a secret reached the output")
+        if rc != 0 and "unknown adapter" in err:
+            print("SKIP: the example needs an adapter not built yet: "
+                  + err.strip())
+            return SKIP
+        networks, channels = count(document)
+        expect(rc == 0, "the example is refused: " + err.strip())
+        expect(out.strip() == "%s: ok (%d networks, %d channels)" %
+               (example, networks, channels), "unexpected output " + out)
+
+        # Without the credentials, the first secret is named, not shown.
+        env = dict(os.environ)
+        env.pop("CREDENTIALS_DIRECTORY", None)
+        rc, out, err = run(stichbot, [example], env)
+        expect(rc == 1 and "CREDENTIALS_DIRECTORY is not set" in err,
+               "no credentials: got %d %r" % (rc, err))
+    print("ok: %s passes check-config" % example)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
