@@ -1,0 +1,1096 @@
+/*
+ * irc_proto.c - the pure parts of the IRC adapter (see irc_proto.h).
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "irc_proto.h"
+#include "log.h"
+#include "loop.h"
+
+/* How long a line waits when libircclient's buffer is full. */
+#define IRC_QUEUE_RETRY_MS 50
+
+int
+irc_parse(char *line, struct irc_msg *msg)
+{
+	char *p = line;
+
+	memset(msg, 0, sizeof(*msg));
+	if (*p == '@')
+		while (*p != '\0' && *p != ' ')
+			p++;
+	while (*p == ' ')
+		p++;
+	if (*p == ':') {
+		msg->prefix = ++p;
+		while (*p != '\0' && *p != ' ')
+			p++;
+		if (*p != '\0')
+			*p++ = '\0';
+		while (*p == ' ')
+			p++;
+	}
+	if (*p == '\0')
+		return -1;
+	msg->command = p;
+	while (*p != '\0' && *p != ' ')
+		p++;
+	if (*p != '\0')
+		*p++ = '\0';
+	while (msg->nparams < IRC_PARAMS_MAX) {
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		/* The fifteenth parameter is the rest, with ':' or not. */
+		if (*p == ':' || msg->nparams == IRC_PARAMS_MAX - 1) {
+			if (*p == ':')
+				p++;
+			msg->params[msg->nparams++] = p;
+			break;
+		}
+		msg->params[msg->nparams++] = p;
+		while (*p != '\0' && *p != ' ')
+			p++;
+		if (*p != '\0')
+			*p++ = '\0';
+	}
+	return 0;
+}
+
+/* Appends s to out at *len unless it would overflow; -1 then. */
+static int
+append(char *out, size_t outlen, size_t *len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*len + n >= outlen)
+		return -1;
+	memcpy(out + *len, s, n + 1);
+	*len += n;
+	return 0;
+}
+
+/* Backs up from a cut at n so that it does not split a UTF-8 sequence. */
+static size_t
+utf8_cut(const char *s, size_t n)
+{
+	size_t back = 0;
+
+	while (back < 3 && n > back &&
+	    ((unsigned char)s[n - back] & 0xc0) == 0x80)
+		back++;
+	return ((unsigned char)s[n - back] & 0xc0) == 0x80 ? n : n - back;
+}
+
+size_t
+irc_relay_line(const char *line, size_t len, char *out, size_t outlen)
+{
+	char buf[IRC_LINE_MAX * 2];
+	struct irc_msg m;
+	const char *cmd, *text;
+	size_t i = 0, n = 0, olen = 0;
+
+	/* Tags: nothing we request makes the server send them. */
+	if (len > 0 && line[0] == '@') {
+		while (i < len && line[i] != ' ')
+			i++;
+	}
+	for (; i < len && n < sizeof(buf) - 1; i++)
+		if (line[i] != '\r' && line[i] != '\0')
+			buf[n++] = line[i];
+	if (n > IRC_LINE_MAX - 2)
+		n = utf8_cut(buf, IRC_LINE_MAX - 2);
+	buf[n] = '\0';
+	if (irc_parse(buf, &m) != 0)
+		return 0;
+	cmd = m.command;
+	if (isdigit((unsigned char)cmd[0])) {
+		/* libircclient reads any three digits as a numeric. */
+		if (strlen(cmd) != 3 || !isdigit((unsigned char)cmd[1]) ||
+		    !isdigit((unsigned char)cmd[2]) || m.nparams == 0)
+			return 0;
+	} else if (strcasecmp(cmd, "PRIVMSG") == 0 ||
+	    strcasecmp(cmd, "NOTICE") == 0) {
+		if (m.nparams < 2 || m.params[0][0] == '\0')
+			return 0;
+		text = m.params[1];
+		if (text[0] == '\0' || strcmp(text, "\x01") == 0)
+			return 0;
+		if (strncasecmp(text, "\x01" "DCC ", 5) == 0)
+			return 0;
+	}
+	if (outlen == 0)
+		return 0;
+	out[0] = '\0';
+	if (m.prefix != NULL && m.prefix[0] != '\0' &&
+	    (append(out, outlen, &olen, ":") != 0 ||
+	    append(out, outlen, &olen, m.prefix) != 0 ||
+	    append(out, outlen, &olen, " ") != 0))
+		return 0;
+	if (append(out, outlen, &olen, cmd) != 0)
+		return 0;
+	for (int k = 0; k < m.nparams; k++) {
+		if (append(out, outlen, &olen, k == m.nparams - 1 ? " :" :
+		    " ") != 0 || append(out, outlen, &olen, m.params[k]) != 0)
+			return 0;
+	}
+	if (append(out, outlen, &olen, "\r\n") != 0)
+		return 0;
+	return olen;
+}
+
+static int
+casefold(enum irc_casemap map, unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c + ('a' - 'A');
+	if (map == IRC_CASEMAP_ASCII)
+		return c;
+	switch (c) {
+	case '[':
+		return '{';
+	case ']':
+		return '}';
+	case '\\':
+		return '|';
+	case '~':
+		return map == IRC_CASEMAP_RFC1459 ? '^' : c;
+	default:
+		return c;
+	}
+}
+
+int
+irc_casecmp(enum irc_casemap map, const char *a, const char *b)
+{
+	const unsigned char *p = (const unsigned char *)a;
+	const unsigned char *q = (const unsigned char *)b;
+
+	for (;; p++, q++) {
+		int x = casefold(map, *p), y = casefold(map, *q);
+
+		if (x != y)
+			return x - y;
+		if (x == '\0')
+			return 0;
+	}
+}
+
+void
+irc_isupport_init(struct irc_isupport *is)
+{
+	memset(is, 0, sizeof(*is));
+	snprintf(is->chantypes, sizeof(is->chantypes), "#&");
+	snprintf(is->prefixes, sizeof(is->prefixes), "@+");
+	is->casemap = IRC_CASEMAP_RFC1459;
+}
+
+/* Copies value (vlen bytes) into out, cut to fit. */
+static void
+copy_value(char *out, size_t outlen, const char *value, size_t vlen)
+{
+	if (vlen >= outlen)
+		vlen = outlen - 1;
+	memcpy(out, value, vlen);
+	out[vlen] = '\0';
+}
+
+void
+irc_isupport_apply(struct irc_isupport *is, const struct irc_msg *msg)
+{
+	for (int i = 1; i < msg->nparams - 1; i++) {
+		const char *tok = msg->params[i], *eq, *value;
+		size_t klen, vlen;
+		int negated = tok[0] == '-';
+
+		if (negated)
+			tok++;
+		eq = strchr(tok, '=');
+		klen = eq != NULL ? (size_t)(eq - tok) : strlen(tok);
+		value = eq != NULL ? eq + 1 : "";
+		vlen = strlen(value);
+#define KEY(k) (klen == sizeof(k) - 1 && strncmp(tok, k, klen) == 0)
+		if (KEY("CHANTYPES")) {
+			if (negated)
+				snprintf(is->chantypes, sizeof(is->chantypes),
+				    "#&");
+			else
+				copy_value(is->chantypes,
+				    sizeof(is->chantypes), value, vlen);
+		} else if (KEY("PREFIX")) {
+			const char *close = memchr(value, ')', vlen);
+
+			if (negated) {
+				snprintf(is->prefixes, sizeof(is->prefixes),
+				    "@+");
+			} else if (vlen == 0) {
+				is->prefixes[0] = '\0';
+			} else if (close != NULL) {
+				copy_value(is->prefixes, sizeof(is->prefixes),
+				    close + 1, vlen - (size_t)(close + 1 -
+				    value));
+			}
+		} else if (KEY("WHOX")) {
+			is->whox = !negated;
+		} else if (KEY("CASEMAPPING")) {
+			if (!negated && strcmp(value, "ascii") == 0)
+				is->casemap = IRC_CASEMAP_ASCII;
+			else if (!negated && strcmp(value,
+			    "strict-rfc1459") == 0)
+				is->casemap = IRC_CASEMAP_STRICT;
+			else
+				is->casemap = IRC_CASEMAP_RFC1459;
+		} else if (KEY("NETWORK")) {
+			if (negated)
+				is->network[0] = '\0';
+			else
+				copy_value(is->network, sizeof(is->network),
+				    value, vlen);
+		}
+#undef KEY
+	}
+}
+
+int
+irc_is_channel(const struct irc_isupport *is, const char *target)
+{
+	return target[0] != '\0' && strchr(is->chantypes, target[0]) != NULL;
+}
+
+/* Copies n bytes of s into out; -1 when they do not fit. */
+static int
+copy_part(char *out, size_t outlen, const char *s, size_t n)
+{
+	if (n >= outlen)
+		return -1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return 0;
+}
+
+int
+irc_mask_split(const char *mask, char *nick, size_t nicklen, char *user,
+    size_t userlen, char *host, size_t hostlen)
+{
+	const char *bang = strchr(mask, '!');
+	const char *at = strchr(bang != NULL ? bang : mask, '@');
+	const char *nick_end = bang != NULL ? bang : at != NULL ? at :
+	    mask + strlen(mask);
+
+	if (nick_end == mask)
+		return -1;
+	if (copy_part(nick, nicklen, mask, (size_t)(nick_end - mask)) != 0)
+		return -1;
+	if (bang != NULL) {
+		const char *user_end = at != NULL ? at : bang + strlen(bang);
+
+		if (copy_part(user, userlen, bang + 1,
+		    (size_t)(user_end - bang - 1)) != 0)
+			return -1;
+	} else if (copy_part(user, userlen, "", 0) != 0) {
+		return -1;
+	}
+	return copy_part(host, hostlen, at != NULL ? at + 1 : "",
+	    at != NULL ? strlen(at + 1) : 0);
+}
+
+int
+irc_names_entry(const struct irc_isupport *is, const char *entry,
+    char *nick, size_t nicklen, char *user, size_t userlen, char *host,
+    size_t hostlen)
+{
+	while (*entry != '\0' && strchr(is->prefixes, *entry) != NULL)
+		entry++;
+	return irc_mask_split(entry, nick, nicklen, user, userlen, host,
+	    hostlen);
+}
+
+int
+irc_account_known(const char *account)
+{
+	return account != NULL && account[0] != '\0' &&
+	    strcmp(account, "*") != 0 && strcmp(account, "0") != 0;
+}
+
+int
+irc_identity(char *out, size_t outlen, const char *nick, const char *user,
+    const char *host, const char *account)
+{
+	int n;
+
+	if (outlen == 0)
+		return -1;
+	out[0] = '\0';
+	if (irc_account_known(account))
+		n = snprintf(out, outlen, "account:%s", account);
+	else if (nick != NULL && nick[0] != '\0' && user != NULL &&
+	    user[0] != '\0' && host != NULL && host[0] != '\0')
+		n = snprintf(out, outlen, "%s!%s@%s", nick, user, host);
+	else
+		return -1;
+	if (n < 0 || (size_t)n >= outlen) {
+		out[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* The length of a colour code's digits after \x03 at s: [N[N]][,N[N]]. */
+static size_t
+colour_digits(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < 2 && i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i > 0 && i + 1 < n && s[i] == ',' &&
+	    isdigit((unsigned char)s[i + 1])) {
+		size_t j = i + 1;
+
+		while (j < i + 3 && j < n && isdigit((unsigned char)s[j]))
+			j++;
+		i = j;
+	}
+	return i;
+}
+
+/* The same for a hexadecimal colour after \x04: [RRGGBB][,RRGGBB]. */
+static size_t
+hex_colour_digits(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < 6 && i < n && isxdigit((unsigned char)s[i]))
+		i++;
+	if (i != 6)
+		return 0;
+	if (i + 1 < n && s[i] == ',') {
+		size_t j = i + 1;
+
+		while (j < i + 7 && j < n && isxdigit((unsigned char)s[j]))
+			j++;
+		if (j == i + 7)
+			i = j;
+	}
+	return i;
+}
+
+void
+irc_strip_codes(char *s)
+{
+	char *w = s;
+	size_t n = strlen(s);
+
+	for (size_t i = 0; i < n; i++) {
+		switch (s[i]) {
+		case '\x02': case '\x0f': case '\x11': case '\x16':
+		case '\x1d': case '\x1e': case '\x1f':
+			break;
+		case '\x03':
+			i += colour_digits(s + i + 1, n - i - 1);
+			break;
+		case '\x04':
+			i += hex_colour_digits(s + i + 1, n - i - 1);
+			break;
+		default:
+			*w++ = s[i];
+			break;
+		}
+	}
+	*w = '\0';
+}
+
+/* Formatting in effect at a point of a line. */
+struct fmt {
+	int bold, italic, underline, reverse;
+	int fg, bg;              /* mIRC colour numbers; -1: none */
+};
+
+static int
+is_format(char c)
+{
+	return c == '\x02' || c == '\x03' || c == '\x0f' || c == '\x16' ||
+	    c == '\x1d' || c == '\x1f';
+}
+
+/* Writes the codes that bring a fresh line to f; returns their length. */
+static size_t
+fmt_codes(const struct fmt *f, char *out)
+{
+	size_t n = 0;
+
+	if (f->bold)
+		out[n++] = '\x02';
+	if (f->italic)
+		out[n++] = '\x1d';
+	if (f->underline)
+		out[n++] = '\x1f';
+	if (f->reverse)
+		out[n++] = '\x16';
+	if (f->fg >= 0) {
+		/* Two digits, so a digit that follows is never read as ours. */
+		out[n++] = '\x03';
+		out[n++] = (char)('0' + f->fg / 10 % 10);
+		out[n++] = (char)('0' + f->fg % 10);
+		if (f->bg >= 0) {
+			out[n++] = ',';
+			out[n++] = (char)('0' + f->bg / 10 % 10);
+			out[n++] = (char)('0' + f->bg % 10);
+		}
+	}
+	return n;
+}
+
+static int
+parse_number(const char *s, size_t n, size_t *used)
+{
+	int v = 0;
+	size_t i = 0;
+
+	while (i < n && i < 2 && isdigit((unsigned char)s[i]))
+		v = v * 10 + (s[i++] - '0');
+	*used = i;
+	return v;
+}
+
+static void
+fmt_apply(struct fmt *f, const char *tok, size_t n)
+{
+	size_t used;
+
+	switch (tok[0]) {
+	case '\x02':
+		f->bold = !f->bold;
+		break;
+	case '\x1d':
+		f->italic = !f->italic;
+		break;
+	case '\x1f':
+		f->underline = !f->underline;
+		break;
+	case '\x16':
+		f->reverse = !f->reverse;
+		break;
+	case '\x0f':
+		*f = (struct fmt){ 0, 0, 0, 0, -1, -1 };
+		break;
+	case '\x03':
+		if (n == 1) {
+			f->fg = f->bg = -1;
+			break;
+		}
+		f->fg = parse_number(tok + 1, n - 1, &used);
+		if (1 + used < n && tok[1 + used] == ',')
+			f->bg = parse_number(tok + 2 + used, n - 2 - used,
+			    &used);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The length of the token at s: a colour code, a UTF-8 character, a byte. */
+static size_t
+token_length(const char *s, size_t n)
+{
+	unsigned char c = (unsigned char)s[0];
+	size_t len;
+
+	if (c == '\x03')
+		return 1 + colour_digits(s + 1, n - 1);
+	if (c < 0xc0)
+		return 1;
+	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf8 ? 4 : 1;
+	if (len > n)
+		return 1;
+	for (size_t i = 1; i < len; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			return 1;
+	return len;
+}
+
+/*
+ * 1 when c, written right after the colour code at code (n bytes), would
+ * be read as part of it: a digit while a number has room, a comma after a
+ * foreground without a background.
+ */
+static int
+colour_extends(const char *code, size_t n, char c)
+{
+	size_t fg = 0, bg = 0, i = 1;
+	int comma = 0;
+
+	while (i < n && isdigit((unsigned char)code[i]))
+		fg++, i++;
+	if (i < n && code[i] == ',') {
+		comma = 1;
+		i++;
+		while (i < n && isdigit((unsigned char)code[i]))
+			bg++, i++;
+	}
+	if (isdigit((unsigned char)c))
+		return comma ? bg < 2 : fg < 2;
+	return c == ',' && fg > 0 && !comma;
+}
+
+struct split {
+	char chunk[IRC_LINE_MAX + 32];
+	void (*fn)(const char *, size_t, void *);
+	void *arg;
+	int count;
+};
+
+static void
+emit(struct split *sp, size_t len)
+{
+	sp->chunk[len] = '\0';
+	sp->fn(sp->chunk, len, sp->arg);
+	sp->count++;
+}
+
+/* Splits one source line (no '\n'); -1 when max cannot hold a token. */
+static int
+split_line(struct split *sp, const char *s, size_t n, size_t max)
+{
+	struct fmt st = { 0, 0, 0, 0, -1, -1 }, st_space = st;
+	size_t i = 0, clen, prefix, space_at = 0, after_space = 0, extra;
+	size_t colour_at = 0;
+	int visible = 0, visible_space = 0, after_colour = 0;
+
+	clen = prefix = fmt_codes(&st, sp->chunk);
+	while (i < n) {
+		size_t tl = token_length(s + i, n - i);
+		char c = s[i];
+
+		if (c == '\r' || c == '\0' || c == '\x01') {
+			i += tl;
+			continue;
+		}
+		/*
+		 * A digit or comma right after a colour code (a carried one,
+		 * or one a dropped byte used to end) would join the code: an
+		 * empty bold pair keeps them apart, as text.c does.
+		 */
+		extra = after_colour && colour_extends(sp->chunk + colour_at,
+		    clen - colour_at, c) ? 2 : 0;
+		if (clen + extra + tl > max) {
+			if (space_at > 0 && space_at >= max / 2) {
+				/* Break at the space; what follows goes on. */
+				if (visible_space)
+					emit(sp, space_at);
+				st = st_space;
+				i = after_space;
+			} else if (clen == prefix) {
+				/* Not even one token fits after the codes. */
+				if (prefix == 0)
+					return -1;
+				clen = prefix = 0;
+				after_colour = 0;
+				continue;
+			} else if (visible) {
+				emit(sp, clen);
+			}
+			clen = prefix = fmt_codes(&st, sp->chunk);
+			/* The carried colour, if any, ends the codes. */
+			after_colour = st.fg >= 0;
+			colour_at = after_colour ? clen - (st.bg >= 0 ? 6 : 3) :
+			    0;
+			space_at = 0;
+			visible = 0;
+			while (i < n && s[i] == ' ')
+				i++;
+			continue;
+		}
+		if (extra > 0) {
+			memcpy(sp->chunk + clen, "\x02\x02", 2);
+			clen += 2;
+		}
+		if (c == ' ' && visible) {
+			space_at = clen;
+			st_space = st;
+			after_space = i + 1;
+			visible_space = visible;
+		}
+		memcpy(sp->chunk + clen, s + i, tl);
+		clen += tl;
+		after_colour = c == '\x03';
+		colour_at = clen - tl;
+		fmt_apply(&st, s + i, tl);
+		if (!is_format(c) && c != ' ')
+			visible = 1;
+		i += tl;
+	}
+	if (visible)
+		emit(sp, clen);
+	return 0;
+}
+
+int
+irc_split(const char *text, size_t len, size_t max,
+    void (*fn)(const char *line, size_t len, void *arg), void *arg)
+{
+	struct split sp;
+	size_t start = 0;
+
+	if (max > IRC_LINE_MAX)
+		max = IRC_LINE_MAX;
+	if (max < 4)
+		return -1;
+	sp.fn = fn;
+	sp.arg = arg;
+	sp.count = 0;
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && text[i] != '\n')
+			continue;
+		if (split_line(&sp, text + start, i - start, max) != 0)
+			return -1;
+		start = i + 1;
+	}
+	return sp.count;
+}
+
+size_t
+irc_overhead(const char *mask, const char *command, const char *target)
+{
+	return 1 + strlen(mask) + 1 + strlen(command) + 1 + strlen(target) +
+	    2 + 2;
+}
+
+void
+irc_bucket_init(struct irc_bucket *b, int burst, int interval_ms,
+    uint64_t now)
+{
+	b->interval = (uint64_t)interval_ms;
+	b->cap = (uint64_t)burst * b->interval;
+	b->credit = b->cap;
+	b->last = now;
+}
+
+static void
+bucket_refill(struct irc_bucket *b, uint64_t now)
+{
+	if (now <= b->last)
+		return;
+	b->credit += now - b->last;
+	if (b->credit > b->cap)
+		b->credit = b->cap;
+	b->last = now;
+}
+
+int
+irc_bucket_take(struct irc_bucket *b, uint64_t now)
+{
+	bucket_refill(b, now);
+	if (b->credit < b->interval)
+		return 0;
+	b->credit -= b->interval;
+	return 1;
+}
+
+void
+irc_bucket_refund(struct irc_bucket *b)
+{
+	b->credit += b->interval;
+	if (b->credit > b->cap)
+		b->credit = b->cap;
+}
+
+uint64_t
+irc_bucket_wait(struct irc_bucket *b, uint64_t now)
+{
+	bucket_refill(b, now);
+	return b->credit >= b->interval ? 0 : b->interval - b->credit;
+}
+
+struct qline {
+	struct qline *next;
+	char line[];
+};
+
+struct irc_queue {
+	struct loop *loop;
+	struct irc_bucket bucket;
+	irc_send_fn send;
+	void *arg;
+	struct qline *head[IRC_CLASSES], *tail[IRC_CLASSES];
+	size_t count[IRC_CLASSES];
+	size_t total;
+	int running;
+	int flushing;            /* flush() is on the stack */
+	int warned;              /* "queue full" logged since it last emptied */
+	uint64_t timer;
+};
+
+struct irc_queue *
+irc_queue_create(struct loop *loop, int burst, int interval_ms,
+    irc_send_fn send, void *arg)
+{
+	struct irc_queue *q = calloc(1, sizeof(*q));
+
+	if (q == NULL)
+		return NULL;
+	q->loop = loop;
+	irc_bucket_init(&q->bucket, burst, interval_ms, loop_now(loop));
+	q->send = send;
+	q->arg = arg;
+	return q;
+}
+
+void
+irc_queue_clear(struct irc_queue *q, enum irc_class cls)
+{
+	while (q->head[cls] != NULL) {
+		struct qline *l = q->head[cls];
+
+		q->head[cls] = l->next;
+		free(l);
+	}
+	q->tail[cls] = NULL;
+	q->total -= q->count[cls];
+	q->count[cls] = 0;
+}
+
+void
+irc_queue_destroy(struct irc_queue *q)
+{
+	if (q == NULL)
+		return;
+	loop_cancel(q->loop, q->timer);
+	for (int c = 0; c < IRC_CLASSES; c++)
+		irc_queue_clear(q, (enum irc_class)c);
+	free(q);
+}
+
+static void
+queue_timer(struct loop *loop, uint64_t id, void *arg)
+{
+	struct irc_queue *q = arg;
+
+	(void)loop;
+	(void)id;
+	q->timer = 0;
+	irc_queue_flush(q);
+}
+
+static void
+queue_arm(struct irc_queue *q, uint64_t delay)
+{
+	loop_cancel(q->loop, q->timer);
+	q->timer = loop_timer(q->loop, delay, queue_timer, q);
+}
+
+int
+irc_queue_push(struct irc_queue *q, enum irc_class cls, const char *line)
+{
+	size_t n = strlen(line);
+	struct qline *l;
+
+	if (cls == IRC_CLASS_LOW && q->count[cls] >= IRC_QUEUE_LOW_MAX)
+		return -1;
+	if (q->total >= IRC_QUEUE_MAX) {
+		if (!q->warned)
+			log_warn("irc: %zu lines wait to be sent; dropping "
+			    "new ones", q->total);
+		q->warned = 1;
+		return -1;
+	}
+	if ((l = malloc(sizeof(*l) + n + 1)) == NULL)
+		return -1;
+	l->next = NULL;
+	memcpy(l->line, line, n + 1);
+	if (q->tail[cls] != NULL)
+		q->tail[cls]->next = l;
+	else
+		q->head[cls] = l;
+	q->tail[cls] = l;
+	q->count[cls]++;
+	q->total++;
+	irc_queue_flush(q);
+	return 0;
+}
+
+void
+irc_queue_run(struct irc_queue *q, int running)
+{
+	q->running = running;
+	if (running) {
+		irc_queue_flush(q);
+	} else {
+		loop_cancel(q->loop, q->timer);
+		q->timer = 0;
+	}
+}
+
+/* Puts l back at the head of its class (a busy send). */
+static void
+queue_unpop(struct irc_queue *q, enum irc_class cls, struct qline *l)
+{
+	l->next = q->head[cls];
+	q->head[cls] = l;
+	if (q->tail[cls] == NULL)
+		q->tail[cls] = l;
+	q->count[cls]++;
+	q->total++;
+}
+
+void
+irc_queue_flush(struct irc_queue *q)
+{
+	/* A send that pushes a line must not recurse into sending. */
+	if (q->flushing)
+		return;
+	q->flushing = 1;
+	while (q->running && q->total > 0) {
+		struct qline *l;
+		int cls = 0, rc;
+
+		if (!irc_bucket_take(&q->bucket, loop_now(q->loop))) {
+			queue_arm(q, irc_bucket_wait(&q->bucket,
+			    loop_now(q->loop)));
+			break;
+		}
+		while (q->head[cls] == NULL)
+			cls++;
+		l = q->head[cls];
+		q->head[cls] = l->next;
+		if (q->head[cls] == NULL)
+			q->tail[cls] = NULL;
+		q->count[cls]--;
+		q->total--;
+		rc = q->send(l->line, q->arg);
+		if (rc == 1) {
+			irc_bucket_refund(&q->bucket);
+			queue_unpop(q, (enum irc_class)cls, l);
+			queue_arm(q, IRC_QUEUE_RETRY_MS);
+			break;
+		}
+		free(l);
+	}
+	if (q->total == 0)
+		q->warned = 0;
+	q->flushing = 0;
+}
+
+size_t
+irc_queue_depth(const struct irc_queue *q)
+{
+	return q->total;
+}
+
+int
+irc_queue_take(struct irc_queue *q)
+{
+	return irc_bucket_take(&q->bucket, loop_now(q->loop));
+}
+
+int
+irc_cap_next(const char **pos, char *name, size_t namelen,
+    const char **value, size_t *vlen, int *removed)
+{
+	const char *p = *pos, *start;
+	size_t n;
+
+	while (*p == ' ')
+		p++;
+	if (*p == '\0') {
+		*pos = p;
+		return 0;
+	}
+	*removed = 0;
+	if (*p == '-') {
+		*removed = 1;
+		p++;
+	}
+	/* Modifiers of the CAP 3.1 draft. */
+	while (*p == '~' || *p == '=')
+		p++;
+	start = p;
+	while (*p != '\0' && *p != ' ' && *p != '=')
+		p++;
+	n = (size_t)(p - start);
+	if (n >= namelen)
+		n = namelen - 1;
+	memcpy(name, start, n);
+	name[n] = '\0';
+	*value = NULL;
+	*vlen = 0;
+	if (*p == '=') {
+		*value = ++p;
+		while (*p != '\0' && *p != ' ')
+			p++;
+		*vlen = (size_t)(p - *value);
+	}
+	*pos = p;
+	return 1;
+}
+
+int
+irc_cap_find(const char *list, const char *name, const char **value,
+    size_t *vlen)
+{
+	const char *pos = list, *v;
+	char cap[128];
+	size_t n;
+	int removed;
+
+	while (irc_cap_next(&pos, cap, sizeof(cap), &v, &n, &removed)) {
+		if (!removed && strcmp(cap, name) == 0) {
+			if (value != NULL)
+				*value = v;
+			if (vlen != NULL)
+				*vlen = n;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int
+irc_cap_request(const char *offered, const char *const *wanted,
+    char *out, size_t outlen)
+{
+	size_t len = 0;
+	int count = 0;
+
+	if (outlen > 0)
+		out[0] = '\0';
+	for (size_t i = 0; wanted[i] != NULL; i++) {
+		if (!irc_cap_find(offered, wanted[i], NULL, NULL))
+			continue;
+		if ((count > 0 && append(out, outlen, &len, " ") != 0) ||
+		    append(out, outlen, &len, wanted[i]) != 0)
+			break;
+		count++;
+	}
+	return count;
+}
+
+int
+irc_cap_sasl_plain(const char *offered)
+{
+	const char *value;
+	size_t vlen, start = 0;
+
+	if (!irc_cap_find(offered, "sasl", &value, &vlen))
+		return 0;
+	if (value == NULL || vlen == 0)
+		return 1;
+	for (size_t i = 0; i <= vlen; i++) {
+		if (i < vlen && value[i] != ',')
+			continue;
+		if (i - start == 5 && strncasecmp(value + start, "PLAIN",
+		    5) == 0)
+			return 1;
+		start = i + 1;
+	}
+	return 0;
+}
+
+static const char b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+void
+irc_base64_encode(const unsigned char *in, size_t len, char *out)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i += 3) {
+		unsigned long v = (unsigned long)in[i] << 16;
+
+		if (i + 1 < len)
+			v |= (unsigned long)in[i + 1] << 8;
+		if (i + 2 < len)
+			v |= in[i + 2];
+		out[o++] = b64[v >> 18 & 63];
+		out[o++] = b64[v >> 12 & 63];
+		out[o++] = i + 1 < len ? b64[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < len ? b64[v & 63] : '=';
+	}
+	out[o] = '\0';
+}
+
+long
+irc_base64_decode(const char *in, size_t len, unsigned char *out,
+    size_t outlen)
+{
+	unsigned long v = 0;
+	size_t o = 0;
+	int bits = 0, pad = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		const char *p;
+		char c = in[i];
+
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+			continue;
+		if (c == '=') {
+			pad++;
+			continue;
+		}
+		/* Nothing but whitespace may follow the padding. */
+		if (pad > 0 || c == '\0' || (p = strchr(b64, c)) == NULL)
+			return -1;
+		v = (v << 6 | (unsigned long)(p - b64)) & 0xffffff;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o >= outlen)
+				return -1;
+			out[o++] = (unsigned char)(v >> bits & 0xff);
+		}
+	}
+	if (pad > 2 || bits >= 6)
+		return -1;
+	return (long)o;
+}
+
+int
+irc_sasl_plain(const char *user, const char *password,
+    void (*fn)(const char *arg, void *ctx), void *ctx)
+{
+	size_t ulen = strlen(user), plen = strlen(password);
+	size_t rawlen = ulen + 1 + ulen + 1 + plen, enclen, off = 0;
+	unsigned char *raw;
+	char *enc, chunk[401];
+	int count = 0;
+
+	raw = malloc(rawlen);
+	enc = malloc(4 * ((rawlen + 2) / 3) + 1);
+	if (raw == NULL || enc == NULL) {
+		free(raw);
+		free(enc);
+		return -1;
+	}
+	/* authzid and authcid are both the account. */
+	memcpy(raw, user, ulen);
+	raw[ulen] = '\0';
+	memcpy(raw + ulen + 1, user, ulen);
+	raw[2 * ulen + 1] = '\0';
+	memcpy(raw + 2 * ulen + 2, password, plen);
+	irc_base64_encode(raw, rawlen, enc);
+	enclen = strlen(enc);
+	explicit_bzero(raw, rawlen);
+	free(raw);
+	do {
+		size_t n = enclen - off > 400 ? 400 : enclen - off;
+
+		memcpy(chunk, enc + off, n);
+		chunk[n] = '\0';
+		fn(chunk, ctx);
+		count++;
+		off += n;
+		if (n == 400 && off == enclen) {
+			fn("+", ctx);
+			count++;
+		}
+	} while (off < enclen);
+	explicit_bzero(chunk, sizeof(chunk));
+	explicit_bzero(enc, enclen);
+	free(enc);
+	return count;
+}

@@ -1,0 +1,706 @@
+#!/usr/bin/env python3
+"""irc_test.py - the IRC adapter against real and fake IRC servers.
+
+    irc_test.py HARNESS GROUP
+
+HARNESS is tests/irc_harness (the adapter with a stub core that prints
+callbacks as JSON lines and reads commands from stdin).  GROUP is one of:
+
+  ngircd  against ngircd: joining, identities, messages both ways, rendering
+          and splitting, CR/LF injection, nick changes, leaving, kicks,
+          CTCP VERSION, nick in use, reconnecting after ngircd is killed
+          and restarted
+  flood   200 queued lines leave paced and ngircd keeps the bot
+  tls     ngircd's TLS port with a throwaway CA made with the openssl CLI:
+          a good CA, a wrong CA, fingerprint pinning right and wrong
+  fake    tests/fake_ircd.py: CAP LS 302 first, SASL PLAIN (also chunked
+          and failing), NickServ, PASS, services accounts through WHOX,
+          extended-join and account-notify, NOTICE for private text, lines
+          libircclient cannot read, and the ping timeout
+
+Every server listens on 127.0.0.1 only.  Exits 77 (skip) when ngircd or
+openssl is missing for a group that needs it.
+"""
+
+import base64
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fake_ircd  # noqa: E402
+import irc_util  # noqa: E402
+from irc_util import Client, free_port  # noqa: E402
+
+HARNESS = None
+TMP = None
+FAILURES = []
+
+
+def Ngircd(**kw):
+    """ngircd in the scratch directory (irc_util.Ngircd)."""
+    return irc_util.Ngircd(TMP, **kw)
+
+
+class Harness:
+    """The adapter with a stub core; events are JSON lines."""
+
+    def __init__(self, config, name="harness"):
+        self.path = os.path.join(TMP, name + ".json")
+        with open(self.path, "w") as f:
+            json.dump(config, f)
+        self.errpath = os.path.join(TMP, name + ".log")
+        self.err = open(self.errpath, "wb")
+        env = dict(os.environ, STICHBOT_LOG="debug")
+        self.proc = subprocess.Popen([HARNESS, self.path], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.err,
+                                     env=env)
+        self.events = queue.Queue()
+        self.seen = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.events.put(json.loads(line))
+        self.events.put(None)
+
+    def send(self, cmd):
+        self.proc.stdin.write((json.dumps(cmd) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def expect(self, pred, timeout=10, what="an event"):
+        """The next event pred accepts; events before it are kept in seen."""
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise AssertionError("no %s within %ss; events: %r" %
+                                     (what, timeout, self.seen[-10:]))
+            try:
+                ev = self.events.get(timeout=left)
+            except queue.Empty:
+                continue
+            if ev is None:
+                raise AssertionError("the harness ended; events: %r; log: %s"
+                                     % (self.seen[-10:], self.logtext()[-2000:]))
+            self.seen.append(ev)
+            if pred(ev):
+                return ev
+
+    def event(self, kind, timeout=10, **fields):
+        def pred(ev):
+            return ev.get("event") == kind and all(
+                ev.get(k) == v for k, v in fields.items())
+        return self.expect(pred, timeout, "%s event %r" % (kind, fields))
+
+    def no_event(self, kind, seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                ev = self.events.get(timeout=end - time.monotonic())
+            except queue.Empty:
+                return
+            if ev is None:
+                return
+            self.seen.append(ev)
+            if ev.get("event") == kind:
+                raise AssertionError("unexpected %s event: %r" % (kind, ev))
+
+    def queue_depth(self):
+        self.send({"queue_depth": True})
+        return self.event("queue_depth")["depth"]
+
+    def stop(self, goodbye="bye"):
+        """Stops the harness; fails unless it exits 0 with no sanitizer
+        report in its log."""
+        if self.proc.poll() is None:
+            try:
+                self.send({"stop": goodbye})
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if not self.err.closed:
+            self.err.close()
+        log = self.logtext()
+        assert self.proc.returncode == 0, "harness exit %d: %s" % (
+            self.proc.returncode, log[-3000:])
+        for word in ("Sanitizer", "runtime error"):
+            assert word not in log, log[-3000:]
+
+    def logtext(self):
+        with open(self.errpath, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+
+def check(name, fn):
+    """Runs one test; a failure is recorded and the next one runs."""
+    start = time.monotonic()
+    try:
+        fn()
+        print("ok - %s (%.1fs)" % (name, time.monotonic() - start))
+    except Exception as e:  # noqa: BLE001 - report every failure
+        FAILURES.append(name)
+        print("not ok - %s: %s: %s" % (name, type(e).__name__, e))
+    sys.stdout.flush()
+
+
+def base_config(port, **extra):
+    config = {"name": "testnet", "type": "irc", "host": "127.0.0.1",
+              "port": port, "tls": False, "nick": "stichbot",
+              "reconnect": {"min": 1, "max": 2}}
+    config.update(extra)
+    return config
+
+
+# ngircd
+
+
+def test_ngircd():
+    ircd = Ngircd()
+    h = Harness(base_config(ircd.port, alt_nicks=["stichbot_"]))
+    alice = bob = carol = dave = None
+    try:
+        h.event("connected", up=True)
+        h.send({"join": "#game"})
+        alice = Client(ircd.port, "alice")
+        bob = Client(ircd.port, "bob")
+
+        def join_and_identity():
+            alice.send("JOIN #game")
+            alice.wait(lambda l: "JOIN" in l and l.startswith(":stichbot!")
+                       or " 353 " in l and "stichbot" in l)
+            ev = h.event("join", channel="#game")
+            assert ev["user"] == {"id": "alice!~alice@127.0.0.1",
+                                  "name": "alice",
+                                  "mask": "alice!~alice@127.0.0.1"}, ev
+            bob.send("JOIN #game")
+            h.event("join", channel="#game")
+        check("connect, join, join events with identities", join_and_identity)
+
+        def messages_in():
+            alice.send("PRIVMSG #game :\x02!bid\x02 \x03043")
+            ev = h.event("message", channel="#game")
+            assert ev["from"]["id"] == "alice!~alice@127.0.0.1", ev
+            assert ev["text"] == "!bid 3", ev
+            alice.send("PRIVMSG stichbot :hello bot")
+            ev = h.event("message", channel=None)
+            assert ev["text"] == "hello bot" and \
+                ev["from"]["name"] == "alice", ev
+        check("channel and private messages reach the core", messages_in)
+
+        def rendering():
+            h.send({"send_channel": "#game",
+                    "text": "\u0002Bold\u0002 and \u0003rR5\u000f 5"})
+            (text, _), = bob.privmsgs("#game", 1, 10)
+            assert text == "\x02Bold\x02 and \x0304R5\x03\x02\x02 5" or \
+                text == "\x02Bold\x02 and \x0304R5\x03 5", repr(text)
+            h.send({"send_channel": "#game", "text": "one\ntwo\n\nthree"})
+            got = [t for t, _ in bob.privmsgs("#game", 3, 15)]
+            assert got == ["one", "two", "three"], got
+            h.send({"send_private": "alice!~alice@127.0.0.1",
+                    "text": "your hand"})
+            alice.wait(lambda l: " PRIVMSG alice :your hand" in l)
+        check("sends are rendered with mIRC codes, one line per line",
+              rendering)
+
+        def splitting():
+            words = " ".join("w%03d" % i for i in range(300))
+            h.send({"send_channel": "#game", "text": words})
+            got = []
+            while " ".join(got) != words:
+                (text, length), = bob.privmsgs("#game", 1, 30)
+                assert length <= 512, length
+                got.append(text)
+                assert len(got) < 10, got
+            cards = "\u2660\u2665\U0001F0A1" * 250
+            h.send({"send_private": "bob!~bob@127.0.0.1", "text": cards})
+            got = ""
+            while got != cards:
+                line = bob.wait(lambda l: " PRIVMSG bob :" in l, 30)
+                assert bob.raw_lengths[bob.pos - 1] <= 512
+                got += line.split(" PRIVMSG bob :", 1)[1]
+                assert len(got) <= len(cards), "too much text"
+        check("long texts split at words and UTF-8 within 512 bytes",
+              splitting)
+
+        def injection():
+            h.send({"send_channel": "#game",
+                    "text": "a\rQUIT :x\u0000y\nJOIN #evil"})
+            got = [t for t, _ in bob.privmsgs("#game", 2, 15)]
+            assert got == ["aQUIT :xy", "JOIN #evil"], got
+            h.no_event("connected", 0.5)
+            alice.send("PRIVMSG #game :still here")
+            h.event("message", text="still here")
+        check("CR, LF and NUL never reach the server", injection)
+
+        def ctcp():
+            alice.send("PRIVMSG stichbot :\x01VERSION\x01")
+            line = alice.wait(lambda l: "NOTICE alice :\x01VERSION" in l)
+            assert re.search("\x01VERSION stichbot [0-9.]+\x01$", line), line
+        check("CTCP VERSION is answered", ctcp)
+
+        def rename():
+            alice.send("NICK alice2")
+            ev = h.event("rename")
+            assert ev["old_id"] == "alice!~alice@127.0.0.1", ev
+            assert ev["user"]["id"] == "alice2!~alice@127.0.0.1", ev
+            assert ev["user"]["name"] == "alice2", ev
+            h.send({"send_private": ev["user"]["id"], "text": "still yours"})
+            alice.wait(lambda l: " PRIVMSG alice2 :still yours" in l)
+            alice.send("PRIVMSG #game :renamed")
+            ev = h.event("message", text="renamed")
+            assert ev["from"]["id"] == "alice2!~alice@127.0.0.1", ev
+        check("a nick change renames the person (no account)", rename)
+
+        def leaving():
+            bob.send("PART #game :later")
+            ev = h.event("leave", channel="#game")
+            assert ev["user"]["id"] == "bob!~bob@127.0.0.1", ev
+            bob.send("JOIN #game")
+            h.event("join", channel="#game")
+            bob.close()
+            ev = h.event("leave", channel=None)
+            assert ev["user"]["name"] == "bob", ev
+        check("part and quit are leaves", leaving)
+
+        def kicks():
+            nonlocal carol, dave
+            carol = Client(ircd.port, "carol")
+            carol.send("JOIN #kick")
+            carol.wait(lambda l: " 366 " in l)
+            h.send({"join": "#kick"})
+            carol.wait(lambda l: l.startswith(":stichbot!") and "JOIN" in l)
+            dave = Client(ircd.port, "dave")
+            dave.send("JOIN #kick")
+            h.event("join", channel="#kick")
+            carol.send("KICK #kick dave :out")
+            ev = h.event("leave", channel="#kick")
+            assert ev["user"]["name"] == "dave", ev
+            carol.send("KICK #kick stichbot :you too")
+            carol.wait(lambda l: "KICK #kick stichbot" in l)
+            # The adapter joins again after a delay.
+            carol.wait(lambda l: l.startswith(":stichbot!") and
+                       "JOIN" in l, 20)
+        check("a kick is a leave; kicked, the bot joins again later", kicks)
+
+        def nick_in_use():
+            h2 = Harness(base_config(ircd.port, alt_nicks=["sb_alt"]),
+                         "harness_nick")
+            try:
+                h2.event("connected", up=True)
+                h2.send({"join": "#game"})
+                line = alice.wait(lambda l: "JOIN" in l and
+                                  l.startswith(":sb_alt!"), 10)
+                assert line
+                # Private messages to the alternative nick reach the core.
+                alice.send("PRIVMSG sb_alt :psst")
+                ev = h2.event("message", channel=None)
+                assert ev["text"] == "psst", ev
+                h3 = Harness(base_config(ircd.port), "harness_nick2")
+                try:
+                    h3.event("connected", up=True)
+                    h3.send({"join": "#game"})
+                    alice.wait(lambda l: "JOIN" in l and
+                               l.startswith(":stichbot1!"), 10)
+                finally:
+                    h3.stop("see you")
+                # stop() says goodbye before it disconnects.
+                # (ngircd quotes the reason: QUIT :"see you").
+                alice.wait(lambda l: l.startswith(":stichbot1!") and
+                           " QUIT :" in l and "see you" in l, 5)
+            finally:
+                h2.stop()
+        check("a taken nick: alternatives, then digits", nick_in_use)
+
+        def reconnect():
+            ircd.kill()
+            h.event("connected", up=False, timeout=10)
+            ircd.start()
+            h.event("connected", up=True, timeout=15)
+            eve = Client(ircd.port, "eve")
+            eve.send("JOIN #game")
+            eve.wait(lambda l: " 353 " in l and "stichbot" in l, 10)
+            eve.send("PRIVMSG #game :after restart")
+            ev = h.event("message", text="after restart")
+            assert ev["channel"] == "#game", ev
+            eve.close()
+        check("reconnect after ngircd restarts, channels joined again",
+              reconnect)
+    finally:
+        for c in (alice, bob, carol, dave):
+            if c is not None:
+                try:
+                    c.close()
+                except OSError:
+                    pass
+        check("the harness stops cleanly", h.stop)
+        ircd.kill()
+
+
+def test_flood():
+    """200 long lines queued at once leave at the bucket's pace (burst 4,
+    then one per 400 ms: faster than the defaults so that the test ends in
+    time, and about what ngircd processes), and ngircd never disconnects
+    the bot."""
+    ircd = Ngircd(name="ngircd_flood")
+    h = Harness(base_config(ircd.port, nick="flooder",
+                            flood={"burst": 4, "interval_ms": 400}),
+                "harness_flood")
+    listener = None
+    try:
+        def flood():
+            nonlocal listener
+            h.event("connected", up=True)
+            h.send({"join": "#flood"})
+            listener = Client(ircd.port, "listener")
+            listener.send("JOIN #flood")
+            h.event("join", channel="#flood")
+            start = time.monotonic()
+            for i in range(200):
+                h.send({"send_channel": "#flood",
+                        "text": "%03d " % i + "x" * 380})
+            assert h.queue_depth() > 150
+            got = listener.privmsgs("#flood", 200, 105, "flooder")
+            took = time.monotonic() - start
+            assert [t[:3] for t, _ in got] == ["%03d" % i for i in range(200)]
+            assert took >= (200 - 4) * 0.4 - 1, took
+            assert h.queue_depth() == 0
+            assert not any(e.get("event") == "connected" and not e["up"]
+                           for e in h.seen), h.seen
+            for word in ("exhausted", "too long", "Excess"):
+                assert word not in ircd.logtext(), word
+        check("200 queued lines leave paced; ngircd keeps the bot", flood)
+    finally:
+        if listener is not None:
+            listener.close()
+        check("the harness stops cleanly", h.stop)
+        ircd.kill()
+
+
+# TLS
+
+
+def test_tls():
+    irc_util.make_ca(TMP, "ca")
+    irc_util.make_ca(TMP, "wrongca")
+    os.chmod(os.path.join(TMP, "wrongca.pem"), 0o644)
+    cert, key, fp = irc_util.make_server_cert(TMP)
+    tls_port = free_port()
+    ircd = Ngircd(ssl=(tls_port, cert, key), name="ngircd_tls")
+    try:
+        def good_ca():
+            h = Harness(base_config(tls_port, tls=True,
+                                    tls_ca_file=os.path.join(TMP, "ca.pem")),
+                        "tls_good")
+            try:
+                h.event("connected", up=True, timeout=15)
+                h.send({"join": "#tls"})
+                c = Client(ircd.port, "alice")
+                c.send("JOIN #tls")
+                c.send("PRIVMSG #tls :over tls")
+                h.event("message", text="over tls")
+                h.send({"send_channel": "#tls", "text": "back over tls"})
+                c.wait(lambda l: "PRIVMSG #tls :back over tls" in l)
+                c.close()
+            finally:
+                h.stop()
+            assert "(TLS)" in h.logtext()
+        check("TLS verified with tls_ca_file", good_ca)
+
+        def refused(name, extra, words):
+            h = Harness(base_config(tls_port, tls=True, **extra), name)
+            try:
+                h.no_event("connected", 4)
+            finally:
+                h.stop()
+            log = h.logtext()
+            assert "cannot connect" in log and re.search(words, log), log
+
+        check("a certificate from another CA is refused",
+              lambda: refused("tls_wrong_ca", {"tls_ca_file": os.path.join(
+                  TMP, "wrongca.pem")}, "(?i)certificate"))
+        check("no tls_ca_file: the system's CAs refuse a private CA",
+              lambda: refused("tls_system", {}, "(?i)certificate"))
+
+        def pinned():
+            h = Harness(base_config(tls_port, tls=True, tls_fingerprint=fp),
+                        "tls_pin")
+            try:
+                h.event("connected", up=True, timeout=15)
+            finally:
+                h.stop()
+        check("the pinned fingerprint is accepted (no CA needed)", pinned)
+
+        wrong = "00" + fp[2:]
+        check("a wrong fingerprint is refused",
+              lambda: refused("tls_pin_wrong", {"tls_fingerprint": wrong},
+                              "fingerprint " + re.escape(fp)))
+        check("pin and CA verification together, wrong CA: refused",
+              lambda: refused("tls_pin_ca", {
+                  "tls_fingerprint": fp, "tls_verify": True,
+                  "tls_ca_file": os.path.join(TMP, "wrongca.pem")},
+                  "(?i)certificate"))
+    finally:
+        ircd.kill()
+
+
+# The fake server
+
+
+def secret(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text + "\n")
+    return path
+
+
+def test_fake():
+    def sasl():
+        srv = fake_ircd.FakeIrcd(accounts={"botacct": "s3cret-pw"})
+        h = Harness(base_config(srv.port, sasl={
+            "username": "botacct",
+            "password_file": secret("sasl.pw", "s3cret-pw")}), "fake_sasl")
+        try:
+            h.event("connected", up=True)
+            lines = srv.lines
+            assert lines[0] == "CAP LS 302", lines[:4]
+            i_nick = next(i for i, l in enumerate(lines)
+                          if l.startswith("NICK "))
+            i_end = lines.index("CAP END")
+            assert lines.index("AUTHENTICATE PLAIN") < i_end
+            assert i_nick < i_end
+            reqs = [l for l in lines if l.startswith("CAP REQ")]
+            assert "CAP REQ :multi-prefix extended-join account-notify " \
+                "away-notify userhost-in-names chghost" in reqs, reqs
+            assert "CAP REQ :sasl" in reqs, reqs
+            assert "AUTHENTICATE Ym90YWNjdABib3RhY2N0AHMzY3JldC1wdw==" in \
+                lines, lines
+            assert "s3cret-pw" not in h.logtext()
+            assert "logged in as botacct" in h.logtext()
+            assert not any("NickServ" in l for l in lines)
+        finally:
+            h.stop()
+            srv.close()
+    check("CAP LS 302 before NICK, SASL PLAIN before CAP END", sasl)
+
+    def sasl_chunks():
+        pw = "p" * 500
+        srv = fake_ircd.FakeIrcd(accounts={"acct": pw})
+        h = Harness(base_config(srv.port, sasl={
+            "username": "acct", "password_file": secret("long.pw", pw)}),
+            "fake_chunks")
+        try:
+            h.event("connected", up=True)
+            auth = [l for l in srv.lines if l.startswith("AUTHENTICATE ")]
+            enc = base64.b64encode(b"acct\0acct\0" + pw.encode()).decode()
+            assert auth[1:] == ["AUTHENTICATE " + enc[:400],
+                                "AUTHENTICATE " + enc[400:]], auth
+            assert "logged in as acct" in h.logtext()
+            assert pw not in h.logtext()
+        finally:
+            h.stop()
+            srv.close()
+    check("a long SASL password goes in 400-byte chunks", sasl_chunks)
+
+    def sasl_fails_nickserv():
+        srv = fake_ircd.FakeIrcd(accounts={"acct": "right"}, password="srvpw")
+        h = Harness(base_config(
+            srv.port, sasl={"username": "acct",
+                            "password_file": secret("wrong.pw", "wrong")},
+            nick="acct",
+            server_password_file=secret("server.pw", "srvpw"),
+            nickserv_password_file=secret("ns.pw", "right")), "fake_ns")
+        try:
+            h.event("connected", up=True)
+            assert "PASS srvpw" in srv.lines, srv.lines[:5]
+            assert "CAP END" in srv.lines
+            srv.wait_line(lambda l: l == "PRIVMSG NickServ :IDENTIFY acct "
+                          "right")
+            time.sleep(0.3)
+            log = h.logtext()
+            assert "SASL login failed" in log, log
+            assert "logged in as acct" in log, log
+            for word in ("srvpw", "right", "wrong"):
+                assert word not in log, word
+        finally:
+            h.stop()
+            srv.close()
+    check("SASL fails: NickServ IDENTIFY after registration; PASS sent",
+          sasl_fails_nickserv)
+
+    def no_cap_server():
+        srv = fake_ircd.FakeIrcd(caps=None)
+        h = Harness(base_config(srv.port), "fake_nocap")
+        try:
+            h.event("connected", up=True)
+            assert not any(l.startswith("CAP REQ") for l in srv.lines)
+        finally:
+            h.stop()
+            srv.close()
+    check("a server without CAP still registers", no_cap_server)
+
+    def accounts():
+        srv = fake_ircd.FakeIrcd()
+        srv.channel_members["#game"] = [
+            ("carol", "~c", "carol.host", "carol"),
+            ("dave", "~d", "dave.host", None),
+        ]
+        h = Harness(base_config(srv.port, private_messages="notice",
+                                join_on_invite=True), "fake_accounts")
+        try:
+            h.event("connected", up=True)
+            h.send({"join": "#game"})
+            srv.wait_line(lambda l: l == "WHO #game %tcuhna,163")
+            time.sleep(0.3)
+            srv.send(":carol!~c@carol.host PRIVMSG #game :from carol")
+            ev = h.event("message", text="from carol")
+            assert ev["from"]["id"] == "account:carol", ev
+            assert ev["from"]["mask"] == "carol!~c@carol.host", ev
+            srv.send(":dave!~d@dave.host PRIVMSG #game :from dave")
+            ev = h.event("message", text="from dave")
+            assert ev["from"]["id"] == "dave!~d@dave.host", ev
+            # account-notify: dave logs in; his seat follows.
+            srv.send(":dave!~d@dave.host ACCOUNT dave")
+            ev = h.event("rename")
+            assert ev["old_id"] == "dave!~d@dave.host", ev
+            assert ev["user"]["id"] == "account:dave", ev
+            # A nick change keeps the account id, renames the name.
+            srv.send(":carol!~c@carol.host NICK carol2")
+            ev = h.event("rename")
+            assert ev["old_id"] == "account:carol", ev
+            assert ev["user"] == {"id": "account:carol", "name": "carol2",
+                                  "mask": "carol2!~c@carol.host"}, ev
+            # extended-join tells a newcomer's account.
+            srv.send(":erin!~e@erin.host JOIN #game erin :Erin")
+            ev = h.event("join", channel="#game")
+            assert ev["user"]["id"] == "account:erin", ev
+            srv.send(":frank!~f@frank.host JOIN #game * :Frank")
+            ev = h.event("join", channel="#game")
+            assert ev["user"]["id"] == "frank!~f@frank.host", ev
+            # A private text finds the nick by account, as NOTICE.
+            h.send({"send_private": "account:carol", "text": "psst"})
+            srv.wait_line(lambda l: l == "NOTICE carol2 :psst")
+            h.send({"send_private": "account:nobody", "text": "x"})
+            h.event("error")
+            # Tags, overlong lines, DCC and bare numerics do no harm.
+            srv.send("@time=2024-01-01T00:00:00Z;account=erin "
+                     ":erin!~e@erin.host PRIVMSG #game :tagged")
+            ev = h.event("message", text="tagged")
+            assert ev["from"]["id"] == "account:erin", ev
+            srv.send(":erin!~e@erin.host PRIVMSG #game :" + "z" * 3000)
+            srv.send(":erin!~e@erin.host PRIVMSG stichbot :\x01DCC SEND "
+                     "x 2130706433 1 1\x01")
+            srv.send(":fake.test 376")
+            srv.send(":erin!~e@erin.host PRIVMSG #game :after junk")
+            ev = h.event("message", text="after junk")
+            long_msgs = [e for e in h.seen if e.get("event") == "message"
+                         and e["text"].startswith("zzz")]
+            assert len(long_msgs) == 1 and len(long_msgs[0]["text"]) < 512
+            srv.send(":erin!~e@erin.host QUIT :gone")
+            ev = h.event("leave", channel=None)
+            assert ev["user"]["id"] == "account:erin", ev
+            # join_on_invite follows an invitation.
+            srv.send(":carol2!~c@carol.host INVITE stichbot :#invited")
+            srv.wait_line(lambda l: l == "JOIN #invited")
+        finally:
+            h.stop()
+            srv.close()
+    check("accounts: WHOX, account-notify, extended-join, NICK; NOTICE; "
+          "junk lines", accounts)
+
+    def nick_taken():
+        srv = fake_ircd.FakeIrcd(nick_taken={"stichbot", "alt1"},
+                                 banned={"#banned"})
+        h = Harness(base_config(srv.port, alt_nicks=["alt1", "alt2"]),
+                    "fake_nick")
+        try:
+            h.event("connected", up=True)
+            assert srv.nick == "alt2", srv.nick
+            srv.send(":x!~x@h PRIVMSG alt2 :hi alt")
+            ev = h.event("message", channel=None)
+            assert ev["text"] == "hi alt"
+            # Invitations are ignored without join_on_invite.
+            start = len(srv.lines)
+            srv.send(":x!~x@h INVITE alt2 :#elsewhere")
+            # A ban is logged and the join tried again later.
+            h.send({"join": "#banned"})
+            srv.wait_line(lambda l: l == "JOIN #banned", 5, start)
+            time.sleep(0.5)
+            assert "JOIN #elsewhere" not in srv.lines[start:]
+            log = h.logtext()
+            assert "cannot join #banned: Cannot join channel (+b) (474)" \
+                in log, log
+            assert "will try to join #banned again in 60 s" in log, log
+        finally:
+            h.stop()
+            srv.close()
+    check("433: the next alternative nick; invites ignored; bans retried",
+          nick_taken)
+
+    def ping_timeout():
+        srv = fake_ircd.FakeIrcd()
+        h = Harness(base_config(srv.port, ping_timeout=30), "fake_ping")
+        try:
+            h.event("connected", up=True)
+            start = len(srv.lines)
+            srv.silent = True
+            srv.wait_line(lambda l: l.startswith("PING "), 25, start)
+            h.event("connected", up=False, timeout=25)
+            srv.silent = False
+            h.event("connected", up=True, timeout=10)
+            assert srv.connections == 2
+            assert "nothing from the server for 30 s" in h.logtext()
+        finally:
+            h.stop()
+            srv.close()
+    check("silence: PING at half the timeout, reconnect at the timeout",
+          ping_timeout)
+
+
+def main():
+    global HARNESS, TMP
+    if len(sys.argv) != 3 or sys.argv[2] not in ("ngircd", "flood", "tls",
+                                                  "fake"):
+        print(__doc__)
+        return 2
+    HARNESS = os.path.abspath(sys.argv[1])
+    group = sys.argv[2]
+    if group != "fake" and shutil.which("ngircd") is None:
+        print("skip: ngircd is not installed")
+        return 77
+    if group == "tls" and shutil.which("openssl") is None:
+        print("skip: openssl is not installed")
+        return 77
+    TMP = tempfile.mkdtemp(prefix="irc-test-")
+    os.chmod(TMP, 0o755)
+    # Out of time: fail through the finally blocks that stop the servers.
+    signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(
+        TimeoutError("the group ran out of time")))
+    signal.alarm(115)
+    try:
+        {"ngircd": test_ngircd, "flood": test_flood, "tls": test_tls,
+         "fake": test_fake}[group]()
+    finally:
+        if not FAILURES and not os.environ.get("IRC_TEST_KEEP"):
+            shutil.rmtree(TMP, ignore_errors=True)
+        else:
+            print("files kept in %s" % TMP)
+    print("%d failed" % len(FAILURES))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

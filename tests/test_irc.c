@@ -1,0 +1,1111 @@
+/*
+ * test_irc.c - the IRC adapter's pure parts: parsing and cleaning server
+ * lines, splitting text into lines the server relays within 512 bytes
+ * (UTF-8, formatting, never CR/LF/NUL), the token bucket and the queue on
+ * the loop's virtual clock, CAP lists and SASL PLAIN chunks, ISUPPORT,
+ * NAMES entries, identities, SHA-256 and certificate fingerprints, and the
+ * configuration errors of init() word for word.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "adapter.h"
+#include "irc_proto.h"
+#include "irc_tls.h"
+#include "loop.h"
+
+extern const struct adapter_impl irc_adapter;
+
+/* The stub core: config.c (linked) looks adapters up here. */
+const struct adapter_impl *const adapter_registry[] = {
+	&irc_adapter,
+	NULL,
+};
+
+const struct adapter_impl *
+adapter_find(const char *name)
+{
+	return strcmp(name, "irc") == 0 ? &irc_adapter : NULL;
+}
+
+struct loop *
+bot_loop(struct bot *bot)
+{
+	(void)bot;
+	return NULL;
+}
+
+struct store *
+bot_store(struct bot *bot)
+{
+	(void)bot;
+	return NULL;
+}
+
+void
+bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *from, const char *text)
+{
+	(void)bot, (void)adapter, (void)channel, (void)from, (void)text;
+}
+
+void
+bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *who)
+{
+	(void)bot, (void)adapter, (void)channel, (void)who;
+}
+
+void
+bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *who)
+{
+	(void)bot, (void)adapter, (void)channel, (void)who;
+}
+
+void
+bot_on_rename(struct bot *bot, struct adapter *adapter, const char *old_id,
+    const struct user *now)
+{
+	(void)bot, (void)adapter, (void)old_id, (void)now;
+}
+
+void
+bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
+{
+	(void)bot, (void)adapter, (void)up;
+}
+
+/* Parsing. */
+
+static void
+test_parse(void **state)
+{
+	char line[] = "@time=x;account=a :nick!u@h PRIVMSG #c :hello  there";
+	char bare[] = "PING :abc";
+	char empty[] = ":prefix.only   ";
+	char many[] = "005 me A B C D E F G H I J K L M N O :rest here";
+	struct irc_msg m;
+
+	(void)state;
+	assert_int_equal(irc_parse(line, &m), 0);
+	assert_string_equal(m.prefix, "nick!u@h");
+	assert_string_equal(m.command, "PRIVMSG");
+	assert_int_equal(m.nparams, 2);
+	assert_string_equal(m.params[0], "#c");
+	assert_string_equal(m.params[1], "hello  there");
+	assert_int_equal(irc_parse(bare, &m), 0);
+	assert_null(m.prefix);
+	assert_string_equal(m.params[0], "abc");
+	assert_int_equal(irc_parse(empty, &m), -1);
+	/* The fifteenth parameter is the rest of the line. */
+	assert_int_equal(irc_parse(many, &m), 0);
+	assert_int_equal(m.nparams, 15);
+	assert_string_equal(m.params[14], "N O :rest here");
+}
+
+static size_t
+relay(const char *in, char *out)
+{
+	return irc_relay_line(in, strlen(in), out, 2 * IRC_LINE_MAX);
+}
+
+static void
+test_relay_line(void **state)
+{
+	char out[2 * IRC_LINE_MAX], in[2000];
+	size_t n;
+
+	(void)state;
+	/* Canonical: tags gone, single spaces, the last parameter after :. */
+	n = relay("@a=b :n!u@h  PRIVMSG   #c   hi\r", out);
+	assert_string_equal(out, ":n!u@h PRIVMSG #c :hi\r\n");
+	assert_int_equal(n, strlen(out));
+	relay(":srv 001 me :Welcome", out);
+	assert_string_equal(out, ":srv 001 me :Welcome\r\n");
+	/* What libircclient 1.9 mishandles is dropped. */
+	assert_int_equal(relay(":srv 376", out), 0);
+	assert_int_equal(relay(":srv 0012 me :x", out), 0);
+	assert_int_equal(relay(":n!u@h PRIVMSG #c", out), 0);
+	assert_int_equal(relay(":n!u@h PRIVMSG #c :", out), 0);
+	assert_int_equal(relay(":n!u@h NOTICE me :\001", out), 0);
+	assert_int_equal(relay(":n!u@h PRIVMSG me :\001DCC SEND x 1 2 3\001",
+	    out), 0);
+	assert_int_equal(relay(":prefix", out), 0);
+	assert_int_equal(relay("", out), 0);
+	assert_int_not_equal(relay(":n!u@h PRIVMSG me :\001VERSION\001", out),
+	    0);
+	/* NUL and stray CR never reach libircclient. */
+	n = irc_relay_line(":n!u@h PRIVMSG #c :a\0b\rc", 24, out, sizeof(out));
+	assert_string_equal(out, ":n!u@h PRIVMSG #c :abc\r\n");
+	assert_int_equal(n, strlen(out));
+	/* Long lines are cut to 510 bytes, not inside a character. */
+	strcpy(in, ":n!u@h PRIVMSG #c :");
+	for (size_t i = strlen(in); i < 1000; i += 2)
+		memcpy(in + i, "\xc3\xa4", 2);
+	in[1000] = '\0';
+	n = relay(in, out);
+	assert_true(n <= IRC_LINE_MAX);
+	assert_memory_equal(out + n - 2, "\r\n", 2);
+	/* The text starts at an odd offset (19): two-byte characters end
+	 * at even offsets, so the cut (before CR LF) is at one. */
+	assert_int_equal((n - 2 - 19) % 2, 0);
+}
+
+static void
+test_casecmp(void **state)
+{
+	(void)state;
+	assert_int_equal(irc_casecmp(IRC_CASEMAP_RFC1459, "Nick[a]~",
+	    "nick{A}^"), 0);
+	assert_int_not_equal(irc_casecmp(IRC_CASEMAP_ASCII, "a[", "a{"), 0);
+	assert_int_equal(irc_casecmp(IRC_CASEMAP_ASCII, "ABC", "abc"), 0);
+	assert_int_not_equal(irc_casecmp(IRC_CASEMAP_STRICT, "~", "^"), 0);
+	assert_int_equal(irc_casecmp(IRC_CASEMAP_STRICT, "\\", "|"), 0);
+}
+
+static void
+test_isupport(void **state)
+{
+	char line[] = ":srv 005 me CHANTYPES=#+ PREFIX=(qaohv)~&@%+ WHOX "
+	    "CASEMAPPING=ascii NETWORK=Test :are supported";
+	char neg[] = ":srv 005 me -WHOX :are supported";
+	struct irc_isupport is;
+	struct irc_msg m;
+
+	(void)state;
+	irc_isupport_init(&is);
+	assert_true(irc_is_channel(&is, "#a"));
+	assert_true(irc_is_channel(&is, "&a"));
+	assert_false(irc_is_channel(&is, "nick"));
+	assert_int_equal(is.casemap, IRC_CASEMAP_RFC1459);
+	assert_int_equal(irc_parse(line, &m), 0);
+	irc_isupport_apply(&is, &m);
+	assert_string_equal(is.chantypes, "#+");
+	assert_string_equal(is.prefixes, "~&@%+");
+	assert_int_equal(is.whox, 1);
+	assert_int_equal(is.casemap, IRC_CASEMAP_ASCII);
+	assert_string_equal(is.network, "Test");
+	assert_false(irc_is_channel(&is, "&a"));
+	assert_true(irc_is_channel(&is, "+a"));
+	assert_int_equal(irc_parse(neg, &m), 0);
+	irc_isupport_apply(&is, &m);
+	assert_int_equal(is.whox, 0);
+}
+
+static void
+test_masks_and_names(void **state)
+{
+	struct irc_isupport is;
+	char nick[32], user[32], host[64];
+
+	(void)state;
+	assert_int_equal(irc_mask_split("alice!~al@example.org", nick,
+	    sizeof(nick), user, sizeof(user), host, sizeof(host)), 0);
+	assert_string_equal(nick, "alice");
+	assert_string_equal(user, "~al");
+	assert_string_equal(host, "example.org");
+	assert_int_equal(irc_mask_split("irc.server.net", nick, sizeof(nick),
+	    user, sizeof(user), host, sizeof(host)), 0);
+	assert_string_equal(nick, "irc.server.net");
+	assert_string_equal(user, "");
+	assert_string_equal(host, "");
+	assert_int_equal(irc_mask_split("!u@h", nick, sizeof(nick), user,
+	    sizeof(user), host, sizeof(host)), -1);
+	assert_int_equal(irc_mask_split("n!u@a-very-long-host-name-that-does-"
+	    "not-fit-in-sixty-four-bytes-of-room.example.org", nick,
+	    sizeof(nick), user, sizeof(user), host, sizeof(host)), -1);
+	irc_isupport_init(&is);
+	snprintf(is.prefixes, sizeof(is.prefixes), "~&@%%+");
+	/* multi-prefix and userhost-in-names. */
+	assert_int_equal(irc_names_entry(&is, "@+bob!b@h.net", nick,
+	    sizeof(nick), user, sizeof(user), host, sizeof(host)), 0);
+	assert_string_equal(nick, "bob");
+	assert_string_equal(user, "b");
+	assert_string_equal(host, "h.net");
+	assert_int_equal(irc_names_entry(&is, "~carol", nick, sizeof(nick),
+	    user, sizeof(user), host, sizeof(host)), 0);
+	assert_string_equal(nick, "carol");
+	assert_string_equal(host, "");
+}
+
+static void
+test_identity(void **state)
+{
+	char id[128];
+
+	(void)state;
+	assert_int_equal(irc_identity(id, sizeof(id), "alice", "~al", "h",
+	    "Alice"), 0);
+	assert_string_equal(id, "account:Alice");
+	assert_int_equal(irc_identity(id, sizeof(id), "alice", "~al", "h",
+	    NULL), 0);
+	assert_string_equal(id, "alice!~al@h");
+	/* "*" (extended-join, ACCOUNT) and "0" (WHOX) mean no account. */
+	assert_int_equal(irc_identity(id, sizeof(id), "alice", "~al", "h",
+	    "*"), 0);
+	assert_string_equal(id, "alice!~al@h");
+	assert_int_equal(irc_identity(id, sizeof(id), "alice", "~al", "h",
+	    "0"), 0);
+	assert_string_equal(id, "alice!~al@h");
+	assert_int_equal(irc_identity(id, sizeof(id), "alice", NULL, "h",
+	    NULL), -1);
+	assert_int_equal(irc_identity(id, sizeof(id), "alice", "", "h", "*"),
+	    -1);
+	assert_int_equal(irc_identity(id, 8, "alice", "~al", "h", NULL), -1);
+	assert_false(irc_account_known(NULL));
+	assert_true(irc_account_known("bob"));
+}
+
+static void
+test_strip_codes(void **state)
+{
+	char s[] = "\x02" "bold\x02 \x03" "04,12red\x03 \x03" "7x \x1d" "it"
+	    "\x0f \x04" "FF0000hex \x03,5comma";
+
+	(void)state;
+	irc_strip_codes(s);
+	assert_string_equal(s, "bold red x it hex ,5comma");
+}
+
+/* Splitting. */
+
+struct lines {
+	char v[256][IRC_LINE_MAX + 1];
+	size_t len[256];
+	int n;
+};
+
+static void
+collect(const char *line, size_t len, void *arg)
+{
+	struct lines *l = arg;
+
+	assert_true(l->n < 256);
+	assert_int_equal(strlen(line), len);
+	memcpy(l->v[l->n], line, len + 1);
+	l->len[l->n++] = len;
+}
+
+/* 1 when s (n bytes) is valid UTF-8. */
+static int
+utf8_valid(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t len = c < 0x80 ? 1 : c < 0xc2 ? 0 : c < 0xe0 ? 2 :
+		    c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
+
+		if (len == 0 || i + len > n)
+			return 0;
+		for (size_t k = 1; k < len; k++)
+			if (((unsigned char)s[i + k] & 0xc0) != 0x80)
+				return 0;
+		i += len;
+	}
+	return 1;
+}
+
+static void
+check_lines(const struct lines *l, size_t max)
+{
+	for (int i = 0; i < l->n; i++) {
+		assert_true(l->len[i] <= max);
+		assert_true(l->len[i] > 0);
+		assert_null(memchr(l->v[i], '\r', l->len[i]));
+		assert_null(memchr(l->v[i], '\n', l->len[i]));
+		assert_null(memchr(l->v[i], '\001', l->len[i]));
+		assert_true(utf8_valid(l->v[i], l->len[i]));
+	}
+}
+
+static void
+test_split_lines(void **state)
+{
+	static struct lines l;
+	const char text[] = "first\n\nsecond\r\n  \nthird\001";
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	/* '\n' separates lines; empty and blank ones are not sent. */
+	assert_int_equal(irc_split(text, sizeof(text) - 1, 400, collect, &l),
+	    3);
+	assert_string_equal(l.v[0], "first");
+	assert_string_equal(l.v[1], "second");
+	assert_string_equal(l.v[2], "third");
+	check_lines(&l, 400);
+	/* A NUL inside the text is dropped, not an end. */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(irc_split("a\0b", 3, 400, collect, &l), 1);
+	assert_string_equal(l.v[0], "ab");
+	assert_int_equal(irc_split("x", 1, 3, collect, &l), -1);
+}
+
+static void
+test_split_words_and_limit(void **state)
+{
+	static struct lines l;
+	char text[3000], joined[3000];
+	size_t len = 0, max = 100;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	for (int i = 0; len < 2000; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+		    "%sword%d", i > 0 ? " " : "", i);
+	assert_true(irc_split(text, len, max, collect, &l) > 10);
+	check_lines(&l, max);
+	/* Cut at spaces: joining with one space gives the text back. */
+	joined[0] = '\0';
+	for (int i = 0; i < l.n; i++) {
+		assert_true(l.v[i][0] != ' ');
+		assert_true(l.len[i] >= max / 2);
+		if (i > 0)
+			strcat(joined, " ");
+		strcat(joined, l.v[i]);
+	}
+	assert_string_equal(joined, text);
+}
+
+static void
+test_split_utf8(void **state)
+{
+	static struct lines l;
+	char text[2000];
+	size_t len = 0;
+
+	(void)state;
+	/* Three- and four-byte characters without spaces, an odd limit. */
+	while (len < 1500) {
+		memcpy(text + len, "\xe2\x99\xa0\xf0\x9f\x82\xa1", 7);
+		len += 7;
+	}
+	memset(&l, 0, sizeof(l));
+	assert_true(irc_split(text, len, 101, collect, &l) > 10);
+	check_lines(&l, 101);
+	{
+		size_t total = 0;
+
+		for (int i = 0; i < l.n; i++)
+			total += l.len[i];
+		assert_int_equal(total, len);
+	}
+}
+
+static void
+test_split_formatting(void **state)
+{
+	static struct lines l;
+	char text[1000];
+	size_t len;
+
+	(void)state;
+	/* Bold and a colour carry over; a colour code is never cut. */
+	len = (size_t)snprintf(text, sizeof(text), "\x02\x03" "04");
+	memset(text + len, 'x', 300);
+	len += 300;
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(irc_split(text, len, 100, collect, &l), 4);
+	check_lines(&l, 100);
+	for (int i = 1; i < l.n; i++)
+		assert_memory_equal(l.v[i], "\x02\x03" "04x", 5);
+	/* A boundary right inside "\x03" "12": the code moves whole. */
+	memset(text, 'y', 8);
+	memcpy(text + 8, "\x03" "12z", 4);
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(irc_split(text, 12, 10, collect, &l), 2);
+	assert_string_equal(l.v[0], "yyyyyyyy");
+	assert_string_equal(l.v[1], "\x03" "12z");
+	/* A digit after a carried one-digit colour stays text. */
+	len = (size_t)snprintf(text, sizeof(text), "\x03" "4aaaaaaaa 5");
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(irc_split(text, len, 11, collect, &l), 2);
+	assert_string_equal(l.v[1], "\x03" "045");
+	/* A dropped CR must not glue a digit to a bare colour code, nor
+	 * a comma to a carried one. */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(irc_split("\x03\r1", 3, 10, collect, &l), 1);
+	assert_string_equal(l.v[0], "\x03\x02\x02" "1");
+	len = (size_t)snprintf(text, sizeof(text), "\x03" "4aaaaaaaa ,5");
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(irc_split(text, len, 11, collect, &l), 2);
+	assert_string_equal(l.v[1], "\x03" "04\x02\x02,5");
+	/* Reset ends the carry. */
+	len = (size_t)snprintf(text, sizeof(text), "\x02" "ab\x0f"
+	    "cdefghijklmnop");
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(irc_split(text, len, 10, collect, &l), 2);
+	assert_int_not_equal(l.v[1][0], '\x02');
+}
+
+/* Random texts: every line fits, is valid UTF-8, and nothing is lost. */
+static void
+test_split_random(void **state)
+{
+	static const char *const pieces[] = {
+		"a", "b", " ", "  ", "\n", "\xc3\xa4", "\xe2\x99\xa5",
+		"\xf0\x9f\x82\xa1", "\x02", "\x03" "04", "\x03" "12,01",
+		"\x0f", "\x1d", "\x03", "\r", "1", "\x01",
+	};
+	static struct lines l;
+	uint64_t seed = 42;
+	char text[4000], visible[4000], got[8000];
+
+	(void)state;
+	for (int round = 0; round < 300; round++) {
+		size_t len = 0, vlen = 0, glen = 0, max;
+
+		while (len < 3000) {
+			const char *p;
+
+			seed = seed * 6364136223846793005ULL +
+			    1442695040888963407ULL;
+			p = pieces[(seed >> 33) % (sizeof(pieces) /
+			    sizeof(pieces[0]))];
+			memcpy(text + len, p, strlen(p));
+			len += strlen(p);
+		}
+		max = 20 + (size_t)(seed >> 40) % 480;
+		memset(&l, 0, sizeof(l));
+		assert_true(irc_split(text, len, max, collect, &l) >= 0);
+		check_lines(&l, max);
+		/* Visible characters (no spaces, codes or controls) survive. */
+		memcpy(visible, text, len);
+		visible[len] = '\0';
+		irc_strip_codes(visible);
+		for (size_t i = 0; visible[i] != '\0'; i++)
+			if ((unsigned char)visible[i] > ' ')
+				visible[vlen++] = visible[i];
+		visible[vlen] = '\0';
+		for (int i = 0; i < l.n; i++) {
+			char line[IRC_LINE_MAX + 1];
+
+			memcpy(line, l.v[i], l.len[i] + 1);
+			irc_strip_codes(line);
+			for (size_t k = 0; line[k] != '\0'; k++)
+				if ((unsigned char)line[k] > ' ')
+					got[glen++] = line[k];
+		}
+		got[glen] = '\0';
+		assert_string_equal(got, visible);
+	}
+}
+
+/* The whole line the server relays stays within 512 bytes. */
+static void
+test_split_relayed_line(void **state)
+{
+	static struct lines l;
+	const char *mask = "stichbot!~stichbot@some.long.host.example.org";
+	size_t overhead = irc_overhead(mask, "PRIVMSG", "#wizards");
+	char text[5000];
+
+	(void)state;
+	assert_int_equal(overhead, strlen(":") + strlen(mask) +
+	    strlen(" PRIVMSG #wizards :\r\n"));
+	memset(text, 'w', sizeof(text));
+	memset(&l, 0, sizeof(l));
+	assert_true(irc_split(text, sizeof(text), IRC_LINE_MAX - overhead,
+	    collect, &l) > 0);
+	for (int i = 0; i < l.n; i++)
+		assert_true(overhead + l.len[i] <= IRC_LINE_MAX);
+	assert_int_equal(overhead + l.len[0], IRC_LINE_MAX);
+}
+
+/* The token bucket and the queue. */
+
+static void
+test_bucket(void **state)
+{
+	struct irc_bucket b;
+
+	(void)state;
+	irc_bucket_init(&b, 4, 2000, 1000);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(irc_bucket_take(&b, 1000), 1);
+	assert_int_equal(irc_bucket_take(&b, 1000), 0);
+	assert_int_equal(irc_bucket_wait(&b, 1000), 2000);
+	assert_int_equal(irc_bucket_wait(&b, 2500), 500);
+	assert_int_equal(irc_bucket_take(&b, 2999), 0);
+	assert_int_equal(irc_bucket_take(&b, 3000), 1);
+	irc_bucket_refund(&b);
+	assert_int_equal(irc_bucket_take(&b, 3000), 1);
+	/* Credit never exceeds the burst. */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(irc_bucket_take(&b, 100000), 1);
+	assert_int_equal(irc_bucket_take(&b, 100000), 0);
+}
+
+struct sent {
+	char lines[64][64];
+	uint64_t at[64];
+	int n;
+	int busy;                /* answer busy this many times */
+	struct loop *loop;
+};
+
+static int
+record_send(const char *line, void *arg)
+{
+	struct sent *s = arg;
+
+	if (s->busy > 0) {
+		s->busy--;
+		return 1;
+	}
+	assert_true(s->n < 64);
+	snprintf(s->lines[s->n], sizeof(s->lines[0]), "%s", line);
+	s->at[s->n++] = loop_now(s->loop);
+	return 0;
+}
+
+static void
+test_queue_pace(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	uint64_t t0 = loop_now(loop);
+	char line[32];
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.loop = loop;
+	q = irc_queue_create(loop, 4, 2000, record_send, &s);
+	for (int i = 0; i < 10; i++) {
+		snprintf(line, sizeof(line), "PRIVMSG #c :%d", i);
+		assert_int_equal(irc_queue_push(q, IRC_CLASS_CHANNEL, line), 0);
+	}
+	/* Nothing leaves before the queue runs (registration). */
+	assert_int_equal(s.n, 0);
+	assert_int_equal(irc_queue_depth(q), 10);
+	irc_queue_run(q, 1);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(irc_queue_depth(q), 6);
+	loop_advance(loop, 1999);
+	assert_int_equal(s.n, 4);
+	loop_advance(loop, 1);
+	assert_int_equal(s.n, 5);
+	loop_advance(loop, 20000);
+	assert_int_equal(s.n, 10);
+	for (int i = 4; i < 10; i++)
+		assert_int_equal(s.at[i] - t0, (uint64_t)(i - 3) * 2000);
+	for (int i = 0; i < 10; i++) {
+		snprintf(line, sizeof(line), "PRIVMSG #c :%d", i);
+		assert_string_equal(s.lines[i], line);
+	}
+	assert_int_equal(irc_queue_depth(q), 0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+static void
+test_queue_priority(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.loop = loop;
+	q = irc_queue_create(loop, 1, 1000, record_send, &s);
+	irc_queue_push(q, IRC_CLASS_CHANNEL, "c1");
+	irc_queue_push(q, IRC_CLASS_CHANNEL, "c2");
+	irc_queue_push(q, IRC_CLASS_LOW, "ctcp");
+	irc_queue_push(q, IRC_CLASS_PRIVATE, "p1");
+	irc_queue_push(q, IRC_CLASS_CONTROL, "JOIN #c");
+	irc_queue_push(q, IRC_CLASS_PRIVATE, "p2");
+	irc_queue_run(q, 1);
+	loop_advance(loop, 10000);
+	assert_int_equal(s.n, 6);
+	assert_string_equal(s.lines[0], "JOIN #c");
+	assert_string_equal(s.lines[1], "p1");
+	assert_string_equal(s.lines[2], "p2");
+	assert_string_equal(s.lines[3], "c1");
+	assert_string_equal(s.lines[4], "c2");
+	assert_string_equal(s.lines[5], "ctcp");
+	/* A turn prompt queued behind channel output overtakes it. */
+	s.n = 0;
+	irc_queue_push(q, IRC_CLASS_CHANNEL, "c3");
+	irc_queue_push(q, IRC_CLASS_CHANNEL, "c4");
+	irc_queue_push(q, IRC_CLASS_PRIVATE, "your turn");
+	loop_advance(loop, 3000);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.lines[0], "c3");
+	assert_string_equal(s.lines[1], "your turn");
+	assert_string_equal(s.lines[2], "c4");
+	/* CTCP replies: a few wait, more are dropped. */
+	irc_queue_run(q, 0);
+	for (int i = 0; i < IRC_QUEUE_LOW_MAX; i++)
+		assert_int_equal(irc_queue_push(q, IRC_CLASS_LOW, "v"), 0);
+	assert_int_equal(irc_queue_push(q, IRC_CLASS_LOW, "v"), -1);
+	irc_queue_clear(q, IRC_CLASS_LOW);
+	assert_int_equal(irc_queue_depth(q), 0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+static void
+test_queue_busy(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.loop = loop;
+	s.busy = 3;
+	q = irc_queue_create(loop, 2, 1000, record_send, &s);
+	irc_queue_run(q, 1);
+	irc_queue_push(q, IRC_CLASS_CHANNEL, "a");
+	irc_queue_push(q, IRC_CLASS_CHANNEL, "b");
+	/* Busy: the line stays first and its token comes back. */
+	assert_int_equal(s.n, 0);
+	assert_int_equal(irc_queue_depth(q), 2);
+	loop_advance(loop, 200);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.lines[0], "a");
+	assert_string_equal(s.lines[1], "b");
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/* Capabilities and SASL. */
+
+static void
+test_caps(void **state)
+{
+	const char *offered = "account-notify away-notify extended-join "
+	    "multi-prefix sasl=PLAIN,EXTERNAL server-time";
+	const char *const wanted[] = {
+		"multi-prefix", "chghost", "account-notify", NULL,
+	};
+	const char *pos = "-multi-prefix ~sasl=PLAIN draft/x", *value;
+	char name[32], req[128];
+	size_t vlen;
+	int removed;
+
+	(void)state;
+	assert_int_equal(irc_cap_next(&pos, name, sizeof(name), &value, &vlen,
+	    &removed), 1);
+	assert_string_equal(name, "multi-prefix");
+	assert_int_equal(removed, 1);
+	assert_int_equal(irc_cap_next(&pos, name, sizeof(name), &value, &vlen,
+	    &removed), 1);
+	assert_string_equal(name, "sasl");
+	assert_int_equal(removed, 0);
+	assert_int_equal(vlen, 5);
+	assert_memory_equal(value, "PLAIN", 5);
+	assert_int_equal(irc_cap_next(&pos, name, sizeof(name), &value, &vlen,
+	    &removed), 1);
+	assert_string_equal(name, "draft/x");
+	assert_null(value);
+	assert_int_equal(irc_cap_next(&pos, name, sizeof(name), &value, &vlen,
+	    &removed), 0);
+	assert_true(irc_cap_find(offered, "sasl", &value, &vlen));
+	assert_false(irc_cap_find(offered, "chghost", NULL, NULL));
+	assert_false(irc_cap_find(offered, "multi", NULL, NULL));
+	assert_int_equal(irc_cap_request(offered, wanted, req, sizeof(req)), 2);
+	assert_string_equal(req, "multi-prefix account-notify");
+	assert_int_equal(irc_cap_request("foo", wanted, req, sizeof(req)), 0);
+	assert_string_equal(req, "");
+	assert_true(irc_cap_sasl_plain(offered));
+	assert_true(irc_cap_sasl_plain("sasl"));
+	assert_true(irc_cap_sasl_plain("sasl=EXTERNAL,plain"));
+	assert_false(irc_cap_sasl_plain("sasl=EXTERNAL,SCRAM-SHA-256"));
+	assert_false(irc_cap_sasl_plain("multi-prefix"));
+}
+
+struct chunks {
+	char v[8][401];
+	int n;
+};
+
+static void
+collect_chunk(const char *arg, void *ctx)
+{
+	struct chunks *c = ctx;
+
+	assert_true(c->n < 8);
+	assert_true(strlen(arg) <= 400);
+	snprintf(c->v[c->n++], sizeof(c->v[0]), "%s", arg);
+}
+
+static void
+test_sasl_plain(void **state)
+{
+	struct chunks c;
+	unsigned char raw[1200];
+	char password[700];
+	long n;
+
+	(void)state;
+	/* The IRCv3 specification's example. */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(irc_sasl_plain("jilles", "sesame", collect_chunk, &c),
+	    1);
+	assert_string_equal(c.v[0], "amlsbGVzAGppbGxlcwBzZXNhbWU=");
+	/* 300 raw bytes are exactly 400 base64 bytes: a "+" follows. */
+	memset(password, 'p', sizeof(password));
+	password[300 - 2 * 4 - 2] = '\0';
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(irc_sasl_plain("user", password, collect_chunk, &c),
+	    2);
+	assert_int_equal(strlen(c.v[0]), 400);
+	assert_string_equal(c.v[1], "+");
+	/* One byte more: a second, short chunk and no "+". */
+	password[300 - 2 * 4 - 2] = 'p';
+	password[300 - 2 * 4 - 1] = '\0';
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(irc_sasl_plain("user", password, collect_chunk, &c),
+	    2);
+	assert_int_equal(strlen(c.v[0]), 400);
+	assert_int_equal(strlen(c.v[1]), 4);
+	/* 600 raw bytes: two full chunks and a "+"; they decode back. */
+	memset(password, 'q', sizeof(password));
+	password[600 - 2 * 4 - 2] = '\0';
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(irc_sasl_plain("user", password, collect_chunk, &c),
+	    3);
+	assert_string_equal(c.v[2], "+");
+	{
+		char joined[801];
+
+		snprintf(joined, sizeof(joined), "%s%s", c.v[0], c.v[1]);
+		n = irc_base64_decode(joined, strlen(joined), raw, sizeof(raw));
+		assert_int_equal(n, 600);
+		assert_memory_equal(raw, "user\0user\0qqq", 13);
+	}
+}
+
+static void
+test_base64(void **state)
+{
+	unsigned char out[16];
+	char enc[32];
+
+	(void)state;
+	irc_base64_encode((const unsigned char *)"", 0, enc);
+	assert_string_equal(enc, "");
+	irc_base64_encode((const unsigned char *)"f", 1, enc);
+	assert_string_equal(enc, "Zg==");
+	irc_base64_encode((const unsigned char *)"foob", 4, enc);
+	assert_string_equal(enc, "Zm9vYg==");
+	irc_base64_encode((const unsigned char *)"foobar", 6, enc);
+	assert_string_equal(enc, "Zm9vYmFy");
+	assert_int_equal(irc_base64_decode("Zm9v\nYmFy", 9, out, sizeof(out)),
+	    6);
+	assert_memory_equal(out, "foobar", 6);
+	assert_int_equal(irc_base64_decode("Zg==", 4, out, sizeof(out)), 1);
+	assert_int_equal(irc_base64_decode("Zg=a", 4, out, sizeof(out)), -1);
+	assert_int_equal(irc_base64_decode("Z!==", 4, out, sizeof(out)), -1);
+	assert_int_equal(irc_base64_decode("Zm9vYmFy", 8, out, 3), -1);
+}
+
+/* SHA-256 and fingerprints. */
+
+static void
+hex(const unsigned char *d, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+static void
+test_sha256(void **state)
+{
+	unsigned char d[32];
+	char h[65];
+	static char million[1000000];
+
+	(void)state;
+	irc_sha256("", 0, d);
+	hex(d, 32, h);
+	assert_string_equal(h, "e3b0c44298fc1c149afbf4c8996fb924"
+	    "27ae41e4649b934ca495991b7852b855");
+	irc_sha256("abc", 3, d);
+	hex(d, 32, h);
+	assert_string_equal(h, "ba7816bf8f01cfea414140de5dae2223"
+	    "b00361a396177a9cb410ff61f20015ad");
+	irc_sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+	    56, d);
+	hex(d, 32, h);
+	assert_string_equal(h, "248d6a61d20638b8e5c026930c3e6039"
+	    "a33ce45964ff2167f6ecedd419db06c1");
+	memset(million, 'a', sizeof(million));
+	irc_sha256(million, sizeof(million), d);
+	hex(d, 32, h);
+	assert_string_equal(h, "cdc76e5c9914fb9281a1c7e284d73e67"
+	    "f1809a48a497200e046d39ccc7112cd0");
+}
+
+/* A throwaway certificate and `openssl x509 -fingerprint -sha256`. */
+static const char test_pem[] =
+    "-----BEGIN CERTIFICATE-----\n"
+    "MIIBfjCCASOgAwIBAgIUZxqrNowqI5iM8qmUqR06CkKUX4cwCgYIKoZIzj0EAwIw\n"
+    "EzERMA8GA1UEAwwIaXJjLnRlc3QwIBcNMjYxMTIxMjEyMjM1WhgPMjEyNjEwMjgy\n"
+    "MTIyMzVaMBMxETAPBgNVBAMMCGlyYy50ZXN0MFkwEwYHKoZIzj0CAQYIKoZIzj0D\n"
+    "AQcDQgAEpkIEKi6Ykx0dA3M7GDezyJ98lBSLETY8MRz+ylATy9wLwWSUq29lt1tB\n"
+    "BWm3SR+bgfUSVoGFTyo3Hz9YZvFN06NTMFEwHQYDVR0OBBYEFLJIPsSHZvX45b5a\n"
+    "HxlgBSLTMt6UMB8GA1UdIwQYMBaAFLJIPsSHZvX45b5aHxlgBSLTMt6UMA8GA1Ud\n"
+    "EwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSQAwRgIhAO3GRVfXzAefdrEtoVJCGB5O\n"
+    "Q9UBOFBIF8h5FDO01zxVAiEAqubspae3uwa50ZpTY+EVpn1O1Y7Bgx9WjIYKcxBM\n"
+    "R3Y=\n"
+    "-----END CERTIFICATE-----\n";
+static const char test_fp[] = "F7:15:40:8E:31:3A:F8:25:94:CD:E9:E3:36:CF:"
+    "5C:04:F3:AE:CB:6E:26:FB:19:A6:82:67:97:0A:DA:69:30:DF";
+
+static void
+test_fingerprints(void **state)
+{
+	unsigned char a[32], b[32];
+	char text[96];
+
+	(void)state;
+	assert_int_equal(irc_pem_fingerprint(test_pem, a), 0);
+	irc_fingerprint_format(a, text);
+	assert_string_equal(text, test_fp);
+	assert_int_equal(irc_fingerprint_parse(test_fp, b), 0);
+	assert_memory_equal(a, b, 32);
+	/* Without colons, lower case. */
+	assert_int_equal(irc_fingerprint_parse(
+	    "f715408e313af82594cde9e336cf5c04f3aecb6e26fb19a68267970ada6930df",
+	    b), 0);
+	assert_memory_equal(a, b, 32);
+	assert_int_equal(irc_fingerprint_parse("F7:15", b), -1);
+	assert_int_equal(irc_fingerprint_parse(
+	    "g715408e313af82594cde9e336cf5c04f3aecb6e26fb19a68267970ada6930df",
+	    b), -1);
+	assert_int_equal(irc_fingerprint_parse(
+	    "f715408e313af82594cde9e336cf5c04f3aecb6e26fb19a68267970ada6930df"
+	    "00", b), -1);
+	assert_int_equal(irc_pem_fingerprint("no certificate", a), -1);
+}
+
+/* Configuration errors, word for word. */
+
+static char secret_file[64], long_file[64];
+
+static int
+try_init(const char *json, char *err, size_t errlen)
+{
+	struct adapter adapter;
+	json_error_t jerr;
+	json_t *config = json_loads(json, 0, &jerr);
+	int rc;
+
+	assert_non_null(config);
+	memset(&adapter, 0, sizeof(adapter));
+	adapter.impl = &irc_adapter;
+	adapter.network = "libera";
+	err[0] = '\0';
+	rc = irc_adapter.init(&adapter, config, "networks[1]", err, errlen);
+	/* init() connects to nothing and needs no bot (check-config). */
+	if (rc == 0) {
+		assert_non_null(adapter.priv);
+		assert_int_equal(irc_adapter.queue_depth(&adapter), 0);
+	} else {
+		assert_null(adapter.priv);
+	}
+	irc_adapter.finish(&adapter);
+	assert_null(adapter.priv);
+	json_decref(config);
+	return rc;
+}
+
+static void
+expect_error(const char *json, const char *message)
+{
+	char err[512];
+
+	assert_int_equal(try_init(json, err, sizeof(err)), -1);
+	assert_string_equal(err, message);
+}
+
+static void
+test_config_ok(void **state)
+{
+	char err[512], json[1024];
+
+	(void)state;
+	assert_int_equal(try_init("{\"name\": \"libera\", \"type\": \"irc\", "
+	    "\"host\": \"irc.libera.chat\", \"nick\": \"stichbot\", "
+	    "\"admins\": [\"account:me\"], \"channels\": [{\"name\": "
+	    "\"#wizard\"}], \"defaults\": {}}", err, sizeof(err)), 0);
+	snprintf(json, sizeof(json), "{\"host\": \"::1\", \"port\": 6697, "
+	    "\"tls\": true, \"tls_verify\": true, \"tls_fingerprint\": "
+	    "\"%s\", \"nick\": \"bot\", \"alt_nicks\": [\"bot_\", "
+	    "\"b[o]t\"], \"username\": \"cards\", \"realname\": "
+	    "\"Card games\", \"server_password_file\": \"%s\", \"sasl\": "
+	    "{\"username\": \"acct\", \"password_file\": \"%s\"}, "
+	    "\"nickserv_password_file\": \"%s\", \"private_messages\": "
+	    "\"notice\", \"flood\": {\"burst\": 20, \"interval_ms\": 100}, "
+	    "\"join_on_invite\": true, \"ping_timeout\": 600, "
+	    "\"reconnect\": {\"min\": 5, \"max\": 5}}", test_fp, secret_file,
+	    secret_file, secret_file);
+	assert_int_equal(try_init(json, err, sizeof(err)), 0);
+}
+
+static void
+test_config_errors(void **state)
+{
+	char json[512];
+
+	(void)state;
+	expect_error("[]", "networks[1]: expected an object");
+	expect_error("{\"nick\": \"bot\"}", "networks[1].host: missing");
+	expect_error("{\"host\": \"irc.x\"}", "networks[1].nick: missing");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"prot\": 1}",
+	    "networks[1].prot: unknown key");
+	expect_error("{\"host\": \"irc x\", \"nick\": \"bot\"}",
+	    "networks[1].host: expected a host name or address");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"port\": 0}",
+	    "networks[1].port: expected an integer 1-65535");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"tls\": 1}",
+	    "networks[1].tls: expected true or false");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", "
+	    "\"tls_fingerprint\": \"AB:CD\"}",
+	    "networks[1].tls_fingerprint: expected a SHA-256 fingerprint: 64 "
+	    "hexadecimal digits, colons allowed");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"tls\": false, "
+	    "\"tls_verify\": false}",
+	    "networks[1].tls_verify: needs \"tls\": true");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", "
+	    "\"tls_ca_file\": \"/nonexistent/ca.pem\"}",
+	    "networks[1].tls_ca_file: cannot read /nonexistent/ca.pem: No "
+	    "such file or directory");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"9bot\"}",
+	    "networks[1].nick: expected an IRC nickname (letters, digits, "
+	    "-[]\\`_^{|}, not starting with a digit or -)");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"alt_nicks\": "
+	    "[\"bot_\", \"b t\"]}",
+	    "networks[1].alt_nicks[1]: expected an IRC nickname");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"alt_nicks\": "
+	    "\"bot_\"}",
+	    "networks[1].alt_nicks: expected an array of strings");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"username\": "
+	    "\"a b\"}",
+	    "networks[1].username: expected one word without '@' or ':' (at "
+	    "most 32 bytes)");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", "
+	    "\"private_messages\": \"query\"}",
+	    "networks[1].private_messages: expected one of \"privmsg\", "
+	    "\"notice\"");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"flood\": "
+	    "{\"burst\": 0}}", "networks[1].flood.burst: expected an integer "
+	    "1-20");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"flood\": "
+	    "{\"interval_ms\": 50}}", "networks[1].flood.interval_ms: expected "
+	    "an integer 100-10000");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"flood\": "
+	    "{\"rate\": 1}}", "networks[1].flood.rate: unknown key");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"flood\": 4}",
+	    "networks[1].flood: expected an object");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", "
+	    "\"ping_timeout\": 10}", "networks[1].ping_timeout: expected an "
+	    "integer 30-600");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"reconnect\": "
+	    "{\"min\": 10, \"max\": 5}}", "networks[1].reconnect.max: expected "
+	    "an integer 10-86400");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", "
+	    "\"join_on_invite\": \"yes\"}", "networks[1].join_on_invite: "
+	    "expected true or false");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"sasl\": "
+	    "{\"username\": \"acct\"}}",
+	    "networks[1].sasl.password_file: missing");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", \"sasl\": "
+	    "{\"password_file\": \"/x\"}}", "networks[1].sasl.username: "
+	    "missing");
+	expect_error("{\"host\": \"irc.x\", \"nick\": \"bot\", "
+	    "\"nickserv_password_file\": \"/nonexistent/pw\"}",
+	    "networks[1].nickserv_password_file: cannot read /nonexistent/pw: "
+	    "No such file or directory");
+	snprintf(json, sizeof(json), "{\"host\": \"irc.x\", \"nick\": \"bot\", "
+	    "\"sasl\": {\"username\": \"acct\", \"password_file\": "
+	    "\"%s\"}}", long_file);
+	expect_error(json, "networks[1].sasl.password_file: the account name "
+	    "twice and the password are longer than 600 bytes");
+	snprintf(json, sizeof(json), "{\"host\": \"irc.x\", \"nick\": \"bot\", "
+	    "\"nickserv_password_file\": \"%s\"}", long_file);
+	expect_error(json, "networks[1].nickserv_password_file: the password "
+	    "is longer than 400 bytes");
+	/* A secret's content never appears in an error. */
+	snprintf(json, sizeof(json), "{\"host\": \"irc.x\", \"nick\": \"bot\", "
+	    "\"server_password_file\": \"%s\", \"port\": 99999}", secret_file);
+	expect_error(json, "networks[1].port: expected an integer 1-65535");
+}
+
+static int
+setup(void **state)
+{
+	FILE *f;
+
+	(void)state;
+	snprintf(secret_file, sizeof(secret_file), "/tmp/irc-test-%d.pw",
+	    (int)getpid());
+	if ((f = fopen(secret_file, "w")) == NULL)
+		return -1;
+	fputs("hunter2\n", f);
+	fclose(f);
+	snprintf(long_file, sizeof(long_file), "/tmp/irc-test-%d.long",
+	    (int)getpid());
+	if ((f = fopen(long_file, "w")) == NULL)
+		return -1;
+	for (int i = 0; i < 600; i++)
+		fputc('p', f);
+	fclose(f);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	unlink(secret_file);
+	unlink(long_file);
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_relay_line),
+		cmocka_unit_test(test_casecmp),
+		cmocka_unit_test(test_isupport),
+		cmocka_unit_test(test_masks_and_names),
+		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_strip_codes),
+		cmocka_unit_test(test_split_lines),
+		cmocka_unit_test(test_split_words_and_limit),
+		cmocka_unit_test(test_split_utf8),
+		cmocka_unit_test(test_split_formatting),
+		cmocka_unit_test(test_split_random),
+		cmocka_unit_test(test_split_relayed_line),
+		cmocka_unit_test(test_bucket),
+		cmocka_unit_test(test_queue_pace),
+		cmocka_unit_test(test_queue_priority),
+		cmocka_unit_test(test_queue_busy),
+		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_sasl_plain),
+		cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_fingerprints),
+		cmocka_unit_test(test_config_ok),
+		cmocka_unit_test(test_config_errors),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
