@@ -1,0 +1,284 @@
+/*
+ * matrix_harness.c - the Matrix adapter with a stub core, for
+ * tests/matrix_test.py.
+ *
+ *   matrix_harness NETWORK.json STORE.db [--crash-on TEXT]
+ *
+ * NETWORK.json is one network object of the configuration ("name" names
+ * the network; default "matrix").  Every callback into the core is printed
+ * as one JSON line on stdout ({"event": "message", ...}); commands are read
+ * from stdin as JSON lines:
+ *
+ *   {"send_channel": ROOM, "text": T}   T may carry text.h marks
+ *   {"send_private": USER, "text": T}
+ *   {"join": ROOM}  {"part": ROOM}
+ *   {"channel_admin": [ROOM, USER]}     prints {"event": "channel_admin"}
+ *   {"queue_depth": true}               prints {"event": "queue_depth"}
+ *   {"stop": GOODBYE}                   or the end of stdin
+ *
+ * With --crash-on, a message whose text is TEXT kills the process inside
+ * bot_on_message(), before the core would have returned: the adapter must
+ * deliver that message again after a restart, and nothing before it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "adapter.h"
+#include "config.h"
+#include "log.h"
+#include "loop.h"
+#include "store.h"
+#include "text.h"
+
+extern const struct adapter_impl matrix_adapter;
+
+/* The common keys config.c would allow; config.c is not linked here. */
+const char *const config_network_keys[] = {
+	"name", "type", "admins", "defaults", "channels", NULL,
+};
+
+static struct loop *harness_loop;
+static struct store *harness_store;
+static struct adapter harness_adapter;
+static const char *crash_on;
+static char input[1 << 16];
+static size_t input_len;
+
+struct loop *
+bot_loop(struct bot *bot)
+{
+	(void)bot;
+	return harness_loop;
+}
+
+struct store *
+bot_store(struct bot *bot)
+{
+	(void)bot;
+	return harness_store;
+}
+
+/* Prints obj (stolen) as one line on stdout. */
+static void
+emit(json_t *obj)
+{
+	char *s = json_dumps(obj, JSON_COMPACT);
+
+	if (s != NULL) {
+		printf("%s\n", s);
+		fflush(stdout);
+		free(s);
+	}
+	json_decref(obj);
+}
+
+static json_t *
+user_json(const struct user *u)
+{
+	return json_pack("{s:s, s:s}", "id", u->id, "name", u->name);
+}
+
+void
+bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *from, const char *text)
+{
+	(void)bot;
+	(void)adapter;
+	if (crash_on != NULL && strcmp(text, crash_on) == 0) {
+		emit(json_pack("{s:s, s:s}", "event", "crashing", "text",
+		    text));
+		_exit(3);
+	}
+	emit(json_pack("{s:s, s:s?, s:o, s:s}", "event", "message", "channel",
+	    channel, "from", user_json(from), "text", text));
+}
+
+void
+bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *who)
+{
+	(void)bot;
+	(void)adapter;
+	emit(json_pack("{s:s, s:s?, s:o}", "event", "join", "channel", channel,
+	    "user", user_json(who)));
+}
+
+void
+bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *who)
+{
+	(void)bot;
+	(void)adapter;
+	emit(json_pack("{s:s, s:s?, s:o}", "event", "leave", "channel",
+	    channel, "user", user_json(who)));
+}
+
+void
+bot_on_rename(struct bot *bot, struct adapter *adapter, const char *old_id,
+    const struct user *now)
+{
+	(void)bot;
+	(void)adapter;
+	emit(json_pack("{s:s, s:s, s:o}", "event", "rename", "old_id", old_id,
+	    "user", user_json(now)));
+}
+
+void
+bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
+{
+	(void)bot;
+	(void)adapter;
+	emit(json_pack("{s:s, s:b}", "event", "connected", "up", up));
+}
+
+static void
+command(const char *line)
+{
+	const struct adapter_impl *impl = harness_adapter.impl;
+	json_error_t error;
+	json_t *cmd = json_loads(line, 0, &error), *v;
+	const char *text = json_string_value(json_object_get(cmd, "text"));
+	struct text t;
+	int rc = 0;
+
+	if (!json_is_object(cmd)) {
+		emit(json_pack("{s:s, s:s}", "event", "bad_command", "line",
+		    line));
+		json_decref(cmd);
+		return;
+	}
+	text_init(&t);
+	/* Marks are allowed: the test writes them as \u001e and so on. */
+	text_add(&t, text != NULL ? text : "");
+	if ((v = json_object_get(cmd, "send_channel")) != NULL)
+		rc = impl->send_channel(&harness_adapter, json_string_value(v),
+		    &t);
+	else if ((v = json_object_get(cmd, "send_private")) != NULL)
+		rc = impl->send_private(&harness_adapter, json_string_value(v),
+		    &t);
+	else if ((v = json_object_get(cmd, "join")) != NULL)
+		rc = impl->join(&harness_adapter, json_string_value(v));
+	else if ((v = json_object_get(cmd, "part")) != NULL)
+		rc = impl->part(&harness_adapter, json_string_value(v));
+	else if ((v = json_object_get(cmd, "channel_admin")) != NULL)
+		emit(json_pack("{s:s, s:b}", "event", "channel_admin", "admin",
+		    impl->channel_admin(&harness_adapter,
+		    json_string_value(json_array_get(v, 0)),
+		    json_string_value(json_array_get(v, 1)))));
+	else if (json_object_get(cmd, "queue_depth") != NULL)
+		emit(json_pack("{s:s, s:i}", "event", "queue_depth", "depth",
+		    (int)impl->queue_depth(&harness_adapter)));
+	else if (json_object_get(cmd, "stop") != NULL)
+		loop_stop(harness_loop);
+	else
+		emit(json_pack("{s:s, s:s}", "event", "bad_command", "line",
+		    line));
+	if (rc != 0)
+		emit(json_pack("{s:s, s:s}", "event", "command_failed", "line",
+		    line));
+	text_finish(&t);
+	json_decref(cmd);
+}
+
+static void
+on_stdin(struct loop *loop, int fd, int events, void *arg)
+{
+	ssize_t n;
+	char *nl;
+
+	(void)events;
+	(void)arg;
+	n = read(fd, input + input_len, sizeof(input) - 1 - input_len);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		loop_unwatch(loop, fd);
+		loop_stop(loop);
+		return;
+	}
+	input_len += (size_t)n;
+	input[input_len] = '\0';
+	while ((nl = memchr(input, '\n', input_len)) != NULL) {
+		*nl = '\0';
+		if (nl > input)
+			command(input);
+		input_len -= (size_t)(nl + 1 - input);
+		memmove(input, nl + 1, input_len);
+		input[input_len] = '\0';
+	}
+	if (input_len == sizeof(input) - 1)
+		input_len = 0;
+}
+
+static void
+on_log(enum log_level level, const char *line, void *arg)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+
+	(void)arg;
+	fprintf(stderr, "harness %s: %s\n", names[level], line);
+}
+
+int
+main(int argc, char **argv)
+{
+	json_error_t error;
+	json_t *config;
+	const char *name;
+	char err[512];
+
+	if (argc != 3 && !(argc == 5 && strcmp(argv[3], "--crash-on") == 0)) {
+		fprintf(stderr, "usage: matrix_harness NETWORK.json STORE.db "
+		    "[--crash-on TEXT]\n");
+		return 2;
+	}
+	if (argc == 5)
+		crash_on = argv[4];
+	log_setup(LOG_LEVEL_DEBUG, 0);
+	log_capture(on_log, NULL);
+	if ((config = json_load_file(argv[1], 0, &error)) == NULL) {
+		fprintf(stderr, "%s: %s\n", argv[1], error.text);
+		return 1;
+	}
+	name = json_string_value(json_object_get(config, "name"));
+	harness_adapter.impl = &matrix_adapter;
+	harness_adapter.network = (char *)(name != NULL ? name : "matrix");
+	/* Any non-NULL pointer: the stub core ignores it. */
+	harness_adapter.bot = (struct bot *)&harness_adapter;
+	if (matrix_adapter.init(&harness_adapter, config, "networks[0]", err,
+	    sizeof(err)) != 0) {
+		emit(json_pack("{s:s, s:s}", "event", "init_error", "error",
+		    err));
+		matrix_adapter.finish(&harness_adapter);
+		json_decref(config);
+		return 1;
+	}
+	if ((harness_loop = loop_create(0)) == NULL ||
+	    (harness_store = store_open(argv[2], err, sizeof(err))) == NULL) {
+		fprintf(stderr, "matrix_harness: %s\n", err);
+		return 1;
+	}
+	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+	loop_watch(harness_loop, 0, LOOP_READ, on_stdin, NULL);
+	if (matrix_adapter.start(&harness_adapter) != 0) {
+		emit(json_pack("{s:s}", "event", "start_failed"));
+		return 1;
+	}
+	emit(json_pack("{s:s}", "event", "started"));
+	loop_run(harness_loop);
+	loop_unwatch(harness_loop, 0);
+	matrix_adapter.stop(&harness_adapter, "goodbye");
+	emit(json_pack("{s:s, s:i}", "event", "stopped", "queue_depth",
+	    (int)matrix_adapter.queue_depth(&harness_adapter)));
+	matrix_adapter.finish(&harness_adapter);
+	store_close(harness_store);
+	loop_destroy(harness_loop);
+	json_decref(config);
+	return 0;
+}

@@ -1,0 +1,817 @@
+#!/usr/bin/env python3
+"""The Matrix adapter against a test homeserver (tests/matrix_homeserver.py)
+with scripted players (tests/matrix_client.py), through tests/matrix_harness
+(the adapter with a stub core that prints every callback as a JSON line).
+
+    matrix_test.py MATRIX_HARNESS [TEST...]
+
+Checks: password and token login, the first sync ignoring old messages,
+room messages and direct messages reaching the core with the right
+identity, invites, send_private opening a direct room recorded in m.direct
+and reusing it after a restart, order and no duplicates through 429s, 500s,
+cut connections and a homeserver restart, the next_batch contract across a
+crash, duplicate delivery, HTML in display names, m.mentions, encrypted
+rooms, membership callbacks, room admins, kicks and parts, and the
+history of a room joined late (not commands).  Everything runs
+on 127.0.0.1 and each check is bounded by timeouts.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from urllib.parse import unquote
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from matrix_client import MatrixClient, RequestError, quote  # noqa: E402
+from matrix_homeserver import Homeserver  # noqa: E402
+
+BOT = "@bot:localhost"
+ALICE = "@alice:localhost"
+BOB = "@bob:localhost"
+CAROL = "@carol:localhost"
+PASSWORD = "bot-password-7f3a"
+
+
+class Harness:
+    """One run of matrix_harness; events are its stdout lines, parsed."""
+
+    def __init__(self, ctx, config, crash_on=None):
+        self.ctx = ctx
+        path = os.path.join(ctx.dir, "network.json")
+        with open(path, "w") as f:
+            json.dump(config, f)
+        args = [ctx.harness, path, ctx.store]
+        if crash_on:
+            args += ["--crash-on", crash_on]
+        self.log = open(ctx.log_path, "a")
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE,
+                                     stderr=self.log, text=True, bufsize=1)
+        self.events = []
+        self.cond = threading.Condition()
+        self.reader = threading.Thread(target=self.read, daemon=True)
+        self.reader.start()
+
+    def read(self):
+        for line in self.proc.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                event = {"event": "garbage", "line": line}
+            with self.cond:
+                self.events.append(event)
+                self.cond.notify_all()
+        with self.cond:
+            self.events.append({"event": "exit"})
+            self.cond.notify_all()
+
+    def command(self, **cmd):
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
+        self.proc.stdin.flush()
+
+    def wait(self, predicate, timeout=20, what="an event", start=0):
+        """The first event from index start on that satisfies predicate."""
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for e in self.events[start:]:
+                    if predicate(e):
+                        return e
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise AssertionError("timed out waiting for %s; events: "
+                                         "%s" % (what, self.events[-10:]))
+                self.cond.wait(left)
+
+    def wait_connected(self, timeout=20):
+        return self.wait(lambda e: e["event"] == "connected" and e["up"],
+                         timeout, "connected")
+
+    def wait_message(self, text, timeout=20):
+        return self.wait(lambda e: e["event"] == "message" and
+                         e["text"] == text, timeout, "message %r" % text)
+
+    def messages(self):
+        with self.cond:
+            return [e for e in self.events if e["event"] == "message"]
+
+    def texts(self):
+        return [e["text"] for e in self.messages()]
+
+    def stop(self):
+        """Stops the harness cleanly; it must exit with status 0."""
+        if self.proc.poll() is None:
+            try:
+                self.command(stop="bye")
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.reader.join(5)
+        self.log.close()
+        assert self.proc.returncode == 0, \
+            "the harness exited with status %d" % self.proc.returncode
+        assert self.events[-2]["event"] == "stopped", self.events[-3:]
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.reader.join(5)
+        self.log.close()
+
+
+class Context:
+    """A fresh homeserver, users, store and scratch directory per test."""
+
+    def __init__(self, harness):
+        self.harness = harness
+        self.dir = tempfile.mkdtemp(prefix="matrix-test-")
+        self.store = os.path.join(self.dir, "store.db")
+        self.log_path = os.path.join(self.dir, "harness.log")
+        self.hs = Homeserver().start()
+        st = self.hs.state
+        st.register("bot", PASSWORD, "Stichbot")
+        st.register("alice", "secret", "Alice")
+        st.register("bob", "secret", "Bob")
+        st.register("carol", "secret", "Carol")
+        self.password_file = os.path.join(self.dir, "password")
+        with open(self.password_file, "w") as f:
+            f.write(PASSWORD + "\n")
+        self.runs = []
+
+    def client(self, user_id):
+        return MatrixClient(self.hs.url, user_id).login()
+
+    def config(self, **extra):
+        config = {
+            "name": "mx",
+            "type": "matrix",
+            "homeserver": self.hs.url,
+            "user_id": BOT,
+            "password_file": self.password_file,
+            "sync_timeout_ms": 5000,
+            "invites": {"allow_users": [ALICE]},
+        }
+        config.update(extra)
+        return config
+
+    def run(self, crash_on=None, **extra):
+        h = Harness(self, self.config(**extra), crash_on)
+        self.runs.append(h)
+        return h
+
+    def close(self):
+        for h in self.runs:
+            if h.proc.poll() is None:
+                h.kill()
+        self.hs.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def harness_log(self):
+        try:
+            with open(self.log_path) as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+
+def wait_until(predicate, timeout=20, what="a condition"):
+    end = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError("timed out waiting for " + what)
+        time.sleep(0.05)
+
+
+def bot_bodies(ctx, room_id):
+    return [e["content"].get("body") for e in
+            ctx.hs.state.room_events(room_id, sender=BOT)]
+
+
+def public_room(ctx, owner, alias):
+    return owner.create_room(preset="public_chat", room_alias_name=alias)
+
+
+def test_password_login_and_first_sync(ctx):
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "games")
+    ctx.hs.state.join(BOT, room)
+    alice.say(room, "!old command")
+    h = ctx.run()
+    h.wait_connected()
+    login = ctx.hs.state.logins[-1]
+    assert login["identifier"] == {"type": "m.id.user", "user": BOT}, login
+    assert "device_id" not in login, login
+    assert login["initial_device_display_name"] == "stichbot"
+    h.command(join="#games:localhost")
+    wait_until(lambda: any(unquote(p).endswith("/join/#games:localhost")
+                           for _, p, u in ctx.hs.state.requests if u == BOT),
+               what="the join request")
+    alice.say(room, "!hello")
+    m = h.wait_message("!hello")
+    assert m["channel"] == "#games:localhost", m
+    assert m["from"] == {"id": ALICE, "name": "Alice"}, m
+    assert "!old command" not in h.texts()
+    device = [d for _, (u, d) in ctx.hs.state.tokens.items() if u == BOT][0]
+    h.stop()
+
+    # A restart logs in with the same device and replays nothing.
+    h = ctx.run()
+    h.wait_connected()
+    assert ctx.hs.state.logins[-1]["device_id"] == device
+    h.command(join="#games:localhost")
+    alice.say(room, "!again")
+    m = h.wait_message("!again")
+    assert m["channel"] == "#games:localhost", m
+    assert h.texts() == ["!again"], h.texts()
+    h.stop()
+    log = ctx.harness_log()
+    assert PASSWORD not in log
+    for token in ctx.hs.state.tokens:
+        assert token not in log
+
+
+def test_token_login(ctx):
+    token = ctx.hs.state.create_token(BOT, "TOKDEV")
+    token_file = os.path.join(ctx.dir, "token")
+    with open(token_file, "w") as f:
+        f.write(token + "\n")
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "tok")
+    config = ctx.config()
+    del config["password_file"]
+    config["access_token_file"] = token_file
+    h = Harness(ctx, config)
+    ctx.runs.append(h)
+    h.wait_connected()
+    assert not any(l["identifier"]["user"] == BOT
+                   for l in ctx.hs.state.logins)
+    assert ("GET", "/_matrix/client/v3/account/whoami", BOT) in \
+        ctx.hs.state.requests
+    h.command(join=room)
+    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
+               what="the bot in the room")
+    alice.say(room, "!status")
+    m = h.wait_message("!status")
+    assert m["channel"] == room and m["from"]["id"] == ALICE, m
+    h.stop()
+    assert token not in ctx.harness_log()
+
+    # A refused token never connects and is not logged either.
+    with open(token_file, "w") as f:
+        f.write("not-a-valid-token\n")
+    h = Harness(ctx, config)
+    ctx.runs.append(h)
+    h.wait(lambda e: e["event"] == "started", 10, "start")
+    time.sleep(1.5)
+    assert not any(e["event"] == "connected" for e in h.events), h.events
+    h.stop()
+    log = ctx.harness_log()
+    assert "refused the bot's access token" in log
+    assert "not-a-valid-token" not in log
+
+
+def test_direct_messages_and_invites(ctx):
+    alice = ctx.client(ALICE)
+    bob = ctx.client(BOB)
+    h = ctx.run()
+    h.wait_connected()
+    dm = alice.create_dm(BOT)
+    wait_until(lambda: ctx.hs.state.rooms[dm].membership(BOT) == "join",
+               what="the bot accepting alice's invite")
+    alice.say(dm, "!hand")
+    m = h.wait_message("!hand")
+    assert m["channel"] is None, m
+    assert m["from"] == {"id": ALICE, "name": "Alice"}, m
+
+    # bob is not in invites.allow_users: his invite is left alone.
+    bob_dm = bob.create_dm(BOT)
+    time.sleep(1.5)
+    assert ctx.hs.state.rooms[bob_dm].membership(BOT) == "invite"
+
+    # A two-person room that is a configured channel is not private.
+    lobby = public_room(ctx, alice, "lobby")
+    h.command(join="#lobby:localhost")
+    wait_until(lambda: ctx.hs.state.rooms[lobby].membership(BOT) == "join",
+               what="the bot in the lobby")
+    alice.say(lobby, "!start")
+    m = h.wait_message("!start")
+    assert m["channel"] == "#lobby:localhost", m
+
+    # A two-person room the bot was invited to (not direct) is private.
+    side = alice.create_room(preset="private_chat", invite=[BOT])
+    wait_until(lambda: ctx.hs.state.rooms[side].membership(BOT) == "join",
+               what="the bot in the side room")
+    alice.say(side, "!help")
+    m = h.wait_message("!help")
+    assert m["channel"] is None, m
+    h.stop()
+
+
+def test_send_private(ctx):
+    ctx.hs.state.set_account_data(BOT, "m.direct",
+                                  {CAROL: ["!old:localhost"]})
+    bob = ctx.client(BOB)
+    h = ctx.run()
+    h.wait_connected()
+    for text in ["one", "two", "three"]:
+        h.command(send_private=BOB, text=text)
+    created = wait_until(lambda: ctx.hs.state.rooms_created_by(BOT),
+                         what="a direct room")
+    dm = created[0]
+    wait_until(lambda: bot_bodies(ctx, dm) == ["one", "two", "three"],
+               what="three messages in order")
+    assert len(ctx.hs.state.rooms_created_by(BOT)) == 1
+    room = ctx.hs.state.rooms[dm]
+    assert room.membership(BOB) == "invite"
+    invite = room.state_content("m.room.member", BOB)
+    assert invite.get("is_direct") is True, invite
+    assert room.state_content("m.room.encryption") is None
+    join_rule = room.state_content("m.room.join_rules")["join_rule"]
+    assert join_rule == "invite"
+    first = ctx.hs.state.room_events(dm, sender=BOT)[0]["content"]
+    assert first["msgtype"] == "m.notice", first
+    direct = wait_until(lambda: (lambda d: d if d and BOB in d else None)(
+        ctx.hs.state.account_data(BOT, "m.direct")), what="m.direct")
+    assert direct == {CAROL: ["!old:localhost"], BOB: [dm]}, direct
+
+    # bob answers in the direct room: a private message.
+    bob.join(dm)
+    bob.say(dm, "!bid 2")
+    m = h.wait_message("!bid 2")
+    assert m["channel"] is None and m["from"]["id"] == BOB, m
+    h.stop()
+
+    # After a restart the same room is used.
+    h = ctx.run()
+    h.wait_connected()
+    h.command(send_private=BOB, text="four")
+    wait_until(lambda: bot_bodies(ctx, dm)[-1:] == ["four"],
+               what="the message in the same room")
+    assert len(ctx.hs.state.rooms_created_by(BOT)) == 1
+
+    # Once bob has left it, a new one is opened.
+    bob.leave(dm)
+    time.sleep(0.5)
+    h.command(send_private=BOB, text="five")
+    created = wait_until(
+        lambda: [r for r in ctx.hs.state.rooms_created_by(BOT) if r != dm],
+        what="a second direct room")
+    wait_until(lambda: bot_bodies(ctx, created[0]) == ["five"],
+               what="the message in the new room")
+    direct = wait_until(lambda: (lambda d: d if len(d.get(BOB, [])) == 2
+                                 else None)(
+        ctx.hs.state.account_data(BOT, "m.direct")), what="m.direct")
+    assert direct[CAROL] == ["!old:localhost"], direct
+    assert direct[BOB] == [dm, created[0]], direct
+    h.stop()
+
+
+def test_order_through_faults(ctx):
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "faults")
+    h = ctx.run()
+    h.wait_connected()
+    h.command(join="#faults:localhost")
+    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
+               what="the bot in the room")
+    expected = ["m%02d" % i for i in range(24)]
+    ctx.hs.limit_sends(3, 300)
+    ctx.hs.fail_requests(2)
+    ctx.hs.drop_sends(2)
+    for text in expected[:8]:
+        h.command(send_channel="#faults:localhost", text=text)
+    wait_until(lambda: len(bot_bodies(ctx, room)) >= 3, 30,
+               "the first messages")
+    # The homeserver goes down mid-stream and comes back.
+    ctx.hs.stop()
+    for text in expected[8:16]:
+        h.command(send_channel="#faults:localhost", text=text)
+    h.wait(lambda e: e["event"] == "connected" and not e["up"], 20,
+           "the disconnection")
+    down = len(h.events)
+    time.sleep(1.0)
+    ctx.hs.start()
+    h.wait(lambda e: e["event"] == "connected" and e["up"], 30,
+           "the reconnection", start=down)
+    ctx.hs.drop_syncs(2)
+    alice.say(room, "!during faults")
+    for text in expected[16:]:
+        h.command(send_channel="#faults:localhost", text=text)
+    ctx.hs.limit_sends(2, 500)
+    wait_until(lambda: len(bot_bodies(ctx, room)) >= len(expected), 60,
+               "every message")
+    time.sleep(0.5)
+    assert bot_bodies(ctx, room) == expected, bot_bodies(ctx, room)
+    h.wait_message("!during faults")
+    h.command(queue_depth=True)
+    depth = h.wait(lambda e: e["event"] == "queue_depth", 5, "queue depth")
+    assert depth["depth"] == 0, depth
+    h.stop()
+    assert h.texts().count("!during faults") == 1, h.texts()
+
+
+def test_relogin_and_lost_position(ctx):
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "relogin")
+    h = ctx.run()
+    h.wait_connected()
+    h.command(join="#relogin:localhost")
+    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
+               what="the bot in the room")
+    device = ctx.hs.state.logins[-1].get("device_id")
+    # The server forgets the bot's token: it logs in again, same device.
+    with ctx.hs.state.cond:
+        for token, (user, dev) in list(ctx.hs.state.tokens.items()):
+            if user == BOT:
+                device = dev
+                del ctx.hs.state.tokens[token]
+    h.command(send_channel="#relogin:localhost", text="after relogin")
+    alice.say(room, "!still there")
+    h.wait_message("!still there")
+    wait_until(lambda: bot_bodies(ctx, room) == ["after relogin"],
+               what="the message after the new login")
+    assert ctx.hs.state.logins[-1]["device_id"] == device
+    assert [l["identifier"]["user"] for l in ctx.hs.state.logins].count(
+        BOT) == 2
+    h.stop()
+
+    # A stored position the server refuses: start afresh, no replay.
+    store = __import__("sqlite3").connect(ctx.store)
+    store.execute("UPDATE kv SET value = 'bogus' WHERE key = "
+                  "'matrix:mx:next_batch'")
+    store.commit()
+    store.close()
+    h = ctx.run()
+    h.wait_connected()
+    h.command(join="#relogin:localhost")
+    alice.say(room, "!fresh")
+    h.wait_message("!fresh")
+    assert h.texts() == ["!fresh"], h.texts()
+    assert "refused the stored /sync position" in ctx.harness_log()
+    h.stop()
+
+
+def test_next_batch_contract(ctx):
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "crash")
+    h = ctx.run(crash_on="CRASH")
+    h.wait_connected()
+    h.command(join="#crash:localhost")
+    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
+               what="the bot in the room")
+    alice.say(room, "before")
+    h.wait_message("before")
+    # Three messages in one /sync batch; the core dies on the second.
+    ctx.hs.hold_syncs(True)
+    for text in ["A", "CRASH", "B"]:
+        alice.say(room, text)
+    ctx.hs.hold_syncs(False)
+    h.wait(lambda e: e["event"] == "exit", 20, "the crash")
+    assert h.proc.wait() == 3
+    assert h.texts() == ["before", "A"], h.texts()
+    h.kill()
+
+    h = ctx.run()
+    h.wait_connected()
+    h.command(join="#crash:localhost")
+    h.wait_message("B")
+    alice.say(room, "after")
+    h.wait_message("after")
+    time.sleep(0.3)
+    assert h.texts() == ["CRASH", "B", "after"], h.texts()
+    h.stop()
+
+    h = ctx.run()
+    h.wait_connected()
+    h.command(join="#crash:localhost")
+    alice.say(room, "last")
+    h.wait_message("last")
+    time.sleep(0.3)
+    assert h.texts() == ["last"], h.texts()
+    h.stop()
+
+
+def test_duplicate_delivery(ctx):
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "dup")
+    h = ctx.run()
+    h.wait_connected()
+    h.command(join="#dup:localhost")
+    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
+               what="the bot in the room")
+    time.sleep(0.3)
+    ctx.hs.duplicate_syncs(1)
+    alice.say(room, "dup me")
+    h.wait_message("dup me")
+    wait_until(lambda: ctx.hs.state.faults.duplicates_served >= 1, 20,
+               "the duplicate delivery")
+    alice.say(room, "next")
+    h.wait_message("next")
+    assert h.texts() == ["dup me", "next"], h.texts()
+    h.stop()
+
+
+def test_names_mentions_members_admins(ctx):
+    alice = ctx.client(ALICE)
+    bob = ctx.client(BOB)
+    html_name = "<b>Bob</b> & <i>co</i>"
+    bob.set_displayname(html_name)
+    room = public_room(ctx, alice, "html")
+    h = ctx.run()
+    h.wait_connected()
+    h.command(join="#html:localhost")
+    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
+               what="the bot in the room")
+    bob.join(room)
+    j = h.wait(lambda e: e["event"] == "join", 20, "bob's join")
+    assert j["channel"] == "#html:localhost", j
+    assert j["user"] == {"id": BOB, "name": html_name}, j
+    bob.say(room, "!join")
+    m = h.wait_message("!join")
+    assert m["from"]["name"] == html_name, m
+
+    h.command(send_channel="#html:localhost",
+              text="\x1e%s\x1f%s\x1e, your turn" % (BOB, html_name))
+    wait_until(lambda: bot_bodies(ctx, room), what="the mention")
+    content = ctx.hs.state.room_events(room, sender=BOT)[-1]["content"]
+    assert content["msgtype"] == "m.notice"
+    assert content["body"] == html_name + ", your turn", content
+    assert content["format"] == "org.matrix.custom.html"
+    assert content["formatted_body"] == (
+        '<a href="https://matrix.to/#/@bob:localhost">&lt;b&gt;Bob&lt;/b&gt;'
+        ' &amp; &lt;i&gt;co&lt;/i&gt;</a>, your turn'), content
+    assert content["m.mentions"] == {"user_ids": [BOB]}, content
+
+    h.command(send_channel="#html:localhost", text="no mention")
+    wait_until(lambda: bot_bodies(ctx, room)[-1:] == ["no mention"],
+               what="the plain message")
+    content = ctx.hs.state.room_events(room, sender=BOT)[-1]["content"]
+    assert "m.mentions" not in content, content
+
+    bob.set_displayname("Robert")
+    r = h.wait(lambda e: e["event"] == "rename", 20, "the rename")
+    assert r["old_id"] == BOB and r["user"] == {"id": BOB,
+                                                "name": "Robert"}, r
+
+    h.command(channel_admin=["#html:localhost", ALICE])
+    a = h.wait(lambda e: e["event"] == "channel_admin", 5, "admin check")
+    assert a["admin"] is True, a
+    h.command(channel_admin=["#html:localhost", BOB])
+    a = h.wait(lambda e: e["event"] == "channel_admin" and
+               e is not a, 5, "admin check")
+    assert a["admin"] is False, a
+
+    bob.leave(room)
+    lv = h.wait(lambda e: e["event"] == "leave", 20, "bob's leave")
+    assert lv["user"] == {"id": BOB, "name": "Robert"}, lv
+    assert lv["channel"] == "#html:localhost", lv
+
+    # part() leaves the room.
+    h.command(part="#html:localhost")
+    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "leave",
+               what="the bot leaving")
+
+    # Kicked from a room: the bot forgets it and sends there no more.
+    kick_room = public_room(ctx, alice, "kick")
+    h.command(join="#kick:localhost")
+    wait_until(lambda: ctx.hs.state.rooms[kick_room].membership(BOT) ==
+               "join", what="the bot in the room")
+    time.sleep(0.3)
+    alice.kick(kick_room, BOT, "enough")
+    wait_until(lambda: "removed from %s by %s: enough" % (kick_room, ALICE)
+               in ctx.harness_log(), what="the kick in the log")
+    h.command(send_channel="#kick:localhost", text="still here?")
+    h.wait(lambda e: e["event"] == "command_failed", 5, "refused send")
+    h.stop()
+    assert bot_bodies(ctx, kick_room) == []
+
+
+def test_joined_room_history(ctx):
+    """A room joined late comes with its history (history_visibility
+    shared): what was said before the bot was invited or joined is not a
+    command, what was said after its invite is."""
+    alice = ctx.client(ALICE)
+    bob = ctx.client(BOB)
+    room = public_room(ctx, alice, "hist")
+    bob.join(room)
+    alice.say(room, "!old one")
+    bob.say(room, "!old two")
+    h = ctx.run()
+    h.wait_connected()
+    h.command(join="#hist:localhost")
+    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
+               what="the bot in the room")
+    alice.say(room, "!new")
+    h.wait_message("!new")
+    time.sleep(0.3)
+    assert h.texts() == ["!new"], h.texts()
+    assert not [e for e in h.events if e["event"] == "join"], h.events
+
+    # Invited to a room with old chat: only what follows the invite.
+    side = alice.create_room(preset="private_chat")
+    alice.say(side, "!before invite")
+    ctx.hs.hold_syncs(True)
+    alice.invite(side, BOT)
+    alice.say(side, "!after invite")
+    ctx.hs.hold_syncs(False)
+    h.wait_message("!after invite")
+    alice.say(side, "!joined")
+    h.wait_message("!joined")
+    time.sleep(0.3)
+    assert h.texts() == ["!new", "!after invite", "!joined"], h.texts()
+    h.stop()
+
+
+def test_encrypted_rooms(ctx):
+    alice = ctx.client(ALICE)
+    room = alice.create_room(preset="private_chat", invite=[BOT, BOB],
+                             initial_state=[{
+                                 "type": "m.room.encryption",
+                                 "state_key": "",
+                                 "content": {"algorithm":
+                                             "m.megolm.v1.aes-sha2"}}])
+    h = ctx.run()
+    h.wait_connected()
+    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
+               what="the bot in the encrypted room")
+    alice.send_encrypted(room)
+    alice.send_encrypted(room)
+    notices = wait_until(lambda: bot_bodies(ctx, room), what="the notice")
+    dm = wait_until(lambda: ctx.hs.state.rooms_created_by(BOT),
+                    what="a direct room")[0]
+    time.sleep(1.0)
+    notices = bot_bodies(ctx, room)
+    assert len(notices) == 1, notices
+    assert "cannot read encrypted" in notices[0], notices
+    dm_room = ctx.hs.state.rooms[dm]
+    assert dm_room.membership(ALICE) == "invite"
+    assert dm_room.state_content("m.room.encryption") is None
+    wait_until(lambda: bot_bodies(ctx, dm), what="the greeting")
+    assert not h.messages(), h.messages()
+    assert "cannot read" in ctx.harness_log()
+    direct = wait_until(lambda: ctx.hs.state.account_data(BOT, "m.direct"),
+                        what="m.direct")
+    assert direct == {ALICE: [dm]}, direct
+    h.stop()
+
+
+def expect_error(call, status, errcode):
+    try:
+        call()
+    except RequestError as e:
+        assert e.status == status, (e.status, e.body)
+        assert e.body["errcode"] == errcode, e.body
+        assert isinstance(e.body["error"], str), e.body
+        return e.body
+    raise AssertionError("expected HTTP %d %s" % (status, errcode))
+
+
+def test_homeserver_api(ctx):
+    """The test homeserver itself answers in the spec's shapes."""
+    alice = ctx.client(ALICE)
+    bob = ctx.client(BOB)
+    anon = MatrixClient(ctx.hs.url, BOB)
+    assert "v1.1" in anon.request("GET", "/versions")["versions"]
+    flows = anon.request("GET", "/v3/login")["flows"]
+    assert {"type": "m.login.password"} in flows, flows
+    expect_error(lambda: MatrixClient(ctx.hs.url, BOB, "wrong").login(),
+                 403, "M_FORBIDDEN")
+    expect_error(lambda: anon.request("GET", "/v3/account/whoami"), 401,
+                 "M_MISSING_TOKEN")
+    anon.token = "nope"
+    expect_error(lambda: anon.request("GET", "/v3/account/whoami"), 401,
+                 "M_UNKNOWN_TOKEN")
+    me = alice.whoami()
+    assert me["user_id"] == ALICE and me["device_id"] == alice.device_id
+    expect_error(lambda: alice.request("GET", "/v3/nothing"), 404,
+                 "M_UNRECOGNIZED")
+
+    room = alice.create_room(preset="private_chat", name="Cards")
+    expect_error(lambda: bob.say(room, "hi"), 403, "M_FORBIDDEN")
+    expect_error(lambda: bob.join(room), 403, "M_FORBIDDEN")
+    alice.invite(room, BOB)
+    r = bob.sync()
+    assert set(r) >= {"next_batch", "rooms", "account_data"}, r
+    stripped = r["rooms"]["invite"][room]["invite_state"]["events"]
+    assert {"type", "state_key", "content", "sender"} == set(stripped[0])
+    assert any(e["type"] == "m.room.member" and e["state_key"] == BOB and
+               e["content"]["membership"] == "invite" for e in stripped)
+    assert bob.join(room) == room
+    members = alice.request("GET", "/v3/rooms/%s/joined_members" %
+                            quote(room))["joined"]
+    assert set(members) == {ALICE, BOB}, members
+    assert members[BOB]["display_name"] == "Bob"
+    power = alice.request("GET", "/v3/rooms/%s/state/m.room.power_levels/" %
+                          quote(room))
+    assert power["users"][ALICE] == 100, power
+    state = alice.request("GET", "/v3/rooms/%s/state" % quote(room))
+    assert any(e["type"] == "m.room.name" and
+               e["content"] == {"name": "Cards"} for e in state), state
+    expect_error(lambda: alice.request(
+        "GET", "/v3/rooms/%s/state/m.room.topic/" % quote(room)), 404,
+        "M_NOT_FOUND")
+    assert alice.request("GET", "/v3/profile/%s" % quote(BOB)) == \
+        {"displayname": "Bob"}
+
+    # A repeated transaction id is the same event, stored once.
+    path = "/v3/rooms/%s/send/m.room.message/t1" % quote(room)
+    body = {"msgtype": "m.text", "body": "once"}
+    first = alice.request("PUT", path, body)["event_id"]
+    assert alice.request("PUT", path, body)["event_id"] == first
+    assert [e["content"]["body"] for e in
+            ctx.hs.state.room_events(room)].count("once") == 1
+    r = bob.sync()
+    timeline = r["rooms"]["join"][room]["timeline"]
+    event = timeline["events"][-1]
+    assert event["event_id"] == first and event["sender"] == ALICE, event
+    assert {"type", "content", "event_id", "sender", "origin_server_ts",
+            "unsigned"} <= set(event), event
+    assert "room_id" not in event
+
+    # Account data, a filter, and a long poll that ends with an event.
+    expect_error(lambda: bob.request(
+        "GET", "/v3/user/%s/account_data/m.direct" % quote(BOB)), 404,
+        "M_NOT_FOUND")
+    expect_error(lambda: bob.request(
+        "GET", "/v3/user/%s/account_data/m.direct" % quote(ALICE)), 403,
+        "M_FORBIDDEN")
+    fid = bob.request("POST", "/v3/user/%s/filter" % quote(BOB), {
+        "room": {"timeline": {"types": ["m.room.message"]}}})["filter_id"]
+    alice.set_state(room, "m.room.topic", {"topic": "filtered out"})
+    threading.Timer(0.5, lambda: alice.say(room, "late")).start()
+    start = time.monotonic()
+    r = bob.request("GET", "/v3/sync", query={
+        "since": bob.since, "timeout": "5000", "filter": fid})
+    assert time.monotonic() - start < 4
+    events = r["rooms"]["join"][room]["timeline"]["events"]
+    assert [e["content"].get("body") for e in events] == ["late"], r
+
+
+TESTS = [
+    test_homeserver_api,
+    test_password_login_and_first_sync,
+    test_token_login,
+    test_direct_messages_and_invites,
+    test_send_private,
+    test_order_through_faults,
+    test_relogin_and_lost_position,
+    test_next_batch_contract,
+    test_duplicate_delivery,
+    test_names_mentions_members_admins,
+    test_joined_room_history,
+    test_encrypted_rooms,
+]
+
+
+def main():
+    if len(sys.argv) < 2:
+        print("usage: matrix_test.py MATRIX_HARNESS [TEST...]",
+              file=sys.stderr)
+        return 2
+    harness = os.path.abspath(sys.argv[1])
+    wanted = sys.argv[2:]
+    failed = 0
+    for test in TESTS:
+        if wanted and test.__name__ not in wanted:
+            continue
+        ctx = Context(harness)
+        start = time.monotonic()
+        try:
+            test(ctx)
+            # Sanitizer reports (an ASan/UBSan build) fail the test too.
+            log = ctx.harness_log()
+            for mark in ("ERROR: AddressSanitizer", "runtime error:",
+                         "ERROR: LeakSanitizer"):
+                assert mark not in log, "sanitizer report in the harness log"
+            print("ok   %s (%.1f s)" % (test.__name__,
+                                        time.monotonic() - start))
+        except Exception:
+            failed += 1
+            print("FAIL %s (%.1f s)" % (test.__name__,
+                                        time.monotonic() - start))
+            traceback.print_exc()
+            print("--- harness log (last 40 lines) ---")
+            print("\n".join(ctx.harness_log().splitlines()[-40:]))
+        finally:
+            ctx.close()
+        sys.stdout.flush()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,680 @@
+/*
+ * test_matrix.c - the pure parts of the Matrix adapter: configuration
+ * errors with their exact messages, URL building with percent-encoding,
+ * transaction ids, backoff, mentions and message contents, reply
+ * fallbacks, m.direct merging, /sync parsing, invites, and the set of
+ * events seen.  The network side is tests/matrix_test.py's.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "adapter.h"
+#include "config.h"
+#include "matrix_proto.h"
+#include "text.h"
+
+extern const struct adapter_impl matrix_adapter;
+
+/* config.c is not linked: the common keys it would allow. */
+const char *const config_network_keys[] = {
+	"name", "type", "admins", "defaults", "channels", NULL,
+};
+
+/* The adapter is linked for init()/finish(); the core never runs. */
+struct loop *
+bot_loop(struct bot *bot)
+{
+	(void)bot;
+	return NULL;
+}
+
+struct store *
+bot_store(struct bot *bot)
+{
+	(void)bot;
+	return NULL;
+}
+
+void
+bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *from, const char *text)
+{
+	(void)bot, (void)adapter, (void)channel, (void)from, (void)text;
+}
+
+void
+bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *who)
+{
+	(void)bot, (void)adapter, (void)channel, (void)who;
+}
+
+void
+bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *who)
+{
+	(void)bot, (void)adapter, (void)channel, (void)who;
+}
+
+void
+bot_on_rename(struct bot *bot, struct adapter *adapter, const char *old_id,
+    const struct user *now)
+{
+	(void)bot, (void)adapter, (void)old_id, (void)now;
+}
+
+void
+bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
+{
+	(void)bot, (void)adapter, (void)up;
+}
+
+static json_t *
+parse(const char *s)
+{
+	json_error_t error;
+	json_t *v = json_loads(s, 0, &error);
+
+	if (v == NULL)
+		fail_msg("bad JSON in test: %s: %s", error.text, s);
+	return v;
+}
+
+/* A secret file under /tmp holding content; the caller unlinks it. */
+static char secret_path[64];
+
+static void
+write_secret(const char *content)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(secret_path, sizeof(secret_path), "/tmp/matrix-secretXXXXXX");
+	fd = mkstemp(secret_path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(content, f);
+	fclose(f);
+}
+
+/* Parses a network object with "%s" standing for the secret file's path. */
+static int
+config_result(const char *fmt, char *err, size_t errlen,
+    struct mx_config *cfg)
+{
+	char text[2048];
+	const char *mark = strstr(fmt, "%s");
+	json_t *obj;
+	int rc;
+
+	if (mark != NULL)
+		snprintf(text, sizeof(text), "%.*s%s%s", (int)(mark - fmt), fmt,
+		    secret_path, mark + 2);
+	else
+		snprintf(text, sizeof(text), "%s", fmt);
+	obj = parse(text);
+	rc = mx_config_parse(obj, "networks[1]", cfg, err, errlen);
+	json_decref(obj);
+	return rc;
+}
+
+static void
+expect_config_error(const char *fmt, const char *message)
+{
+	struct mx_config cfg;
+	char err[512] = "";
+
+	assert_int_equal(config_result(fmt, err, sizeof(err), &cfg), -1);
+	assert_string_equal(err, message);
+	/* The password never appears in an error. */
+	assert_null(strstr(err, "hunter2"));
+	mx_config_finish(&cfg);
+}
+
+static void
+test_config_errors(void **unused)
+{
+	write_secret("hunter2\n");
+	expect_config_error("{\"type\": \"matrix\", \"user_id\": \"@b:x\", "
+	    "\"password_file\": \"%s\"}", "networks[1].homeserver: missing");
+	expect_config_error("{\"homeserver\": \"matrix.org\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\"}",
+	    "networks[1].homeserver: expected an http:// or https:// URL");
+	expect_config_error("{\"homeserver\": \"ftp://x\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\"}",
+	    "networks[1].homeserver: expected an http:// or https:// URL");
+	expect_config_error("{\"homeserver\": \"https://\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\"}",
+	    "networks[1].homeserver: expected an http:// or https:// URL");
+	expect_config_error("{\"homeserver\": 5, \"user_id\": \"@b:x\", "
+	    "\"password_file\": \"%s\"}",
+	    "networks[1].homeserver: expected a string");
+	expect_config_error("{\"homeserver\": \"https://x\", "
+	    "\"password_file\": \"%s\"}", "networks[1].user_id: missing");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"bot\", \"password_file\": \"%s\"}",
+	    "networks[1].user_id: expected a Matrix user id like "
+	    "@bot:example.org");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"@b:x\"}",
+	    "networks[1]: expected password_file or access_token_file");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\", \"access_token_file\": "
+	    "\"/tmp/t\"}",
+	    "networks[1]: password_file and access_token_file exclude each "
+	    "other");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\", \"sync_timeout_ms\": 999}",
+	    "networks[1].sync_timeout_ms: expected an integer 1000-120000");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\", \"sync_timeout_ms\": "
+	    "120001}",
+	    "networks[1].sync_timeout_ms: expected an integer 1000-120000");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\", \"passwd_file\": \"x\"}",
+	    "networks[1].passwd_file: unknown key");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\", \"invites\": []}",
+	    "networks[1].invites: expected an object");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\", \"invites\": "
+	    "{\"allow\": []}}", "networks[1].invites.allow: unknown key");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\", \"invites\": "
+	    "{\"allow_users\": [\"@a:x\", 3]}}",
+	    "networks[1].invites.allow_users: expected an array of strings");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\", \"invites\": "
+	    "{\"allow_servers\": \"x\"}}",
+	    "networks[1].invites.allow_servers: expected an array of strings");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\", \"device_id\": \"\"}",
+	    "networks[1].device_id: expected a non-empty string");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"%s\", \"device_name\": 1}",
+	    "networks[1].device_name: expected a string");
+	expect_config_error("{\"homeserver\": \"https://x\", \"user_id\": "
+	    "\"@b:x\", \"password_file\": \"/nonexistent/pw\"}",
+	    "networks[1].password_file: cannot read /nonexistent/pw: "
+	    "No such file or directory");
+	unlink(secret_path);
+}
+
+static void
+test_config_values(void **unused)
+{
+	struct mx_config cfg;
+	char err[512] = "";
+
+	write_secret("hunter2\n");
+	assert_int_equal(config_result("{\"name\": \"m\", \"type\": "
+	    "\"matrix\", \"admins\": [], \"channels\": [], \"defaults\": {}, "
+	    "\"homeserver\": \"https://matrix.example.org//\", \"user_id\": "
+	    "\"@bot:example.org\", \"password_file\": \"%s\"}", err,
+	    sizeof(err), &cfg), 0);
+	assert_string_equal(cfg.homeserver, "https://matrix.example.org");
+	assert_string_equal(cfg.user_id, "@bot:example.org");
+	assert_string_equal(cfg.password, "hunter2");
+	assert_null(cfg.access_token);
+	assert_null(cfg.device_id);
+	assert_string_equal(cfg.device_name, "stichbot");
+	assert_int_equal(cfg.sync_timeout_ms, 30000);
+	assert_int_equal(json_array_size(cfg.allow_users), 0);
+	assert_int_equal(json_array_size(cfg.allow_servers), 0);
+	mx_config_finish(&cfg);
+
+	assert_int_equal(config_result("{\"homeserver\": \"http://127.0.0.1:"
+	    "8008\", \"user_id\": \"@bot:x\", \"access_token_file\": \"%s\", "
+	    "\"device_id\": \"DEV\", \"device_name\": \"Bot\", "
+	    "\"sync_timeout_ms\": 1000, \"invites\": {\"allow_users\": "
+	    "[\"@*:x\"], \"allow_servers\": [\"y\"]}}", err, sizeof(err),
+	    &cfg), 0);
+	assert_string_equal(cfg.access_token, "hunter2");
+	assert_null(cfg.password);
+	assert_string_equal(cfg.device_id, "DEV");
+	assert_string_equal(cfg.device_name, "Bot");
+	assert_int_equal(cfg.sync_timeout_ms, 1000);
+	assert_int_equal(json_array_size(cfg.allow_users), 1);
+	assert_int_equal(json_array_size(cfg.allow_servers), 1);
+	mx_config_finish(&cfg);
+	unlink(secret_path);
+}
+
+/* init() checks the keys without a bot (check-config) and never connects. */
+static void
+test_adapter_init_without_bot(void **unused)
+{
+	struct adapter adapter;
+	char text[512], err[512] = "";
+	json_t *obj;
+
+	write_secret("hunter2");
+	memset(&adapter, 0, sizeof(adapter));
+	adapter.impl = &matrix_adapter;
+	snprintf(text, sizeof(text), "{\"homeserver\": \"https://x\", "
+	    "\"user_id\": \"@b:x\", \"password_file\": \"%s\"}", secret_path);
+	obj = parse(text);
+	assert_int_equal(matrix_adapter.init(&adapter, obj, "networks[0]", err,
+	    sizeof(err)), 0);
+	assert_non_null(adapter.priv);
+	assert_int_equal(matrix_adapter.queue_depth(&adapter), 0);
+	assert_int_equal(matrix_adapter.channel_admin(&adapter, "!r:x",
+	    "@a:x"), 0);
+	matrix_adapter.finish(&adapter);
+	assert_null(adapter.priv);
+	json_decref(obj);
+
+	obj = parse("{\"homeserver\": \"https://x\", \"user_id\": \"@b:x\"}");
+	assert_int_equal(matrix_adapter.init(&adapter, obj, "networks[2]", err,
+	    sizeof(err)), -1);
+	assert_string_equal(err,
+	    "networks[2]: expected password_file or access_token_file");
+	matrix_adapter.finish(&adapter);
+	json_decref(obj);
+	unlink(secret_path);
+}
+
+static void
+test_user_ids(void **unused)
+{
+	assert_true(mx_user_id_valid("@bot:example.org"));
+	assert_true(mx_user_id_valid("@a:127.0.0.1:8008"));
+	assert_false(mx_user_id_valid("bot:example.org"));
+	assert_false(mx_user_id_valid("@:example.org"));
+	assert_false(mx_user_id_valid("@bot:"));
+	assert_false(mx_user_id_valid("@bot"));
+	assert_false(mx_user_id_valid("@b ot:x"));
+	assert_false(mx_user_id_valid(NULL));
+	assert_string_equal(mx_server_name("@a:127.0.0.1:8008"),
+	    "127.0.0.1:8008");
+	assert_string_equal(mx_server_name("!room:x"), "x");
+	assert_string_equal(mx_server_name("nothing"), "");
+}
+
+static void
+test_urls(void **unused)
+{
+	struct text url;
+
+	text_init(&url);
+	mx_url(&url, "https://hs", MX_API "/rooms/%s/send/m.room.message/%s",
+	    "!abc:example.org", "stichbot.1f.2");
+	assert_string_equal(text_str(&url), "https://hs/_matrix/client/v3/"
+	    "rooms/%21abc%3Aexample.org/send/m.room.message/stichbot.1f.2");
+	mx_url(&url, "https://hs", MX_API "/join/%s", "#games/x?:ex.org");
+	assert_string_equal(text_str(&url),
+	    "https://hs/_matrix/client/v3/join/%23games%2Fx%3F%3Aex.org");
+	mx_url(&url, "http://h:1", MX_API "/user/%s/account_data/m.direct",
+	    "@b\xc3\xa9 +:x");
+	assert_string_equal(text_str(&url), "http://h:1/_matrix/client/v3/"
+	    "user/%40b%C3%A9%20%2B%3Ax/account_data/m.direct");
+	mx_url(&url, "http://h", MX_API "/sync");
+	mx_url_param(&url, "filter", "7");
+	mx_url_param(&url, "since", "s72_4&x=y");
+	mx_url_param(&url, "full_state", "true");
+	assert_string_equal(text_str(&url), "http://h/_matrix/client/v3/sync"
+	    "?filter=7&since=s72_4%26x%3Dy&full_state=true");
+	/* Unreserved characters stay as they are. */
+	text_clear(&url);
+	mx_escape(&url, "AZaz09-._~");
+	assert_string_equal(text_str(&url), "AZaz09-._~");
+	text_finish(&url);
+}
+
+static void
+test_txn_ids(void **unused)
+{
+	char a[64], b[64], c[64];
+
+	mx_txn_id(a, sizeof(a), 0xabc, 1);
+	mx_txn_id(b, sizeof(b), 0xabc, 2);
+	mx_txn_id(c, sizeof(c), 0xabd, 1);
+	assert_string_equal(a, "stichbot.abc.1");
+	assert_string_not_equal(a, b);
+	assert_string_not_equal(a, c);
+	/* Safe in a URL path segment without escaping. */
+	for (const char *p = a; *p != '\0'; p++)
+		assert_non_null(strchr("abcdefghijklmnopqrstuvwxyz0123456789.",
+		    *p));
+}
+
+static void
+test_backoff(void **unused)
+{
+	uint64_t prev = 0;
+
+	assert_int_equal(mx_backoff(0, 1000, 60000, 0), 500);
+	assert_int_equal(mx_backoff(0, 1000, 60000, 500), 1000);
+	assert_int_equal(mx_backoff(0, 1000, 60000, 501), 500);
+	assert_int_equal(mx_backoff(3, 1000, 60000, 0), 4000);
+	assert_int_equal(mx_backoff(3, 1000, 60000, 4000), 8000);
+	/* Capped at max however many attempts. */
+	assert_int_equal(mx_backoff(40, 1000, 60000, 30000), 60000);
+	assert_int_equal(mx_backoff(1000, 1000, 60000, 0), 30000);
+	for (unsigned i = 0; i < 12; i++) {
+		for (uint64_t r = 0; r < 100; r++) {
+			uint64_t d = mx_backoff(i, 500, 30000, r * 7919);
+
+			assert_true(d >= 250 && d <= 30000);
+		}
+		/* The shortest possible delay never shrinks. */
+		assert_true(mx_backoff(i, 500, 30000, 0) >= prev);
+		prev = mx_backoff(i, 500, 30000, 0);
+	}
+}
+
+static void
+test_mentions(void **unused)
+{
+	struct text t;
+	json_t *ids;
+
+	text_init(&t);
+	text_add(&t, "no one");
+	assert_null(mx_mentions(&t));
+	text_clear(&t);
+	text_mention(&t, "@ann:x", "Ann");
+	text_add(&t, ", ");
+	text_mention(&t, "@bob:y", "<b>Bob</b>");
+	text_add(&t, " and ");
+	text_mention(&t, "@ann:x", "Ann again");
+	ids = mx_mentions(&t);
+	assert_non_null(ids);
+	assert_int_equal(json_array_size(ids), 2);
+	assert_string_equal(json_string_value(json_array_get(ids, 0)),
+	    "@ann:x");
+	assert_string_equal(json_string_value(json_array_get(ids, 1)),
+	    "@bob:y");
+	json_decref(ids);
+	/* A mark cut off at the end is ignored, like the renderer does. */
+	text_clear(&t);
+	text_add(&t, "x \x1e@cut:x");
+	assert_null(mx_mentions(&t));
+	text_finish(&t);
+}
+
+static void
+test_message_content(void **unused)
+{
+	struct text t;
+	json_t *c;
+	const char *html;
+
+	text_init(&t);
+	text_mention(&t, "@bob:y", "<b>Bob</b> & co");
+	text_add(&t, ", your turn: ");
+	text_card(&t, 'r', "R7");
+	c = mx_message_content(&t, "m.notice");
+	assert_non_null(c);
+	assert_string_equal(json_string_value(json_object_get(c, "msgtype")),
+	    "m.notice");
+	assert_string_equal(json_string_value(json_object_get(c, "body")),
+	    "<b>Bob</b> & co, your turn: R7");
+	assert_string_equal(json_string_value(json_object_get(c, "format")),
+	    "org.matrix.custom.html");
+	html = json_string_value(json_object_get(c, "formatted_body"));
+	assert_non_null(strstr(html, "<a href=\"https://matrix.to/#/@bob:y\">"
+	    "&lt;b&gt;Bob&lt;/b&gt; &amp; co</a>"));
+	assert_non_null(strstr(html, "<font color="));
+	assert_null(strstr(html, "<b>Bob"));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(
+	    json_object_get(c, "m.mentions"), "user_ids"), 0)), "@bob:y");
+	json_decref(c);
+
+	text_clear(&t);
+	text_add(&t, "plain");
+	c = mx_message_content(&t, "m.notice");
+	assert_null(json_object_get(c, "m.mentions"));
+	assert_string_equal(json_string_value(json_object_get(c, "body")),
+	    "plain");
+	json_decref(c);
+	text_finish(&t);
+}
+
+static void
+test_reply_fallback(void **unused)
+{
+	json_t *c;
+
+	c = parse("{\"body\": \"> <@a:x> !start\\n> more\\n\\n!join\", "
+	    "\"m.relates_to\": {\"m.in_reply_to\": {\"event_id\": \"$e\"}}}");
+	assert_string_equal(mx_message_text(c), "!join");
+	json_decref(c);
+	/* Not a reply: a quote is what the user typed. */
+	c = parse("{\"body\": \"> quoted\\n\\ntext\"}");
+	assert_string_equal(mx_message_text(c), "> quoted\n\ntext");
+	json_decref(c);
+	c = parse("{\"msgtype\": \"m.text\"}");
+	assert_string_equal(mx_message_text(c), "");
+	json_decref(c);
+	c = parse("{\"body\": \"> only a quote\", \"m.relates_to\": "
+	    "{\"m.in_reply_to\": {}}}");
+	assert_string_equal(mx_message_text(c), "> only a quote");
+	json_decref(c);
+}
+
+static void
+test_direct_merge(void **unused)
+{
+	json_t *d = parse("{\"@a:x\": [\"!1:x\"], \"@b:x\": [\"!2:x\"], "
+	    "\"@c:x\": \"garbage\"}");
+	json_t *want;
+
+	assert_int_equal(mx_direct_add(d, "@a:x", "!3:x"), 1);
+	assert_int_equal(mx_direct_add(d, "@a:x", "!3:x"), 0);
+	assert_int_equal(mx_direct_add(d, "@a:x", "!1:x"), 0);
+	assert_int_equal(mx_direct_add(d, "@n:y", "!4:y"), 1);
+	assert_int_equal(mx_direct_add(d, "@c:x", "!5:x"), 1);
+	want = parse("{\"@a:x\": [\"!1:x\", \"!3:x\"], \"@b:x\": [\"!2:x\"], "
+	    "\"@c:x\": [\"!5:x\"], \"@n:y\": [\"!4:y\"]}");
+	assert_true(json_equal(d, want));
+	assert_true(mx_direct_has(d, "@a:x", "!3:x"));
+	assert_false(mx_direct_has(d, "@b:x", "!3:x"));
+	assert_false(mx_direct_has(d, "@z:x", "!3:x"));
+	json_decref(want);
+	json_decref(d);
+	assert_int_equal(mx_direct_add(NULL, "@a:x", "!1:x"), -1);
+}
+
+static const char sync_response[] =
+    "{\"next_batch\": \"s9\","
+    " \"account_data\": {\"events\": [{\"type\": \"m.direct\","
+    "   \"content\": {\"@a:x\": [\"!d:x\"]}}]},"
+    " \"presence\": {\"events\": []},"
+    " \"rooms\": {"
+    "  \"join\": {\"!r:x\": {"
+    "   \"state\": {\"events\": [{\"type\": \"m.room.member\","
+    "     \"state_key\": \"@a:x\", \"sender\": \"@a:x\","
+    "     \"event_id\": \"$m1\", \"origin_server_ts\": 5,"
+    "     \"content\": {\"membership\": \"join\", \"displayname\": \"Ann\"}},"
+    "     {\"type\": \"m.room.power_levels\", \"state_key\": \"\","
+    "      \"sender\": \"@a:x\", \"event_id\": \"$p\","
+    "      \"content\": {\"users\": {\"@a:x\": 100}}}]},"
+    "   \"timeline\": {\"limited\": true, \"prev_batch\": \"p1\","
+    "    \"events\": [{\"type\": \"m.room.message\", \"sender\": \"@a:x\","
+    "     \"event_id\": \"$t1\", \"origin_server_ts\": 7,"
+    "     \"content\": {\"msgtype\": \"m.text\", \"body\": \"!start\"}},"
+    "     {\"type\": \"m.room.message\", \"event_id\": \"$bad\","
+    "      \"content\": \"not an object\"},"
+    "     {\"event_id\": \"$notype\", \"content\": {}},"
+    "     {\"type\": \"m.room.encrypted\", \"sender\": \"@b:x\","
+    "      \"event_id\": \"$t2\"}]}}},"
+    "  \"invite\": {\"!i:y\": {\"invite_state\": {\"events\": ["
+    "   {\"type\": \"m.room.name\", \"state_key\": \"\", \"sender\": \"@c:y\","
+    "    \"content\": {\"name\": \"Games\"}},"
+    "   {\"type\": \"m.room.member\", \"state_key\": \"@bot:x\","
+    "    \"sender\": \"@c:y\", \"content\": {\"membership\": \"invite\","
+    "    \"is_direct\": true}}]}}},"
+    "  \"leave\": {\"!l:x\": {\"state\": {\"events\": []},"
+    "   \"timeline\": {\"events\": [{\"type\": \"m.room.member\","
+    "    \"state_key\": \"@bot:x\", \"sender\": \"@a:x\","
+    "    \"event_id\": \"$k\", \"content\": {\"membership\": \"leave\","
+    "    \"reason\": \"bye\"}}]}}}}}";
+
+static void
+test_sync_parse(void **unused)
+{
+	json_t *r = parse(sync_response);
+	struct mx_sync s;
+	struct mx_member mem;
+	char err[128];
+	const struct mx_event *e;
+
+	assert_int_equal(mx_sync_parse(r, &s, err, sizeof(err)), 0);
+	assert_string_equal(s.next_batch, "s9");
+	assert_int_equal(s.n, 11);
+	e = s.events;
+	assert_int_equal(e[0].section, MX_ACCOUNT_DATA);
+	assert_string_equal(e[0].type, "m.direct");
+	assert_null(e[0].room_id);
+	assert_true(mx_direct_has(e[0].content, "@a:x", "!d:x"));
+
+	assert_int_equal(e[1].section, MX_STATE);
+	assert_string_equal(e[1].room_id, "!r:x");
+	assert_string_equal(e[1].state_key, "@a:x");
+	assert_int_equal(e[1].ts, 5);
+	mx_member_parse(e[1].content, &mem);
+	assert_string_equal(mem.membership, "join");
+	assert_string_equal(mem.displayname, "Ann");
+	assert_false(mem.is_direct);
+	assert_int_equal(e[2].section, MX_STATE);
+	assert_string_equal(e[2].type, "m.room.power_levels");
+	assert_string_equal(e[2].state_key, "");
+
+	assert_int_equal(e[3].section, MX_GAP);
+	assert_null(e[3].type);
+	assert_string_equal(e[3].room_id, "!r:x");
+
+	assert_int_equal(e[4].section, MX_TIMELINE);
+	assert_string_equal(e[4].event_id, "$t1");
+	assert_string_equal(e[4].sender, "@a:x");
+	assert_null(e[4].state_key);
+	assert_string_equal(mx_message_text(e[4].content), "!start");
+	/* The malformed events are skipped; a missing content is NULL. */
+	assert_int_equal(e[5].section, MX_TIMELINE);
+	assert_string_equal(e[5].event_id, "$t2");
+	assert_null(e[5].content);
+
+	assert_int_equal(e[6].section, MX_INVITE_STATE);
+	assert_string_equal(e[6].type, "m.room.name");
+	assert_int_equal(e[7].section, MX_INVITE_STATE);
+	assert_null(e[7].event_id);
+	mx_member_parse(e[7].content, &mem);
+	assert_string_equal(mem.membership, "invite");
+	assert_true(mem.is_direct);
+	assert_null(mem.displayname);
+	assert_int_equal(e[8].section, MX_INVITED);
+	assert_string_equal(e[8].room_id, "!i:y");
+
+	assert_int_equal(e[9].section, MX_LEFT_EVENT);
+	assert_string_equal(e[9].state_key, "@bot:x");
+	assert_int_equal(e[10].section, MX_LEFT);
+	assert_string_equal(e[10].room_id, "!l:x");
+	mx_sync_finish(&s);
+	assert_null(s.events);
+	json_decref(r);
+
+	/* An empty but valid response; then one without next_batch. */
+	r = parse("{\"next_batch\": \"s10\", \"rooms\": {}}");
+	assert_int_equal(mx_sync_parse(r, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.n, 0);
+	mx_sync_finish(&s);
+	json_decref(r);
+	r = parse("{\"rooms\": {}}");
+	assert_int_equal(mx_sync_parse(r, &s, err, sizeof(err)), -1);
+	assert_string_equal(err, "the /sync response has no next_batch");
+	json_decref(r);
+}
+
+static void
+test_member_parse(void **unused)
+{
+	struct mx_member mem;
+	json_t *c = parse("{\"displayname\": \"\"}");
+
+	mx_member_parse(c, &mem);
+	assert_string_equal(mem.membership, "");
+	assert_null(mem.displayname);
+	json_decref(c);
+	mx_member_parse(NULL, &mem);
+	assert_string_equal(mem.membership, "");
+}
+
+static void
+test_invites(void **unused)
+{
+	json_t *users = parse("[\"@admin:example.org\", \"@*:trusted.net\"]");
+	json_t *servers = parse("[\"friends.org\"]");
+	json_t *none = parse("[]");
+
+	assert_true(mx_invite_allowed("@admin:example.org", users, servers));
+	assert_false(mx_invite_allowed("@admin2:example.org", users, servers));
+	assert_true(mx_invite_allowed("@x:trusted.net", users, servers));
+	assert_true(mx_invite_allowed("@x:friends.org", users, servers));
+	assert_false(mx_invite_allowed("@x:friends.org.evil", users, servers));
+	assert_false(mx_invite_allowed("@x:evil.org", users, servers));
+	assert_false(mx_invite_allowed("not-a-user", users, servers));
+	/* By default nobody. */
+	assert_false(mx_invite_allowed("@admin:example.org", none, none));
+	json_decref(users);
+	json_decref(servers);
+	json_decref(none);
+}
+
+static void
+test_seen(void **unused)
+{
+	struct mx_seen seen;
+	char id[32];
+
+	mx_seen_init(&seen);
+	assert_false(mx_seen_check(&seen, "$a"));
+	assert_true(mx_seen_check(&seen, "$a"));
+	assert_false(mx_seen_check(&seen, "$b"));
+	/*
+	 * MX_SEEN_MAX newer ids: $b is forgotten, but $a, seen again on the
+	 * way, is among the most recent and stays.
+	 */
+	for (int i = 0; i < MX_SEEN_MAX; i++) {
+		snprintf(id, sizeof(id), "$e%d", i);
+		assert_false(mx_seen_check(&seen, id));
+		if (i == MX_SEEN_MAX / 2)
+			assert_true(mx_seen_check(&seen, "$a"));
+	}
+	assert_false(mx_seen_check(&seen, "$b"));
+	assert_true(mx_seen_check(&seen, "$a"));
+	assert_true(mx_seen_check(&seen, "$e1000"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_config_values),
+		cmocka_unit_test(test_adapter_init_without_bot),
+		cmocka_unit_test(test_user_ids),
+		cmocka_unit_test(test_urls),
+		cmocka_unit_test(test_txn_ids),
+		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_mentions),
+		cmocka_unit_test(test_message_content),
+		cmocka_unit_test(test_reply_fallback),
+		cmocka_unit_test(test_direct_merge),
+		cmocka_unit_test(test_sync_parse),
+		cmocka_unit_test(test_member_parse),
+		cmocka_unit_test(test_invites),
+		cmocka_unit_test(test_seen),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
