@@ -7,8 +7,17 @@
 #include <string.h>
 
 #include "adapter.h"
+#include "console.h"
+#include "memory.h"
+
+extern const struct adapter_impl matrix_adapter;
+extern const struct adapter_impl irc_adapter;
 
 const struct adapter_impl *const adapter_registry[] = {
+	&console_adapter,
+	&memory_adapter,
+	&matrix_adapter,
+	&irc_adapter,
 	NULL,
 };
 

@@ -15,12 +15,17 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "play", cli_play,
+	  "play a game in the terminal against computer players" },
 	{ "replay", cli_replay,
 	  "check and score game records (RECORD.md)" },
 	{ "export", cli_export, "write stored games as records, one per line" },
 	{ "decide", cli_decide,
 	  "a computer player's choice for the seat to act in a record" },
 	{ "arena", cli_arena, "play computer players against each other" },
+	{ "run", cli_run, "run the bot (the service) with a configuration" },
+	{ "check-config", cli_check_config,
+	  "check a configuration file without connecting" },
 	{ NULL, NULL, NULL },
 };
 

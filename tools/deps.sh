@@ -7,6 +7,9 @@ packages=(
 	build-essential meson ninja-build pkg-config python3
 	libjansson-dev libcmocka-dev libsqlite3-dev libcurl4-openssl-dev
 	libircclient-dev
+	ngircd openssl  # tests/irc_test.py: an IRC server, a throwaway CA
+	clang libclang-rt-14-dev  # tools/fuzz.sh: clang's libFuzzer and sanitizers
+	systemd
 )
 missing=()
 for p in "${packages[@]}"; do
