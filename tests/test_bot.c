@@ -391,6 +391,32 @@ check_export_replays(struct fx *f, const char *channel, int finished)
 	assert_int_equal(rc, 0);
 	assert_true(json_is_true(json_object_get(output, "finished")) ==
 	    finished);
+	/* The totals the channel saw last are the replayed scores. */
+	{
+		const char *total = NULL;
+		json_t *scores = json_object_get(output, "scores");
+		size_t i;
+		json_t *v;
+
+		for (size_t k = memory_count(f->adapter); k-- > 0;) {
+			const struct memory_line *l = memory_line(f->adapter, k);
+
+			if (l->channel != NULL && strcmp(l->channel,
+			    channel) == 0 && (total = strstr(l->text,
+			    "\nTotal")) != NULL)
+				break;
+		}
+		assert_non_null(total);
+		total += strlen("\nTotal");
+		json_array_foreach(scores, i, v) {
+			char *end;
+			long seen = strtol(total, &end, 10);
+
+			assert_true(end != total);
+			assert_int_equal(seen, json_integer_value(v));
+			total = end;
+		}
+	}
 	json_decref(record);
 	json_decref(output);
 }
