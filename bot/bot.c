@@ -125,6 +125,14 @@ bot_create(struct loop *loop, struct store *store,
 	return bot;
 }
 
+void
+bot_set_reload(struct bot *bot, int (*reload)(void *, char *, size_t),
+    void *arg)
+{
+	bot->reload = reload;
+	bot->reload_arg = arg;
+}
+
 static void
 channel_destroy(struct channel *channel)
 {

@@ -63,6 +63,13 @@ struct adapter *bot_add_adapter(struct bot *bot,
     const json_t *config, const struct config_channel *defaults,
     char *err, size_t errlen);
 
+/*
+ * What `!admin reload` calls (stichbot run rereads its file): 0, or -1
+ * with a reason.  Without one, admins are told reloading is not possible.
+ */
+void bot_set_reload(struct bot *bot,
+    int (*reload)(void *arg, char *err, size_t errlen), void *arg);
+
 /* Rebuilds every unfinished game of the store; returns how many, or -1. */
 int bot_restore(struct bot *bot);
 /* Starts (connects) every adapter not yet started. */

@@ -144,11 +144,12 @@ warn_fixed(const struct config *old, const struct config *new)
 		    "on a restart");
 }
 
-static void
-reload(struct run *run)
+static int
+reload(struct run *run, char *why, size_t whylen)
 {
 	struct config *config;
 	char err[1024];
+	int rc = -1;
 
 	if (notify_reloading() < 0)
 		log_warn("cannot tell the service manager about the reload: "
@@ -157,10 +158,12 @@ reload(struct run *run)
 	if ((config = config_load(run->file, err, sizeof(err))) == NULL) {
 		log_error("reload failed, keeping the running configuration: "
 		    "%s", err);
+		snprintf(why, whylen, "%s", err);
 	} else if (cli_check_adapters(config, err, sizeof(err)) != 0 ||
 	    bot_configure(run->bot, config, err, sizeof(err)) != 0) {
 		log_error("reload failed, keeping the running configuration: "
 		    "%s: %s", run->file, err);
+		snprintf(why, whylen, "%s", err);
 		config_destroy(config);
 	} else {
 		warn_fixed(run->config, config);
@@ -169,10 +172,20 @@ reload(struct run *run)
 		run->config = config;
 		log_info("reloaded %s: %zu networks", run->file,
 		    config->nnetworks);
+		rc = 0;
 	}
 	notify_ready();
 	report_status(run);
+	return rc;
 }
+
+/* `!admin reload` in a channel: the same as SIGHUP, with the answer. */
+static int
+admin_reload(void *arg, char *err, size_t errlen)
+{
+	return reload(arg, err, errlen);
+}
+
 
 static void
 stop(struct run *run)
@@ -206,8 +219,11 @@ on_signal(struct loop *loop, int fd, int events, void *arg)
 	/* Several HUPs at once are one reload; a stop wins over reloads. */
 	if (term)
 		stop(run);
-	else if (hup && !run->stopping)
-		reload(run);
+	else if (hup && !run->stopping) {
+		char why[1024];
+
+		reload(run, why, sizeof(why));
+	}
 }
 
 static void
@@ -290,6 +306,7 @@ start(struct run *run)
 		log_error("%s", err);
 		return -1;
 	}
+	bot_set_reload(run->bot, admin_reload, run);
 	/* Adapter errors are JSON paths: name the file, as check-config. */
 	if (bot_configure(run->bot, run->config, err, sizeof(err)) != 0) {
 		log_error("%s: %s", run->file, err);

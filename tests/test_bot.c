@@ -947,11 +947,19 @@ test_reconnect(void **state)
 	assert_int_equal(table->game->nactions, before + 1);
 }
 
+static int
+reload_ok(void *arg, char *err, size_t errlen)
+{
+	(*(int *)arg)++;
+	return 0;
+}
+
 /* Admin commands work for admins only. */
 static void
 test_admin(void **state)
 {
 	struct fx *f = *state;
+	int reloads = 0;
 	struct network *network = f->bot->networks[0];
 	struct table *table;
 	struct user admin = { "root", "root", "root!r@admin.example" };
@@ -982,6 +990,10 @@ test_admin(void **state)
 	assert_int_equal(table->game->nactions, 0);
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin reload");
 	assert_non_null(strstr(last_to(f, "#a", NULL), "Reload failed"));
+	bot_set_reload(f->bot, reload_ok, &reloads);
+	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin reload");
+	assert_int_equal(reloads, 1);
+	assert_non_null(strstr(last_to(f, "#a", NULL), "reloaded"));
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin stop");
 	assert_null(table_of(f, "#a"));
 	/* The first game was abandoned, the second too: nothing running. */
