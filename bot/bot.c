@@ -683,20 +683,7 @@ leave_table(struct bot *bot, struct channel *channel, const char *user_id)
 		struct text t;
 
 		text_init(&t);
-		SAY(&t, channel->settings.lang, MSG_LEFT_LOBBY, "b",
-		    table->seats[seat].name);
-		free(table->seats[seat].user_id);
-		free(table->seats[seat].name);
-		memmove(&table->seats[seat], &table->seats[seat + 1],
-		    (size_t)(table->nseats - seat - 1) * sizeof(table->seats[0]));
-		table->nseats--;
-		memset(&table->seats[table->nseats], 0,
-		    sizeof(table->seats[0]));
-		if (table_humans(table) == 0) {
-			text_add(&t, " ");
-			SAY0(&t, channel->settings.lang, MSG_TABLE_CLOSED);
-			table_destroy(table);
-		}
+		table_lobby_remove(table, seat, &t);
 		channel_send(channel, &t);
 		text_finish(&t);
 		return;

@@ -54,6 +54,8 @@ struct command {
 	enum where where;
 	/* Acts on a table resolved from the private form's table name. */
 	int needs_table;
+	/* How many arguments it takes; anything else gets the usage. */
+	int min_args, max_args;
 	void (*run)(struct ctx *ctx);
 };
 
@@ -80,28 +82,28 @@ static void cmd_top(struct ctx *);
 static void cmd_admin(struct ctx *);
 
 static const struct command commands[] = {
-	{ "game", "g", CMD_GAME, IN_CHANNEL, 0, cmd_game },
-	{ "join", "j sit", CMD_JOIN, IN_CHANNEL, 0, cmd_join },
-	{ "leave", "l quit", CMD_LEAVE, ANYWHERE, 1, cmd_leave },
-	{ "start", "s go", CMD_START, IN_CHANNEL, 0, cmd_start },
-	{ "option", "o opt options", CMD_OPTION, IN_CHANNEL, 0, cmd_option },
-	{ "bid", "b tip", CMD_BID, ANYWHERE, 1, cmd_bid },
-	{ "trump", "t", CMD_TRUMP, ANYWHERE, 1, cmd_trump },
-	{ "play", "p", CMD_PLAY, ANYWHERE, 1, cmd_play },
-	{ "select", "sel", CMD_SELECT, ANYWHERE, 1, cmd_select },
-	{ "hand", "h cards", CMD_HAND, ANYWHERE, 1, cmd_hand },
-	{ "status", "st", CMD_STATUS, ANYWHERE, 1, cmd_status },
-	{ "scores", "sc score", CMD_SCORES, ANYWHERE, 1, cmd_scores },
-	{ "addbot", "ab bot", CMD_ADDBOT, IN_CHANNEL, 0, cmd_addbot },
-	{ "replace", "r", CMD_REPLACE, IN_CHANNEL, 0, cmd_replace },
-	{ "back", "", CMD_BACK, ANYWHERE, 1, cmd_back },
-	{ "stop", "", CMD_STOP, IN_CHANNEL, 0, cmd_stop },
-	{ "help", "? commands", CMD_HELP, ANYWHERE, 0, cmd_help },
-	{ "lang", "language", CMD_LANG, IN_CHANNEL, 0, cmd_lang },
-	{ "stats", "", CMD_STATS, ANYWHERE, 0, cmd_stats },
-	{ "top", "", CMD_TOP, ANYWHERE, 0, cmd_top },
-	{ "admin", "", CMD_ADMIN, ANYWHERE, 0, cmd_admin },
-	{ NULL, NULL, 0, 0, 0, NULL },
+	{ "game", "g", CMD_GAME, IN_CHANNEL, 0, 1, 1, cmd_game },
+	{ "join", "j sit", CMD_JOIN, IN_CHANNEL, 0, 0, 0, cmd_join },
+	{ "leave", "l quit", CMD_LEAVE, ANYWHERE, 1, 0, 0, cmd_leave },
+	{ "start", "s go", CMD_START, IN_CHANNEL, 0, 0, 0, cmd_start },
+	{ "option", "o opt options", CMD_OPTION, IN_CHANNEL, 0, 0, 1, cmd_option },
+	{ "bid", "b tip", CMD_BID, ANYWHERE, 1, 1, 1, cmd_bid },
+	{ "trump", "t", CMD_TRUMP, ANYWHERE, 1, 1, 1, cmd_trump },
+	{ "play", "p", CMD_PLAY, ANYWHERE, 1, 0, 3, cmd_play },
+	{ "select", "sel", CMD_SELECT, ANYWHERE, 1, 1, 1, cmd_select },
+	{ "hand", "h cards", CMD_HAND, ANYWHERE, 1, 0, 0, cmd_hand },
+	{ "status", "st", CMD_STATUS, ANYWHERE, 1, 0, 0, cmd_status },
+	{ "scores", "sc score", CMD_SCORES, ANYWHERE, 1, 0, 0, cmd_scores },
+	{ "addbot", "ab bot", CMD_ADDBOT, IN_CHANNEL, 0, 0, 1, cmd_addbot },
+	{ "replace", "r", CMD_REPLACE, IN_CHANNEL, 0, 1, 1, cmd_replace },
+	{ "back", "", CMD_BACK, ANYWHERE, 1, 0, 0, cmd_back },
+	{ "stop", "", CMD_STOP, IN_CHANNEL, 0, 0, 0, cmd_stop },
+	{ "help", "? commands", CMD_HELP, ANYWHERE, 0, 0, 1, cmd_help },
+	{ "lang", "language", CMD_LANG, IN_CHANNEL, 0, 1, 1, cmd_lang },
+	{ "stats", "", CMD_STATS, ANYWHERE, 0, 0, 1, cmd_stats },
+	{ "top", "", CMD_TOP, ANYWHERE, 0, 0, 1, cmd_top },
+	{ "admin", "", CMD_ADMIN, ANYWHERE, 0, 1, 3, cmd_admin },
+	{ NULL, NULL, 0, 0, 0, 0, 0, NULL },
 };
 
 static const struct command *
@@ -213,17 +215,6 @@ lobby(struct ctx *ctx)
 	return table;
 }
 
-static void
-say_title(struct text *t, enum lang lang, const struct game_impl *impl)
-{
-	if (strcmp(impl->name, "wizard") == 0)
-		SAY0(t, lang, MSG_GAME_WIZARD);
-	else if (strcmp(impl->name, "birdhead") == 0)
-		SAY0(t, lang, MSG_GAME_BIRDHEAD);
-	else
-		SAY0(t, lang, MSG_GAME_STICHELN);
-}
-
 /* ------------------------------------------------------------------ */
 /* The lobby. */
 
@@ -234,10 +225,6 @@ cmd_game(struct ctx *ctx)
 	struct table *table;
 	struct text title;
 
-	if (ctx->argc != 1) {
-		usage(ctx);
-		return;
-	}
 	impl = game_find(ctx->argv[0]);
 	if (impl == NULL) {
 		char lower[32];
@@ -266,7 +253,7 @@ cmd_game(struct ctx *ctx)
 		memset(&table->options, 0, sizeof(table->options));
 	}
 	text_init(&title);
-	say_title(&title, ctx->lang, impl);
+	game_title(&title, ctx->lang, impl);
 	SAY(&ctx->reply, ctx->lang, MSG_GAME_SET, "rddc", text_str(&title),
 	    impl->min_seats, impl->max_seats, ctx->prefix);
 	text_finish(&title);
@@ -279,10 +266,6 @@ cmd_join(struct ctx *ctx)
 	struct seat *seat;
 	struct text title;
 
-	if (ctx->argc != 0) {
-		usage(ctx);
-		return;
-	}
 	if ((table = lobby(ctx)) == NULL)
 		return;
 	if (table_seat_of(table, ctx->user->id) >= 0) {
@@ -305,31 +288,11 @@ cmd_join(struct ctx *ctx)
 	}
 	table->nseats++;
 	text_init(&title);
-	say_title(&title, ctx->lang, table->impl);
+	game_title(&title, ctx->lang, table->impl);
 	SAY(&ctx->reply, ctx->lang, MSG_JOINED, "brdddc", seat->name,
 	    text_str(&title), table->nseats, table->impl->min_seats,
 	    table->impl->max_seats, ctx->prefix);
 	text_finish(&title);
-}
-
-/* Removes seat from a lobby, closing the lobby when nobody is left. */
-static void
-lobby_remove(struct ctx *ctx, struct table *table, int seat)
-{
-	char *name = table->seats[seat].name;
-
-	SAY(&ctx->reply, ctx->lang, MSG_LEFT_LOBBY, "b", name);
-	free(table->seats[seat].user_id);
-	free(name);
-	memmove(&table->seats[seat], &table->seats[seat + 1],
-	    (size_t)(table->nseats - seat - 1) * sizeof(table->seats[0]));
-	table->nseats--;
-	memset(&table->seats[table->nseats], 0, sizeof(table->seats[0]));
-	if (table_humans(table) == 0) {
-		text_add(&ctx->reply, " ");
-		SAY0(&ctx->reply, ctx->lang, MSG_TABLE_CLOSED);
-		table_destroy(table);
-	}
 }
 
 static void
@@ -338,17 +301,13 @@ cmd_leave(struct ctx *ctx)
 	struct table *table = ctx_table(ctx);
 	int seat;
 
-	if (ctx->argc != 0) {
-		usage(ctx);
-		return;
-	}
 	if (table == NULL || (seat = table_seat_of(table,
 	    ctx->user->id)) < 0) {
 		SAY(&ctx->reply, ctx->lang, MSG_NOT_SEATED, "c", ctx->prefix);
 		return;
 	}
 	if (table->game == NULL) {
-		lobby_remove(ctx, table, seat);
+		table_lobby_remove(table, seat, &ctx->reply);
 		return;
 	}
 	if (table->seats[seat].standin) {
@@ -364,10 +323,6 @@ cmd_start(struct ctx *ctx)
 {
 	struct table *table = ctx_table(ctx);
 
-	if (ctx->argc != 0) {
-		usage(ctx);
-		return;
-	}
 	if (table == NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
 		return;
@@ -415,10 +370,6 @@ cmd_option(struct ctx *ctx)
 	struct text list;
 	int index;
 
-	if (ctx->argc > 1) {
-		usage(ctx);
-		return;
-	}
 	if (ctx->argc == 0) {
 		const struct game_impl *impl = table != NULL ? table->impl :
 		    game_find(ctx->channel->settings.game);
@@ -505,10 +456,6 @@ cmd_addbot(struct ctx *ctx)
 	char name[32];
 	int n = 1;
 
-	if (ctx->argc > 1) {
-		usage(ctx);
-		return;
-	}
 	if (ctx->argc == 1 && (level = ai_level_parse(ctx->argv[0])) < 0) {
 		char lower[16];
 		size_t i;
@@ -600,10 +547,6 @@ cmd_bid(struct ctx *ctx)
 	struct action action;
 	int seat, value;
 
-	if (ctx->argc != 1) {
-		usage(ctx);
-		return;
-	}
 	if ((table = acting_table(ctx, &seat)) == NULL)
 		return;
 	if (must_be_private(ctx, table, PHASE_BID_SIMULTANEOUS))
@@ -642,10 +585,6 @@ cmd_trump(struct ctx *ctx)
 	struct action action;
 	int seat, suit;
 
-	if (ctx->argc != 1) {
-		usage(ctx);
-		return;
-	}
 	if ((suit = parse_suit(ctx->argv[0])) < 0) {
 		SAY(&ctx->reply, ctx->lang, MSG_BAD_SUIT, "s", ctx->argv[0]);
 		return;
@@ -706,10 +645,6 @@ cmd_select(struct ctx *ctx)
 	struct action action;
 	int seat, face;
 
-	if (ctx->argc != 1) {
-		usage(ctx);
-		return;
-	}
 	if ((table = acting_table(ctx, &seat)) == NULL)
 		return;
 	if (must_be_private(ctx, table, PHASE_SELECT))
@@ -731,10 +666,6 @@ cmd_hand(struct ctx *ctx)
 	struct table *table;
 	int seat;
 
-	if (ctx->argc != 0) {
-		usage(ctx);
-		return;
-	}
 	if ((table = acting_table(ctx, &seat)) == NULL)
 		return;
 	table_send_hand(table, seat, 1);
@@ -745,10 +676,6 @@ cmd_status(struct ctx *ctx)
 {
 	struct table *table = ctx_table(ctx);
 
-	if (ctx->argc != 0) {
-		usage(ctx);
-		return;
-	}
 	if (table == NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
 		return;
@@ -761,10 +688,6 @@ cmd_scores(struct ctx *ctx)
 {
 	struct table *table;
 
-	if (ctx->argc != 0) {
-		usage(ctx);
-		return;
-	}
 	if ((table = running_table(ctx)) == NULL)
 		return;
 	table_scores(table, &ctx->reply);
@@ -781,10 +704,6 @@ cmd_replace(struct ctx *ctx)
 	int seat;
 	char *id, *name;
 
-	if (ctx->argc != 1) {
-		usage(ctx);
-		return;
-	}
 	if ((table = running_table(ctx)) == NULL)
 		return;
 	if (table_seat_of(table, ctx->user->id) >= 0) {
@@ -826,10 +745,6 @@ cmd_back(struct ctx *ctx)
 	struct seat *s;
 	int seat;
 
-	if (ctx->argc != 0) {
-		usage(ctx);
-		return;
-	}
 	if ((table = acting_table(ctx, &seat)) == NULL)
 		return;
 	s = &table->seats[seat];
@@ -865,10 +780,6 @@ cmd_stop(struct ctx *ctx)
 	struct table *table = ctx_table(ctx);
 	int seat, votes = 0, humans = 0;
 
-	if (ctx->argc != 0) {
-		usage(ctx);
-		return;
-	}
 	if (table == NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
 		return;
@@ -903,10 +814,6 @@ cmd_stop(struct ctx *ctx)
 static void
 cmd_help(struct ctx *ctx)
 {
-	if (ctx->argc > 1) {
-		usage(ctx);
-		return;
-	}
 	if (ctx->argc == 1) {
 		const char *name = ctx->argv[0];
 		const struct command *c;
@@ -945,10 +852,6 @@ cmd_lang(struct ctx *ctx)
 {
 	int lang;
 
-	if (ctx->argc != 1) {
-		usage(ctx);
-		return;
-	}
 	if ((lang = lang_parse(ctx->argv[0])) < 0) {
 		SAY(&ctx->reply, ctx->lang, MSG_BAD_LANG, "s", ctx->argv[0]);
 		return;
@@ -983,10 +886,6 @@ cmd_stats(struct ctx *ctx)
 	const char *name = ctx->user->name;
 	int any = 0;
 
-	if (ctx->argc > 1) {
-		usage(ctx);
-		return;
-	}
 	if (ctx->argc == 1) {
 		name = ctx->argv[0];
 		if ((id = find_player(ctx, name, idbuf, sizeof(idbuf))) ==
@@ -1006,7 +905,7 @@ cmd_stats(struct ctx *ctx)
 		if (any++)
 			text_add(&ctx->reply, "\n");
 		text_init(&title);
-		say_title(&title, ctx->lang, game_registry[g]);
+		game_title(&title, ctx->lang, game_registry[g]);
 		snprintf(average, sizeof(average), "%.1f", st.average);
 		SAY(&ctx->reply, ctx->lang, MSG_STATS, "brdds", name,
 		    text_str(&title), st.played, st.wins, average);
@@ -1028,10 +927,6 @@ cmd_top(struct ctx *ctx)
 	struct text title;
 	int n;
 
-	if (ctx->argc > 1) {
-		usage(ctx);
-		return;
-	}
 	if (ctx->argc == 1)
 		impl = game_find(ctx->argv[0]);
 	else if (ctx_table(ctx) != NULL)
@@ -1047,7 +942,7 @@ cmd_top(struct ctx *ctx)
 		impl = game_registry[0];
 	}
 	text_init(&title);
-	say_title(&title, ctx->lang, impl);
+	game_title(&title, ctx->lang, impl);
 	n = store_top(ctx->bot->store, impl->name, top, 5);
 	if (n <= 0) {
 		SAY(&ctx->reply, ctx->lang, MSG_TOP_NONE, "r", text_str(&title));
@@ -1078,10 +973,6 @@ cmd_admin(struct ctx *ctx)
 
 	if (!ctx_admin(ctx)) {
 		SAY0(&ctx->reply, ctx->lang, MSG_NOT_ADMIN);
-		return;
-	}
-	if (ctx->argc < 1) {
-		usage(ctx);
 		return;
 	}
 	sub = ctx->argv[0];
@@ -1173,7 +1064,7 @@ cmd_admin(struct ctx *ctx)
 			return;
 		}
 		if (table->game == NULL) {
-			lobby_remove(ctx, table, seat);
+			table_lobby_remove(table, seat, &ctx->reply);
 			return;
 		}
 		table_stand_in(table, seat, MSG_KICKED);
@@ -1339,9 +1230,15 @@ commands_handle(struct network *network, struct channel *channel,
 		goto answer;
 	}
 	if (channel == NULL && ctx.command->needs_table) {
+		/* The table's name, when given, is not an argument. */
 		if (resolve_private_table(&ctx) != 0)
 			goto answer;
 		ctx.lang = ctx.channel->settings.lang;
+	}
+	if (ctx.argc < ctx.command->min_args ||
+	    ctx.argc > ctx.command->max_args) {
+		usage(&ctx);
+		goto answer;
 	}
 	ctx.command->run(&ctx);
 answer:

@@ -129,6 +129,13 @@ void table_close(struct table *table, int abandoned);
 int table_seat_of(const struct table *table, const char *user_id);
 int table_seat_by_name(const struct table *table, const char *name);
 int table_humans(const struct table *table);
+/*
+ * Frees a lobby seat, saying so into out; closes (destroys) the table
+ * when no person is left and returns 1 then.
+ */
+int table_lobby_remove(struct table *table, int seat, struct text *out);
+/* The game's name in lang. */
+void game_title(struct text *t, enum lang lang, const struct game_impl *impl);
 int table_start(struct table *table, struct text *reply);
 /*
  * Applies seat's action; on success it is stored, announced, and the

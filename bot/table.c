@@ -106,7 +106,7 @@ table_prefix(const struct table *table)
 	    table->channel->settings.prefixes[0] : '!';
 }
 
-static void
+void
 game_title(struct text *t, enum lang lang, const struct game_impl *impl)
 {
 	if (strcmp(impl->name, "wizard") == 0)
@@ -210,6 +210,25 @@ table_seat_by_name(const struct table *table, const char *name)
 		if (strcasecmp(table->seats[i].name, name) == 0)
 			return i;
 	return -1;
+}
+
+int
+table_lobby_remove(struct table *table, int seat, struct text *out)
+{
+	enum lang lang = table_lang(table);
+
+	SAY(out, lang, MSG_LEFT_LOBBY, "b", table->seats[seat].name);
+	seat_clear(table, &table->seats[seat]);
+	memmove(&table->seats[seat], &table->seats[seat + 1],
+	    (size_t)(table->nseats - seat - 1) * sizeof(table->seats[0]));
+	table->nseats--;
+	memset(&table->seats[table->nseats], 0, sizeof(table->seats[0]));
+	if (table_humans(table) > 0)
+		return 0;
+	text_add(out, " ");
+	SAY0(out, lang, MSG_TABLE_CLOSED);
+	table_destroy(table);
+	return 1;
 }
 
 int
