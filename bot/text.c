@@ -213,7 +213,13 @@ text_append(struct text *t, const struct text *other)
 	text_addn(t, text_str(other), other->len);
 }
 
-/* Colours per medium, indexed by the colour letter. */
+/*
+ * Colours per medium, indexed by the colour letter.  On IRC the suits use
+ * the mIRC colours that stay readable on both dark and light themes: red
+ * 04, orange 07 for yellow (08 vanishes on white), green 03, teal 10 for
+ * blue (12 is too dark on black), magenta 13 for purple; brown has no
+ * colour readable everywhere, and 05 is the closest.
+ */
 struct palette {
 	char letter;
 	const char *irc;         /* mIRC colour number, readable on dark and light */
@@ -225,9 +231,9 @@ static const struct palette palettes[] = {
 	{ 'r', "04", "#d32f2f", "\033[31m" },
 	{ 'y', "07", "#c77800", "\033[33m" },
 	{ 'g', "03", "#2e7d32", "\033[32m" },
-	{ 'b', "12", "#1565c0", "\033[34m" },
+	{ 'b', "10", "#1565c0", "\033[34m" },
 	{ 'n', "05", "#795548", "\033[38;5;130m" },
-	{ 'p', "06", "#7b1fa2", "\033[35m" },
+	{ 'p', "13", "#7b1fa2", "\033[35m" },
 	{ 'w', NULL, NULL, "\033[1m" },
 	{ 'j', "14", "#757575", "\033[90m" },
 };
