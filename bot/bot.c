@@ -168,6 +168,7 @@ bot_destroy(struct bot *bot)
 	for (int i = 0; i < bot->nchannels; i++)
 		channel_destroy(bot->channels[i]);
 	free(bot->channels);
+	free(bot->index);
 	for (int i = 0; i < bot->nnetworks; i++)
 		network_destroy(bot->networks[i]);
 	free(bot->networks);
@@ -204,17 +205,70 @@ channel_name_equal(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/*
+ * Channels are found through a hash of their network and name, folded to
+ * lower case where channel_name_equal() ignores case, so that a message
+ * finds its channel at once however many tables there are.  Channels live
+ * as long as the bot, so the index only grows.
+ */
+static size_t
+channel_hash(const struct network *network, const char *name)
+{
+	int fold = name[0] == '#' || name[0] == '&';
+	uint64_t h = 14695981039346656037ULL ^ (uint64_t)(uintptr_t)network;
+
+	for (const char *p = name; *p != '\0'; p++) {
+		h ^= (unsigned char)(fold ? tolower((unsigned char)*p) : *p);
+		h *= 1099511628211ULL;
+	}
+	return (size_t)(h ^ (h >> 29));
+}
+
+static void
+index_insert(struct channel **index, size_t cap, struct channel *channel)
+{
+	size_t i = channel_hash(channel->network, channel->name) & (cap - 1);
+
+	while (index[i] != NULL)
+		i = (i + 1) & (cap - 1);
+	index[i] = channel;
+}
+
+/* Adds channel to the index, keeping it at most half full. */
+static int
+index_add(struct bot *bot, struct channel *channel)
+{
+	if ((size_t)(bot->nchannels + 1) * 2 > bot->index_cap) {
+		size_t cap = bot->index_cap > 0 ? bot->index_cap * 2 : 64;
+		struct channel **index = calloc(cap, sizeof(*index));
+
+		if (index == NULL)
+			return -1;
+		for (size_t i = 0; i < bot->index_cap; i++)
+			if (bot->index[i] != NULL)
+				index_insert(index, cap, bot->index[i]);
+		free(bot->index);
+		bot->index = index;
+		bot->index_cap = cap;
+	}
+	index_insert(bot->index, bot->index_cap, channel);
+	return 0;
+}
+
 struct channel *
 channel_get(struct network *network, const char *name, int create)
 {
 	struct bot *bot = network->bot;
 	struct channel *channel;
 
-	for (int i = 0; i < bot->nchannels; i++) {
-		channel = bot->channels[i];
-		if (channel->network == network &&
-		    channel_name_equal(channel->name, name))
-			return channel;
+	if (bot->index_cap > 0) {
+		size_t mask = bot->index_cap - 1;
+
+		for (size_t i = channel_hash(network, name) & mask;
+		    (channel = bot->index[i]) != NULL; i = (i + 1) & mask)
+			if (channel->network == network &&
+			    channel_name_equal(channel->name, name))
+				return channel;
 	}
 	if (!create)
 		return NULL;
@@ -227,6 +281,11 @@ channel_get(struct network *network, const char *name, int create)
 		return NULL;
 	}
 	channel->network = network;
+	if (index_add(bot, channel) != 0) {
+		free(channel->name);
+		free(channel);
+		return NULL;
+	}
 	settings_copy(&channel->settings, &network->defaults);
 	bot->channels[bot->nchannels++] = channel;
 	return channel;

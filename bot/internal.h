@@ -97,6 +97,9 @@ struct bot {
 	int nnetworks, networks_cap;
 	struct channel **channels;
 	int nchannels, channels_cap;
+	/* channels by network and name: open addressing, a power of 2. */
+	struct channel **index;
+	size_t index_cap;
 	int started;
 	/* Called by the admin command `reload` (set by `stichbot run`). */
 	int (*reload)(void *arg, char *err, size_t errlen);

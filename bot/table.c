@@ -1409,6 +1409,9 @@ table_act(struct table *table, int seat, const struct action *action,
 		announce_round(table, &out);
 	}
 	json_decref(result);
+	/* A new phase (hidden bids after a trump choice) asks everyone. */
+	if (after != before)
+		table->prompted = 0;
 	table_next_text(table, &out);
 	channel_send(table->channel, &out);
 	text_finish(&out);
@@ -1461,7 +1464,10 @@ table_status(struct table *table, struct text *out)
 			text_bold(out, table->seats[json_integer_value(
 			    json_object_get(play, "seat"))].name);
 			text_add(out, " ");
-			text_play_cards(out, json_object_get(play, "card"));
+			/* BirdHead's plays hold several "cards". */
+			text_play_cards(out, json_object_get(play, "card") !=
+			    NULL ? json_object_get(play, "card") :
+			    json_object_get(play, "cards"));
 		}
 	}
 	n = table->impl->to_act(table->game->state, acting);
