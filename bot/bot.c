@@ -133,6 +133,8 @@ bot_set_reload(struct bot *bot, int (*reload)(void *, char *, size_t),
 	bot->reload_arg = arg;
 }
 
+static void sitters_free(struct bot *bot);
+
 static void
 channel_destroy(struct channel *channel)
 {
@@ -169,6 +171,7 @@ bot_destroy(struct bot *bot)
 		channel_destroy(bot->channels[i]);
 	free(bot->channels);
 	free(bot->index);
+	sitters_free(bot);
 	for (int i = 0; i < bot->nnetworks; i++)
 		network_destroy(bot->networks[i]);
 	free(bot->networks);
@@ -359,17 +362,109 @@ network_send_private(struct network *network, const char *user_id,
 	adapter->impl->send_private(adapter, user_id, text);
 }
 
+/* One person's candidate channels (struct bot's sitters). */
+struct sitter {
+	struct network *network;
+	char *user_id;
+	struct channel **channels;
+	int nchannels, cap;
+};
+
+static size_t
+sitter_hash(const struct network *network, const char *user_id)
+{
+	uint64_t h = 14695981039346656037ULL ^ (uint64_t)(uintptr_t)network;
+
+	for (const char *p = user_id; *p != '\0'; p++) {
+		h ^= (unsigned char)*p;
+		h *= 1099511628211ULL;
+	}
+	return (size_t)(h ^ (h >> 29));
+}
+
+static struct sitter **
+sitter_slot(struct sitter **table, size_t cap, const struct network *network,
+    const char *user_id)
+{
+	size_t i = sitter_hash(network, user_id) & (cap - 1);
+
+	while (table[i] != NULL && (table[i]->network != network ||
+	    strcmp(table[i]->user_id, user_id) != 0))
+		i = (i + 1) & (cap - 1);
+	return &table[i];
+}
+
+void
+user_sat(struct channel *channel, const char *user_id)
+{
+	struct bot *bot = channel->network->bot;
+	struct sitter **slot, *sitter;
+
+	if (user_id == NULL || user_id[0] == '\0')
+		return;
+	if ((bot->nsitters + 1) * 2 > bot->sitters_cap) {
+		size_t cap = bot->sitters_cap > 0 ? bot->sitters_cap * 2 : 64;
+		struct sitter **table = calloc(cap, sizeof(*table));
+
+		if (table == NULL)
+			return;
+		for (size_t i = 0; i < bot->sitters_cap; i++)
+			if (bot->sitters[i] != NULL)
+				*sitter_slot(table, cap, bot->sitters[i]->network,
+				    bot->sitters[i]->user_id) = bot->sitters[i];
+		free(bot->sitters);
+		bot->sitters = table;
+		bot->sitters_cap = cap;
+	}
+	slot = sitter_slot(bot->sitters, bot->sitters_cap, channel->network,
+	    user_id);
+	if ((sitter = *slot) == NULL) {
+		if ((sitter = calloc(1, sizeof(*sitter))) == NULL ||
+		    (sitter->user_id = strdup(user_id)) == NULL) {
+			free(sitter);
+			return;
+		}
+		sitter->network = channel->network;
+		*slot = sitter;
+		bot->nsitters++;
+	}
+	for (int i = 0; i < sitter->nchannels; i++)
+		if (sitter->channels[i] == channel)
+			return;
+	if (array_grow((void **)&sitter->channels, &sitter->cap,
+	    sitter->nchannels + 1, sizeof(*sitter->channels)) != 0)
+		return;
+	sitter->channels[sitter->nchannels++] = channel;
+}
+
+static void
+sitters_free(struct bot *bot)
+{
+	for (size_t i = 0; i < bot->sitters_cap; i++) {
+		if (bot->sitters[i] == NULL)
+			continue;
+		free(bot->sitters[i]->user_id);
+		free(bot->sitters[i]->channels);
+		free(bot->sitters[i]);
+	}
+	free(bot->sitters);
+}
+
 int
 user_tables(struct network *network, const char *user_id,
     struct channel **out, int max)
 {
 	struct bot *bot = network->bot;
+	struct sitter *sitter;
 	int n = 0;
 
-	for (int i = 0; i < bot->nchannels && n < max; i++) {
-		struct channel *channel = bot->channels[i];
+	if (bot->sitters_cap == 0 || (sitter = *sitter_slot(bot->sitters,
+	    bot->sitters_cap, network, user_id)) == NULL)
+		return 0;
+	for (int i = 0; i < sitter->nchannels && n < max; i++) {
+		struct channel *channel = sitter->channels[i];
 
-		if (channel->network == network && channel->table != NULL &&
+		if (channel->table != NULL &&
 		    table_seat_of(channel->table, user_id) >= 0)
 			out[n++] = channel;
 	}
@@ -800,6 +895,7 @@ bot_on_rename(struct bot *bot, struct adapter *adapter, const char *old_id,
 			free(s->name);
 			s->user_id = id;
 			s->name = name;
+			user_sat(bot->channels[c], id);
 			table_seat_changed(table, seat);
 		}
 	}

@@ -287,6 +287,7 @@ cmd_join(struct ctx *ctx)
 		return;
 	}
 	table->nseats++;
+	user_sat(ctx->channel, seat->user_id);
 	text_init(&title);
 	game_title(&title, ctx->lang, table->impl);
 	SAY(&ctx->reply, ctx->lang, MSG_JOINED, "brdddc", seat->name,
@@ -731,6 +732,7 @@ cmd_replace(struct ctx *ctx)
 	free(s->name);
 	s->user_id = id;
 	s->name = name;
+	user_sat(ctx->channel, id);
 	s->computer = s->standin = 0;
 	s->missed = 0;
 	table_seat_changed(table, seat);

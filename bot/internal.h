@@ -100,6 +100,14 @@ struct bot {
 	/* channels by network and name: open addressing, a power of 2. */
 	struct channel **index;
 	size_t index_cap;
+	/*
+	 * Where each person has sat, by network and user id: candidates
+	 * that user_tables() checks, so a private command does not scan
+	 * every table.  Entries are added when a seat gets an owner and
+	 * never removed (a stale candidate is simply skipped).
+	 */
+	struct sitter **sitters;
+	size_t sitters_cap, nsitters;
 	int started;
 	/* Called by the admin command `reload` (set by `stichbot run`). */
 	int (*reload)(void *arg, char *err, size_t errlen);
@@ -119,6 +127,8 @@ int bot_is_admin(struct bot *bot, struct network *network,
 void channel_send(struct channel *channel, const struct text *text);
 void network_send_private(struct network *network, const char *user_id,
     const struct text *text);
+/* Remembers that user_id took a seat in channel (see struct bot). */
+void user_sat(struct channel *channel, const char *user_id);
 /* The tables of network where user_id sits (up to max); returns count. */
 int user_tables(struct network *network, const char *user_id,
     struct channel **out, int max);

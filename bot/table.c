@@ -1537,6 +1537,7 @@ table_restore(struct channel *channel, const struct store_game *stored,
 
 		s->user_id = strdup(id != NULL ? id : "");
 		s->name = strdup(name != NULL ? name : "?");
+		user_sat(channel, s->user_id);
 		s->level = (int)json_integer_value(json_object_get(seat,
 		    "level"));
 		if (json_is_true(json_object_get(seat, "computer"))) {
