@@ -152,7 +152,7 @@ def normal(action):
     return a
 
 
-def command(game, action):
+def command(action):
     """(private, text) that a person types for action."""
     if "bid" in action:
         return False, "!bid %d" % action["bid"]
@@ -281,7 +281,12 @@ class Driver(threading.Thread):
             return
         gid, record, seats = found
         game = reference.game_after(record, len(record["actions"]))
-        legal = game.legal_actions() if not game.finished else []
+        # A game is stored before its first deal (a start or a deal may
+        # be cut by a kill; the restore deals it then).
+        if game.finished or game.waiting_for_deal():
+            time.sleep(0.05)
+            return
+        legal = game.legal_actions()
         if not legal:
             time.sleep(0.05)
             return
@@ -289,7 +294,7 @@ class Driver(threading.Thread):
         seat = action["seat"]
         who = self.ctx.user_ids[self.index].index(seats[seat])
         name = record["players"][seat]
-        private, text = command(record["game"], action)
+        private, text = command(action)
         mark = self.say(who, text, private)
         line = self.wait_line(self.clients[0], mark,
                               lambda l: acknowledges(l, name, action),

@@ -10,6 +10,7 @@ packages=(
 	ngircd openssl  # tests/irc_test.py: an IRC server, a throwaway CA
 	clang libclang-rt-14-dev  # tools/fuzz.sh: clang's libFuzzer and sanitizers
 	systemd
+	valgrind  # tools/valgrind.sh
 )
 missing=()
 for p in "${packages[@]}"; do
