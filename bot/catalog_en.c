@@ -128,6 +128,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_PLAY_PRIVATE_HINT] = "This is secret: send it to me privately "
 	    "(e.g. /msg me {1}bid 2).",
 	[MSG_ANY_CARD] = "(any card)",
+	[MSG_PARTING] = "Leaving this room as an admin asked. Goodbye!",
 	[CMD_GAME] = "{1}game NAME · choose the game: wizard, birdhead, "
 	    "sticheln",
 	[CMD_JOIN] = "{1}join · take a seat at the table",
@@ -156,6 +157,6 @@ const char *const catalog_en[MSG_COUNT] = {
 	[CMD_LANG] = "{1}lang en|ja · the table's language",
 	[CMD_STATS] = "{1}stats [NAME] · games, wins and averages",
 	[CMD_TOP] = "{1}top [GAME] · the best players",
-	[CMD_ADMIN] = "{1}admin status|reload|stop|restart|kick NAME|set "
-	    "KEY VALUE · for the bot's admins",
+	[CMD_ADMIN] = "{1}admin status|reload|stop|restart|part|kick NAME|"
+	    "set KEY VALUE · for the bot's admins",
 };

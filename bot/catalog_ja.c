@@ -133,6 +133,7 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_PLAY_PRIVATE_HINT] = "これは秘密です: 私に個別メッセージで"
 	    "送ってください（例: /msg me {1}bid 2）。",
 	[MSG_ANY_CARD] = "（どのカードでも可）",
+	[MSG_PARTING] = "管理者の求めにより退出します。さようなら！",
 	[CMD_GAME] = "{1}game NAME · ゲームを選ぶ: wizard、birdhead、"
 	    "sticheln",
 	[CMD_JOIN] = "{1}join · 卓に着席する",
@@ -161,6 +162,6 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[CMD_LANG] = "{1}lang en|ja · 卓の言語",
 	[CMD_STATS] = "{1}stats [NAME] · ゲーム数、勝利数、平均",
 	[CMD_TOP] = "{1}top [GAME] · 上位のプレイヤー",
-	[CMD_ADMIN] = "{1}admin status|reload|stop|restart|kick NAME|set "
-	    "KEY VALUE · ボットの管理者用",
+	[CMD_ADMIN] = "{1}admin status|reload|stop|restart|part|kick NAME|"
+	    "set KEY VALUE · ボットの管理者用",
 };

@@ -1020,6 +1020,25 @@ cmd_admin(struct ctx *ctx)
 		stop_now(ctx, table);
 		return;
 	}
+	if (strcasecmp(sub, "part") == 0 && ctx->argc == 1) {
+		/* A room admin asks the bot to go: its table goes with it. */
+		struct network *network = ctx->channel->network;
+		struct text t;
+
+		if (table != NULL)
+			table_close(table, 1);
+		text_init(&t);
+		SAY0(&t, ctx->lang, MSG_PARTING);
+		channel_send(ctx->channel, &t);
+		text_finish(&t);
+		network->adapter.impl->part(&network->adapter,
+		    ctx->channel->name);
+		ctx->channel->joined = 0;
+		ctx->channel->configured = 0;
+		log_info("%s %s: left at %s's request", network->adapter.network,
+		    ctx->channel->name, ctx->user->id);
+		return;
+	}
 	if (strcasecmp(sub, "restart") == 0 && ctx->argc == 1) {
 		struct seat seats[GAME_MAX_SEATS];
 		struct game_options options;

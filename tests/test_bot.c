@@ -996,6 +996,11 @@ test_admin(void **state)
 	assert_non_null(strstr(last_to(f, "#a", NULL), "reloaded"));
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin stop");
 	assert_null(table_of(f, "#a"));
+	/* An admin sends the bot away from a room. */
+	f->adapter->impl->join(f->adapter, "#a");
+	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin part");
+	assert_false(memory_joined(f->adapter, "#a"));
+	assert_non_null(strstr(last_to(f, "#a", NULL), "Goodbye"));
 	/* The first game was abandoned, the second too: nothing running. */
 	assert_int_equal(bot_game_count(f->bot), 0);
 }
