@@ -129,6 +129,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "(e.g. /msg me {1}bid 2).",
 	[MSG_ANY_CARD] = "(any card)",
 	[MSG_PARTING] = "Leaving this room as an admin asked. Goodbye!",
+	[MSG_PLAY_COUNT] = "({1} cards, e.g. {2})",
 	[CMD_GAME] = "{1}game NAME · choose the game: wizard, birdhead, "
 	    "sticheln",
 	[CMD_JOIN] = "{1}join · take a seat at the table",

@@ -134,6 +134,7 @@ const char *const catalog_ja[MSG_COUNT] = {
 	    "送ってください（例: /msg me {1}bid 2）。",
 	[MSG_ANY_CARD] = "（どのカードでも可）",
 	[MSG_PARTING] = "管理者の求めにより退出します。さようなら！",
+	[MSG_PLAY_COUNT] = "（{1}枚、例: {2}）",
 	[CMD_GAME] = "{1}game NAME · ゲームを選ぶ: wizard、birdhead、"
 	    "sticheln",
 	[CMD_JOIN] = "{1}join · 卓に着席する",

@@ -139,6 +139,7 @@ warn_fixed(const struct config *old, const struct config *new)
 		log_warn("reload: store changes only on a restart");
 	if (strcmp(old->computer_level, new->computer_level) != 0 ||
 	    old->ai_budget_ms != new->ai_budget_ms ||
+	    old->computer_delay_ms != new->computer_delay_ms ||
 	    old->lobby_idle != new->lobby_idle || old->grace != new->grace)
 		log_warn("reload: computer, lobby_idle and grace change only "
 		    "on a restart");
@@ -299,6 +300,9 @@ start(struct run *run)
 	memset(&settings, 0, sizeof(settings));
 	settings.computer_level = run->config->computer_level;
 	settings.ai_budget_ms = run->config->ai_budget_ms;
+	/* 0 in the file means at once; the bot takes 0 as "the default". */
+	settings.computer_delay_ms = run->config->computer_delay_ms > 0 ?
+	    run->config->computer_delay_ms : 1;
 	settings.lobby_idle = run->config->lobby_idle;
 	settings.grace = run->config->grace;
 	if ((run->bot = bot_create(run->loop, run->store, &settings, err,

@@ -37,7 +37,8 @@ static const char *const top_keys[] = {
 	"store", "log_level", "computer", "lobby_idle", "grace", "networks",
 	NULL,
 };
-static const char *const computer_keys[] = { "level", "budget_ms", NULL };
+static const char *const computer_keys[] = { "level", "budget_ms",
+    "delay_ms", NULL };
 static const char *const setting_keys[] = {
 	"game", "lang", "prefix", "formatting", "turn_timer", "options", NULL,
 };
@@ -526,6 +527,7 @@ config_read(struct config *config, const json_t *root, char *err,
 
 	s = "normal";
 	config->ai_budget_ms = 100;
+	config->computer_delay_ms = 1000;
 	computer = json_object_get(root, "computer");
 	if (computer != NULL) {
 		if (cfg_keys(computer, "computer", computer_keys, NULL, err,
@@ -538,6 +540,11 @@ config_read(struct config *config, const json_t *root, char *err,
 			return -1;
 		if (rc == 0)
 			config->ai_budget_ms = (int)n;
+		if ((rc = cfg_int(computer, "computer", "delay_ms", 0, 10000,
+		    0, &n, err, errlen)) < 0)
+			return -1;
+		if (rc == 0)
+			config->computer_delay_ms = (int)n;
 	}
 	if (config_strdup(&config->computer_level, s, err, errlen) != 0)
 		return -1;

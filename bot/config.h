@@ -46,6 +46,7 @@ struct config {
 	char *log_level;         /* "error", "warn", "info", "debug" */
 	char *computer_level;    /* "easy", "normal", "hard" */
 	int ai_budget_ms;        /* hard players' time per decision */
+	int computer_delay_ms;   /* pause before a computer's move (1000) */
 	int lobby_idle;          /* seconds before an idle lobby closes */
 	int grace;               /* seconds before a player who left is replaced */
 	struct config_network *networks;

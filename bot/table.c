@@ -640,6 +640,32 @@ table_send_hand(struct table *table, int seat, int prompt)
 				text_play_cards(&t, json_object_get(a, "play"));
 				json_decref(a);
 			}
+		} else if (phase == PHASE_PLAY && n > 16) {
+			/*
+			 * Too many combinations to list (BirdHead): how many
+			 * cards to play, and one legal example.
+			 */
+			int lo = GAME_MAX_PLAY, hi = 0;
+			struct text count, example;
+			json_t *a = action_to_json(table->impl, &legal[0]);
+
+			for (int i = 0; i < n; i++) {
+				lo = legal[i].ncards < lo ? legal[i].ncards : lo;
+				hi = legal[i].ncards > hi ? legal[i].ncards : hi;
+			}
+			text_init(&count);
+			text_init(&example);
+			if (lo == hi)
+				text_printf(&count, "%d", lo);
+			else
+				text_printf(&count, "%d-%d", lo, hi);
+			text_play_cards(&example, json_object_get(a, "play"));
+			text_add(&t, " ");
+			SAY(&t, lang, MSG_PLAY_COUNT, "rr", text_str(&count),
+			    text_str(&example));
+			text_finish(&count);
+			text_finish(&example);
+			json_decref(a);
 		} else if ((phase == PHASE_BID ||
 		    phase == PHASE_BID_SIMULTANEOUS) && n > 0) {
 			text_add(&t, ":");

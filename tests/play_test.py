@@ -54,6 +54,9 @@ def play(game, players, options=(), lang="en", seed=1, limit=120):
             reply = "trump r"
         if ("to bid" in line or "宣言" in line.split("·")[-1]) and m:
             reply = "bid " + m.group(1).split()[0]
+        example = re.search(r"(?:e\.g\.|例:) ([^)）]*)[)）]", line)
+        if ("to play" in line or "出す" in line.split("·")[-1]) and example:
+            reply = "play " + example.group(1)
         elif ("to play" in line or "出す" in line.split("·")[-1]) and \
                 ("any card" in line or "どのカード" in line) and hand:
             reply = "play " + hand.group(1).split()[0]

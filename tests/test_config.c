@@ -465,6 +465,7 @@ test_defaults_filled(void **unused)
 	assert_string_equal(config->log_level, "info");
 	assert_string_equal(config->computer_level, "normal");
 	assert_int_equal(config->ai_budget_ms, 100);
+	assert_int_equal(config->computer_delay_ms, 1000);
 	assert_int_equal(config->lobby_idle, 1800);
 	assert_int_equal(config->grace, 60);
 	assert_int_equal(config->nnetworks, 1);
@@ -626,6 +627,8 @@ test_top_level_errors(void **unused)
 	    "computer.level: expected one of \"easy\", \"normal\", \"hard\"");
 	parse_fails("{\"computer\": {\"budget_ms\": 5}}",
 	    "computer.budget_ms: expected an integer 10-10000");
+	parse_fails("{\"computer\": {\"delay_ms\": -1}}",
+	    "computer.delay_ms: expected an integer 0-10000");
 	parse_fails("{\"lobby_idle\": \"1800\"}",
 	    "lobby_idle: expected an integer 60-86400");
 	parse_fails("{\"lobby_idle\": 59}",
