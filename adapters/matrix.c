@@ -15,6 +15,8 @@
  *   or from servers in invites.allow_servers: by default from nobody.  When
  *   kicked or banned it forgets the room and does not come back by itself.
  *   Room moderators (power level 50 or more) count as table admins there.
+ *   A message for an alias not joined yet (a restored game says it
+ *   resumes before the adapter has started) waits for the join.
  * - Direct messages.  Hands and prompts go to a direct room per player:
  *   one listed for the player in the bot's m.direct account data if the
  *   player is still in it (or invited), otherwise a new unencrypted room
@@ -28,9 +30,12 @@
  *   Do not enable encryption in game rooms.
  * - Delivery.  Only messages newer than the bot's first start are acted
  *   on, and in a room joined later only those said after the bot was
- *   invited or joined (the history a server shows on joining is not).  The /sync position is stored only once every event before it was
+ *   invited or joined (the history a server shows on joining is not).
+ *   The /sync position is stored only once every event before it was
  *   handed to the bot (and the ids of events handled since are stored one
- *   by one), so a restart neither replays nor loses a command.  Duplicate
+ *   by one), so a restart neither replays nor loses a command; a /sync
+ *   that comes back before the joins of channels named by alias waits
+ *   for them, so its messages name the right channel.  Duplicate
  *   events are recognised by event id.  Messages are sent as m.notice with
  *   HTML, one at a time per room and in order, each with a transaction id
  *   kept across retries so a retry never posts twice; rate limits
@@ -1548,7 +1553,9 @@ sync_release(struct matrix *m)
 	if (body == NULL || joins_unresolved(m))
 		return;
 	m->held = NULL;
-	if (m->phase == MX_SYNC && m->req == NULL && m->timer == 0)
+	/* Stopping: not stored, so the next start gets it again. */
+	if (m->phase == MX_SYNC && !m->stopping && m->req == NULL &&
+	    m->timer == 0)
 		sync_apply(m, body, NULL);
 	json_decref(body);
 }

@@ -39,6 +39,7 @@ the helper methods of Homeserver):
   duplicate_syncs the next N /sync responses with events also repeat the
                   previous response's events
   hold_syncs      /sync answers nothing until released
+  slow_joins      joins are answered only after this many seconds
 """
 
 import itertools
@@ -79,6 +80,7 @@ class Faults:
         self.duplicate_syncs = 0
         self.duplicates_served = 0
         self.hold_syncs = False
+        self.slow_joins = 0
 
 
 class User:
@@ -591,6 +593,8 @@ class Handler(BaseHTTPRequestHandler):
     def r_join(self, room_or_alias):
         self.auth()
         room = self.state.join(self.user_id, room_or_alias)
+        # Joined already: only the answer is late.
+        time.sleep(self.state.faults.slow_joins)
         return 200, {"room_id": room.room_id}
 
     def r_leave(self, room_id):
@@ -981,6 +985,10 @@ class Homeserver:
     def duplicate_syncs(self, n):
         with self.state.cond:
             self.state.faults.duplicate_syncs = n
+
+    def slow_joins(self, seconds):
+        with self.state.cond:
+            self.state.faults.slow_joins = seconds
 
     def hold_syncs(self, hold):
         with self.state.cond:

@@ -12,7 +12,8 @@ and reusing it after a restart, order and no duplicates through 429s, 500s,
 cut connections and a homeserver restart, the next_batch contract across a
 crash, duplicate delivery, HTML in display names, m.mentions, encrypted
 rooms, membership callbacks, room admins, kicks and parts, and the
-history of a room joined late (not commands).  Everything runs
+history of a room joined late (not commands), and a restart whose first
+/sync comes back before the joins.  Everything runs
 on 127.0.0.1 and each check is bounded by timeouts.
 """
 
@@ -637,6 +638,41 @@ def test_joined_room_history(ctx):
     h.stop()
 
 
+def test_restart_before_joins(ctx):
+    """A bot restarting with games says so before its adapter has joined
+    anything: the message waits for the join.  The first /sync after a
+    restart may come back before the joins: its messages must still name
+    the channel as configured (the alias), not the room id."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "early")
+    h = ctx.run()
+    h.wait_connected()
+    h.command(join="#early:localhost")
+    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
+               what="the bot in the room")
+    alice.say(room, "!first")
+    h.wait_message("!first")
+    h.stop()
+
+    alice.say(room, "!while down")
+    ctx.hs.slow_joins(1.0)
+    h = ctx.run()
+    # As the core does when it restores games: a send, then the join.
+    h.command(send_channel="#early:localhost", text="resumes")
+    h.command(join="#early:localhost")
+    m = h.wait_message("!while down")
+    assert m["channel"] == "#early:localhost", m
+    wait_until(lambda: bot_bodies(ctx, room) == ["resumes"],
+               what="the early message")
+    assert not [e for e in h.events if e["event"] == "command_failed"], \
+        h.events
+    ctx.hs.slow_joins(0)
+    alice.say(room, "!after")
+    m = h.wait_message("!after")
+    assert m["channel"] == "#early:localhost", m
+    h.stop()
+
+
 def test_encrypted_rooms(ctx):
     alice = ctx.client(ALICE)
     room = alice.create_room(preset="private_chat", invite=[BOT, BOB],
@@ -774,6 +810,7 @@ TESTS = [
     test_duplicate_delivery,
     test_names_mentions_members_admins,
     test_joined_room_history,
+    test_restart_before_joins,
     test_encrypted_rooms,
 ]
 

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Whole games through `stichbot run` on Matrix: the real executable
+against the test homeserver (tests/matrix_homeserver.py), with scripted
+players (tests/matrix_players.py) who read their hands and legal choices
+only from the bot's direct messages.
+
+    matrix_game_test.py STICHBOT
+
+1. Two rooms at once: Wizard with hiddentip (bids by direct message) for
+   two people and a computer player (!addbot), and Sticheln (penalty
+   selections by direct message) for three people.  Alice sits at both
+   tables, so her private commands name the table ("bid #wizard:localhost
+   2").  Midway the bot is killed (SIGKILL, right after a command was
+   sent) and started again on the same store: both games resume ("The
+   game resumes") and finish.
+2. BirdHead for three people in the first room, to the end.
+Checks, for every game: "Game over" in the room; no card a person still
+holds and no hidden bid before its reveal in any room message (and this
+check itself catches planted leaks); the export of the store replays to
+the totals and winners the room was told; every command a person sent is
+exactly one action of the stored record (nothing lost or done twice
+across the crash); the bot refused nothing; old chat in a room from
+before the bot joined is not taken for commands; the password never
+reaches the log.  Loopback only; bounded by timeouts.
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from matrix_players import (BOT, PASSWORD, Failure, World, check,  # noqa
+                            check_commands, check_privacy, check_scores,
+                            drive, wait_until)
+
+WIZARD = "#wizard:localhost"
+STICHELN = "#sticheln:localhost"
+
+
+def game_over(world, room_id, after=0):
+    return lambda: any("Game over" in b
+                       for b in world.bot_lines(room_id)[after:])
+
+
+def pos_now(world):
+    with world.state.cond:
+        return world.state.pos
+
+
+def start_table(world, room_id, owner, game, options, people, addbot=0):
+    """Opens a table by commands; returns the position it started at."""
+    since = pos_now(world)
+    lines = len(world.bot_lines(room_id))
+    owner.say(room_id, "!game " + game)
+    for o in options:
+        owner.say(room_id, "!option " + o)
+    for p in people:
+        p.say(room_id, "!join")
+    for _ in range(addbot):
+        owner.say(room_id, "!addbot")
+    seated = len(people) + addbot
+    world.wait_bot_line(room_id, "(%d seated" % seated, after=lines)
+    owner.say(room_id, "!start")
+    return since
+
+
+def self_test_privacy(world, room_id, label, players, since, until):
+    """The privacy check must catch a card still in a hand and a hidden
+    bid said in the room (planted in a copy of the room's history)."""
+    st = world.state
+    with st.cond:
+        events = [(p, e) for p, e in st.rooms[room_id].events
+                  if since <= p <= until and e["type"] == "m.room.message"
+                  and e["sender"] == BOT]
+    hidden = next(p for p, e in events
+                  if "bids are hidden" in e["content"]["body"])
+    alice = players[0]
+    # Alice's first hand of a later round with a suited card in it, and
+    # the room's start of that round.
+    hand = next(h for h in alice.hands if h[1] == label and h[2] >= 2 and
+                set(h[3]) - {"W", "J"})
+    with st.cond:
+        hand_pos = next(p for dm in alice.dms
+                        for p, e in st.rooms[dm].events
+                        if e["event_id"] == hand[0])
+    start = next(p for p, e in events if "\nRound %d/" % hand[2] in
+                 "\n" + e["content"]["body"])
+    card = next(c for c in hand[3] if c not in ("W", "J"))
+    plants = [
+        (max(hand_pos, start) + 0.5, "a card", "Alice looks at " + card),
+        (hidden + 0.5, "a hidden bid", "Alice 0 0/? · Bob 10 0/1"),
+        (hidden + 0.5, "a hidden bid", "Bob bids 1"),
+    ]
+    for at, what, body in plants:
+        fake = (at, {"type": "m.room.message", "sender": BOT,
+                     "content": {"msgtype": "m.notice", "body": body}})
+        try:
+            check_privacy(world, room_id, label, "wizard", players, True,
+                          since, until, extra=[fake])
+        except Failure:
+            continue
+        raise Failure("the privacy check missed %s: %r" % (what, body))
+
+
+def test_games(world):
+    st = world.state
+    alice = world.person("alice", "Alice", 11)
+    bob = world.person("bob", "Bob", 12)
+    carol = world.person("carol", "Carol", 13)
+    dave = world.person("dave", "Dave", 14)
+    people = [alice, bob, carol, dave]
+    wiz = alice.client.create_room(preset="public_chat",
+                                   room_alias_name="wizard")
+    sti = carol.client.create_room(preset="public_chat",
+                                   room_alias_name="sticheln")
+    for p in (bob, carol, dave):
+        p.client.join(wiz)
+    for p in (alice, dave):
+        p.client.join(sti)
+    # Said before the bot was there: history, not commands.
+    bob.say(wiz, "!game birdhead")
+    bob.say(wiz, "!join")
+
+    world.write_config(world.config([
+        {"name": WIZARD, "game": "wizard"},
+        {"name": STICHELN, "game": "sticheln"},
+    ]))
+    bot = world.run_bot()
+    for room in (wiz, sti):
+        wait_until(lambda: st.rooms[room].membership(BOT) == "join", 20,
+                   "the bot in " + room)
+
+    wiz_since = start_table(world, wiz, alice, "wizard",
+                            ["hiddentip", "rounds=4"], [alice, bob],
+                            addbot=1)
+    sti_since = start_table(world, sti, carol, "sticheln", [],
+                            [carol, alice, dave])
+    first = world.bot_lines(wiz)[0]
+    check(first.startswith("Next game: Wizard"),
+          "the bot acted on old chat: its first line is %r" % first)
+    for p in (alice, bob):
+        p.sit(WIZARD, wiz, "wizard", "wizard", private_bids=True)
+    for p in (carol, alice, dave):
+        p.sit(STICHELN, sti, "sticheln", "sticheln")
+
+    # Midway through the Wizard game, right after a command went out,
+    # the bot dies and starts again on the same store.
+    crash = {"bot": bot, "at": None}
+
+    def wizard_commands():
+        return sum(1 for p in (alice, bob) for s in p.sent
+                   if s[0] == "wizard")
+
+    def on_step():
+        if crash["at"] is None and wizard_commands() >= 12:
+            last = [p.acted for p in people]
+            if last != crash.get("acted"):
+                crash["bot"].kill()
+                crash["at"] = pos_now(world)
+                crash["lines"] = (len(world.bot_lines(wiz)),
+                                  len(world.bot_lines(sti)))
+                # What the dead bot had stored, and what was typed.
+                crash["stored"] = {r["game"]: r for r in
+                                   world.export("--running")}
+                crash["sent"] = sum(len(p.sent) for p in people)
+                time.sleep(0.3)
+                crash["bot"] = world.run_bot()
+        crash["acted"] = [p.acted for p in people]
+
+    drive(world, people, lambda: game_over(world, wiz)() and
+          game_over(world, sti)(), 60, "the Wizard and Sticheln games",
+          on_step)
+    check(crash["at"] is not None, "the bot was never killed")
+    for room, seen in zip((wiz, sti), crash["lines"]):
+        later = world.bot_lines(room)[seen:]
+        check(any("The game resumes" in b for b in later),
+              "no resume line in %s after the restart: %s" % (room,
+                                                              later[:3]))
+    until = pos_now(world)
+
+    records = {r["game"]: r for r in world.export()}
+    check(set(records) == {"wizard", "sticheln"},
+          "exported: %s" % sorted(records))
+    check_scores(world, wiz, records["wizard"], ["Alice", "Bob", "CPU1"])
+    check_scores(world, sti, records["sticheln"],
+                 ["Carol", "Alice", "Dave"])
+    check_commands(records["wizard"], [alice, bob], "wizard")
+    check_commands(records["sticheln"], [carol, alice, dave], "sticheln")
+    # Stored before the kill: kept, in order, under the final record.
+    humans = 0
+    for game, before in crash["stored"].items():
+        after = records[game]["actions"]
+        check(after[:len(before["actions"])] == before["actions"],
+              "%s: the actions stored before the kill changed" % game)
+        humans += sum(1 for x in before["actions"]
+                      if before["players"][x["seat"]] != "CPU1")
+    unhandled = crash["sent"] - humans
+    check(unhandled >= 0, "more actions stored than commands typed")
+    check_privacy(world, wiz, WIZARD, "wizard", [alice, bob], True,
+                  wiz_since, until)
+    check_privacy(world, sti, STICHELN, "sticheln", [carol, alice, dave],
+                  False, sti_since, until)
+    self_test_privacy(world, wiz, WIZARD, [alice, bob], wiz_since, until)
+
+    # BirdHead in the first room, three people, to the end.
+    lines = len(world.bot_lines(wiz))
+    bh_since = start_table(world, wiz, bob, "birdhead", [],
+                           [bob, carol, dave])
+    for p in (bob, carol, dave):
+        p.sit(WIZARD, wiz, "birdhead", "birdhead")
+    drive(world, people, game_over(world, wiz, lines), 90,
+          "the BirdHead game")
+    record = [r for r in world.export() if r["game"] == "birdhead"]
+    check(len(record) == 1, "exported BirdHead games: %d" % len(record))
+    check_scores(world, wiz, record[0], ["Bob", "Carol", "Dave"])
+    check_commands(record[0], [bob, carol, dave], "birdhead")
+    check_privacy(world, wiz, WIZARD, "birdhead", [bob, carol, dave],
+                  False, bh_since)
+
+    rc = crash["bot"].terminate()
+    check(rc == 0, "SIGTERM: exit status %s" % rc)
+    log = world.bot_log()
+    check(PASSWORD not in log, "the password is in the log")
+    for token in st.tokens:
+        check(token not in log, "an access token is in the log")
+    for mark in ("ERROR: AddressSanitizer", "runtime error:",
+                 "ERROR: LeakSanitizer"):
+        check(mark not in log, "a sanitizer report in the log")
+    print("  Wizard, Sticheln and BirdHead: %d actions stored; killed "
+          "with %d command(s) typed but not yet handled, each handled "
+          "once after the restart" % (
+              sum(len(r["actions"]) for r in list(records.values()) +
+                  record), unhandled))
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: matrix_game_test.py STICHBOT", file=sys.stderr)
+        return 2
+    stichbot = os.path.abspath(sys.argv[1])
+    directory = tempfile.mkdtemp(prefix="matrix-game-")
+    world = World(stichbot, directory)
+    start = time.monotonic()
+    try:
+        test_games(world)
+        print("ok   matrix games (%.1f s)" % (time.monotonic() - start))
+        return 0
+    except Exception:
+        print("FAIL matrix games (%.1f s)" % (time.monotonic() - start))
+        traceback.print_exc()
+        print("--- the players ---")
+        print(world.describe())
+        print("--- stichbot log (last 60 lines) ---")
+        print("\n".join(world.bot_log().splitlines()[-60:]))
+        return 1
+    finally:
+        world.close()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
