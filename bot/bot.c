@@ -770,15 +770,104 @@ bot_restore(struct bot *bot)
 /* ------------------------------------------------------------------ */
 /* What adapters report. */
 
+/*
+ * The length of the valid UTF-8 sequence at s without control characters
+ * (C0, DEL, C1), or 0.
+ */
+static size_t
+utf8_char(const unsigned char *s)
+{
+	size_t n;
+	unsigned int c;
+
+	if (s[0] >= 0x20 && s[0] < 0x7f)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 ||
+	    c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff) ||
+	    (c >= 0x80 && c < 0xa0))
+		return 0;
+	return n;
+}
+
+/*
+ * A user id as the core keeps it: valid UTF-8 without control bytes, so
+ * that it can live in JSON (the store's seats) and in messages.  Other
+ * bytes, and '%', become %XX: the mapping is one to one, so two people
+ * never share an id.  Returns id itself when it is clean, buf when it was
+ * escaped, NULL when it does not fit.
+ */
+static const char *
+user_id_clean(const char *id, char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)id;
+	size_t n = 0;
+	int clean = 1;
+
+	for (size_t i = 0; p[i] != '\0'; i++)
+		if (p[i] == '%' || utf8_char(p + i) == 0) {
+			clean = 0;
+			break;
+		} else {
+			i += utf8_char(p + i) - 1;
+		}
+	if (clean)
+		return id;
+	while (*p != '\0') {
+		size_t k = *p == '%' ? 0 : utf8_char(p);
+
+		if (n + (k > 0 ? k : 3) + 1 > len)
+			return NULL;
+		if (k > 0) {
+			memcpy(buf + n, p, k);
+			n += k;
+			p += k;
+		} else {
+			snprintf(buf + n, len - n, "%%%02X", *p++);
+			n += 3;
+		}
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* A copy of who with a clean id (see above); 0, or -1 to ignore it. */
+static int
+user_clean(const struct user *who, struct user *out, char *buf, size_t len)
+{
+	if (who == NULL || who->id == NULL)
+		return -1;
+	*out = *who;
+	if ((out->id = user_id_clean(who->id, buf, len)) == NULL)
+		return -1;
+	if (out->name == NULL)
+		out->name = out->id;
+	return 0;
+}
+
 void
 bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
-    const struct user *from, const char *text)
+    const struct user *raw, const char *text)
 {
 	struct network *network = network_of(bot, adapter);
 	struct channel *where = NULL;
+	struct user clean, *from = &clean;
+	char buf[512];
 
-	if (network == NULL || from == NULL || from->id == NULL ||
-	    text == NULL)
+	if (network == NULL || text == NULL ||
+	    user_clean(raw, &clean, buf, sizeof(buf)) != 0)
 		return;
 	if (channel != NULL && (where = channel_get(network, channel, 1)) ==
 	    NULL)
@@ -796,13 +885,16 @@ seat_at(struct table *table, const char *user_id)
 
 void
 bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
-    const struct user *who)
+    const struct user *raw)
 {
 	struct network *network = network_of(bot, adapter);
 	struct channel *where;
 	struct seat *seat;
+	struct user clean, *who = &clean;
+	char buf[512];
 
 	if (network == NULL || channel == NULL ||
+	    user_clean(raw, &clean, buf, sizeof(buf)) != 0 ||
 	    (where = channel_get(network, channel, 0)) == NULL ||
 	    where->table == NULL ||
 	    (seat = seat_at(where->table, who->id)) == NULL)
@@ -849,11 +941,13 @@ leave_table(struct bot *bot, struct channel *channel, const char *user_id)
 
 void
 bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
-    const struct user *who)
+    const struct user *raw)
 {
 	struct network *network = network_of(bot, adapter);
+	struct user clean, *who = &clean;
+	char buf[512];
 
-	if (network == NULL || who == NULL || who->id == NULL)
+	if (network == NULL || user_clean(raw, &clean, buf, sizeof(buf)) != 0)
 		return;
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct channel *ch = bot->channels[c];
@@ -867,12 +961,17 @@ bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
 }
 
 void
-bot_on_rename(struct bot *bot, struct adapter *adapter, const char *old_id,
-    const struct user *now)
+bot_on_rename(struct bot *bot, struct adapter *adapter, const char *raw_old,
+    const struct user *raw)
 {
 	struct network *network = network_of(bot, adapter);
+	struct user clean, *now = &clean;
+	char buf[512], oldbuf[512];
+	const char *old_id;
 
-	if (network == NULL || old_id == NULL || now == NULL)
+	if (network == NULL || raw_old == NULL ||
+	    user_clean(raw, &clean, buf, sizeof(buf)) != 0 ||
+	    (old_id = user_id_clean(raw_old, oldbuf, sizeof(oldbuf))) == NULL)
 		return;
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct table *table = bot->channels[c]->table;

@@ -1575,6 +1575,16 @@ table_restore(struct channel *channel, const struct store_game *stored,
 		if (i + 1 >= GAME_MAX_SEATS)
 			break;
 	}
+	/* A seat the store could not give back would leave a hole. */
+	if (table->nseats != game->setup.nseats) {
+		snprintf(err, errlen, "%d seats stored for %d players",
+		    table->nseats, game->setup.nseats);
+		for (int k = 0; k < table->nseats; k++)
+			seat_clear(table, &table->seats[k]);
+		game_destroy(game);
+		free(table);
+		return NULL;
+	}
 	table->round_seen = game->impl->round(game->state);
 	result = game->impl->result(game->state);
 	rounds = json_object_get(result, "rounds");

@@ -884,6 +884,39 @@ test_japanese(void **state)
 	assert_true(sent_since(f, 0, "#ja", "トリック"));
 }
 
+/*
+ * An id that is not valid UTF-8 (a Latin-1 IRC nick) is escaped, one to
+ * one, before the core keeps it: the store can hold it and a restart
+ * gives the seat back.
+ */
+static void
+test_odd_ids(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	char err[256];
+
+	say(f, "#o", "alice", "!join");
+	say(f, "#o", "bob\xe9", "!join");
+	say(f, "#o", "bob%", "!join");
+	say(f, "#o", "alice", "!start");
+	table = table_of(f, "#o");
+	assert_non_null(table->game);
+	assert_true(table_seat_of(table, "bob%E9") >= 0);
+	assert_true(table_seat_of(table, "bob%25") >= 0);
+	bot_destroy(f->bot);
+	store_close(f->store);
+	f->store = store_open(f->path, err, sizeof(err));
+	assert_non_null(f->store);
+	f->bot = fx_bot(f);
+	assert_int_equal(bot_restore(f->bot), 1);
+	table = table_of(f, "#o");
+	assert_int_equal(table->nseats, 3);
+	/* The same person, typing again, still owns the seat. */
+	say(f, NULL, "bob\xe9", "hand");
+	assert_non_null(strstr(last_to(f, NULL, "bob%E9"), "your hand"));
+}
+
 /* Every catalog has every message with the same placeholders. */
 static void
 test_catalogs(void **state)
@@ -1035,6 +1068,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_japanese, setup,
 		    teardown),
 		cmocka_unit_test(test_catalogs),
+		cmocka_unit_test_setup_teardown(test_odd_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect, setup,
 		    teardown),
