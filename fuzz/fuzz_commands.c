@@ -1,0 +1,688 @@
+/*
+ * fuzz_commands.c - libFuzzer target: the bot core's command parser and
+ * game flow, driven through the in-memory adapter (adapters/memory.h) on a
+ * virtual clock with an in-memory store, as tests/test_bot.c drives it.
+ *
+ * The input is a script, one event per line (at most MAX_EVENTS):
+ *
+ *   USER|CHANNEL|TEXT   USER says TEXT in CHANNEL (empty: privately)
+ *   USER|TEXT           ... in #c;  TEXT alone: alice says it in #c
+ *   +SECONDS            the clock moves on (computers, turn timers, grace)
+ *   ~OLD|NEW            OLD is now NEW (an IRC nick change)
+ *   >USER|CHANNEL       USER joins CHANNEL
+ *   <USER|CHANNEL       USER parts CHANNEL (empty: quits)
+ *   ^0, ^1              the network goes down, comes back
+ *   *                   the process dies; a new bot restores the store
+ *   =                   the bot stops (saying goodbye) and starts again
+ *
+ * A user's name is the id up to a '!'; "root" is an admin.  Checked after
+ * every event (and every second of clock), besides memory safety and leaks:
+ *   - nothing is logged as an error;
+ *   - every line the bot sends, rendered plain, is valid UTF-8 without
+ *     control characters but '\n';
+ *   - no channel line names a card that is still in some seat's hand
+ *     (Wizard's suited cards and Sticheln's cards are unique), unless the
+ *     card was played since the last check, appears in a score sheet, or
+ *     people named it in public (a channel line since the last check, a
+ *     user id or name, a channel name): the bot may echo what they say;
+ *   - a bot that dies or stops and restarts restores every running game
+ *     to the identical state;
+ * and at the end every game in the store replays (replay_record() 0), as
+ * finished exactly when the store says it finished.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "fuzz_check.h"
+#include "internal.h"
+#include "log.h"
+#include "loop.h"
+#include "memory.h"
+#include "store.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* Work per input, so that executions stay fast. */
+#define MAX_EVENTS 200
+#define MAX_FIELD 64             /* bytes of a user id or channel name */
+#define MAX_TEXT 600             /* bytes of what someone says */
+#define MAX_ADVANCE 7200         /* seconds per "+SECONDS" */
+#define MAX_CLOCK (3 * 3600)     /* seconds per input */
+#define MAX_SENT 1500            /* lines sent, after which the clock stops */
+#define MAX_RESTARTS 4
+
+/* What the last check saw of a channel's game. */
+struct watch {
+	char *channel;
+	int64_t game_id;         /* 0: no game */
+	int nactions;
+};
+
+struct fx {
+	struct loop *loop;
+	struct store *store;
+	struct bot *bot;
+	struct adapter *adapter;
+	size_t checked;          /* lines of this bot already checked */
+	size_t sent;             /* lines of earlier bots of this input */
+	struct watch *watches;
+	int nwatches;
+	struct text said;        /* said in channels since the last check */
+	struct text names;       /* every id, name and channel of the input */
+	uint64_t clock;          /* seconds advanced */
+	int restarts;
+};
+
+static void
+log_cb(enum log_level level, const char *line, void *arg)
+{
+	/* Errors are what the core logs when something went wrong inside. */
+	if (level == LOG_LEVEL_ERROR) {
+		fprintf(stderr, "logged an error: %s\n", line);
+		abort();
+	}
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	log_setup(LOG_LEVEL_WARN, 0);
+	log_capture(log_cb, NULL);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The bot. */
+
+static void
+fx_bot(struct fx *f)
+{
+	struct bot_settings settings;
+	struct config_channel defaults;
+	struct network *network;
+	char err[256];
+
+	memset(&settings, 0, sizeof(settings));
+	settings.seed = 42;
+	settings.computer_delay_ms = 500;
+	settings.ai_budget_ms = 1;
+	f->bot = bot_create(f->loop, f->store, &settings, err, sizeof(err));
+	CHECK(f->bot != NULL);
+	memset(&defaults, 0, sizeof(defaults));
+	defaults.prefixes = "!/";
+	defaults.turn_timer = 120;
+	defaults.game = "wizard";
+	f->adapter = bot_add_adapter(f->bot, &memory_adapter, "test", NULL,
+	    &defaults, err, sizeof(err));
+	CHECK(f->adapter != NULL);
+	network = f->bot->networks[0];
+	network->admins = calloc(1, sizeof(char *));
+	CHECK(network->admins != NULL);
+	network->admins[0] = strdup("root");
+	CHECK(network->admins[0] != NULL);
+	network->nadmins = 1;
+	CHECK(bot_start(f->bot) == 0);
+	f->checked = 0;
+}
+
+static struct watch *
+watch_get(struct fx *f, const char *channel)
+{
+	struct watch *w;
+
+	for (int i = 0; i < f->nwatches; i++)
+		if (strcmp(f->watches[i].channel, channel) == 0)
+			return &f->watches[i];
+	f->watches = realloc(f->watches, (size_t)(f->nwatches + 1) *
+	    sizeof(*f->watches));
+	CHECK(f->watches != NULL);
+	w = &f->watches[f->nwatches++];
+	w->channel = strdup(channel);
+	CHECK(w->channel != NULL);
+	w->game_id = 0;
+	w->nactions = 0;
+	return w;
+}
+
+/* ------------------------------------------------------------------ */
+/* What the bot says. */
+
+/* Valid UTF-8 (RFC 3629) without C0 (but '\n'), DEL or C1 controls. */
+static int
+clean_utf8(const unsigned char *s)
+{
+	while (*s != '\0') {
+		unsigned c = *s, cp, min;
+		size_t len;
+
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\n') || c == 0x7f)
+				return 0;
+			s++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			len = 2, cp = c & 0x1f, min = 0x80;
+		else if (c >= 0xe0 && c <= 0xef)
+			len = 3, cp = c & 0x0f, min = 0x800;
+		else if (c >= 0xf0 && c <= 0xf4)
+			len = 4, cp = c & 0x07, min = 0x10000;
+		else
+			return 0;
+		for (size_t k = 1; k < len; k++) {
+			if ((s[k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 &&
+		    cp <= 0xdfff) || (cp >= 0x80 && cp < 0xa0))
+			return 0;
+		s += len;
+	}
+	return 1;
+}
+
+static int
+alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9');
+}
+
+static char
+lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/*
+ * Whether code occurs in s as a whole word (in any case when nocase).
+ * By hand: the sanitizers' string interceptors would dominate the time.
+ */
+static int
+has_word(const char *s, const char *code, int nocase)
+{
+	size_t n = strlen(code);
+
+	for (const char *p = s; *p != '\0'; p++) {
+		size_t k = 0;
+
+		if (nocase)
+			while (k < n && lower(p[k]) == lower(code[k]))
+				k++;
+		else
+			while (k < n && p[k] == code[k])
+				k++;
+		if (k == n && (p == s || !alnum(p[-1])) && !alnum(p[n]))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The words of a marked line outside its score sheets (which list earlier
+ * rounds' penalty cards, now dealt again), without marks.
+ */
+static void
+outside_sheets(const char *marked, char *out, size_t len)
+{
+	int pre = 0;
+	size_t n = 0;
+
+	for (const char *p = marked; *p != '\0' && n + 1 < len; p++) {
+		if (*p == TEXT_PRE) {
+			pre = !pre;
+			continue;
+		}
+		if (*p == TEXT_COLOR && p[1] != '\0') {
+			p++;
+			continue;
+		}
+		if (pre || (unsigned char)*p < 0x20)
+			continue;
+		out[n++] = *p;
+	}
+	out[n] = '\0';
+}
+
+/* Whether code was played (or selected) by an action since index from. */
+static int
+played_since(const struct table *table, int from, const char *code)
+{
+	for (int i = from; i < table->game->nactions; i++) {
+		const struct action *a = &table->game->actions[i];
+
+		for (int k = 0; k < a->ncards && a->kind != ACTION_BID; k++) {
+			char played[8];
+
+			table->impl->format_card(a->cards[k], played,
+			    sizeof(played));
+			if (strcmp(played, code) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A seat's hand (a new reference).  In a clairvoyant round a seat does
+ * not see its own card; the next seat's view shows it.
+ */
+static json_t *
+seat_hand(const struct table *table, int seat)
+{
+	const void *state = table->game->state;
+	json_t *view = table->impl->view(state, seat), *hand;
+
+	if (json_object_size(json_object_get(view, "others")) > 0 &&
+	    table->nseats > 1) {
+		json_t *next = table->impl->view(state,
+		    (seat + 1) % table->nseats);
+		char key[8];
+
+		snprintf(key, sizeof(key), "%d", seat);
+		hand = json_incref(json_object_get(json_object_get(next,
+		    "others"), key));
+		json_decref(next);
+	} else {
+		hand = json_incref(json_object_get(view, "hand"));
+	}
+	json_decref(view);
+	return hand;
+}
+
+/* The lines of a channel since the last check name no held card. */
+static void
+check_private(struct fx *f, struct channel *channel, int from, size_t n)
+{
+	struct table *table = channel->table;
+	char **visible;
+	size_t nvisible = 0;
+
+	/* What the channel saw, marks and score sheets left out. */
+	visible = calloc(n - f->checked + 1, sizeof(*visible));
+	CHECK(visible != NULL);
+	for (size_t k = f->checked; k < n; k++) {
+		const struct memory_line *l = memory_line(f->adapter, k);
+		size_t len = strlen(l->marked) + 1;
+
+		if (l->channel == NULL || strcmp(l->channel, channel->name) != 0)
+			continue;
+		visible[nvisible] = malloc(len);
+		CHECK(visible[nvisible] != NULL);
+		outside_sheets(l->marked, visible[nvisible], len);
+		nvisible++;
+	}
+	for (int seat = 0; seat < table->nseats && nvisible > 0; seat++) {
+		json_t *hand = seat_hand(table, seat);
+		json_t *code;
+		size_t i;
+
+		json_array_foreach(hand, i, code) {
+			const char *c = json_string_value(code);
+			size_t k = 0;
+
+			CHECK(c != NULL);
+			while (k < nvisible && !has_word(visible[k], c, 0))
+				k++;
+			if (k == nvisible || strcmp(c, "W") == 0 ||
+			    strcmp(c, "J") == 0 ||
+			    played_since(table, from, c) ||
+			    has_word(text_str(&f->said), c, 1) ||
+			    has_word(text_str(&f->names), c, 1))
+				continue;
+			fprintf(stderr, "%s: a channel line names %s held by "
+			    "seat %d: %s\n", channel->name, c, seat,
+			    visible[k]);
+			abort();
+		}
+		json_decref(hand);
+	}
+	for (size_t k = 0; k < nvisible; k++)
+		free(visible[k]);
+	free(visible);
+}
+
+static void
+check_lines(struct fx *f)
+{
+	size_t n = memory_count(f->adapter);
+
+	if (n == f->checked)
+		return;
+	for (size_t k = f->checked; k < n; k++) {
+		const struct memory_line *l = memory_line(f->adapter, k);
+
+		if (!clean_utf8((const unsigned char *)l->text)) {
+			fprintf(stderr, "not clean UTF-8: %s\n", l->text);
+			abort();
+		}
+	}
+	for (int c = 0; c < f->bot->nchannels; c++) {
+		struct channel *channel = f->bot->channels[c];
+		struct table *table = channel->table;
+		struct watch *w = watch_get(f, channel->name);
+		int running = table != NULL && table->game != NULL;
+
+		/*
+		 * Cards are unique except in BirdHead.  A game that replaced
+		 * another since the last check (a restart) cannot be told
+		 * from the old one's lines.
+		 */
+		if (running && strcmp(table->impl->name, "birdhead") != 0 &&
+		    (w->game_id == 0 || w->game_id == table->game_id))
+			check_private(f, channel, w->game_id == 0 ? 0 :
+			    w->nactions, n);
+		w->game_id = running ? table->game_id : 0;
+		w->nactions = running ? table->game->nactions : 0;
+	}
+	f->checked = n;
+	text_clear(&f->said);
+}
+
+/* ------------------------------------------------------------------ */
+/* Restarts. */
+
+struct snapshot {
+	char *channel;
+	int64_t game_id;
+	int nactions, ndeals;
+	void *state;
+	size_t size;
+};
+
+static void
+restart(struct fx *f, int graceful)
+{
+	struct snapshot *snap;
+	int n = 0, restored;
+	struct network *network;
+
+	check_lines(f);
+	snap = calloc((size_t)f->bot->nchannels + 1, sizeof(*snap));
+	CHECK(snap != NULL);
+	for (int c = 0; c < f->bot->nchannels; c++) {
+		struct table *table = f->bot->channels[c]->table;
+
+		if (table == NULL || table->game == NULL)
+			continue;
+		snap[n].channel = strdup(f->bot->channels[c]->name);
+		snap[n].game_id = table->game_id;
+		snap[n].nactions = table->game->nactions;
+		snap[n].ndeals = table->game->ndeals;
+		snap[n].size = table->impl->state_size;
+		snap[n].state = malloc(snap[n].size);
+		CHECK(snap[n].channel != NULL && snap[n].state != NULL);
+		memcpy(snap[n].state, table->game->state, snap[n].size);
+		n++;
+	}
+	if (graceful)
+		bot_stop(f->bot, "restarting");
+	f->sent += memory_count(f->adapter);
+	bot_destroy(f->bot);
+	fx_bot(f);
+	restored = bot_restore(f->bot);
+	CHECK(restored == n);
+	network = f->bot->networks[0];
+	for (int i = 0; i < n; i++) {
+		struct channel *channel = channel_get(network, snap[i].channel,
+		    0);
+		struct table *table = channel != NULL ? channel->table : NULL;
+
+		CHECK(table != NULL && table->game != NULL);
+		CHECK(table->game_id == snap[i].game_id);
+		CHECK(table->game->nactions == snap[i].nactions);
+		CHECK(table->impl->state_size == snap[i].size);
+		/* A round that waited for its deal is dealt on restore. */
+		CHECK(table->game->ndeals == snap[i].ndeals ||
+		    table->game->ndeals == snap[i].ndeals + 1);
+		if (table->game->ndeals == snap[i].ndeals)
+			CHECK(memcmp(table->game->state, snap[i].state,
+			    snap[i].size) == 0);
+		free(snap[i].channel);
+		free(snap[i].state);
+	}
+	free(snap);
+	f->restarts++;
+}
+
+/* ------------------------------------------------------------------ */
+/* The script. */
+
+/* Copies at most max bytes of s[0..n) into out (max + 1 bytes). */
+static void
+field(char *out, size_t max, const char *s, size_t n)
+{
+	if (n > max)
+		n = max;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+/* Splits "A|B" into a and b (b "" when there is no '|'). */
+static void
+two_fields(const char *s, char *a, char *b)
+{
+	const char *bar = strchr(s, '|');
+
+	if (bar == NULL) {
+		field(a, MAX_FIELD, s, strlen(s));
+		b[0] = '\0';
+		return;
+	}
+	field(a, MAX_FIELD, s, (size_t)(bar - s));
+	field(b, MAX_FIELD, bar + 1, strlen(bar + 1));
+}
+
+/*
+ * Notes what people said or are called, as typed and as the bot shows it
+ * (without control bytes and invalid UTF-8, which can join two words).
+ */
+static void
+note(struct text *t, const char *s)
+{
+	char *clean = text_sanitize(s);
+
+	CHECK(clean != NULL);
+	/* Names come again and again: each is kept once. */
+	if (strstr(text_str(t), s) == NULL) {
+		text_add(t, " ");
+		text_add(t, s);
+	}
+	if (strstr(text_str(t), clean) == NULL) {
+		text_add(t, " ");
+		text_add(t, clean);
+	}
+	free(clean);
+}
+
+/* A person: the id, and the name an IRC client would show (the nick). */
+static void
+person(struct fx *f, const char *id, char *name, struct user *user)
+{
+	const char *bang = strchr(id, '!');
+
+	field(name, MAX_FIELD, id, bang != NULL && bang > id ?
+	    (size_t)(bang - id) : strlen(id));
+	user->id = id;
+	user->name = name;
+	user->mask = NULL;
+	note(&f->names, id);
+	note(&f->names, name);
+}
+
+static void
+advance(struct fx *f, const char *digits)
+{
+	uint64_t seconds = 0;
+
+	for (int i = 0; i < 5 && digits[i] >= '0' && digits[i] <= '9'; i++)
+		seconds = seconds * 10 + (uint64_t)(digits[i] - '0');
+	if (seconds > MAX_ADVANCE)
+		seconds = MAX_ADVANCE;
+	/* A second at a time, checking what each second said. */
+	for (uint64_t s = 0; s < seconds && f->clock < MAX_CLOCK; s++) {
+		if (f->sent + memory_count(f->adapter) > MAX_SENT)
+			break;
+		loop_advance(f->loop, 1000);
+		f->clock++;
+		check_lines(f);
+	}
+}
+
+static void
+say(struct fx *f, const char *line)
+{
+	char id[MAX_FIELD + 1], channel[MAX_FIELD + 1], name[MAX_FIELD + 1];
+	char text[MAX_TEXT + 1];
+	const char *first = strchr(line, '|');
+	const char *second = first != NULL ? strchr(first + 1, '|') : NULL;
+	struct user user;
+
+	if (first == NULL) {
+		snprintf(id, sizeof(id), "alice");
+		snprintf(channel, sizeof(channel), "#c");
+		field(text, MAX_TEXT, line, strlen(line));
+	} else if (second == NULL) {
+		field(id, MAX_FIELD, line, (size_t)(first - line));
+		snprintf(channel, sizeof(channel), "#c");
+		field(text, MAX_TEXT, first + 1, strlen(first + 1));
+	} else {
+		field(id, MAX_FIELD, line, (size_t)(first - line));
+		field(channel, MAX_FIELD, first + 1,
+		    (size_t)(second - first - 1));
+		field(text, MAX_TEXT, second + 1, strlen(second + 1));
+	}
+	if (id[0] == '\0')
+		snprintf(id, sizeof(id), "alice");
+	person(f, id, name, &user);
+	if (channel[0] != '\0') {
+		note(&f->names, channel);
+		/* What people say in public, the bot may repeat. */
+		note(&f->said, text);
+	}
+	bot_on_message(f->bot, f->adapter, channel[0] != '\0' ? channel :
+	    NULL, &user, text);
+}
+
+static void
+event(struct fx *f, const char *line)
+{
+	char a[MAX_FIELD + 1], b[MAX_FIELD + 1], name[MAX_FIELD + 1];
+	struct user user;
+
+	switch (line[0]) {
+	case '+':
+		advance(f, line + 1);
+		return;
+	case '~':
+		two_fields(line + 1, a, b);
+		if (a[0] == '\0' || b[0] == '\0')
+			break;
+		person(f, b, name, &user);
+		bot_on_rename(f->bot, f->adapter, a, &user);
+		break;
+	case '>':
+	case '<':
+		two_fields(line + 1, a, b);
+		if (a[0] == '\0')
+			break;
+		person(f, a, name, &user);
+		note(&f->names, b);
+		if (line[0] == '>')
+			bot_on_join(f->bot, f->adapter, b[0] != '\0' ? b :
+			    NULL, &user);
+		else
+			bot_on_leave(f->bot, f->adapter, b[0] != '\0' ? b :
+			    NULL, &user);
+		break;
+	case '^':
+		bot_on_connected(f->bot, f->adapter, line[1] != '0');
+		break;
+	case '*':
+	case '=':
+		if (line[1] == '\0' && f->restarts < MAX_RESTARTS) {
+			restart(f, line[0] == '=');
+			break;
+		}
+		say(f, line);
+		break;
+	default:
+		say(f, line);
+		break;
+	}
+	check_lines(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* The store at the end. */
+
+static int
+replay_cb(const struct store_game *g, void *arg)
+{
+	json_t *output = NULL;
+	int rc = replay_record(g->record, &output);
+
+	if (rc != 0) {
+		char *s = json_dumps(output, JSON_COMPACT);
+
+		fprintf(stderr, "game %lld does not replay: %s\n",
+		    (long long)g->id, s != NULL ? s : "?");
+		abort();
+	}
+	if (g->finished == 1)
+		CHECK(json_is_true(json_object_get(output, "finished")));
+	else if (g->finished == 0)
+		CHECK(!json_is_true(json_object_get(output, "finished")));
+	json_decref(output);
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fx f;
+	char err[256];
+	char line[MAX_TEXT + MAX_FIELD * 2 + 8];
+	size_t start = 0;
+	int events = 0;
+
+	memset(&f, 0, sizeof(f));
+	text_init(&f.said);
+	text_init(&f.names);
+	f.loop = loop_create(1);
+	CHECK(f.loop != NULL);
+	f.store = store_open(":memory:", err, sizeof(err));
+	CHECK(f.store != NULL);
+	fx_bot(&f);
+	for (size_t i = 0; i <= size && events < MAX_EVENTS; i++) {
+		size_t n;
+
+		if (i < size && data[i] != '\n')
+			continue;
+		/* A line ends at a NUL too: C strings cannot carry it. */
+		n = i - start;
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		memcpy(line, data + start, n);
+		line[n] = '\0';
+		start = i + 1;
+		event(&f, line);
+		events++;
+	}
+	store_each_game(f.store, NULL, 0, 1, replay_cb, NULL);
+	bot_stop(f.bot, NULL);
+	bot_destroy(f.bot);
+	store_close(f.store);
+	loop_destroy(f.loop);
+	for (int i = 0; i < f.nwatches; i++)
+		free(f.watches[i].channel);
+	free(f.watches);
+	text_finish(&f.said);
+	text_finish(&f.names);
+	return 0;
+}
