@@ -26,13 +26,18 @@
  * - Identities.  A person is "account:NAME" while the adapter knows their
  *   services account (SASL/NickServ login seen through WHOX, extended-join
  *   or account-notify), otherwise "nick!user@host"; seats follow a person
- *   through nick and account changes.  Admin globs match nick!user@host.
+ *   through nick and account changes, and so do the lines still queued
+ *   for their old nick.  Admin globs match nick!user@host.
  * - Flood control.  Lines leave through a token bucket: "flood.burst"
  *   lines at once (4), then one per "flood.interval_ms" (2000), below the
- *   limits of ngircd and Libera.Chat.  JOINs and WHOs go first, then
- *   private messages (a turn prompt overtakes channel output still
- *   waiting), then channel lines.  Long texts are split at UTF-8
- *   boundaries so that the line the server relays stays within 512 bytes.
+ *   limits of ngircd and Libera.Chat.  JOINs go first, then private and
+ *   channel lines in the order they were queued, except that a turn
+ *   prompt overtakes the channel lines queued up to two send intervals
+ *   before it (more would let a stream of prompts hold the channels back
+ *   for good).  The WHO sent for each joined channel (for accounts) waits
+ *   until the games' lines are out, so that joining hundreds of channels
+ *   does not hold them back.  Long texts are split at UTF-8 boundaries
+ *   so that the line the server relays stays within 512 bytes.
  *   "private_messages": "notice" sends private text as NOTICE.
  * - Resilience.  The adapter sends PING when the server is quiet for half
  *   of "ping_timeout" (240 s) and reconnects when nothing came for all of
@@ -83,6 +88,12 @@
 #define REJOIN_MAX_MS (30 * 60 * 1000)
 /* Nicks tried during one registration before giving up. */
 #define NICK_TRIES 50
+/*
+ * Private lines are split as if the nick they go to were at least this
+ * long, so that they still fit when that person changes nick while they
+ * wait (most networks' NICKLEN is 30 or less).
+ */
+#define NICK_ALLOWANCE 32
 /* The WHOX token that marks our replies. */
 #define WHOX_TOKEN "163"
 
@@ -932,6 +943,8 @@ queue_text(struct irc *irc, enum irc_class cls, const char *command,
 	int n;
 
 	overhead = irc_overhead("", command, target) + self_mask_length(irc);
+	if (cls != IRC_CLASS_CHANNEL && strlen(target) < NICK_ALLOWANCE)
+		overhead += NICK_ALLOWANCE - strlen(target);
 	if (overhead + 16 > IRC_LINE_MAX) {
 		log_warn("irc %s: cannot send to %s: the name is too long",
 		    irc->network, target);
@@ -1121,6 +1134,7 @@ connection_close(struct irc *irc)
 		irc_queue_run(irc->queue, 0);
 		/* This connection's JOINs and WHOs mean nothing later. */
 		irc_queue_clear(irc->queue, IRC_CLASS_CONTROL);
+		irc_queue_clear(irc->queue, IRC_CLASS_BACKGROUND);
 		irc_queue_clear(irc->queue, IRC_CLASS_LOW);
 	}
 }
@@ -1926,6 +1940,15 @@ on_nick(irc_session_t *session, const char *event, const char *origin,
 	had = user_id(u, old, sizeof(old)) == 0;
 	if (!set_field(&u->nick, params[0]))
 		return;
+	/* Lines still waiting for the old nick would find nobody. */
+	if (irc->queue != NULL) {
+		size_t max = IRC_LINE_MAX - 4 - self_mask_length(irc);
+
+		irc_queue_retarget(irc->queue, IRC_CLASS_PRIVATE,
+		    irc->is.casemap, o.nick, params[0], max);
+		irc_queue_retarget(irc->queue, IRC_CLASS_LOW,
+		    irc->is.casemap, o.nick, params[0], max);
+	}
 	notify_rename(irc, u, had ? old : NULL, 1);
 }
 
@@ -1973,14 +1996,18 @@ on_quit(irc_session_t *session, const char *event, const char *origin,
 	user_release(irc, u);
 }
 
+/*
+ * Asks for the members' user@host and accounts once the games' lines are
+ * out: a line per channel adds up when joining hundreds.
+ */
 static void
 send_who(struct irc *irc, const char *channel)
 {
 	if (irc->is.whox)
-		queue_line(irc, IRC_CLASS_CONTROL, "WHO %s %%tcuhna,"
+		queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s %%tcuhna,"
 		    WHOX_TOKEN, channel);
 	else
-		queue_line(irc, IRC_CLASS_CONTROL, "WHO %s", channel);
+		queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s", channel);
 }
 
 static void

@@ -114,6 +114,13 @@ irc_relay_line(const char *line, size_t len, char *out, size_t outlen)
 		if (strlen(cmd) != 3 || !isdigit((unsigned char)cmd[1]) ||
 		    !isdigit((unsigned char)cmd[2]) || m.nparams == 0)
 			return 0;
+	} else if (strspn(cmd, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz") != strlen(cmd)) {
+		/*
+		 * Not a command (RFC 1459 2.3.1: letters or three digits):
+		 * "@x" would read as tags, ":x" as a prefix once rebuilt.
+		 */
+		return 0;
 	} else if (strcasecmp(cmd, "PRIVMSG") == 0 ||
 	    strcasecmp(cmd, "NOTICE") == 0) {
 		if (m.nparams < 2 || m.params[0][0] == '\0')
@@ -709,6 +716,7 @@ irc_bucket_wait(struct irc_bucket *b, uint64_t now)
 
 struct qline {
 	struct qline *next;
+	uint64_t at;             /* when it was queued */
 	char line[];
 };
 
@@ -723,6 +731,7 @@ struct irc_queue {
 	int running;
 	int flushing;            /* flush() is on the stack */
 	int warned;              /* "queue full" logged since it last emptied */
+	uint64_t lead;           /* how far private lines overtake, ms */
 	uint64_t timer;
 };
 
@@ -736,6 +745,7 @@ irc_queue_create(struct loop *loop, int burst, int interval_ms,
 		return NULL;
 	q->loop = loop;
 	irc_bucket_init(&q->bucket, burst, interval_ms, loop_now(loop));
+	q->lead = (uint64_t)IRC_PRIVATE_LEAD * (uint64_t)interval_ms;
 	q->send = send;
 	q->arg = arg;
 	return q;
@@ -802,6 +812,7 @@ irc_queue_push(struct irc_queue *q, enum irc_class cls, const char *line)
 	if ((l = malloc(sizeof(*l) + n + 1)) == NULL)
 		return -1;
 	l->next = NULL;
+	l->at = loop_now(q->loop);
 	memcpy(l->line, line, n + 1);
 	if (q->tail[cls] != NULL)
 		q->tail[cls]->next = l;
@@ -838,6 +849,32 @@ queue_unpop(struct irc_queue *q, enum irc_class cls, struct qline *l)
 	q->total++;
 }
 
+/*
+ * The class of the next line.  A private line overtakes the channel lines
+ * queued less than q->lead before it, no more: a steady stream of turn
+ * prompts (quick players, many tables on one connection) would otherwise
+ * hold the channels' lines back for good, and the games would run ever
+ * further ahead of what their channels show.
+ */
+static int
+queue_pick(const struct irc_queue *q)
+{
+	const struct qline *p = q->head[IRC_CLASS_PRIVATE];
+	const struct qline *c = q->head[IRC_CLASS_CHANNEL];
+
+	if (q->head[IRC_CLASS_CONTROL] != NULL)
+		return IRC_CLASS_CONTROL;
+	if (p != NULL && c != NULL)
+		return p->at < c->at + q->lead ? IRC_CLASS_PRIVATE :
+		    IRC_CLASS_CHANNEL;
+	if (c != NULL)
+		return IRC_CLASS_CHANNEL;
+	if (q->head[IRC_CLASS_PRIVATE] != NULL)
+		return IRC_CLASS_PRIVATE;
+	return q->head[IRC_CLASS_BACKGROUND] != NULL ? IRC_CLASS_BACKGROUND :
+	    IRC_CLASS_LOW;
+}
+
 void
 irc_queue_flush(struct irc_queue *q)
 {
@@ -847,15 +884,14 @@ irc_queue_flush(struct irc_queue *q)
 	q->flushing = 1;
 	while (q->running && q->total > 0) {
 		struct qline *l;
-		int cls = 0, rc;
+		int cls, rc;
 
 		if (!irc_bucket_take(&q->bucket, loop_now(q->loop))) {
 			queue_arm(q, irc_bucket_wait(&q->bucket,
 			    loop_now(q->loop)));
 			break;
 		}
-		while (q->head[cls] == NULL)
-			cls++;
+		cls = queue_pick(q);
 		l = q->head[cls];
 		q->head[cls] = l->next;
 		if (q->head[cls] == NULL)
@@ -874,6 +910,63 @@ irc_queue_flush(struct irc_queue *q)
 	if (q->total == 0)
 		q->warned = 0;
 	q->flushing = 0;
+}
+
+int
+irc_queue_retarget(struct irc_queue *q, enum irc_class cls,
+    enum irc_casemap map, const char *old, const char *now, size_t max)
+{
+	size_t nowlen = strlen(now);
+	int changed = 0;
+
+	for (struct qline **pp = &q->head[cls]; *pp != NULL;
+	    pp = &(*pp)->next) {
+		struct qline *l = *pp, *n;
+		const char *cmd = l->line, *target, *rest;
+		char nick[IRC_LINE_MAX];
+		size_t cmdlen, tlen, restlen, len;
+
+		cmdlen = strcspn(cmd, " ");
+		if (!((cmdlen == 7 && strncmp(cmd, "PRIVMSG", 7) == 0) ||
+		    (cmdlen == 6 && strncmp(cmd, "NOTICE", 6) == 0)) ||
+		    cmd[cmdlen] != ' ')
+			continue;
+		target = cmd + cmdlen + 1;
+		tlen = strcspn(target, " ");
+		if (tlen >= sizeof(nick))
+			continue;
+		memcpy(nick, target, tlen);
+		nick[tlen] = '\0';
+		if (irc_casecmp(map, nick, old) != 0)
+			continue;
+		rest = target + tlen;
+		if (strncmp(rest, " :", 2) != 0)
+			continue;
+		restlen = strlen(rest);
+		len = cmdlen + 1 + nowlen + restlen;
+		if (len > max && max > cmdlen + 1 + nowlen + 2)
+			restlen = utf8_cut(rest, max - cmdlen - 1 - nowlen);
+		else if (len > max)
+			continue;
+		if ((n = malloc(sizeof(*n) + cmdlen + 1 + nowlen + restlen +
+		    1)) == NULL)
+			continue;
+		len = 0;
+		memcpy(n->line, cmd, cmdlen + 1);
+		len += cmdlen + 1;
+		memcpy(n->line + len, now, nowlen);
+		len += nowlen;
+		memcpy(n->line + len, rest, restlen);
+		n->line[len + restlen] = '\0';
+		n->next = l->next;
+		n->at = l->at;
+		if (q->tail[cls] == l)
+			q->tail[cls] = n;
+		*pp = n;
+		free(l);
+		changed++;
+	}
+	return changed;
 }
 
 size_t

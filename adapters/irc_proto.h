@@ -143,17 +143,26 @@ void irc_bucket_refund(struct irc_bucket *b);
 /* Milliseconds until a token is there (0: now). */
 uint64_t irc_bucket_wait(struct irc_bucket *b, uint64_t now);
 
+/* How many send intervals a private line may overtake channel lines by. */
+#define IRC_PRIVATE_LEAD 2
+
 /*
  * The outgoing queue, in classes sent in this order: control lines (JOIN,
- * WHO, ...), private lines (a turn prompt overtakes channel output that
- * is still waiting), channel lines, and low (CTCP replies, which are
- * dropped when a few already wait).  Lines leave at the bucket's pace from
- * loop timers while the queue is running.
+ * PART), private and channel lines, background lines (WHO: one per joined
+ * channel, which must not hold the games back after joining many
+ * channels), and low (CTCP replies, which are dropped when a few already
+ * wait).  Private and channel lines leave in the order they were queued,
+ * except that a private line (a turn prompt) overtakes the channel lines
+ * queued less than IRC_PRIVATE_LEAD send intervals before it: prompts
+ * come quickly, yet a stream of them cannot hold the channels back.
+ * Lines leave at the bucket's pace from loop timers while the queue is
+ * running.
  */
 enum irc_class {
 	IRC_CLASS_CONTROL,
 	IRC_CLASS_PRIVATE,
 	IRC_CLASS_CHANNEL,
+	IRC_CLASS_BACKGROUND,
 	IRC_CLASS_LOW,
 	IRC_CLASSES,
 };
@@ -182,6 +191,15 @@ void irc_queue_run(struct irc_queue *q, int running);
 void irc_queue_flush(struct irc_queue *q);
 /* Drops every waiting line of a class (old JOINs after a disconnect). */
 void irc_queue_clear(struct irc_queue *q, enum irc_class cls);
+/*
+ * Readdresses the waiting PRIVMSG and NOTICE lines of class cls that go
+ * to nick old (compared under map) to now: someone changed their nick
+ * while lines for them waited.  A line that would grow beyond max bytes
+ * loses the end of its text, cut at a UTF-8 boundary.  Returns the number
+ * of lines changed.
+ */
+int irc_queue_retarget(struct irc_queue *q, enum irc_class cls,
+    enum irc_casemap map, const char *old, const char *now, size_t max);
 size_t irc_queue_depth(const struct irc_queue *q);
 /* Takes a token now without a queued line (a goodbye); 1 when taken. */
 int irc_queue_take(struct irc_queue *q);

@@ -40,11 +40,12 @@ class Ngircd:
     """ngircd in the foreground (-n) with a generated configuration in
     directory/name.  ssl is (ssl_port, cert, key) or None; limits adds
     lines to the [Limits] section (e.g. {"MaxJoins": 0}), options to
-    [Options].  The directory must be readable by "nobody": as root,
-    ngircd drops to that user."""
+    [Options]; extra lines (e.g. an [Operator] section) go at the end.
+    The directory must be readable by "nobody": as root, ngircd drops to
+    that user."""
 
     def __init__(self, directory, port=None, ssl=None, name="ngircd",
-                 limits=None, options=None):
+                 limits=None, options=None, extra=()):
         self.port = port or free_port()
         self.ssl = ssl
         self.dir = os.path.join(directory, name)
@@ -71,6 +72,7 @@ class Ngircd:
         if ssl is not None:
             lines += ["[SSL]", "Ports = %d" % ssl[0], "CertFile = %s" % ssl[1],
                       "KeyFile = %s" % ssl[2]]
+        lines += list(extra)
         with open(self.conf, "w") as f:
             f.write("\n".join(lines) + "\n")
         os.chmod(self.conf, 0o644)

@@ -161,6 +161,29 @@ test_relay_line(void **state)
 	assert_int_equal((n - 2 - 19) % 2, 0);
 }
 
+/*
+ * Regression (fuzz_irc): a "command" that is not letters or three digits
+ * was relayed, so "@x @y" went on as a line that starts with tags and
+ * ": :x Y" as one whose prefix is "x".
+ */
+static void
+test_relay_not_a_command(void **state)
+{
+	char out[2 * IRC_LINE_MAX];
+
+	(void)state;
+	assert_int_equal(relay("@ @", out), 0);
+	assert_int_equal(relay("@a=b @c PRIVMSG #c :hi", out), 0);
+	assert_int_equal(relay(": :x PRIVMSG #c :hi", out), 0);
+	assert_int_equal(relay(":n!u@h PRIV-MSG #c :hi", out), 0);
+	assert_int_equal(relay(":n!u@h PRIVMSG1 #c :hi", out), 0);
+	/* Real commands, in any case, still pass. */
+	assert_int_not_equal(relay(":n!u@h privmsg #c :hi", out), 0);
+	assert_string_equal(out, ":n!u@h privmsg #c :hi\r\n");
+	assert_int_not_equal(relay("@t=1 :n!u@h TAGMSG #c", out), 0);
+	assert_string_equal(out, ":n!u@h TAGMSG :#c\r\n");
+}
+
 static void
 test_casecmp(void **state)
 {
@@ -622,18 +645,21 @@ test_queue_priority(void **state)
 	irc_queue_push(q, IRC_CLASS_CHANNEL, "c1");
 	irc_queue_push(q, IRC_CLASS_CHANNEL, "c2");
 	irc_queue_push(q, IRC_CLASS_LOW, "ctcp");
+	irc_queue_push(q, IRC_CLASS_BACKGROUND, "WHO #c");
 	irc_queue_push(q, IRC_CLASS_PRIVATE, "p1");
 	irc_queue_push(q, IRC_CLASS_CONTROL, "JOIN #c");
 	irc_queue_push(q, IRC_CLASS_PRIVATE, "p2");
 	irc_queue_run(q, 1);
 	loop_advance(loop, 10000);
-	assert_int_equal(s.n, 6);
+	assert_int_equal(s.n, 7);
 	assert_string_equal(s.lines[0], "JOIN #c");
 	assert_string_equal(s.lines[1], "p1");
 	assert_string_equal(s.lines[2], "p2");
 	assert_string_equal(s.lines[3], "c1");
 	assert_string_equal(s.lines[4], "c2");
-	assert_string_equal(s.lines[5], "ctcp");
+	/* WHOs (one per joined channel) wait for the games' lines. */
+	assert_string_equal(s.lines[5], "WHO #c");
+	assert_string_equal(s.lines[6], "ctcp");
 	/* A turn prompt queued behind channel output overtakes it. */
 	s.n = 0;
 	irc_queue_push(q, IRC_CLASS_CHANNEL, "c3");
@@ -651,6 +677,101 @@ test_queue_priority(void **state)
 	assert_int_equal(irc_queue_push(q, IRC_CLASS_LOW, "v"), -1);
 	irc_queue_clear(q, IRC_CLASS_LOW);
 	assert_int_equal(irc_queue_depth(q), 0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
+ * Regression: a private line pushed after each one sent (players who
+ * answer every prompt at once) kept channel lines waiting for as long as
+ * the prompts came.  A prompt overtakes only the channel lines queued
+ * less than IRC_PRIVATE_LEAD intervals before it.
+ */
+static void
+test_queue_no_starving(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	uint64_t t0 = loop_now(loop);
+	int channel = 0;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.loop = loop;
+	q = irc_queue_create(loop, 1, 100, record_send, &s);
+	irc_queue_run(q, 1);
+	irc_queue_push(q, IRC_CLASS_PRIVATE, "p");
+	for (int i = 0; i < 10; i++)
+		irc_queue_push(q, IRC_CLASS_CHANNEL, "c");
+	for (int i = 0; i < 30; i++) {
+		irc_queue_push(q, IRC_CLASS_PRIVATE, "p");
+		loop_advance(loop, 100);
+	}
+	assert_int_equal(s.n, 31);
+	for (int i = 0; i < s.n; i++) {
+		if (strcmp(s.lines[i], "c") != 0)
+			continue;
+		/* Prompts queued within the lead went first, no later ones. */
+		assert_true(s.at[i] - t0 <=
+		    (uint64_t)(IRC_PRIVATE_LEAD + 1 + channel) * 100);
+		channel++;
+	}
+	assert_int_equal(channel, 10);
+	assert_string_equal(s.lines[1], "p");
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
+ * Regression: lines waiting for a nick that changed went to the old nick
+ * ("No such nick"), and a player's turn prompt was lost.
+ */
+static void
+test_queue_retarget(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.loop = loop;
+	q = irc_queue_create(loop, 10, 100, record_send, &s);
+	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol :your hand");
+	irc_queue_push(q, IRC_CLASS_PRIVATE, "NOTICE Carol :psst");
+	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carolyn :not her");
+	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol");
+	irc_queue_push(q, IRC_CLASS_CHANNEL, "PRIVMSG #carol :a channel");
+	/* Two-byte characters: the cut keeps each whole. */
+	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol :\xc3\xa9\xc3\xa9");
+	assert_int_equal(irc_queue_retarget(q, IRC_CLASS_PRIVATE,
+	    IRC_CASEMAP_RFC1459, "CAROL", "carol2", 35), 3);
+	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol2 :last");
+	assert_int_equal(irc_queue_depth(q), 7);
+	irc_queue_run(q, 1);
+	loop_advance(loop, 2000);
+	assert_int_equal(s.n, 7);
+	assert_string_equal(s.lines[0], "PRIVMSG carol2 :your hand");
+	assert_string_equal(s.lines[1], "NOTICE carol2 :psst");
+	assert_string_equal(s.lines[2], "PRIVMSG carolyn :not her");
+	assert_string_equal(s.lines[3], "PRIVMSG carol");
+	assert_string_equal(s.lines[4], "PRIVMSG carol2 :\xc3\xa9\xc3\xa9");
+	assert_string_equal(s.lines[5], "PRIVMSG carol2 :last");
+	assert_string_equal(s.lines[6], "PRIVMSG #carol :a channel");
+	/* A longer nick: the end of a line that no longer fits is cut. */
+	irc_queue_run(q, 0);
+	s.n = 0;
+	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol2 :\xc3\xa9\xc3\xa9");
+	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol2 :ok");
+	assert_int_equal(irc_queue_retarget(q, IRC_CLASS_PRIVATE,
+	    IRC_CASEMAP_RFC1459, "carol2", "carol_with_a_long_nick", 35), 2);
+	irc_queue_run(q, 1);
+	loop_advance(loop, 2000);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.lines[0],
+	    "PRIVMSG carol_with_a_long_nick :\xc3\xa9");
+	assert_string_equal(s.lines[1], "PRIVMSG carol_with_a_long_nick :ok");
 	irc_queue_destroy(q);
 	loop_destroy(loop);
 }
@@ -1083,6 +1204,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_relay_line),
+		cmocka_unit_test(test_relay_not_a_command),
 		cmocka_unit_test(test_casecmp),
 		cmocka_unit_test(test_isupport),
 		cmocka_unit_test(test_masks_and_names),
@@ -1097,6 +1219,8 @@ main(void)
 		cmocka_unit_test(test_bucket),
 		cmocka_unit_test(test_queue_pace),
 		cmocka_unit_test(test_queue_priority),
+		cmocka_unit_test(test_queue_no_starving),
+		cmocka_unit_test(test_queue_retarget),
 		cmocka_unit_test(test_queue_busy),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_sasl_plain),
