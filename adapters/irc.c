@@ -35,8 +35,9 @@
  *   prompt overtakes the channel lines queued up to two send intervals
  *   before it (more would let a stream of prompts hold the channels back
  *   for good).  The WHO sent for each joined channel (for accounts) waits
- *   until the games' lines are out, so that joining hundreds of channels
- *   does not hold them back.  Long texts are split at UTF-8 boundaries
+ *   until the games' lines are out and leaves at most one a second (a
+ *   server charges more for it), so that joining hundreds of channels
+ *   does not hold the games back.  Long texts are split at UTF-8 boundaries
  *   so that the line the server relays stays within 512 bytes.
  *   "private_messages": "notice" sends private text as NOTICE.
  * - Resilience.  The adapter sends PING when the server is quiet for half

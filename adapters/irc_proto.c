@@ -732,6 +732,7 @@ struct irc_queue {
 	int flushing;            /* flush() is on the stack */
 	int warned;              /* "queue full" logged since it last emptied */
 	uint64_t lead;           /* how far private lines overtake, ms */
+	uint64_t background_at;  /* when a background line may leave next */
 	uint64_t timer;
 };
 
@@ -850,14 +851,15 @@ queue_unpop(struct irc_queue *q, enum irc_class cls, struct qline *l)
 }
 
 /*
- * The class of the next line.  A private line overtakes the channel lines
+ * The class of the next line, or -1 when only background lines wait and
+ * the next may not leave yet.  A private line overtakes the channel lines
  * queued less than q->lead before it, no more: a steady stream of turn
  * prompts (quick players, many tables on one connection) would otherwise
  * hold the channels' lines back for good, and the games would run ever
  * further ahead of what their channels show.
  */
 static int
-queue_pick(const struct irc_queue *q)
+queue_pick(const struct irc_queue *q, uint64_t now)
 {
 	const struct qline *p = q->head[IRC_CLASS_PRIVATE];
 	const struct qline *c = q->head[IRC_CLASS_CHANNEL];
@@ -871,8 +873,9 @@ queue_pick(const struct irc_queue *q)
 		return IRC_CLASS_CHANNEL;
 	if (q->head[IRC_CLASS_PRIVATE] != NULL)
 		return IRC_CLASS_PRIVATE;
-	return q->head[IRC_CLASS_BACKGROUND] != NULL ? IRC_CLASS_BACKGROUND :
-	    IRC_CLASS_LOW;
+	if (q->head[IRC_CLASS_BACKGROUND] != NULL && now >= q->background_at)
+		return IRC_CLASS_BACKGROUND;
+	return q->head[IRC_CLASS_LOW] != NULL ? IRC_CLASS_LOW : -1;
 }
 
 void
@@ -891,7 +894,11 @@ irc_queue_flush(struct irc_queue *q)
 			    loop_now(q->loop)));
 			break;
 		}
-		cls = queue_pick(q);
+		if ((cls = queue_pick(q, loop_now(q->loop))) < 0) {
+			irc_bucket_refund(&q->bucket);
+			queue_arm(q, q->background_at - loop_now(q->loop));
+			break;
+		}
 		l = q->head[cls];
 		q->head[cls] = l->next;
 		if (q->head[cls] == NULL)
@@ -905,6 +912,9 @@ irc_queue_flush(struct irc_queue *q)
 			queue_arm(q, IRC_QUEUE_RETRY_MS);
 			break;
 		}
+		if (cls == IRC_CLASS_BACKGROUND)
+			q->background_at = loop_now(q->loop) +
+			    IRC_BACKGROUND_GAP_MS;
 		free(l);
 	}
 	if (q->total == 0)

@@ -145,13 +145,19 @@ uint64_t irc_bucket_wait(struct irc_bucket *b, uint64_t now);
 
 /* How many send intervals a private line may overtake channel lines by. */
 #define IRC_PRIVATE_LEAD 2
+/*
+ * Background lines leave at most one per this many ms: servers charge a
+ * WHO more than other lines (ngircd holds the client back a second for
+ * each), and whatever the bot sends after it waits that long.
+ */
+#define IRC_BACKGROUND_GAP_MS 1000
 
 /*
  * The outgoing queue, in classes sent in this order: control lines (JOIN,
  * PART), private and channel lines, background lines (WHO: one per joined
  * channel, which must not hold the games back after joining many
- * channels), and low (CTCP replies, which are dropped when a few already
- * wait).  Private and channel lines leave in the order they were queued,
+ * channels; at most one per IRC_BACKGROUND_GAP_MS), and low (CTCP
+ * replies, which are dropped when a few already wait).  Private and channel lines leave in the order they were queued,
  * except that a private line (a turn prompt) overtakes the channel lines
  * queued less than IRC_PRIVATE_LEAD send intervals before it: prompts
  * come quickly, yet a stream of them cannot hold the channels back.

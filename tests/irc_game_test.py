@@ -6,12 +6,16 @@
 ngircd runs on 127.0.0.1 (a plaintext port and a TLS port with a throwaway
 CA made with the openssl CLI); one `stichbot run --config` serves three
 networks on it, one per game, each its own connection with its own flood
-control: Wizard with hiddentip (bids by private message), BirdHead, and
-Sticheln (penalty selections by private message) over TLS verified against
-the CA.  Three scripted people sit at each table.  They are raw-socket
-clients that know only what the bot tells them: their hands and legal
-choices come from the PRIVMSGs the bot sends them ("[#chan] Round N, your
-hand: ... · to play: a, b"), and they choose at random among those.
+control: Wizard with hiddentip (bids by private message) and rounds=10
+(a whole game in a minute), BirdHead, and Sticheln (penalty selections by
+private message) over TLS verified against the CA.  Three scripted people
+sit at each table.  They are raw-socket clients that know only what the
+bot tells them: their hands and legal choices come from the PRIVMSGs the
+bot sends them ("[#chan] Round N, your hand: ... · to play: a, b"), and
+they choose at random among those.  When a BirdHead prompt has too many
+choices to list ("to play (2 cards, e.g. 3 4)"), the person asks !status
+for the trick and works the choices out by the rules, as people do, and
+checks that the prompt's example is one of them.
 
 Mid-game, carol changes her nick (her seat follows her), and ngircd is
 killed and started again: the bot reconnects, joins again, tells each
@@ -27,7 +31,8 @@ Checked afterwards, from what each person's client received:
     order (none lost, none twice);
   - `stichbot export` of each game replays (`stichbot replay`) to what the
     channel said: the last score sheet's totals and the winners;
-  - the bot paces its lines (never more than the bucket allows);
+  - the bot paces its lines (never more than the bucket allows), and no
+    command is refused;
   - the bot stops cleanly on SIGTERM.
 
 ngircd's client penalty (MaxPenaltyTime) is switched off: it would hold

@@ -724,6 +724,44 @@ test_queue_no_starving(void **state)
 }
 
 /*
+ * Regression: a WHO for each of 500 joined channels went out at the
+ * bucket's pace; ngircd holds a client back a second per WHO, so the
+ * games' lines behind them waited minutes.  Background lines leave one
+ * per IRC_BACKGROUND_GAP_MS, and only when nothing else waits.
+ */
+static void
+test_queue_background(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	uint64_t t0 = loop_now(loop);
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.loop = loop;
+	q = irc_queue_create(loop, 4, 100, record_send, &s);
+	irc_queue_run(q, 1);
+	for (int i = 0; i < 5; i++)
+		irc_queue_push(q, IRC_CLASS_BACKGROUND, "WHO #c");
+	assert_int_equal(s.n, 1);
+	loop_advance(loop, 500);
+	irc_queue_push(q, IRC_CLASS_CHANNEL, "c");
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.lines[1], "c");
+	loop_advance(loop, 10000);
+	assert_int_equal(s.n, 6);
+	for (int i = 2; i < 6; i++) {
+		assert_string_equal(s.lines[i], "WHO #c");
+		assert_int_equal(s.at[i] - t0,
+		    (uint64_t)(i - 1) * IRC_BACKGROUND_GAP_MS);
+	}
+	assert_int_equal(irc_queue_depth(q), 0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
  * Regression: lines waiting for a nick that changed went to the old nick
  * ("No such nick"), and a player's turn prompt was lost.
  */
@@ -1221,6 +1259,7 @@ main(void)
 		cmocka_unit_test(test_queue_priority),
 		cmocka_unit_test(test_queue_no_starving),
 		cmocka_unit_test(test_queue_retarget),
+		cmocka_unit_test(test_queue_background),
 		cmocka_unit_test(test_queue_busy),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_sasl_plain),
