@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bucket.h"
 #include "irc_proto.h"
 #include "log.h"
 #include "loop.h"
@@ -668,52 +669,6 @@ irc_overhead(const char *mask, const char *command, const char *target)
 	    2 + 2;
 }
 
-void
-irc_bucket_init(struct irc_bucket *b, int burst, int interval_ms,
-    uint64_t now)
-{
-	b->interval = (uint64_t)interval_ms;
-	b->cap = (uint64_t)burst * b->interval;
-	b->credit = b->cap;
-	b->last = now;
-}
-
-static void
-bucket_refill(struct irc_bucket *b, uint64_t now)
-{
-	if (now <= b->last)
-		return;
-	b->credit += now - b->last;
-	if (b->credit > b->cap)
-		b->credit = b->cap;
-	b->last = now;
-}
-
-int
-irc_bucket_take(struct irc_bucket *b, uint64_t now)
-{
-	bucket_refill(b, now);
-	if (b->credit < b->interval)
-		return 0;
-	b->credit -= b->interval;
-	return 1;
-}
-
-void
-irc_bucket_refund(struct irc_bucket *b)
-{
-	b->credit += b->interval;
-	if (b->credit > b->cap)
-		b->credit = b->cap;
-}
-
-uint64_t
-irc_bucket_wait(struct irc_bucket *b, uint64_t now)
-{
-	bucket_refill(b, now);
-	return b->credit >= b->interval ? 0 : b->interval - b->credit;
-}
-
 struct qline {
 	struct qline *next;
 	uint64_t at;             /* when it was queued */
@@ -722,7 +677,7 @@ struct qline {
 
 struct irc_queue {
 	struct loop *loop;
-	struct irc_bucket bucket;
+	struct bucket bucket;
 	irc_send_fn send;
 	void *arg;
 	struct qline *head[IRC_CLASSES], *tail[IRC_CLASSES];
@@ -745,7 +700,7 @@ irc_queue_create(struct loop *loop, int burst, int interval_ms,
 	if (q == NULL)
 		return NULL;
 	q->loop = loop;
-	irc_bucket_init(&q->bucket, burst, interval_ms, loop_now(loop));
+	bucket_init(&q->bucket, burst, interval_ms, loop_now(loop));
 	q->lead = (uint64_t)IRC_PRIVATE_LEAD * (uint64_t)interval_ms;
 	q->send = send;
 	q->arg = arg;
@@ -889,13 +844,13 @@ irc_queue_flush(struct irc_queue *q)
 		struct qline *l;
 		int cls, rc;
 
-		if (!irc_bucket_take(&q->bucket, loop_now(q->loop))) {
-			queue_arm(q, irc_bucket_wait(&q->bucket,
+		if (!bucket_take(&q->bucket, loop_now(q->loop))) {
+			queue_arm(q, bucket_wait(&q->bucket,
 			    loop_now(q->loop)));
 			break;
 		}
 		if ((cls = queue_pick(q, loop_now(q->loop))) < 0) {
-			irc_bucket_refund(&q->bucket);
+			bucket_refund(&q->bucket);
 			queue_arm(q, q->background_at - loop_now(q->loop));
 			break;
 		}
@@ -907,7 +862,7 @@ irc_queue_flush(struct irc_queue *q)
 		q->total--;
 		rc = q->send(l->line, q->arg);
 		if (rc == 1) {
-			irc_bucket_refund(&q->bucket);
+			bucket_refund(&q->bucket);
 			queue_unpop(q, (enum irc_class)cls, l);
 			queue_arm(q, IRC_QUEUE_RETRY_MS);
 			break;
@@ -988,7 +943,7 @@ irc_queue_depth(const struct irc_queue *q)
 int
 irc_queue_take(struct irc_queue *q)
 {
-	return irc_bucket_take(&q->bucket, loop_now(q->loop));
+	return bucket_take(&q->bucket, loop_now(q->loop));
 }
 
 int

@@ -1,7 +1,7 @@
 /*
  * irc_proto.h - the pure parts of the IRC adapter: parsing server lines,
  * cleaning them for libircclient, splitting outgoing text into lines that
- * fit the 512-byte limit, the outgoing token bucket and queue, IRCv3
+ * fit the 512-byte limit, the outgoing queue (paced by a bucket.h bucket), IRCv3
  * capability lists, SASL PLAIN, ISUPPORT (005), identities, base64.
  *
  * Nothing here does I/O; the queue only sets timers on a loop (loop.h), so
@@ -122,26 +122,6 @@ int irc_split(const char *text, size_t len, size_t max,
  */
 size_t irc_overhead(const char *mask, const char *command,
     const char *target);
-
-/*
- * The outgoing token bucket: burst lines at once, then one line per
- * interval ms.  Credit is kept in ms, so refilling is exact.
- */
-struct irc_bucket {
-	uint64_t credit;         /* ms of sending earned, at most cap */
-	uint64_t cap;            /* burst * interval */
-	uint64_t interval;
-	uint64_t last;           /* when credit was last brought up to date */
-};
-
-void irc_bucket_init(struct irc_bucket *b, int burst, int interval_ms,
-    uint64_t now);
-/* Takes one line's token: 1, or 0 when none is left. */
-int irc_bucket_take(struct irc_bucket *b, uint64_t now);
-/* Gives back a token taken for a line that could not be sent. */
-void irc_bucket_refund(struct irc_bucket *b);
-/* Milliseconds until a token is there (0: now). */
-uint64_t irc_bucket_wait(struct irc_bucket *b, uint64_t now);
 
 /* How many send intervals a private line may overtake channel lines by. */
 #define IRC_PRIVATE_LEAD 2

@@ -16,6 +16,7 @@
 #include <sys/random.h>
 
 #include "array.h"
+#include "bucket.h"
 #include "internal.h"
 #include "log.h"
 #include "loop.h"
@@ -117,6 +118,20 @@ bot_create(struct loop *loop, struct store *store,
 	bot->computer_delay_ms = settings != NULL &&
 	    settings->computer_delay_ms > 0 ? settings->computer_delay_ms :
 	    1000;
+	if (settings == NULL || settings->command_burst >= 0) {
+		int burst = settings != NULL && settings->command_burst > 0 ?
+		    settings->command_burst : 10;
+		int interval = settings != NULL &&
+		    settings->command_interval_ms > 0 ?
+		    settings->command_interval_ms : 1000;
+
+		if ((bot->commands_allowed = buckets_create(burst,
+		    interval)) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			free(bot);
+			return NULL;
+		}
+	}
 	if (seed == 0 && getrandom(&seed, sizeof(seed), 0) !=
 	    (ssize_t)sizeof(seed))
 		seed = loop_now(loop) ^ (uint64_t)(uintptr_t)bot;
@@ -172,6 +187,7 @@ bot_destroy(struct bot *bot)
 	free(bot->channels);
 	free(bot->index);
 	sitters_free(bot);
+	buckets_destroy(bot->commands_allowed);
 	for (int i = 0; i < bot->nnetworks; i++)
 		network_destroy(bot->networks[i]);
 	free(bot->networks);

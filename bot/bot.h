@@ -35,6 +35,13 @@ struct bot_settings {
 	int lobby_idle;              /* s before an idle lobby closes (1800) */
 	int grace;                   /* s before a leaver is stood in for (60) */
 	int computer_delay_ms;       /* pause before a computer moves (1000) */
+	/*
+	 * Each person's commands: command_burst at once, then one per
+	 * command_interval_ms (defaults 10 and 1000); a negative
+	 * command_burst turns the limit off (the terminal, scripted tests).
+	 */
+	int command_burst;
+	int command_interval_ms;
 	uint64_t seed;               /* 0: seeds from the system's randomness */
 };
 

@@ -130,6 +130,9 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_ANY_CARD] = "(any card)",
 	[MSG_PARTING] = "Leaving this room as an admin asked. Goodbye!",
 	[MSG_PLAY_COUNT] = "({1} cards, e.g. {2})",
+	[MSG_SLOW_DOWN] = "Too many commands at once: I am ignoring yours "
+	    "for a few seconds.",
+	[MSG_TOO_LONG] = "That command is too long.",
 	[CMD_GAME] = "{1}game NAME · choose the game: wizard, birdhead, "
 	    "sticheln",
 	[CMD_JOIN] = "{1}join · take a seat at the table",

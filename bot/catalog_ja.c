@@ -135,6 +135,9 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_ANY_CARD] = "（どのカードでも可）",
 	[MSG_PARTING] = "管理者の求めにより退出します。さようなら！",
 	[MSG_PLAY_COUNT] = "（{1}枚、例: {2}）",
+	[MSG_SLOW_DOWN] = "コマンドが多すぎます。数秒間あなたのコマンドを"
+	    "無視します。",
+	[MSG_TOO_LONG] = "コマンドが長すぎます。",
 	[CMD_GAME] = "{1}game NAME · ゲームを選ぶ: wizard、birdhead、"
 	    "sticheln",
 	[CMD_JOIN] = "{1}join · 卓に着席する",

@@ -137,6 +137,8 @@ cli_play(int argc, char **argv)
 	settings.computer_level = level;
 	settings.computer_delay_ms = delay > 0 ? delay : 1;
 	settings.seed = seed;
+	/* One person at the terminal: no limit on their commands. */
+	settings.command_burst = -1;
 	memset(&defaults, 0, sizeof(defaults));
 	defaults.game = (char *)game;
 	defaults.lang = (char *)lang;

@@ -140,9 +140,11 @@ warn_fixed(const struct config *old, const struct config *new)
 	if (strcmp(old->computer_level, new->computer_level) != 0 ||
 	    old->ai_budget_ms != new->ai_budget_ms ||
 	    old->computer_delay_ms != new->computer_delay_ms ||
-	    old->lobby_idle != new->lobby_idle || old->grace != new->grace)
-		log_warn("reload: computer, lobby_idle and grace change only "
-		    "on a restart");
+	    old->lobby_idle != new->lobby_idle || old->grace != new->grace ||
+	    old->user_burst != new->user_burst ||
+	    old->user_interval_ms != new->user_interval_ms)
+		log_warn("reload: computer, lobby_idle, grace and user_flood "
+		    "change only on a restart");
 }
 
 static int
@@ -305,6 +307,9 @@ start(struct run *run)
 	    run->config->computer_delay_ms : 1;
 	settings.lobby_idle = run->config->lobby_idle;
 	settings.grace = run->config->grace;
+	settings.command_burst = run->config->user_interval_ms > 0 ?
+	    run->config->user_burst : -1;
+	settings.command_interval_ms = run->config->user_interval_ms;
 	if ((run->bot = bot_create(run->loop, run->store, &settings, err,
 	    sizeof(err))) == NULL) {
 		log_error("%s", err);

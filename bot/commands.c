@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bucket.h"
 #include "internal.h"
 #include "log.h"
 #include "loop.h"
@@ -1194,6 +1195,41 @@ resolve_private_table(struct ctx *ctx)
 	return -1;
 }
 
+/*
+ * Whether the person may give a command now: each has an allowance of a
+ * few commands at once, earned back at one a second (struct bot's
+ * commands_allowed), so that one person typing or scripting a flood
+ * cannot make the bot flood a channel, fill its send queue for everyone
+ * else, or get it thrown off a server.  The first refused command is
+ * answered privately, once; later ones are dropped until the allowance
+ * has grown back.
+ */
+static int
+command_allowed(struct ctx *ctx)
+{
+	struct bot *bot = ctx->bot;
+	struct text note;
+
+	if (bot->commands_allowed == NULL)
+		return 1;
+	switch (buckets_take(bot->commands_allowed, ctx->network,
+	    ctx->user->id, loop_now(bot->loop))) {
+	case BUCKET_PASS:
+		return 1;
+	case BUCKET_REFUSE_FIRST:
+		log_info("%s: %s sends commands too fast; ignoring them for "
+		    "a while", ctx->network->adapter.network, ctx->user->id);
+		text_init(&note);
+		SAY0(&note, ctx->lang, MSG_SLOW_DOWN);
+		network_send_private(ctx->network, ctx->user->id, &note);
+		text_finish(&note);
+		return 0;
+	case BUCKET_REFUSE:
+		break;
+	}
+	return 0;
+}
+
 void
 commands_handle(struct network *network, struct channel *channel,
     const struct user *user, const char *text)
@@ -1225,13 +1261,17 @@ commands_handle(struct network *network, struct channel *channel,
 			return;         /* ordinary conversation */
 		}
 	}
-	if (strlen(p) >= sizeof(line))
-		return;
-	snprintf(line, sizeof(line), "%s", p);
-	n = split_words(line, words, MAX_ARGS + 1);
-	if (n == 0)
+	if (!command_allowed(&ctx))
 		return;
 	text_init(&ctx.reply);
+	if (strlen(p) >= sizeof(line)) {
+		/* Longer than any command; answered, not cut and obeyed. */
+		SAY0(&ctx.reply, ctx.lang, MSG_TOO_LONG);
+		goto answer;
+	}
+	snprintf(line, sizeof(line), "%s", p);
+	if ((n = split_words(line, words, MAX_ARGS + 1)) == 0)
+		goto answer;
 	ctx.command = command_find(words[0]);
 	if (ctx.command == NULL) {
 		/* Another bot's command, a typo: one line that says where help is. */

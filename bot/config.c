@@ -34,9 +34,11 @@ const char *const config_network_keys[] = {
 };
 
 static const char *const top_keys[] = {
-	"store", "log_level", "computer", "lobby_idle", "grace", "networks",
-	NULL,
+	"store", "log_level", "computer", "lobby_idle", "grace",
+	"user_flood", "networks", NULL,
 };
+static const char *const user_flood_keys[] = { "burst", "interval_ms",
+    NULL };
 static const char *const computer_keys[] = { "level", "budget_ms",
     "delay_ms", NULL };
 static const char *const setting_keys[] = {
@@ -504,7 +506,7 @@ config_read(struct config *config, const json_t *root, char *err,
 {
 	struct config_channel base;
 	char path[CONFIG_PATH_MAX];
-	const json_t *computer, *networks, *item;
+	const json_t *computer, *flood, *networks, *item;
 	const char *s;
 	long long n;
 	size_t i;
@@ -560,6 +562,25 @@ config_read(struct config *config, const json_t *root, char *err,
 		return -1;
 	if (rc == 0)
 		config->grace = (int)n;
+
+	/* Each person's commands: 10 at once, then one a second. */
+	config->user_burst = 10;
+	config->user_interval_ms = 1000;
+	if ((flood = json_object_get(root, "user_flood")) != NULL) {
+		if (cfg_keys(flood, "user_flood", user_flood_keys, NULL, err,
+		    errlen) != 0)
+			return -1;
+		if ((rc = cfg_int(flood, "user_flood", "burst", 1, 1000, 0,
+		    &n, err, errlen)) < 0)
+			return -1;
+		if (rc == 0)
+			config->user_burst = (int)n;
+		if ((rc = cfg_int(flood, "user_flood", "interval_ms", 0, 60000,
+		    0, &n, err, errlen)) < 0)
+			return -1;
+		if (rc == 0)
+			config->user_interval_ms = (int)n;
+	}
 
 	networks = json_object_get(root, "networks");
 	if (networks == NULL)

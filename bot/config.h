@@ -49,6 +49,8 @@ struct config {
 	int computer_delay_ms;   /* pause before a computer's move (1000) */
 	int lobby_idle;          /* seconds before an idle lobby closes */
 	int grace;               /* seconds before a player who left is replaced */
+	int user_burst;          /* commands one person may send at once (10) */
+	int user_interval_ms;    /* one more per this many ms; 0: no limit */
 	struct config_network *networks;
 	size_t nnetworks;
 };

@@ -92,6 +92,8 @@ struct bot {
 	int lobby_idle;
 	int grace;
 	int computer_delay_ms;
+	/* Each person's command allowance (bucket.h); NULL: no limit. */
+	struct buckets *commands_allowed;
 	struct rng rng;
 	struct network **networks;
 	int nnetworks, networks_cap;

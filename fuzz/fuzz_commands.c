@@ -110,6 +110,8 @@ fx_bot(struct fx *f)
 	settings.seed = 42;
 	settings.computer_delay_ms = 500;
 	settings.ai_budget_ms = 1;
+	/* The limit would drop most of an input; tests/test_bot.c covers it. */
+	settings.command_burst = -1;
 	f->bot = bot_create(f->loop, f->store, &settings, err, sizeof(err));
 	CHECK(f->bot != NULL);
 	memset(&defaults, 0, sizeof(defaults));

@@ -27,7 +27,7 @@
  *     formatting, with only spaces dropped where a line was broken; lines
  *     are valid UTF-8 when the input is;
  *   - the token bucket never gives more than its burst plus one line per
- *     interval, and irc_bucket_wait() tells when the next token is there.
+ *     interval, and bucket_wait() tells when the next token is there.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "bucket.h"
 #include "irc_proto.h"
 
 /* Lines longer than this are not parsed one by one (the relay skips them). */
@@ -736,7 +737,7 @@ out:
 static void
 check_bucket(const uint8_t *data, size_t size)
 {
-	struct irc_bucket b;
+	struct bucket b;
 	int burst, interval, taken = 0;
 	uint64_t start = 1000, now = start;
 
@@ -744,28 +745,28 @@ check_bucket(const uint8_t *data, size_t size)
 		return;
 	burst = 1 + data[0] % 10;
 	interval = 1 + data[1] * 20;
-	irc_bucket_init(&b, burst, interval, now);
+	bucket_init(&b, burst, interval, now);
 	for (size_t i = 2; i < size; i++) {
 		uint64_t wait;
 
 		now += (uint64_t)(data[i] % 64) * (uint64_t)(data[i] / 64 + 1) *
 		    (uint64_t)interval / 16;
-		wait = irc_bucket_wait(&b, now);
+		wait = bucket_wait(&b, now);
 		CHECK(wait <= (uint64_t)interval);
 		if (wait == 0) {
-			CHECK(irc_bucket_take(&b, now) == 1);
+			CHECK(bucket_take(&b, now) == 1);
 			taken++;
 			if (data[i] & 1) {
-				irc_bucket_refund(&b);
+				bucket_refund(&b);
 				taken--;
 			}
 		} else {
 			/* Asked on a copy: asking moves the bucket's clock. */
-			struct irc_bucket later = b;
+			struct bucket later = b;
 
-			CHECK(irc_bucket_take(&b, now) == 0);
-			CHECK(irc_bucket_wait(&later, now + wait - 1) == 1);
-			CHECK(irc_bucket_wait(&later, now + wait) == 0);
+			CHECK(bucket_take(&b, now) == 0);
+			CHECK(bucket_wait(&later, now + wait - 1) == 1);
+			CHECK(bucket_wait(&later, now + wait) == 0);
 		}
 		CHECK((uint64_t)taken <= (uint64_t)burst +
 		    (now - start) / (uint64_t)interval);

@@ -357,6 +357,8 @@ class Context:
             "store": self.store,
             "log_level": "info",
             "lobby_idle": 86400,
+            # Scripted people act faster than anyone types: no limit.
+            "user_flood": {"interval_ms": 0},
             "networks": [{
                 "name": "mx",
                 "type": "matrix",

@@ -87,7 +87,8 @@ SHEET_HEAD = re.compile(r"^Round {2,}\S")
 REFUSALS = ("not your turn", "is not a card", "is not a number",
             "is not a suit", "Refused", "Unknown command", "Usage:",
             "You have no seat", "No game is running", "name one",
-            "Say that in the table", "This is secret", "could not")
+            "Say that in the table", "This is secret", "could not",
+            "Too many commands")
 BACK_ONLINE = "I am back online; the game goes on."
 
 
@@ -459,7 +460,11 @@ class World:
             else:
                 net.update(tls=False, port=self.ircd.port)
             networks.append(net)
+        # Scripted people answer every prompt at once, faster than any
+        # person types: the per-person command limit is off here
+        # (irc_faults_test.py checks it).
         return {"store": self.store, "log_level": "info", "grace": 600,
+                "user_flood": {"interval_ms": 0},
                 "computer": {"level": "easy"}, "networks": networks}
 
     def start_bot(self):

@@ -159,8 +159,12 @@ class World:
             "channels": channels,
         }
         net.update(network)
+        # Scripted people answer every prompt at once, faster than any
+        # person types: the per-person command limit is off here
+        # (irc_faults_test.py checks it).
         return {"store": self.store, "log_level": "debug", "grace": 0,
-                "computer": {"level": "easy"}, "networks": [net]}
+                "computer": {"level": "easy"},
+                "user_flood": {"interval_ms": 0}, "networks": [net]}
 
     def write_config(self, config):
         tmp = self.config_path + ".tmp"

@@ -31,6 +31,8 @@ struct fx {
 	struct adapter *adapter;
 	char path[64];
 	size_t checked;          /* channel lines already checked */
+	/* Each person's command burst; 0: no limit (scripted games are fast). */
+	int command_burst;
 };
 
 static struct bot *
@@ -45,6 +47,8 @@ fx_bot(struct fx *f)
 	settings.seed = 42;
 	settings.computer_delay_ms = 500;
 	settings.ai_budget_ms = 5;
+	settings.command_burst = f->command_burst > 0 ? f->command_burst : -1;
+	settings.command_interval_ms = 1000;
 	bot = bot_create(f->loop, f->store, &settings, err, sizeof(err));
 	assert_non_null(bot);
 	memset(&defaults, 0, sizeof(defaults));
@@ -104,7 +108,7 @@ static void say(struct fx *, const char *, const char *, const char *, ...)
 static void
 say(struct fx *f, const char *channel, const char *who, const char *fmt, ...)
 {
-	char line[256];
+	char line[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -638,6 +642,65 @@ test_misuse(void **state)
 	}
 }
 
+/*
+ * One person sends 200 commands at once: the first few are answered, the
+ * next gets one private "too many commands" note, the rest are dropped
+ * without a word, and the table does not change.  Someone else is not
+ * held back, and the flooder is answered again once the allowance has
+ * grown back.  A command longer than any command is answered, not cut.
+ */
+static void
+test_command_flood(void **state)
+{
+	struct fx *f = *state;
+	size_t mark;
+	int lines_to_channel = 0, notes = 0;
+	char longline[700];
+
+	bot_stop(f->bot, NULL);
+	bot_destroy(f->bot);
+	f->command_burst = 5;
+	f->bot = fx_bot(f);
+	say(f, "#f", "alice", "!join");
+	mark = memory_count(f->adapter);
+	for (int i = 0; i < 200; i++)
+		say(f, "#f", "mallory", i % 2 == 0 ? "!status" : "!join");
+	for (size_t i = mark; i < memory_count(f->adapter); i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		if (l->channel != NULL)
+			lines_to_channel++;
+		else if (strcmp(l->user_id, "mallory") == 0 &&
+		    strstr(l->text, "Too many commands") != NULL)
+			notes++;
+	}
+	/* Five answered (the third is the join), one note, nothing else. */
+	assert_int_equal(lines_to_channel, 5);
+	assert_int_equal(notes, 1);
+	assert_int_equal(memory_count(f->adapter) - mark, 6);
+	assert_int_equal(table_of(f, "#f")->nseats, 2);
+	/* Others are not held back. */
+	say(f, "#f", "bob", "!join");
+	assert_non_null(strstr(last_to(f, "#f", NULL), "bob joins"));
+	/* A second later mallory has one command again; two seconds, two. */
+	loop_advance(f->loop, 1000);
+	say(f, "#f", "mallory", "!status");
+	assert_non_null(strstr(last_to(f, "#f", NULL), "open table, 3 seated"));
+	mark = memory_count(f->adapter);
+	say(f, "#f", "mallory", "!status");
+	assert_non_null(strstr(last_to(f, NULL, "mallory"), "Too many"));
+	say(f, "#f", "mallory", "!status");
+	assert_int_equal(memory_count(f->adapter) - mark, 1);
+	/* Over-long: a clear answer, and nothing of it is obeyed. */
+	loop_advance(f->loop, 10000);
+	memset(longline, 'x', sizeof(longline) - 1);
+	longline[sizeof(longline) - 1] = '\0';
+	memcpy(longline, "!leave ", 7);
+	say(f, "#f", "alice", "%s", longline);
+	assert_non_null(strstr(last_to(f, "#f", NULL), "too long"));
+	assert_int_equal(table_of(f, "#f")->nseats, 3);
+}
+
 /* A private command names its table only at several tables. */
 static void
 test_private_table_names(void **state)
@@ -1069,6 +1132,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test(test_catalogs),
 		cmocka_unit_test_setup_teardown(test_odd_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_flood, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect, setup,
 		    teardown),

@@ -468,6 +468,8 @@ test_defaults_filled(void **unused)
 	assert_int_equal(config->computer_delay_ms, 1000);
 	assert_int_equal(config->lobby_idle, 1800);
 	assert_int_equal(config->grace, 60);
+	assert_int_equal(config->user_burst, 10);
+	assert_int_equal(config->user_interval_ms, 1000);
 	assert_int_equal(config->nnetworks, 1);
 	net = &config->networks[0];
 	assert_string_equal(net->name, "libera");
@@ -503,7 +505,9 @@ test_everything_set(void **unused)
 	(void)unused;
 	config = parse_ok("{\"store\": \"/srv/s.db\", \"log_level\": \"debug\","
 	    " \"computer\": {\"level\": \"hard\", \"budget_ms\": 250},"
-	    " \"lobby_idle\": 600, \"grace\": 0, \"networks\": ["
+	    " \"lobby_idle\": 600, \"grace\": 0,"
+	    " \"user_flood\": {\"burst\": 3, \"interval_ms\": 0},"
+	    " \"networks\": ["
 	    "{\"name\": \"libera\", \"type\": \"irc\", \"host\": \"h\","
 	    " \"admins\": [\"account:alice\", \"bob!*@*.example.org\"],"
 	    " \"defaults\": {\"lang\": \"ja\", \"options\": [\"notequal\"],"
@@ -521,6 +525,8 @@ test_everything_set(void **unused)
 	assert_int_equal(config->ai_budget_ms, 250);
 	assert_int_equal(config->lobby_idle, 600);
 	assert_int_equal(config->grace, 0);
+	assert_int_equal(config->user_burst, 3);
+	assert_int_equal(config->user_interval_ms, 0);
 	assert_int_equal(config->nnetworks, 2);
 	net = &config->networks[0];
 	assert_int_equal(net->nadmins, 2);
@@ -634,6 +640,13 @@ test_top_level_errors(void **unused)
 	parse_fails("{\"lobby_idle\": 59}",
 	    "lobby_idle: expected an integer 60-86400");
 	parse_fails("{\"grace\": 3601}", "grace: expected an integer 0-3600");
+	parse_fails("{\"user_flood\": {\"burst\": 0}}",
+	    "user_flood.burst: expected an integer 1-1000");
+	parse_fails("{\"user_flood\": {\"interval_ms\": 60001}}",
+	    "user_flood.interval_ms: expected an integer 0-60000");
+	parse_fails("{\"user_flood\": {\"rate\": 1}}",
+	    "user_flood.rate: unknown key");
+	parse_fails("{\"user_flood\": 5}", "user_flood: expected an object");
 	parse_fails("{\"networks\": [3]}", "networks[0]: expected an object");
 }
 

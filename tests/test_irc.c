@@ -544,29 +544,7 @@ test_split_relayed_line(void **state)
 	assert_int_equal(overhead + l.len[0], IRC_LINE_MAX);
 }
 
-/* The token bucket and the queue. */
-
-static void
-test_bucket(void **state)
-{
-	struct irc_bucket b;
-
-	(void)state;
-	irc_bucket_init(&b, 4, 2000, 1000);
-	for (int i = 0; i < 4; i++)
-		assert_int_equal(irc_bucket_take(&b, 1000), 1);
-	assert_int_equal(irc_bucket_take(&b, 1000), 0);
-	assert_int_equal(irc_bucket_wait(&b, 1000), 2000);
-	assert_int_equal(irc_bucket_wait(&b, 2500), 500);
-	assert_int_equal(irc_bucket_take(&b, 2999), 0);
-	assert_int_equal(irc_bucket_take(&b, 3000), 1);
-	irc_bucket_refund(&b);
-	assert_int_equal(irc_bucket_take(&b, 3000), 1);
-	/* Credit never exceeds the burst. */
-	for (int i = 0; i < 4; i++)
-		assert_int_equal(irc_bucket_take(&b, 100000), 1);
-	assert_int_equal(irc_bucket_take(&b, 100000), 0);
-}
+/* The queue. */
 
 struct sent {
 	char lines[64][64];
@@ -1254,7 +1232,6 @@ main(void)
 		cmocka_unit_test(test_split_formatting),
 		cmocka_unit_test(test_split_random),
 		cmocka_unit_test(test_split_relayed_line),
-		cmocka_unit_test(test_bucket),
 		cmocka_unit_test(test_queue_pace),
 		cmocka_unit_test(test_queue_priority),
 		cmocka_unit_test(test_queue_no_starving),
