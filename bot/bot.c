@@ -17,6 +17,7 @@
 
 #include "array.h"
 #include "bucket.h"
+#include "hash.h"
 #include "internal.h"
 #include "log.h"
 #include "loop.h"
@@ -233,14 +234,7 @@ channel_name_equal(const char *a, const char *b)
 static size_t
 channel_hash(const struct network *network, const char *name)
 {
-	int fold = name[0] == '#' || name[0] == '&';
-	uint64_t h = 14695981039346656037ULL ^ (uint64_t)(uintptr_t)network;
-
-	for (const char *p = name; *p != '\0'; p++) {
-		h ^= (unsigned char)(fold ? tolower((unsigned char)*p) : *p);
-		h *= 1099511628211ULL;
-	}
-	return (size_t)(h ^ (h >> 29));
+	return hash_scoped(network, name, name[0] == '#' || name[0] == '&');
 }
 
 static void
@@ -386,23 +380,11 @@ struct sitter {
 	int nchannels, cap;
 };
 
-static size_t
-sitter_hash(const struct network *network, const char *user_id)
-{
-	uint64_t h = 14695981039346656037ULL ^ (uint64_t)(uintptr_t)network;
-
-	for (const char *p = user_id; *p != '\0'; p++) {
-		h ^= (unsigned char)*p;
-		h *= 1099511628211ULL;
-	}
-	return (size_t)(h ^ (h >> 29));
-}
-
 static struct sitter **
 sitter_slot(struct sitter **table, size_t cap, const struct network *network,
     const char *user_id)
 {
-	size_t i = sitter_hash(network, user_id) & (cap - 1);
+	size_t i = hash_scoped(network, user_id, 0) & (cap - 1);
 
 	while (table[i] != NULL && (table[i]->network != network ||
 	    strcmp(table[i]->user_id, user_id) != 0))

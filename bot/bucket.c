@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bucket.h"
+#include "hash.h"
 
 void
 bucket_init(struct bucket *b, int burst, int interval_ms, uint64_t now)
@@ -101,23 +102,11 @@ buckets_destroy(struct buckets *set)
 	free(set);
 }
 
-static size_t
-keyed_hash(const void *scope, const char *key)
-{
-	uint64_t h = 14695981039346656037ULL ^ (uint64_t)(uintptr_t)scope;
-
-	for (const char *p = key; *p != '\0'; p++) {
-		h ^= (unsigned char)*p;
-		h *= 1099511628211ULL;
-	}
-	return (size_t)(h ^ (h >> 29));
-}
-
 static struct keyed **
 keyed_slot(struct keyed **slots, size_t cap, const void *scope,
     const char *key)
 {
-	size_t i = keyed_hash(scope, key) & (cap - 1);
+	size_t i = hash_scoped(scope, key, 0) & (cap - 1);
 
 	while (slots[i] != NULL && (slots[i]->scope != scope ||
 	    strcmp(slots[i]->key, key) != 0))
