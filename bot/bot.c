@@ -755,12 +755,72 @@ restore_one(const struct store_game *stored, void *arg)
 	return 0;
 }
 
+/* Lobbies that bot_restore() found stale, deleted after the reading. */
+struct stale_lobbies {
+	struct bot *bot;
+	char **keys;             /* network, channel, network, channel, ... */
+	int n, cap;
+};
+
+static int
+restore_lobby(const char *network_name, const char *channel_name,
+    const char *lobby, void *arg)
+{
+	struct stale_lobbies *stale = arg;
+	struct network *network = network_find(stale->bot, network_name);
+	struct channel *channel;
+	char err[256];
+
+	/*
+	 * A lobby of a network no longer configured, of a channel whose
+	 * game was restored (the crash came between storing the game and
+	 * deleting its lobby), or one that cannot be read is stale.
+	 */
+	if (network != NULL && (channel = channel_get(network, channel_name,
+	    1)) != NULL && channel->table == NULL) {
+		if (table_lobby_load(channel, lobby, err, sizeof(err)) !=
+		    NULL) {
+			log_info("%s %s: lobby restored with %d seats",
+			    network_name, channel_name,
+			    channel->table->nseats);
+			return 0;
+		}
+		log_error("%s %s: the stored lobby cannot be restored: %s",
+		    network_name, channel_name, err);
+	}
+	{
+		char *net = strdup(network_name), *chan = strdup(channel_name);
+
+		if (net != NULL && chan != NULL &&
+		    array_grow((void **)&stale->keys, &stale->cap,
+		    stale->n + 2, sizeof(*stale->keys)) == 0) {
+			stale->keys[stale->n++] = net;
+			stale->keys[stale->n++] = chan;
+		} else {
+			free(net);
+			free(chan);
+		}
+	}
+	return 1;
+}
+
 int
 bot_restore(struct bot *bot)
 {
-	int before = (int)bot_game_count(bot);
+	int before = (int)bot_game_count(bot), lobbies;
+	struct stale_lobbies stale = { bot, NULL, 0, 0 };
 
 	if (store_each_running(bot->store, restore_one, bot) != 0)
+		return -1;
+	lobbies = store_each_lobby(bot->store, restore_lobby, &stale);
+	for (int i = 0; i + 1 < stale.n; i += 2) {
+		(void)store_lobby_delete(bot->store, stale.keys[i],
+		    stale.keys[i + 1]);
+		free(stale.keys[i]);
+		free(stale.keys[i + 1]);
+	}
+	free(stale.keys);
+	if (lobbies < 0)
 		return -1;
 	return (int)bot_game_count(bot) - before;
 }
@@ -927,7 +987,8 @@ leave_table(struct bot *bot, struct channel *channel, const char *user_id)
 		struct text t;
 
 		text_init(&t);
-		table_lobby_remove(table, seat, &t);
+		if (table_lobby_remove(table, seat, &t) == 0)
+			table_lobby_save(table);
 		channel_send(channel, &t);
 		text_finish(&t);
 		return;

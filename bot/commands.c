@@ -1302,6 +1302,9 @@ commands_handle(struct network *network, struct channel *channel,
 		goto answer;
 	}
 	ctx.command->run(&ctx);
+	/* Whatever the command changed in a lobby is kept across restarts. */
+	if (ctx.channel != NULL && ctx.channel->table != NULL)
+		table_lobby_save(ctx.channel->table);
 answer:
 	if (ctx.reply.len > 0) {
 		if (channel == NULL || ctx.reply_private) {

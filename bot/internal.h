@@ -60,6 +60,8 @@ struct table {
 	unsigned prompted;
 	uint64_t turn_timer, half_timer, computer_timer, idle_timer;
 	uint64_t grace_timer;    /* the earliest seat's grace_until */
+	/* The lobby as last stored (table_lobby_save); NULL: none stored. */
+	char *lobby_saved;
 };
 
 struct network {
@@ -138,8 +140,21 @@ int user_tables(struct network *network, const char *user_id,
 /* table.c */
 struct table *table_create(struct channel *channel,
     const struct game_impl *impl);
+/* Frees the table; what the store holds of it stays (see table_close). */
 void table_destroy(struct table *table);
-/* Closes the table: cancels timers, ends a running game as abandoned. */
+/*
+ * Lobbies survive restarts: table_lobby_save() stores a lobby when it
+ * differs from what was stored (call it after anything that may change
+ * one: it does nothing for a running game), and table_lobby_load() makes
+ * a channel's table from what table_lobby_save() stored.
+ */
+void table_lobby_save(struct table *table);
+struct table *table_lobby_load(struct channel *channel, const char *lobby,
+    char *err, size_t errlen);
+/*
+ * Ends the table for good: a running game is ended as abandoned (when
+ * abandoned), a stored lobby is deleted; then the table is destroyed.
+ */
 void table_close(struct table *table, int abandoned);
 int table_seat_of(const struct table *table, const char *user_id);
 int table_seat_by_name(const struct table *table, const char *name);

@@ -27,7 +27,7 @@
 #include "store.h"
 
 /* The schema version kept in PRAGMA user_version. */
-#define STORE_VERSION 1
+#define STORE_VERSION 2
 /* How long a call waits for another process (e.g. export) to let go. */
 #define STORE_BUSY_MS 5000
 
@@ -47,6 +47,11 @@
  *   kv        small named values.
  * The partial index games_running finds the running games at start-up
  * without reading the finished ones.
+ *
+ * Version 2:
+ *   lobbies   tables not yet started, one per channel: the next game,
+ *             its options and the seats taken (JSON written and read by
+ *             table.c), so that a restart loses nobody's seat.
  */
 static const char *const migrations[STORE_VERSION] = {
 	"CREATE TABLE games ("
@@ -103,6 +108,12 @@ static const char *const migrations[STORE_VERSION] = {
 	"  key TEXT PRIMARY KEY,"
 	"  value TEXT NOT NULL"
 	");",
+	"CREATE TABLE lobbies ("
+	"  network TEXT NOT NULL,"
+	"  channel TEXT NOT NULL,"
+	"  lobby TEXT NOT NULL,"
+	"  PRIMARY KEY (network, channel)"
+	") WITHOUT ROWID;",
 };
 
 /* The statements prepared once at open. */
@@ -131,6 +142,9 @@ enum stmt_id {
 	STMT_KV_SET,
 	STMT_KV_GET,
 	STMT_FIND_USER,
+	STMT_LOBBY_PUT,
+	STMT_LOBBY_DELETE,
+	STMT_LOBBIES_SELECT,
 	STMT_COUNT,
 };
 
@@ -210,6 +224,15 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_FIND_USER] =
 	    "SELECT user_id FROM seats WHERE name = ?1 COLLATE NOCASE"
 	    " AND user_id <> '' ORDER BY game_id DESC LIMIT 1",
+	[STMT_LOBBY_PUT] =
+	    "INSERT INTO lobbies (network, channel, lobby) VALUES (?1, ?2, ?3)"
+	    " ON CONFLICT (network, channel) DO UPDATE SET"
+	    " lobby = excluded.lobby",
+	[STMT_LOBBY_DELETE] =
+	    "DELETE FROM lobbies WHERE network = ?1 AND channel = ?2",
+	[STMT_LOBBIES_SELECT] =
+	    "SELECT network, channel, lobby FROM lobbies"
+	    " ORDER BY network, channel",
 };
 
 struct store {
@@ -1205,4 +1228,46 @@ store_kv_get(struct store *store, const char *key)
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		db_fail(store, "cannot read a value");
 	return value;
+}
+
+int
+store_lobby_put(struct store *store, const char *network,
+    const char *channel, const char *lobby)
+{
+	sqlite3_stmt *st = stmt(store, STMT_LOBBY_PUT);
+
+	bind_text(st, 1, network);
+	bind_text(st, 2, channel);
+	bind_text(st, 3, lobby);
+	return run(store, st, "cannot store a lobby");
+}
+
+int
+store_lobby_delete(struct store *store, const char *network,
+    const char *channel)
+{
+	sqlite3_stmt *st = stmt(store, STMT_LOBBY_DELETE);
+
+	bind_text(st, 1, network);
+	bind_text(st, 2, channel);
+	return run(store, st, "cannot delete a lobby");
+}
+
+int
+store_each_lobby(struct store *store, store_lobby_fn fn, void *arg)
+{
+	sqlite3_stmt *st = stmt(store, STMT_LOBBIES_SELECT);
+	int rc, count = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (fn(column_text(st, 0), column_text(st, 1),
+		    column_text(st, 2), arg) == 0)
+			count++;
+	}
+	done(st);
+	if (rc != SQLITE_DONE) {
+		db_fail(store, "cannot read the lobbies");
+		return -1;
+	}
+	return count;
 }

@@ -126,6 +126,24 @@ int store_top(struct store *store, const char *game, struct store_stats *out,
 int store_find_user(struct store *store, const char *name, char *out,
     size_t outlen);
 
+/*
+ * Lobbies, tables opened but not started: one per network and channel,
+ * their contents a JSON text that table.c writes and reads.  put replaces
+ * the channel's lobby; delete is fine when there is none.  Both return 0,
+ * or -1 (logged).
+ */
+int store_lobby_put(struct store *store, const char *network,
+    const char *channel, const char *lobby);
+int store_lobby_delete(struct store *store, const char *network,
+    const char *channel);
+/*
+ * Calls fn for each stored lobby (its strings are valid during the call);
+ * returns how many calls returned 0, or -1 when the store failed.
+ */
+typedef int (*store_lobby_fn)(const char *network, const char *channel,
+    const char *lobby, void *arg);
+int store_each_lobby(struct store *store, store_lobby_fn fn, void *arg);
+
 /* Small named values that must survive restarts (e.g. Matrix sync tokens). */
 int store_kv_set(struct store *store, const char *key, const char *value);
 /* Returns a malloc'd copy of the value (caller frees), or NULL. */

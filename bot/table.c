@@ -165,6 +165,7 @@ table_destroy(struct table *table)
 	for (int i = 0; i < table->nseats; i++)
 		seat_clear(table, &table->seats[i]);
 	game_destroy(table->game);
+	free(table->lobby_saved);
 	if (table->channel->table == table) {
 		struct channel *channel = table->channel;
 		struct network *network = channel->network;
@@ -180,17 +181,206 @@ table_destroy(struct table *table)
 	free(table);
 }
 
+/* Deletes the stored lobby, if any (the table started or closed). */
+static void
+lobby_forget(struct table *table)
+{
+	struct channel *channel = table->channel;
+
+	if (table->lobby_saved == NULL)
+		return;
+	(void)store_lobby_delete(table_bot(table)->store,
+	    channel->network->adapter.network, channel->name);
+	free(table->lobby_saved);
+	table->lobby_saved = NULL;
+}
+
 void
 table_close(struct table *table, int abandoned)
 {
 	struct bot *bot = table_bot(table);
 
+	lobby_forget(table);
 	if (table->game != NULL && abandoned && table->game_id > 0 &&
 	    store_game_end(bot->store, table->game_id, NULL) != 0)
 		log_error("%s %s: could not mark game %lld abandoned",
 		    table->channel->network->adapter.network,
 		    table->channel->name, (long long)table->game_id);
 	table_destroy(table);
+}
+
+/*
+ * A lobby as stored: {"game": "wizard", "options": {"rounds": 5},
+ * "seats": [{"id": "...", "name": "...", "computer": false, "level": 1}]}.
+ * Options are kept by name and read back through the game's option table,
+ * so a lobby stored by an older stichbot reads the same.
+ */
+static char *
+lobby_json(const struct table *table)
+{
+	json_t *root = json_object(), *options = json_object();
+	json_t *seats = json_array();
+	char *text = NULL;
+
+	if (root == NULL || options == NULL || seats == NULL)
+		goto out;
+	for (int i = 0; table->impl->options[i].name != NULL; i++)
+		if (table->options.value[i] != 0)
+			json_object_set_new(options, table->impl->options[i].name,
+			    json_integer(table->options.value[i]));
+	for (int i = 0; i < table->nseats; i++) {
+		const struct seat *seat = &table->seats[i];
+
+		json_array_append_new(seats, json_pack("{s:s, s:s, s:b, s:i}",
+		    "id", seat->user_id != NULL ? seat->user_id : "",
+		    "name", seat->name != NULL ? seat->name : "",
+		    "computer", seat->computer, "level", seat->level));
+	}
+	json_object_set_new(root, "game", json_string(table->impl->name));
+	json_object_set(root, "options", options);
+	json_object_set(root, "seats", seats);
+	text = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+out:
+	json_decref(options);
+	json_decref(seats);
+	json_decref(root);
+	return text;
+}
+
+void
+table_lobby_save(struct table *table)
+{
+	struct channel *channel = table->channel;
+	char *text;
+
+	if (table->game != NULL)
+		return;
+	if ((text = lobby_json(table)) == NULL) {
+		log_error("%s %s: out of memory saving the lobby",
+		    channel->network->adapter.network, channel->name);
+		return;
+	}
+	if (table->lobby_saved != NULL &&
+	    strcmp(table->lobby_saved, text) == 0) {
+		free(text);
+		return;
+	}
+	/* Not stored: the next change tries again; the lobby goes on. */
+	if (store_lobby_put(table_bot(table)->store,
+	    channel->network->adapter.network, channel->name, text) != 0) {
+		free(text);
+		return;
+	}
+	free(table->lobby_saved);
+	table->lobby_saved = text;
+}
+
+/* Reads stored options by name; -1 with a reason when one is unusable. */
+static int
+lobby_options(const struct game_impl *impl, const json_t *obj,
+    struct game_options *out, char *err, size_t errlen)
+{
+	const char *name;
+	json_t *value;
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(obj)) {
+		snprintf(err, errlen, "options: expected an object");
+		return -1;
+	}
+	json_object_foreach((json_t *)obj, name, value) {
+		int index = game_option_index(impl, name);
+
+		if (index < 0 || !json_is_integer(value) ||
+		    json_integer_value(value) < impl->options[index].min ||
+		    json_integer_value(value) > impl->options[index].max) {
+			snprintf(err, errlen, "option \"%s\" is not one of %s",
+			    name, impl->name);
+			return -1;
+		}
+		out->value[index] = (int)json_integer_value(value);
+	}
+	return impl->validate_options(out, 0, err, errlen);
+}
+
+struct table *
+table_lobby_load(struct channel *channel, const char *lobby, char *err,
+    size_t errlen)
+{
+	const struct game_impl *impl;
+	struct game_options options;
+	struct table *table = NULL;
+	const json_t *seats, *item;
+	json_error_t jerr;
+	json_t *root;
+	size_t i;
+
+	if ((root = json_loads(lobby, 0, &jerr)) == NULL) {
+		snprintf(err, errlen, "not JSON: %s", jerr.text);
+		return NULL;
+	}
+	impl = game_find(json_string_value(json_object_get(root, "game")) ?
+	    json_string_value(json_object_get(root, "game")) : "");
+	seats = json_object_get(root, "seats");
+	if (impl == NULL) {
+		snprintf(err, errlen, "unknown game");
+		goto out;
+	}
+	if (!json_is_array(seats) || json_array_size(seats) >
+	    (size_t)impl->max_seats) {
+		snprintf(err, errlen, "seats: expected at most %d",
+		    impl->max_seats);
+		goto out;
+	}
+	if (lobby_options(impl, json_object_get(root, "options"), &options,
+	    err, errlen) != 0)
+		goto out;
+	json_array_foreach(seats, i, item) {
+		const char *id = json_string_value(json_object_get(item, "id"));
+		const char *name = json_string_value(json_object_get(item,
+		    "name"));
+		int computer = json_is_true(json_object_get(item, "computer"));
+
+		if (id == NULL || name == NULL || name[0] == '\0' ||
+		    (!computer && id[0] == '\0')) {
+			snprintf(err, errlen, "seats[%zu]: expected an id and a "
+			    "name", i);
+			goto out;
+		}
+	}
+	if ((table = table_create(channel, impl)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	table->options = options;
+	json_array_foreach(seats, i, item) {
+		struct seat *seat = &table->seats[table->nseats];
+		int level = (int)json_integer_value(json_object_get(item,
+		    "level"));
+
+		seat->computer = json_is_true(json_object_get(item,
+		    "computer"));
+		seat->level = level >= AI_EASY && level <= AI_HARD ? level :
+		    AI_NORMAL;
+		seat->user_id = strdup(json_string_value(json_object_get(item,
+		    "id")));
+		seat->name = strdup(json_string_value(json_object_get(item,
+		    "name")));
+		if (seat->user_id == NULL || seat->name == NULL) {
+			seat_clear(table, seat);
+			table_destroy(table);
+			table = NULL;
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		table->nseats++;
+		if (!seat->computer)
+			user_sat(channel, seat->user_id);
+	}
+	table->lobby_saved = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+out:
+	json_decref(root);
+	return table;
 }
 
 int
@@ -227,7 +417,7 @@ table_lobby_remove(struct table *table, int seat, struct text *out)
 		return 0;
 	text_add(out, " ");
 	SAY0(out, lang, MSG_TABLE_CLOSED);
-	table_destroy(table);
+	table_close(table, 0);
 	return 1;
 }
 
@@ -255,7 +445,7 @@ lobby_idle_cb(struct loop *loop, uint64_t id, void *arg)
 	SAY(&t, table_lang(table), MSG_LOBBY_IDLE_CLOSED, "d", table_bot(table)->lobby_idle / 60);
 	channel_send(table->channel, &t);
 	text_finish(&t);
-	table_destroy(table);
+	table_close(table, 0);
 }
 
 void
@@ -297,8 +487,10 @@ table_seat_changed(struct table *table, int seat)
 {
 	struct store_seat holder;
 
-	if (table->game == NULL)
+	if (table->game == NULL) {
+		table_lobby_save(table);
 		return 0;
+	}
 	seat_store(&table->seats[seat], &holder);
 	if (store_seat(table_bot(table)->store, table->game_id, seat,
 	    &holder) != 0) {
@@ -866,6 +1058,9 @@ table_start(struct table *table, struct text *reply)
 		SAY0(reply, lang, MSG_STORE_FAILED);
 		return -1;
 	}
+	/* The game is stored: the lobby is over (a crash in between leaves
+	 * both, and bot_restore() prefers the game). */
+	lobby_forget(table);
 	if (table->idle_timer != 0)
 		loop_cancel(bot->loop, table->idle_timer);
 	table->idle_timer = 0;

@@ -10,12 +10,14 @@ interval).  The bot starts in rooms A and C (READY=1, keep-alives); a
 Wizard game runs in A.  The configuration is rewritten with room B added
 and C removed, and SIGHUP sent: RELOADING=1 then READY=1, the homeserver
 sees the bot join B and leave C, and the game in A goes on (and old chat
-in B is not taken for commands).  SIGTERM mid-game: STOPPING=1, exit 0,
+in B is not taken for commands); a BirdHead table is opened in B and two
+people sit down.  SIGTERM mid-game: STOPPING=1, exit 0,
 the goodbye in A (nowhere else); the store holds the unfinished game
 (`stichbot export --running`, accepted by `stichbot replay`, every action
 one of the players' commands).  Started again, the bot resumes the game in
 A, which is played to its end and checked like the others (scores against
-the replay, commands against actions, privacy).  Loopback only; bounded
+the replay, commands against actions, privacy), and the table in B still
+has its game and both seats when a third person sits down.  Loopback only; bounded
 by timeouts.
 """
 
@@ -110,6 +112,7 @@ def test_service(world, manager):
     for p in (bob, carol):
         p.client.join(rooms[ROOM_A])
     a, b, c = rooms[ROOM_A], rooms[ROOM_B], rooms[ROOM_C]
+    bob.client.join(b)
     # Chat in B long before the bot comes: not commands.
     alice.say(b, "!game sticheln")
     alice.say(b, "!join")
@@ -144,10 +147,17 @@ def test_service(world, manager):
             world.write_config(world.config([ROOM_A, ROOM_B]))
             bot.proc.send_signal(signal.SIGHUP)
             steps["reloaded"] = commands()
-        elif steps["reloaded"] is not None and steps["stopped"] is None \
-                and commands() >= steps["reloaded"] + 12 and \
+        elif steps["reloaded"] is not None and "lobby" not in steps and \
                 st.rooms[b].membership(BOT) == "join" and \
                 st.rooms[c].membership(BOT) == "leave":
+            # A table opened in B, not started: it must outlive the stop.
+            alice.say(b, "!game birdhead")
+            alice.say(b, "!join")
+            bob.say(b, "!join")
+            steps["lobby"] = commands()
+        elif "lobby" in steps and steps["stopped"] is None \
+                and commands() >= steps["reloaded"] + 12 and \
+                any("(2 seated" in x for x in world.bot_lines(b)):
             steps["term_pos"] = pos_now(world)
             steps["term_mark"] = manager.mark()
             bot.proc.send_signal(signal.SIGTERM)
@@ -180,8 +190,10 @@ def test_service(world, manager):
     for room in (b, c):
         check(not any(GOODBYE in x for x in world.bot_lines(room)),
               "a goodbye where no game runs")
-    check(world.bot_lines(b) == [], "the bot spoke in B: %s" %
-          world.bot_lines(b))
+    # In B the bot answered the lobby's commands, not the old chat.
+    check(world.bot_lines(b)[0].startswith("Next game: BirdHead"),
+          "the bot took old chat in B for commands: %s" %
+          world.bot_lines(b)[:3])
     check(any(pos > since and e["content"]["membership"] == "leave" for
               pos, e in st.rooms[c].events if e["type"] == "m.room.member"
               and e["state_key"] == BOT), "the bot did not leave C")
@@ -212,6 +224,13 @@ def test_service(world, manager):
           "the resumed game")
     check(any("The game resumes" in x for x in world.bot_lines(a)[lines:]),
           "no resume line after the restart")
+    # The lobby in B kept its game and its two seats.
+    lines_b = len(world.bot_lines(b))
+    carol.client.join(b)
+    carol.say(b, "!join")
+    joined = world.wait_bot_line(b, "Carol joins", after=lines_b)
+    check("BirdHead" in joined[0] and "(3 seated" in joined[0],
+          "the lobby in B was not kept: %r" % joined[0])
     records = world.export("--channel", ROOM_A)
     check(len(records) == 1, "export: %d games" % len(records))
     check_scores(world, a, records[0], ["Alice", "Bob", "Carol"])

@@ -701,6 +701,117 @@ test_command_flood(void **state)
 	assert_int_equal(table_of(f, "#f")->nseats, 3);
 }
 
+static int
+count_lobby(const char *network, const char *channel, const char *lobby,
+    void *arg)
+{
+	(void)network;
+	(void)channel;
+	(void)lobby;
+	(void)arg;
+	return 0;
+}
+
+/* The bot goes away (crash: no goodbye) and comes back on the same store. */
+static void
+fx_restart(struct fx *f, int clean)
+{
+	char err[256];
+
+	if (clean)
+		bot_stop(f->bot, "bye");
+	bot_destroy(f->bot);
+	store_close(f->store);
+	f->store = store_open(f->path, err, sizeof(err));
+	assert_non_null(f->store);
+	f->bot = fx_bot(f);
+}
+
+/*
+ * Lobbies survive restarts: the next game, its options and the seats
+ * (people and computers) come back, and the table starts as if nothing
+ * had happened.  A started or closed lobby is gone from the store, and a
+ * lobby left over in a channel whose game was restored is deleted.
+ */
+static void
+test_lobby_survives_restart(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+
+	say(f, "#l", "alice", "!game wizard");
+	say(f, "#l", "alice", "!option rounds=3");
+	say(f, "#l", "alice", "!option notequal");
+	say(f, "#l", "alice", "!join");
+	say(f, "#l", "bob", "!join");
+	say(f, "#l", "alice", "!addbot hard");
+	say(f, "#gone", "carol", "!join");
+	say(f, "#gone", "carol", "!leave");
+	assert_null(table_of(f, "#gone"));
+	assert_int_equal(store_each_lobby(f->store, count_lobby, NULL), 1);
+
+	/* A crash, then a clean stop: the lobby comes back both times. */
+	fx_restart(f, 0);
+	assert_int_equal(bot_restore(f->bot), 0);
+	fx_restart(f, 1);
+	assert_int_equal(bot_restore(f->bot), 0);
+	table = table_of(f, "#l");
+	assert_non_null(table);
+	assert_null(table->game);
+	assert_string_equal(table->impl->name, "wizard");
+	assert_int_equal(table->nseats, 3);
+	assert_string_equal(table->seats[0].user_id, "alice");
+	assert_string_equal(table->seats[1].name, "bob");
+	assert_true(table->seats[2].computer);
+	assert_int_equal(table->seats[2].level, AI_HARD);
+	assert_null(table_of(f, "#gone"));
+	say(f, "#l", "carol", "!option");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "notequal"));
+	assert_non_null(strstr(last_to(f, "#l", NULL), "rounds=3"));
+	/* bob is still seated: his own seat, not a second one. */
+	say(f, "#l", "bob", "!join");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "already have a seat"));
+	say(f, "#l", "bob", "!leave");
+	say(f, "#l", "bob", "!join");
+	say(f, "#l", "alice", "!start");
+	table = table_of(f, "#l");
+	assert_non_null(table->game);
+	assert_int_equal(table->game->setup.options.value[
+	    game_option_index(table->impl, "rounds")], 3);
+	assert_int_equal(store_each_lobby(f->store, count_lobby, NULL), 0);
+
+	/* A lobby left over next to a stored game: the game wins. */
+	assert_int_equal(store_lobby_put(f->store, "test", "#l",
+	    "{\"game\":\"sticheln\",\"options\":{},\"seats\":[]}"), 0);
+	fx_restart(f, 0);
+	assert_int_equal(bot_restore(f->bot), 1);
+	assert_non_null(table_of(f, "#l")->game);
+	assert_int_equal(store_each_lobby(f->store, count_lobby, NULL), 0);
+
+	/* Damaged lobbies are logged and skipped, and change nothing. */
+	assert_int_equal(store_lobby_put(f->store, "test", "#bad1", "[1"), 0);
+	assert_int_equal(store_lobby_put(f->store, "test", "#bad2",
+	    "{\"game\":\"chess\",\"options\":{},\"seats\":[]}"), 0);
+	assert_int_equal(store_lobby_put(f->store, "test", "#bad3",
+	    "{\"game\":\"wizard\",\"options\":{\"rounds\":99},"
+	    "\"seats\":[]}"), 0);
+	assert_int_equal(store_lobby_put(f->store, "test", "#bad4",
+	    "{\"game\":\"wizard\",\"options\":{},\"seats\":"
+	    "[{\"id\":\"\",\"name\":\"x\",\"computer\":false}]}"), 0);
+	assert_int_equal(store_lobby_put(f->store, "elsewhere", "#l",
+	    "{\"game\":\"wizard\",\"options\":{},\"seats\":[]}"), 0);
+	fx_restart(f, 0);
+	assert_int_equal(bot_restore(f->bot), 1);
+	for (int i = 1; i <= 4; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "#bad%d", i);
+		assert_null(table_of(f, name));
+	}
+	/* The other network's lobby is not this bot's: deleted as stale. */
+	assert_int_equal(store_each_lobby(f->store, count_lobby, NULL), 0);
+}
+
 /* A private command names its table only at several tables. */
 static void
 test_private_table_names(void **state)
@@ -1134,6 +1245,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_odd_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_flood, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect, setup,
 		    teardown),

@@ -286,11 +286,12 @@ test_open_close(void **unused)
 	raw_query(db, "PRAGMA journal_mode", buf, sizeof(buf));
 	assert_string_equal(buf, "wal");
 	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
-	assert_string_equal(buf, "1");
+	assert_string_equal(buf, "2");
 	raw_query(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM "
 	    "sqlite_schema WHERE type = 'table' ORDER BY name)", buf,
 	    sizeof(buf));
-	assert_string_equal(buf, "actions,deals,games,kv,seats,standings");
+	assert_string_equal(buf,
+	    "actions,deals,games,kv,lobbies,seats,standings");
 	/* A store from a newer stichbot is refused, not damaged. */
 	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL,
 	    NULL, NULL), SQLITE_OK);
@@ -316,6 +317,88 @@ test_open_close(void **unused)
 	assert_null(store_open("/nonexistent/dir/stichbot.db", err,
 	    sizeof(err)));
 	assert_non_null(strstr(err, "/nonexistent/dir/stichbot.db"));
+}
+
+struct lobbies_seen {
+	char lines[8][128];
+	int n;
+};
+
+static int
+collect_lobby(const char *network, const char *channel, const char *lobby,
+    void *arg)
+{
+	struct lobbies_seen *seen = arg;
+
+	snprintf(seen->lines[seen->n++], sizeof(seen->lines[0]), "%s %s %s",
+	    network, channel, lobby);
+	return strcmp(lobby, "skip") == 0 ? 1 : 0;
+}
+
+/*
+ * Lobbies: put replaces a channel's lobby, delete removes it (and is fine
+ * when there is none), each lists them in order and counts the ones its
+ * callback took.  A store of schema version 1 (before lobbies) is
+ * migrated on open and keeps its games.
+ */
+static void
+test_lobbies(void **unused)
+{
+	const struct store_place place = { "libera", "#old" };
+	struct store_seat seats[GAME_MAX_SEATS];
+	struct lobbies_seen seen;
+	struct store *store;
+	struct game *game;
+	struct rng rng;
+	struct temp t;
+	char buf[256];
+	sqlite3 *db;
+
+	(void)unused;
+	temp_store(&t);
+	store = open_store(t.path);
+	assert_int_equal(store_lobby_put(store, "libera", "#b", "{\"x\":1}"),
+	    0);
+	assert_int_equal(store_lobby_put(store, "libera", "#a", "skip"), 0);
+	assert_int_equal(store_lobby_put(store, "libera", "#b", "{\"x\":2}"),
+	    0);
+	assert_int_equal(store_lobby_put(store, "oftc", "#a", "{}"), 0);
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(store_each_lobby(store, collect_lobby, &seen), 2);
+	assert_int_equal(seen.n, 3);
+	assert_string_equal(seen.lines[0], "libera #a skip");
+	assert_string_equal(seen.lines[1], "libera #b {\"x\":2}");
+	assert_string_equal(seen.lines[2], "oftc #a {}");
+	assert_int_equal(store_lobby_delete(store, "libera", "#a"), 0);
+	assert_int_equal(store_lobby_delete(store, "libera", "#zzz"), 0);
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(store_each_lobby(store, collect_lobby, &seen), 2);
+	assert_int_equal(seen.n, 2);
+
+	/* Back to version 1, with a game in it: opening migrates. */
+	rng_seed(&rng, 3);
+	game = random_wizard(&rng, 3, 0, 10);
+	default_seats(game, 0, seats);
+	assert_true(store_game_begin(store, &place, game, 7, seats, 3) > 0);
+	game_destroy(game);
+	store_close(store);
+	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE lobbies;"
+	    " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	store = open_store(t.path);
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(store_each_lobby(store, collect_lobby, &seen), 0);
+	assert_int_equal(store_lobby_put(store, "libera", "#a", "{}"), 0);
+	store_close(store);
+	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
+	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
+	assert_string_equal(buf, "2");
+	raw_query(db, "SELECT count(*) FROM games WHERE channel = '#old'", buf,
+	    sizeof(buf));
+	assert_string_equal(buf, "1");
+	sqlite3_close(db);
+	temp_remove(&t);
 }
 
 static void
@@ -1088,6 +1171,7 @@ main(void)
 		cmocka_unit_test(test_top_lower_score_wins),
 		cmocka_unit_test(test_stats_random_wizard),
 		cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_lobbies),
 		cmocka_unit_test(test_crash_safety),
 	};
 
