@@ -35,7 +35,11 @@
  *   handed to the bot (and the ids of events handled since are stored one
  *   by one), so a restart neither replays nor loses a command; a /sync
  *   that comes back before the joins of channels named by alias waits
- *   for them, so its messages name the right channel.  Duplicate
+ *   for them, so its messages name the right channel.  A /sync whose
+ *   room timeline was cut (more than MX_TIMELINE_LIMIT events since the
+ *   bot's position: a long absence, a busy room) waits too, while the
+ *   messages left out are fetched with /messages, at most MX_GAP_PAGES
+ *   pages per room; if that fails they are skipped with a warning.  Duplicate
  *   events are recognised by event id.  Messages are sent as m.notice with
  *   HTML, one at a time per room and in order, each with a transaction id
  *   kept across retries so a retry never posts twice; rate limits
@@ -70,6 +74,8 @@
 #define MX_FLUSH_MS 3000
 /* Messages per room timeline a /sync may return before it is cut. */
 #define MX_TIMELINE_LIMIT 100
+/* The most /messages pages fetched for one cut timeline. */
+#define MX_GAP_PAGES 10
 /* The power level from which a room member is a room admin. */
 #define MX_ADMIN_LEVEL 50
 
@@ -149,6 +155,20 @@ struct mx_dm {
 
 enum mx_phase { MX_STOPPED, MX_LOGIN, MX_FILTER, MX_DIRECT, MX_SYNC };
 
+/*
+ * A room whose timeline a /sync cut short ("limited"): what was said
+ * between our last position and the timeline's start is fetched with
+ * /messages, newest first, page by page, before the response is handled.
+ */
+struct mx_gap {
+	struct mx_gap *next;
+	char *room_id;
+	char *from;               /* where the next page starts */
+	json_t *events;           /* owned: fetched so far, newest first */
+	int pages;
+	int done;
+};
+
 struct matrix {
 	struct adapter *adapter;
 	struct mx_config cfg;
@@ -166,7 +186,9 @@ struct matrix {
 	int synced;               /* a /sync was handled: room state known */
 	int up;                   /* what bot_on_connected() last said */
 	struct mx_request *req;   /* the login, filter, m.direct or sync */
-	json_t *held;             /* owned: a /sync response waiting for joins */
+	json_t *held;             /* owned: a /sync response waiting for joins
+	                           * or for the gaps in its timelines */
+	struct mx_gap *gaps;      /* timelines of held being filled in */
 	uint64_t timer;           /* retry of that step */
 	unsigned attempt;
 	json_t *direct;           /* owned: m.direct as we know it */
@@ -196,6 +218,7 @@ static void mx_relogin(struct matrix *m);
 static void sync_apply(struct matrix *m, const json_t *body,
     const struct mx_response *res);
 static void sync_release(struct matrix *m);
+static void gaps_free(struct matrix *m);
 
 static const char *
 net(const struct matrix *m)
@@ -1550,7 +1573,7 @@ sync_release(struct matrix *m)
 {
 	json_t *body = m->held;
 
-	if (body == NULL || joins_unresolved(m))
+	if (body == NULL || joins_unresolved(m) || m->gaps != NULL)
 		return;
 	m->held = NULL;
 	/* Stopping: not stored, so the next start gets it again. */
@@ -1558,6 +1581,191 @@ sync_release(struct matrix *m)
 	    m->timer == 0)
 		sync_apply(m, body, NULL);
 	json_decref(body);
+}
+
+static void
+gaps_free(struct matrix *m)
+{
+	while (m->gaps != NULL) {
+		struct mx_gap *gap = m->gaps;
+
+		m->gaps = gap->next;
+		free(gap->room_id);
+		free(gap->from);
+		json_decref(gap->events);
+		free(gap);
+	}
+}
+
+/*
+ * Puts what the gaps fetched in front of their timelines in the held
+ * response (messages only: the response's state section already holds
+ * the state at the timeline's start), then hands the response on.
+ */
+static void
+gaps_finish(struct matrix *m)
+{
+	const json_t *joined = json_object_get(json_object_get(m->held, "rooms"), "join");
+
+	for (struct mx_gap *gap = m->gaps; gap != NULL; gap = gap->next) {
+		json_t *timeline = json_object_get(json_object_get(joined,
+		    gap->room_id), "timeline");
+		json_t *events = json_array();
+		size_t n = json_array_size(gap->events), added = 0;
+
+		if (!json_is_object(timeline) || events == NULL) {
+			json_decref(events);
+			continue;
+		}
+		for (size_t i = n; i-- > 0;) {
+			json_t *ev = json_array_get(gap->events, i);
+			const char *type = json_string_value(json_object_get(ev,
+			    "type"));
+
+			if (type != NULL && json_object_get(ev, "state_key") ==
+			    NULL && (strcmp(type, "m.room.message") == 0 ||
+			    strcmp(type, "m.room.encrypted") == 0) &&
+			    json_array_append(events, ev) == 0)
+				added++;
+		}
+		json_array_extend(events, json_object_get(timeline, "events"));
+		json_object_set_new(timeline, "events", events);
+		/* Left as it was when a page failed or the cap was reached. */
+		if (gap->done == 1)
+			json_object_set_new(timeline, "limited", json_false());
+		log_info("matrix %s: fetched %zu messages said in %s while "
+		    "the timeline was cut", net(m), added, gap->room_id);
+	}
+	gaps_free(m);
+	sync_release(m);
+}
+
+static void gap_next(struct matrix *m);
+
+static void
+on_gap_page(const struct mx_response *res, void *arg)
+{
+	struct matrix *m = arg;
+	struct mx_gap *gap = m->gaps;
+	const json_t *chunk;
+	const char *end;
+	char why[128];
+
+	m->req = NULL;
+	while (gap != NULL && gap->done)
+		gap = gap->next;
+	if (gap == NULL)
+		return;
+	chunk = json_object_get(res->body, "chunk");
+	if (!mx_ok(res) || !json_is_array(chunk)) {
+		mx_describe(res, why, sizeof(why));
+		log_warn("matrix %s: cannot fetch the messages said in %s while "
+		    "the timeline was cut (%s); they are skipped", net(m),
+		    gap->room_id, why);
+		gap->done = -1;
+		gap_next(m);
+		return;
+	}
+	json_array_extend(gap->events, (json_t *)chunk);
+	gap->pages++;
+	end = json_string_value(json_object_get(res->body, "end"));
+	if (json_array_size(chunk) > 0 && end != NULL) {
+		if (gap->pages >= MX_GAP_PAGES) {
+			log_warn("matrix %s: more than %d messages were said in "
+			    "%s while the timeline was cut; older ones are "
+			    "skipped", net(m), MX_GAP_PAGES * MX_TIMELINE_LIMIT,
+			    gap->room_id);
+			gap->done = -1;
+		} else {
+			char *from = strdup(end);
+
+			if (from != NULL) {
+				free(gap->from);
+				gap->from = from;
+			} else {
+				gap->done = -1;
+			}
+		}
+	} else {
+		gap->done = 1;
+	}
+	gap_next(m);
+}
+
+/* Asks for the next page of the first gap not done, or finishes. */
+static void
+gap_next(struct matrix *m)
+{
+	struct mx_gap *gap = m->gaps;
+	char limit[16];
+
+	while (gap != NULL && gap->done)
+		gap = gap->next;
+	if (gap == NULL) {
+		gaps_finish(m);
+		return;
+	}
+	mx_url(&m->url, m->cfg.homeserver, MX_API "/rooms/%s/messages",
+	    gap->room_id);
+	mx_url_param(&m->url, "dir", "b");
+	mx_url_param(&m->url, "from", gap->from);
+	mx_url_param(&m->url, "to", m->since);
+	snprintf(limit, sizeof(limit), "%d", MX_TIMELINE_LIMIT);
+	mx_url_param(&m->url, "limit", limit);
+	m->req = mx_http_request(m->http, "GET", text_str(&m->url), m->token,
+	    NULL, MX_REQUEST_TIMEOUT, on_gap_page, m);
+	if (m->req == NULL) {
+		gap->done = -1;
+		gap_next(m);
+	}
+}
+
+/*
+ * Holds a /sync response whose room timelines were cut short while the
+ * bot was away or busy (more than MX_TIMELINE_LIMIT events since its
+ * position) and starts fetching what was left out, so that no command
+ * said meanwhile is lost.  Returns 1 when the response is held.
+ */
+static int
+gaps_start(struct matrix *m, const json_t *body)
+{
+	const json_t *room;
+	const char *room_id;
+
+	json_object_foreach(json_object_get(json_object_get(body, "rooms"),
+	    "join"), room_id, room) {
+		const json_t *timeline = json_object_get(room, "timeline");
+		const char *from = json_string_value(json_object_get(timeline,
+		    "prev_batch"));
+		struct mx_gap *gap;
+
+		if (!json_is_true(json_object_get(timeline, "limited")) ||
+		    from == NULL)
+			continue;
+		if ((gap = calloc(1, sizeof(*gap))) == NULL ||
+		    (gap->room_id = strdup(room_id)) == NULL ||
+		    (gap->from = strdup(from)) == NULL ||
+		    (gap->events = json_array()) == NULL) {
+			if (gap != NULL) {
+				free(gap->room_id);
+				free(gap->from);
+				free(gap);
+			}
+			break;
+		}
+		gap->next = m->gaps;
+		m->gaps = gap;
+	}
+	if (m->gaps == NULL)
+		return 0;
+	json_decref(m->held);
+	/* A copy: the response is the HTTP client's. */
+	if ((m->held = json_deep_copy(body)) == NULL) {
+		gaps_free(m);
+		return 0;
+	}
+	gap_next(m);
+	return 1;
 }
 
 static void
@@ -1582,6 +1790,10 @@ on_sync(const struct mx_response *res, void *arg)
 		return;
 	}
 	mx_set_up(m, 1);
+	/* A first /sync only learns state: its cut timelines do not matter. */
+	if (m->since != NULL && m->phase == MX_SYNC && gaps_start(m,
+	    res->body))
+		return;
 	/*
 	 * While the room id of a channel named by its alias is not known,
 	 * its messages could not be told apart from another room's (after a
@@ -1826,6 +2038,7 @@ mx_relogin(struct matrix *m)
 	/* Its position was not stored: the next /sync brings it again. */
 	json_decref(m->held);
 	m->held = NULL;
+	gaps_free(m);
 	mx_set_up(m, 0);
 	if (m->token != NULL) {
 		explicit_bzero(m->token, strlen(m->token));
@@ -1896,6 +2109,7 @@ matrix_clear(struct matrix *m)
 	m->req = m->direct_req = NULL;
 	json_decref(m->held);
 	m->held = NULL;
+	gaps_free(m);
 	if (m->loop != NULL) {
 		loop_cancel(m->loop, m->timer);
 		loop_cancel(m->loop, m->direct_timer);

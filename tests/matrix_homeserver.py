@@ -81,6 +81,7 @@ class Faults:
         self.duplicates_served = 0
         self.hold_syncs = False
         self.slow_joins = 0
+        self.fail_messages = 0
 
 
 class User:
@@ -166,6 +167,7 @@ class State:
         self.requests = []  # (method, path, user_id or None)
         self.logins = []  # login bodies without the password
         self.last_since = {}  # token -> since of the previous /sync
+        self.messages_served = 0  # /messages pages answered
         self.counter = itertools.count(1)
 
     # Administration, for tests (no HTTP).
@@ -414,6 +416,7 @@ class Handler(BaseHTTPRequestHandler):
          "state_get"),
         ("GET", r"/_matrix/client/v3/rooms/([^/]+)/joined_members",
          "joined_members"),
+        ("GET", r"/_matrix/client/v3/rooms/([^/]+)/messages", "messages"),
         ("GET", r"/_matrix/client/v3/user/([^/]+)/account_data/([^/]+)",
          "account_data_get"),
         ("PUT", r"/_matrix/client/v3/user/([^/]+)/account_data/([^/]+)",
@@ -690,6 +693,44 @@ class Handler(BaseHTTPRequestHandler):
                 joined[user_id] = {"display_name": content.get("displayname"),
                                    "avatar_url": None}
         return 200, {"joined": joined}
+
+    @staticmethod
+    def stream_pos(token):
+        """The position a /sync or /messages token stands for: "sN" (a
+        next_batch) and "tN" (a prev_batch or an end) both mean after
+        position N."""
+        if token is None or not re.fullmatch(r"[st]\d+", token):
+            raise MatrixError(400, "M_INVALID_PARAM", "Bad token")
+        return int(token[1:])
+
+    def r_messages(self, room_id):
+        """Backwards pagination only (dir=b), as the bot uses it: the
+        room's events at or before from and after to, newest first."""
+        self.auth()
+        q = self.query
+        with self.state.cond:
+            room = self.state.resolve(room_id)
+            if room.membership(self.user_id) != "join":
+                raise MatrixError(403, "M_FORBIDDEN", "Not in the room")
+            if (q.get("dir") or ["f"])[0] != "b":
+                raise MatrixError(400, "M_INVALID_PARAM", "dir=b only")
+            start = self.stream_pos((q.get("from") or [None])[0])
+            to = q.get("to")
+            stop = self.stream_pos(to[0]) if to else -1
+            limit = int((q.get("limit") or ["10"])[0])
+            if self.state.faults.fail_messages > 0:
+                self.state.faults.fail_messages -= 1
+                raise MatrixError(500, "M_UNKNOWN",
+                                  "Internal server error (injected)")
+            events = [(p, e) for p, e in room.events if stop < p <= start]
+            events.reverse()
+            chunk = events[:limit]
+            self.state.messages_served += 1
+        body = {"start": q["from"][0],
+                "chunk": [client_event(e) for _, e in chunk]}
+        if len(events) > limit:
+            body["end"] = "t%d" % (chunk[-1][0] - 1)
+        return 200, body
 
     def r_account_data_get(self, user_id, type_):
         self.auth()
@@ -968,6 +1009,11 @@ class Homeserver:
     def fail_requests(self, n):
         with self.state.cond:
             self.state.faults.fail_requests = n
+
+    def fail_messages(self, n):
+        """The next n /messages requests fail with 500."""
+        with self.state.cond:
+            self.state.faults.fail_messages = n
 
     def limit_sends(self, n, retry_after_ms=200):
         with self.state.cond:

@@ -673,6 +673,52 @@ def test_restart_before_joins(ctx):
     h.stop()
 
 
+def test_cut_timeline(ctx):
+    """More messages than a /sync timeline holds (100) said while the bot
+    was away: the adapter fetches the rest with /messages, page by page,
+    so every command reaches the core once and in order.  When /messages
+    fails, the missed ones are skipped with a warning and the bot goes
+    on with the rest."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "busy")
+    h = ctx.run()
+    h.wait_connected()
+    h.command(join="#busy:localhost")
+    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
+               what="the bot in the room")
+    alice.say(room, "!before")
+    h.wait_message("!before")
+    h.stop()
+
+    said = ["!n%03d" % i for i in range(250)]
+    for text in said:
+        alice.say(room, text)
+    h = ctx.run()
+    h.command(join="#busy:localhost")
+    h.wait_message(said[-1], 30)
+    got = [t for t in h.texts() if t.startswith("!n")]
+    assert got == said, (len(got), got[:3], got[-3:])
+    # 150 left out of the timeline: two pages of 100 and 50.
+    assert ctx.hs.state.messages_served == 2, ctx.hs.state.messages_served
+    assert "fetched 150 messages" in ctx.harness_log(), \
+        ctx.harness_log()[-2000:]
+    h.stop()
+
+    said = ["!m%03d" % i for i in range(120)]
+    for text in said:
+        alice.say(room, text)
+    ctx.hs.fail_messages(1)
+    h = ctx.run()
+    h.command(join="#busy:localhost")
+    h.wait_message(said[-1], 30)
+    got = [t for t in h.texts() if t.startswith("!m")]
+    assert got == said[-100:], (len(got), got[:3])
+    assert "they are skipped" in ctx.harness_log()
+    alice.say(room, "!after")
+    h.wait_message("!after")
+    h.stop()
+
+
 def test_encrypted_rooms(ctx):
     alice = ctx.client(ALICE)
     room = alice.create_room(preset="private_chat", invite=[BOT, BOB],
@@ -811,6 +857,7 @@ TESTS = [
     test_names_mentions_members_admins,
     test_joined_room_history,
     test_restart_before_joins,
+    test_cut_timeline,
     test_encrypted_rooms,
 ]
 
