@@ -17,17 +17,18 @@
  *   also cleans what the server sends before libircclient reads it.
  * - Login.  The adapter asks for IRCv3 capabilities (CAP LS 302, sent
  *   ahead of NICK/USER) and enables multi-prefix, extended-join,
- *   account-notify, away-notify, userhost-in-names and chghost when
- *   offered (not account-tag: libircclient cannot read message tags).
+ *   account-notify, away-notify, userhost-in-names, chghost and
+ *   account-tag when offered (libircclient cannot read message tags: the
+ *   relay reads the account tag before it removes the tags).
  *   "sasl" logs in with SASL PLAIN before registration; when it is not
  *   offered or fails, "nickserv_password_file" sends NickServ IDENTIFY
  *   NICK PASSWORD after it.  "server_password_file" is sent as PASS.
  *   Secrets are read from files and never logged.
  * - Identities.  A person is "account:NAME" while the adapter knows their
- *   services account (SASL/NickServ login seen through WHOX, extended-join
- *   or account-notify), otherwise "nick!user@host"; seats follow a person
- *   through nick and account changes, and so do the lines still queued
- *   for their old nick.  Admin globs match nick!user@host.
+ *   services account (SASL/NickServ login seen through WHOX, extended-join,
+ *   account-notify or account-tag), otherwise "nick!user@host"; seats
+ *   follow a person through nick and account changes, and so do the lines
+ *   still queued for their old nick.  Admin globs match nick!user@host.
  * - Flood control.  Lines leave through a token bucket: "flood.burst"
  *   lines at once (4), then one per "flood.interval_ms" (2000), below the
  *   limits of ngircd and Libera.Chat.  JOINs go first, then private and
@@ -116,17 +117,18 @@ enum {
 	CAP_USERHOST_IN_NAMES = 1 << 4,
 	CAP_CHGHOST = 1 << 5,
 	CAP_SASL = 1 << 6,
+	CAP_ACCOUNT_TAG = 1 << 7,
 };
 
 static const char *const cap_names[] = {
 	"multi-prefix", "extended-join", "account-notify", "away-notify",
-	"userhost-in-names", "chghost", "sasl", NULL,
+	"userhost-in-names", "chghost", "sasl", "account-tag", NULL,
 };
 
 /* Every capability above but sasl, which is asked for on its own. */
 static const char *const cap_wanted[] = {
 	"multi-prefix", "extended-join", "account-notify", "away-notify",
-	"userhost-in-names", "chghost", NULL,
+	"userhost-in-names", "chghost", "account-tag", NULL,
 };
 
 struct irc_config {
@@ -1202,6 +1204,43 @@ up_flush(struct irc *irc)
 	return 0;
 }
 
+/*
+ * account-tag: a line from someone logged in to services carries their
+ * account.  Learnt here, before the line reaches libircclient (which
+ * never sees tags), so that the message itself already comes from the
+ * account: a person is known by account from their first command, even
+ * while the WHO of a channel is still waiting its turn.
+ */
+static void
+learn_tagged_account(struct irc *irc, const char *line, size_t len)
+{
+	char account[128], prefix[IRC_LINE_MAX];
+	const char *p = memchr(line, ' ', len), *end;
+	char *user, *host;
+	struct irc_user *u;
+
+	if (irc_tag_value(line, len, "account", account,
+	    sizeof(account)) != 1 || p == NULL)
+		return;
+	while (p < line + len && *p == ' ')
+		p++;
+	if (p >= line + len || *p != ':')
+		return;
+	p++;
+	if ((end = memchr(p, ' ', (size_t)(line + len - p))) == NULL ||
+	    (size_t)(end - p) >= sizeof(prefix))
+		return;
+	memcpy(prefix, p, (size_t)(end - p));
+	prefix[end - p] = '\0';
+	if ((user = strchr(prefix, '!')) == NULL ||
+	    (host = strchr(user, '@')) == NULL)
+		return;
+	*user++ = '\0';
+	*host++ = '\0';
+	if ((u = user_find(irc, prefix)) != NULL)
+		user_learn(irc, u, user, host, account);
+}
+
 /* Hands a cleaned line of the server to libircclient. */
 static void
 relay_line(struct irc *irc, const char *line, size_t len)
@@ -1209,6 +1248,9 @@ relay_line(struct irc *irc, const char *line, size_t len)
 	char out[IRC_LINE_MAX * 2], copy[IRC_LINE_MAX * 2];
 	struct irc_msg m;
 	size_t n = irc_relay_line(line, len, out, sizeof(out));
+
+	if ((irc->caps & CAP_ACCOUNT_TAG) && len > 0 && line[0] == '@')
+		learn_tagged_account(irc, line, len);
 
 	if (n == 0) {
 		log_debug("irc %s: dropped a line libircclient cannot read",

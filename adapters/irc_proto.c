@@ -88,6 +88,51 @@ utf8_cut(const char *s, size_t n)
 	return ((unsigned char)s[n - back] & 0xc0) == 0x80 ? n : n - back;
 }
 
+int
+irc_tag_value(const char *line, size_t len, const char *key, char *out,
+    size_t outlen)
+{
+	size_t keylen = strlen(key), i = 1;
+
+	if (len == 0 || line[0] != '@' || outlen == 0)
+		return 0;
+	while (i < len && line[i] != ' ') {
+		size_t start = i, o = 0;
+
+		while (i < len && line[i] != ';' && line[i] != ' ' &&
+		    line[i] != '=')
+			i++;
+		if (i - start != keylen || memcmp(line + start, key,
+		    keylen) != 0 || i >= len || line[i] != '=') {
+			while (i < len && line[i] != ';' && line[i] != ' ')
+				i++;
+			if (i < len && line[i] == ';')
+				i++;
+			continue;
+		}
+		/* The value, unescaped as the message-tags spec says. */
+		for (i++; i < len && line[i] != ';' && line[i] != ' '; i++) {
+			char c = line[i];
+
+			if (c == '\\') {
+				if (++i >= len || line[i] == ';' ||
+				    line[i] == ' ')
+					break;
+				c = line[i] == ':' ? ';' : line[i] == 's' ?
+				    ' ' : line[i] == 'r' ? '\r' :
+				    line[i] == 'n' ? '\n' : line[i];
+			}
+			if (c == '\r' || c == '\n' || c == '\0' ||
+			    o + 1 >= outlen)
+				return 0;
+			out[o++] = c;
+		}
+		out[o] = '\0';
+		return o > 0;
+	}
+	return 0;
+}
+
 size_t
 irc_relay_line(const char *line, size_t len, char *out, size_t outlen)
 {

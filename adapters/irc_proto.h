@@ -42,6 +42,14 @@ struct irc_msg {
 int irc_parse(char *line, struct irc_msg *msg);
 
 /*
+ * The value of tag key among the IRCv3 message tags of a line ("@a=b;c
+ * :prefix COMMAND ..."), unescaped, into out.  Returns 1 when the tag is
+ * there with a non-empty value that fits, 0 otherwise.
+ */
+int irc_tag_value(const char *line, size_t len, const char *key, char *out,
+    size_t outlen);
+
+/*
  * Cleans one line from the server before libircclient sees it: removes
  * tags, CR and NUL, cuts it to IRC_LINE_MAX - 2 bytes at a UTF-8
  * boundary, rebuilds it in canonical form (single spaces, the last

@@ -9,6 +9,8 @@
  *   - irc_parse(): a command without spaces, at most 15 parameters, only
  *     the last one empty, holding spaces or starting with ':', every
  *     pointer inside the line;
+ *   - irc_tag_value(): a value found is non-empty, fits its buffer and
+ *     holds no CR or LF;
  *   - irc_relay_line(): the line ends in CR LF and holds no other CR, LF
  *     or NUL, never overflows its buffer, reads back as the message it was
  *     given (when it needed no cut) and is its own relay (a fixed point);
@@ -173,6 +175,15 @@ check_relay(const char *line, size_t len, size_t small)
 	struct irc_msg in, got;
 	size_t n, n2, clen;
 
+	/* A tag value is a clean string inside its buffer (account-tag). */
+	tiny = malloc(small);
+	CHECK(tiny != NULL);
+	if (irc_tag_value(line, len, "account", tiny, small) == 1) {
+		n = strlen(tiny);
+		CHECK(n > 0 && n < small);
+		CHECK(strpbrk(tiny, "\r\n") == NULL);
+	}
+	free(tiny);
 	n = irc_relay_line(line, len, out, sizeof(out));
 	/* A short buffer is never overrun (ASan watches the exact size). */
 	tiny = malloc(small);

@@ -14,7 +14,8 @@ import threading
 import time
 
 CAPS = ("multi-prefix extended-join account-notify away-notify "
-        "userhost-in-names chghost sasl=PLAIN,EXTERNAL server-time")
+        "userhost-in-names chghost sasl=PLAIN,EXTERNAL server-time "
+        "account-tag")
 
 
 class FakeIrcd:

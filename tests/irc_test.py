@@ -484,7 +484,8 @@ def test_fake():
             assert i_nick < i_end
             reqs = [l for l in lines if l.startswith("CAP REQ")]
             assert "CAP REQ :multi-prefix extended-join account-notify " \
-                "away-notify userhost-in-names chghost" in reqs, reqs
+                "away-notify userhost-in-names chghost account-tag" in reqs, \
+                reqs
             assert "CAP REQ :sasl" in reqs, reqs
             assert "AUTHENTICATE Ym90YWNjdABib3RhY2N0AHMzY3JldC1wdw==" in \
                 lines, lines
@@ -590,6 +591,16 @@ def test_fake():
             srv.send(":frank!~f@frank.host JOIN #game * :Frank")
             ev = h.event("join", channel="#game")
             assert ev["user"]["id"] == "frank!~f@frank.host", ev
+            # account-tag: frank's line says he logged in; the seat
+            # follows before the message arrives, which comes from the
+            # account.
+            srv.send("@account=frank :frank!~f@frank.host PRIVMSG #game "
+                     ":tagged frank")
+            ev = h.event("rename")
+            assert ev["old_id"] == "frank!~f@frank.host", ev
+            assert ev["user"]["id"] == "account:frank", ev
+            ev = h.event("message", text="tagged frank")
+            assert ev["from"]["id"] == "account:frank", ev
             # A private text finds the nick by account, as NOTICE.
             h.send({"send_private": "account:carol", "text": "psst"})
             srv.wait_line(lambda l: l == "NOTICE carol2 :psst")
@@ -618,8 +629,8 @@ def test_fake():
         finally:
             h.stop()
             srv.close()
-    check("accounts: WHOX, account-notify, extended-join, NICK; NOTICE; "
-          "junk lines", accounts)
+    check("accounts: WHOX, account-notify, extended-join, account-tag, "
+          "NICK; NOTICE; junk lines", accounts)
 
     def nick_taken():
         srv = fake_ircd.FakeIrcd(nick_taken={"stichbot", "alt1"},

@@ -119,6 +119,43 @@ relay(const char *in, char *out)
 	return irc_relay_line(in, strlen(in), out, 2 * IRC_LINE_MAX);
 }
 
+/* account-tag values are found among other tags and unescaped. */
+static void
+test_tag_value(void **state)
+{
+	char out[64];
+
+	(void)state;
+#define TAG(line, key) irc_tag_value(line, strlen(line), key, out, \
+    sizeof(out))
+	assert_int_equal(TAG("@account=alice :a!u@h PRIVMSG #c :x", "account"),
+	    1);
+	assert_string_equal(out, "alice");
+	assert_int_equal(TAG("@time=2024-01-01T00:00:00Z;account=bob;msgid=1 "
+	    ":b!u@h PRIVMSG #c :x", "account"), 1);
+	assert_string_equal(out, "bob");
+	assert_int_equal(TAG("@time=1;acc=x;account=a\\sb\\:c\\\\d "
+	    ":b!u@h PRIVMSG #c :x", "account"), 1);
+	assert_string_equal(out, "a b;c\\d");
+	/* A prefix of another key, a tag without a value, none at all. */
+	assert_int_equal(TAG("@accounts=x :b!u@h PRIVMSG #c :x", "account"),
+	    0);
+	assert_int_equal(TAG("@account :b!u@h PRIVMSG #c :x", "account"), 0);
+	assert_int_equal(TAG("@account= :b!u@h PRIVMSG #c :x", "account"), 0);
+	assert_int_equal(TAG(":b!u@h PRIVMSG #c :account=x", "account"), 0);
+	assert_int_equal(TAG("@x=1 :b!u@h PRIVMSG #c :@account=x", "account"),
+	    0);
+	/* CR or LF never come out; a value too long is refused. */
+	assert_int_equal(TAG("@account=a\\rb :b!u@h PRIVMSG #c :x", "account"),
+	    0);
+	assert_int_equal(irc_tag_value("@account=abcdef", 15, "account", out,
+	    4), 0);
+	assert_int_equal(irc_tag_value("@account=abc", 12, "account", out,
+	    4), 1);
+	assert_string_equal(out, "abc");
+#undef TAG
+}
+
 static void
 test_relay_line(void **state)
 {
@@ -1219,6 +1256,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_tag_value),
 		cmocka_unit_test(test_relay_line),
 		cmocka_unit_test(test_relay_not_a_command),
 		cmocka_unit_test(test_casecmp),
