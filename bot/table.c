@@ -212,22 +212,19 @@ table_close(struct table *table, int abandoned)
 /*
  * A lobby as stored: {"game": "wizard", "options": {"rounds": 5},
  * "seats": [{"id": "...", "name": "...", "computer": false, "level": 1}]}.
- * Options are kept by name and read back through the game's option table,
- * so a lobby stored by an older stichbot reads the same.
+ * Options are written as in records (RECORD.md), by name, so a lobby
+ * stored by an older stichbot reads the same.
  */
 static char *
 lobby_json(const struct table *table)
 {
-	json_t *root = json_object(), *options = json_object();
+	json_t *root = json_object();
+	json_t *options = game_options_to_json(table->impl, &table->options);
 	json_t *seats = json_array();
 	char *text = NULL;
 
 	if (root == NULL || options == NULL || seats == NULL)
 		goto out;
-	for (int i = 0; table->impl->options[i].name != NULL; i++)
-		if (table->options.value[i] != 0)
-			json_object_set_new(options, table->impl->options[i].name,
-			    json_integer(table->options.value[i]));
 	for (int i = 0; i < table->nseats; i++) {
 		const struct seat *seat = &table->seats[i];
 
@@ -275,34 +272,6 @@ table_lobby_save(struct table *table)
 	table->lobby_saved = text;
 }
 
-/* Reads stored options by name; -1 with a reason when one is unusable. */
-static int
-lobby_options(const struct game_impl *impl, const json_t *obj,
-    struct game_options *out, char *err, size_t errlen)
-{
-	const char *name;
-	json_t *value;
-
-	memset(out, 0, sizeof(*out));
-	if (!json_is_object(obj)) {
-		snprintf(err, errlen, "options: expected an object");
-		return -1;
-	}
-	json_object_foreach((json_t *)obj, name, value) {
-		int index = game_option_index(impl, name);
-
-		if (index < 0 || !json_is_integer(value) ||
-		    json_integer_value(value) < impl->options[index].min ||
-		    json_integer_value(value) > impl->options[index].max) {
-			snprintf(err, errlen, "option \"%s\" is not one of %s",
-			    name, impl->name);
-			return -1;
-		}
-		out->value[index] = (int)json_integer_value(value);
-	}
-	return impl->validate_options(out, 0, err, errlen);
-}
-
 struct table *
 table_lobby_load(struct channel *channel, const char *lobby, char *err,
     size_t errlen)
@@ -332,8 +301,9 @@ table_lobby_load(struct channel *channel, const char *lobby, char *err,
 		    impl->max_seats);
 		goto out;
 	}
-	if (lobby_options(impl, json_object_get(root, "options"), &options,
-	    err, errlen) != 0)
+	if (game_options_from_json(impl, json_object_get(root, "options"),
+	    &options, err, errlen) != 0 ||
+	    impl->validate_options(&options, 0, err, errlen) != 0)
 		goto out;
 	json_array_foreach(seats, i, item) {
 		const char *id = json_string_value(json_object_get(item, "id"));

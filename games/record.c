@@ -199,9 +199,28 @@ deal_to_json(const struct game_impl *impl, int nseats, const struct deal *deal)
 	return obj;
 }
 
-/* Reads "options" of a record into setup->options. */
-static int
-options_from_json(const struct game_impl *impl, const json_t *obj,
+json_t *
+game_options_to_json(const struct game_impl *impl,
+    const struct game_options *options)
+{
+	json_t *obj = json_object();
+
+	for (int i = 0; obj != NULL && impl->options[i].name != NULL; i++) {
+		const struct game_option_desc *desc = &impl->options[i];
+		int v = options->value[i];
+
+		if (v == 0)
+			continue;
+		if (desc->min == 0 && desc->max == 1)
+			json_object_set_new(obj, desc->name, json_true());
+		else
+			json_object_set_new(obj, desc->name, json_integer(v));
+	}
+	return obj;
+}
+
+int
+game_options_from_json(const struct game_impl *impl, const json_t *obj,
     struct game_options *options, char *err, size_t errlen)
 {
 	const char *name;
@@ -298,7 +317,7 @@ game_from_record(const json_t *record, char *err, size_t errlen)
 		return NULL;
 	}
 	setup.first = (int)json_integer_value(first);
-	if (options_from_json(impl, json_object_get(record, "options"),
+	if (game_options_from_json(impl, json_object_get(record, "options"),
 	    &setup.options, err, errlen) != 0)
 		return NULL;
 	game = game_create(impl, &setup, players, err, errlen);
@@ -330,25 +349,13 @@ game_to_record(const struct game *game)
 {
 	const struct game_impl *impl = game->impl;
 	json_t *record = json_object();
-	json_t *options = json_object();
 	json_t *deals = json_array();
 	json_t *actions = json_array();
 
 	json_object_set_new(record, "game", json_string(impl->name));
 	json_object_set_new(record, "players", json_deep_copy(game->players));
-	for (int i = 0; impl->options[i].name != NULL; i++) {
-		const struct game_option_desc *desc = &impl->options[i];
-		int v = game->setup.options.value[i];
-
-		if (v == 0)
-			continue;
-		if (desc->min == 0 && desc->max == 1)
-			json_object_set_new(options, desc->name, json_true());
-		else
-			json_object_set_new(options, desc->name,
-			    json_integer(v));
-	}
-	json_object_set_new(record, "options", options);
+	json_object_set_new(record, "options", game_options_to_json(impl,
+	    &game->setup.options));
 	json_object_set_new(record, "first", json_integer(game->setup.first));
 	for (int i = 0; i < game->ndeals; i++)
 		json_array_append_new(deals, deal_to_json(impl,

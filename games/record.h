@@ -53,6 +53,17 @@ int game_apply(struct game *game, const struct action *action, char *err,
     size_t errlen);
 
 /*
+ * A record's "options" object (RECORD.md: true for a switch, a number
+ * otherwise; options that are off are left out), a new reference; and
+ * back, checking each name and value against the game (not combinations:
+ * see validate_options).  NULL or JSON null reads as no options.
+ */
+json_t *game_options_to_json(const struct game_impl *impl,
+    const struct game_options *options);
+int game_options_from_json(const struct game_impl *impl, const json_t *obj,
+    struct game_options *options, char *err, size_t errlen);
+
+/*
  * Reads the header and deals of a record (not its actions).  Returns NULL
  * with a reason when the record is malformed.
  */

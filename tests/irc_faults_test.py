@@ -35,10 +35,8 @@ Exits 77 (skip) when ngircd or openssl is missing.  Standard library only.
 import json
 import os
 import re
-import shutil
 import signal
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -357,43 +355,7 @@ def run(world):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    game.STICHBOT = os.path.abspath(sys.argv[1])
-    for tool in ("ngircd", "openssl"):
-        if shutil.which(tool) is None:
-            print("skip: %s is not installed" % tool)
-            return 77
-    tmp = tempfile.mkdtemp(prefix="irc-faults-")
-    os.chmod(tmp, 0o755)
-    signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(
-        Failure("the test ran out of time")))
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(
-        Failure("stopped by SIGTERM")))
-    signal.alarm(225)
-    world = None
-    ok = False
-    try:
-        world = World(tmp)
-        run(world)
-        ok = True
-    finally:
-        signal.alarm(0)
-        if world is not None:
-            if world.bot is not None and world.bot.poll() is None:
-                world.bot.kill()
-                world.bot.wait()
-            world.ircd.kill()
-            for p in world.players:
-                with open(os.path.join(tmp, "%s.log" % p.names[0]), "w") as f:
-                    for when, kind, text in p.log:
-                        f.write("%.3f %s %r\n" % (when, kind, text))
-        if ok and not os.environ.get("IRC_TEST_KEEP"):
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            print("files kept in %s" % tmp)
-    return 0
+    return game.main(World, run, "irc-faults-")
 
 
 if __name__ == "__main__":

@@ -878,17 +878,21 @@ def run(world):
         check(word not in log, log[-3000:])
     print("ok - the bot stops cleanly")
 
-def main():
+def main(make_world=None, run_world=None, prefix="irc-game-"):
+    """Runs a test against ngircd: checks the tools, makes the world in a
+    scratch directory, runs it under a time limit and always cleans up
+    (the bot, ngircd, the files unless the test failed).  irc_faults_test.py
+    runs its own world and steps through here too."""
     global STICHBOT
     if len(sys.argv) != 2:
-        print(__doc__)
+        print(sys.modules["__main__"].__doc__)
         return 2
     STICHBOT = os.path.abspath(sys.argv[1])
     for tool in ("ngircd", "openssl"):
         if shutil.which(tool) is None:
             print("skip: %s is not installed" % tool)
             return 77
-    tmp = tempfile.mkdtemp(prefix="irc-game-")
+    tmp = tempfile.mkdtemp(prefix=prefix)
     os.chmod(tmp, 0o755)
     signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(
         Failure("the test ran out of time")))
@@ -899,8 +903,8 @@ def main():
     world = None
     ok = False
     try:
-        world = World(tmp)
-        run(world)
+        world = (make_world or World)(tmp)
+        (run_world or run)(world)
         ok = True
     finally:
         signal.alarm(0)
@@ -909,7 +913,6 @@ def main():
                 world.bot.kill()
                 world.bot.wait()
             world.ircd.kill()
-        if world is not None:
             # What each person's client saw, for a post-mortem.
             for p in world.players:
                 with open(os.path.join(tmp, "%s.log" % p.names[0]), "w") as f:
