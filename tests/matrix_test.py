@@ -207,6 +207,16 @@ def public_room(ctx, owner, alias):
     return owner.create_room(preset="public_chat", room_alias_name=alias)
 
 
+def joined_harness(ctx, alias, room):
+    """A harness that has connected and joined alias (room's alias)."""
+    h = ctx.run()
+    h.wait_connected()
+    h.command(join=alias)
+    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
+               what="the bot in the room")
+    return h
+
+
 def test_password_login_and_first_sync(ctx):
     alice = ctx.client(ALICE)
     room = public_room(ctx, alice, "games")
@@ -385,11 +395,7 @@ def test_send_private(ctx):
 def test_order_through_faults(ctx):
     alice = ctx.client(ALICE)
     room = public_room(ctx, alice, "faults")
-    h = ctx.run()
-    h.wait_connected()
-    h.command(join="#faults:localhost")
-    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
-               what="the bot in the room")
+    h = joined_harness(ctx, "#faults:localhost", room)
     expected = ["m%02d" % i for i in range(24)]
     ctx.hs.limit_sends(3, 300)
     ctx.hs.fail_requests(2)
@@ -429,11 +435,7 @@ def test_order_through_faults(ctx):
 def test_relogin_and_lost_position(ctx):
     alice = ctx.client(ALICE)
     room = public_room(ctx, alice, "relogin")
-    h = ctx.run()
-    h.wait_connected()
-    h.command(join="#relogin:localhost")
-    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
-               what="the bot in the room")
+    h = joined_harness(ctx, "#relogin:localhost", room)
     device = ctx.hs.state.logins[-1].get("device_id")
     # The server forgets the bot's token: it logs in again, same device.
     with ctx.hs.state.cond:
@@ -510,11 +512,7 @@ def test_next_batch_contract(ctx):
 def test_duplicate_delivery(ctx):
     alice = ctx.client(ALICE)
     room = public_room(ctx, alice, "dup")
-    h = ctx.run()
-    h.wait_connected()
-    h.command(join="#dup:localhost")
-    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
-               what="the bot in the room")
+    h = joined_harness(ctx, "#dup:localhost", room)
     time.sleep(0.3)
     ctx.hs.duplicate_syncs(1)
     alice.say(room, "dup me")
@@ -533,11 +531,7 @@ def test_names_mentions_members_admins(ctx):
     html_name = "<b>Bob</b> & <i>co</i>"
     bob.set_displayname(html_name)
     room = public_room(ctx, alice, "html")
-    h = ctx.run()
-    h.wait_connected()
-    h.command(join="#html:localhost")
-    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
-               what="the bot in the room")
+    h = joined_harness(ctx, "#html:localhost", room)
     bob.join(room)
     j = h.wait(lambda e: e["event"] == "join", 20, "bob's join")
     assert j["channel"] == "#html:localhost", j
@@ -612,11 +606,7 @@ def test_joined_room_history(ctx):
     bob.join(room)
     alice.say(room, "!old one")
     bob.say(room, "!old two")
-    h = ctx.run()
-    h.wait_connected()
-    h.command(join="#hist:localhost")
-    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
-               what="the bot in the room")
+    h = joined_harness(ctx, "#hist:localhost", room)
     alice.say(room, "!new")
     h.wait_message("!new")
     time.sleep(0.3)
@@ -645,11 +635,7 @@ def test_restart_before_joins(ctx):
     the channel as configured (the alias), not the room id."""
     alice = ctx.client(ALICE)
     room = public_room(ctx, alice, "early")
-    h = ctx.run()
-    h.wait_connected()
-    h.command(join="#early:localhost")
-    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
-               what="the bot in the room")
+    h = joined_harness(ctx, "#early:localhost", room)
     alice.say(room, "!first")
     h.wait_message("!first")
     h.stop()
@@ -681,11 +667,7 @@ def test_cut_timeline(ctx):
     on with the rest."""
     alice = ctx.client(ALICE)
     room = public_room(ctx, alice, "busy")
-    h = ctx.run()
-    h.wait_connected()
-    h.command(join="#busy:localhost")
-    wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
-               what="the bot in the room")
+    h = joined_harness(ctx, "#busy:localhost", room)
     alice.say(room, "!before")
     h.wait_message("!before")
     h.stop()
