@@ -1204,6 +1204,20 @@ up_flush(struct irc *irc)
 	return 0;
 }
 
+/* Who sent a line: the parts of its prefix. */
+struct origin {
+	char nick[128], user[128], host[256];
+};
+
+static int
+origin_split(const char *origin, struct origin *o)
+{
+	if (origin == NULL)
+		return -1;
+	return irc_mask_split(origin, o->nick, sizeof(o->nick), o->user,
+	    sizeof(o->user), o->host, sizeof(o->host));
+}
+
 /*
  * account-tag: a line from someone logged in to services carries their
  * account.  Learnt here, before the line reaches libircclient (which
@@ -1214,31 +1228,21 @@ up_flush(struct irc *irc)
 static void
 learn_tagged_account(struct irc *irc, const char *line, size_t len)
 {
-	char account[128], prefix[IRC_LINE_MAX];
-	const char *p = memchr(line, ' ', len), *end;
-	char *user, *host;
+	char account[128], copy[RELAY_LINE_MAX + 1];
+	struct irc_msg m;
+	struct origin o;
 	struct irc_user *u;
 
 	if (irc_tag_value(line, len, "account", account,
-	    sizeof(account)) != 1 || p == NULL)
+	    sizeof(account)) != 1 || len >= sizeof(copy))
 		return;
-	while (p < line + len && *p == ' ')
-		p++;
-	if (p >= line + len || *p != ':')
+	memcpy(copy, line, len);
+	copy[len] = '\0';
+	if (irc_parse(copy, &m) != 0 || origin_split(m.prefix, &o) != 0 ||
+	    o.host[0] == '\0')
 		return;
-	p++;
-	if ((end = memchr(p, ' ', (size_t)(line + len - p))) == NULL ||
-	    (size_t)(end - p) >= sizeof(prefix))
-		return;
-	memcpy(prefix, p, (size_t)(end - p));
-	prefix[end - p] = '\0';
-	if ((user = strchr(prefix, '!')) == NULL ||
-	    (host = strchr(user, '@')) == NULL)
-		return;
-	*user++ = '\0';
-	*host++ = '\0';
-	if ((u = user_find(irc, prefix)) != NULL)
-		user_learn(irc, u, user, host, account);
+	if ((u = user_find(irc, o.nick)) != NULL)
+		user_learn(irc, u, o.user, o.host, account);
 }
 
 /* Hands a cleaned line of the server to libircclient. */
@@ -1895,19 +1899,6 @@ next_nick(struct irc *irc, int erroneous)
 }
 
 /* libircclient's events. */
-
-struct origin {
-	char nick[128], user[128], host[256];
-};
-
-static int
-origin_split(const char *origin, struct origin *o)
-{
-	if (origin == NULL)
-		return -1;
-	return irc_mask_split(origin, o->nick, sizeof(o->nick), o->user,
-	    sizeof(o->user), o->host, sizeof(o->host));
-}
 
 static struct irc *
 session_irc(irc_session_t *session)

@@ -871,7 +871,7 @@ queue_pick(const struct irc_queue *q, uint64_t now)
 		    IRC_CLASS_CHANNEL;
 	if (c != NULL)
 		return IRC_CLASS_CHANNEL;
-	if (q->head[IRC_CLASS_PRIVATE] != NULL)
+	if (p != NULL)
 		return IRC_CLASS_PRIVATE;
 	if (q->head[IRC_CLASS_BACKGROUND] != NULL && now >= q->background_at)
 		return IRC_CLASS_BACKGROUND;

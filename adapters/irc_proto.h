@@ -1,8 +1,9 @@
 /*
  * irc_proto.h - the pure parts of the IRC adapter: parsing server lines,
  * cleaning them for libircclient, splitting outgoing text into lines that
- * fit the 512-byte limit, the outgoing queue (paced by a bucket.h bucket), IRCv3
- * capability lists, SASL PLAIN, ISUPPORT (005), identities, base64.
+ * fit the 512-byte limit, the outgoing queue (paced by a bucket.h
+ * bucket), IRCv3 message tags and capability lists, SASL PLAIN, ISUPPORT
+ * (005), identities, base64.
  *
  * Nothing here does I/O; the queue only sets timers on a loop (loop.h), so
  * tests drive everything with the loop's virtual clock.
@@ -145,10 +146,11 @@ size_t irc_overhead(const char *mask, const char *command,
  * PART), private and channel lines, background lines (WHO: one per joined
  * channel, which must not hold the games back after joining many
  * channels; at most one per IRC_BACKGROUND_GAP_MS), and low (CTCP
- * replies, which are dropped when a few already wait).  Private and channel lines leave in the order they were queued,
- * except that a private line (a turn prompt) overtakes the channel lines
- * queued less than IRC_PRIVATE_LEAD send intervals before it: prompts
- * come quickly, yet a stream of them cannot hold the channels back.
+ * replies, which are dropped when a few already wait).  Private and
+ * channel lines leave in the order they were queued, except that a
+ * private line (a turn prompt) overtakes the channel lines queued less
+ * than IRC_PRIVATE_LEAD send intervals before it: prompts come quickly,
+ * yet a stream of them cannot hold the channels back.
  * Lines leave at the bucket's pace from loop timers while the queue is
  * running.
  */

@@ -166,7 +166,7 @@ struct mx_gap {
 	char *from;               /* where the next page starts */
 	json_t *events;           /* owned: fetched so far, newest first */
 	int pages;
-	int done;
+	int done;                 /* 1 complete; -1 given up (still cut) */
 };
 
 struct matrix {
@@ -1605,7 +1605,8 @@ gaps_free(struct matrix *m)
 static void
 gaps_finish(struct matrix *m)
 {
-	const json_t *joined = json_object_get(json_object_get(m->held, "rooms"), "join");
+	const json_t *joined = json_object_get(json_object_get(m->held,
+	    "rooms"), "join");
 
 	for (struct mx_gap *gap = m->gaps; gap != NULL; gap = gap->next) {
 		json_t *timeline = json_object_get(json_object_get(joined,
@@ -1630,7 +1631,7 @@ gaps_finish(struct matrix *m)
 		}
 		json_array_extend(events, json_object_get(timeline, "events"));
 		json_object_set_new(timeline, "events", events);
-		/* Left as it was when a page failed or the cap was reached. */
+		/* Still marked cut when a page failed or the cap was hit. */
 		if (gap->done == 1)
 			json_object_set_new(timeline, "limited", json_false());
 		log_info("matrix %s: fetched %zu messages said in %s while "
@@ -1642,18 +1643,27 @@ gaps_finish(struct matrix *m)
 
 static void gap_next(struct matrix *m);
 
+/* The gap being fetched: the first not done, or NULL. */
+static struct mx_gap *
+gap_current(struct matrix *m)
+{
+	struct mx_gap *gap = m->gaps;
+
+	while (gap != NULL && gap->done)
+		gap = gap->next;
+	return gap;
+}
+
 static void
 on_gap_page(const struct mx_response *res, void *arg)
 {
 	struct matrix *m = arg;
-	struct mx_gap *gap = m->gaps;
+	struct mx_gap *gap = gap_current(m);
 	const json_t *chunk;
 	const char *end;
 	char why[128];
 
 	m->req = NULL;
-	while (gap != NULL && gap->done)
-		gap = gap->next;
 	if (gap == NULL)
 		return;
 	chunk = json_object_get(res->body, "chunk");
@@ -1696,11 +1706,9 @@ on_gap_page(const struct mx_response *res, void *arg)
 static void
 gap_next(struct matrix *m)
 {
-	struct mx_gap *gap = m->gaps;
+	struct mx_gap *gap = gap_current(m);
 	char limit[16];
 
-	while (gap != NULL && gap->done)
-		gap = gap->next;
 	if (gap == NULL) {
 		gaps_finish(m);
 		return;

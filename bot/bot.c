@@ -829,38 +829,6 @@ bot_restore(struct bot *bot)
 /* What adapters report. */
 
 /*
- * The length of the valid UTF-8 sequence at s without control characters
- * (C0, DEL, C1), or 0.
- */
-static size_t
-utf8_char(const unsigned char *s)
-{
-	size_t n;
-	unsigned int c;
-
-	if (s[0] >= 0x20 && s[0] < 0x7f)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 ||
-	    c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff) ||
-	    (c >= 0x80 && c < 0xa0))
-		return 0;
-	return n;
-}
-
-/*
  * A user id as the core keeps it: valid UTF-8 without control bytes, so
  * that it can live in JSON (the store's seats) and in messages.  Other
  * bytes, and '%', become %XX: the mapping is one to one, so two people
@@ -870,22 +838,17 @@ utf8_char(const unsigned char *s)
 static const char *
 user_id_clean(const char *id, char *buf, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)id;
-	size_t n = 0;
-	int clean = 1;
+	const char *p = id;
+	size_t n = 0, k;
 
-	for (size_t i = 0; p[i] != '\0'; i++)
-		if (p[i] == '%' || utf8_char(p + i) == 0) {
-			clean = 0;
-			break;
-		} else {
-			i += utf8_char(p + i) - 1;
-		}
-	if (clean)
+	/* Most ids are clean: returned as they are, uncopied. */
+	while (*p != '\0' && *p != '%' && (k = text_char_length(p)) > 0)
+		p += k;
+	if (*p == '\0')
 		return id;
+	p = id;
 	while (*p != '\0') {
-		size_t k = *p == '%' ? 0 : utf8_char(p);
-
+		k = *p == '%' ? 0 : text_char_length(p);
 		if (n + (k > 0 ? k : 3) + 1 > len)
 			return NULL;
 		if (k > 0) {
@@ -893,7 +856,8 @@ user_id_clean(const char *id, char *buf, size_t len)
 			n += k;
 			p += k;
 		} else {
-			snprintf(buf + n, len - n, "%%%02X", *p++);
+			snprintf(buf + n, len - n, "%%%02X",
+			    (unsigned char)*p++);
 			n += 3;
 		}
 	}

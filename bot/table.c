@@ -280,6 +280,7 @@ table_lobby_load(struct channel *channel, const char *lobby, char *err,
 	struct game_options options;
 	struct table *table = NULL;
 	const json_t *seats, *item;
+	const char *game;
 	json_error_t jerr;
 	json_t *root;
 	size_t i;
@@ -288,10 +289,9 @@ table_lobby_load(struct channel *channel, const char *lobby, char *err,
 		snprintf(err, errlen, "not JSON: %s", jerr.text);
 		return NULL;
 	}
-	impl = game_find(json_string_value(json_object_get(root, "game")) ?
-	    json_string_value(json_object_get(root, "game")) : "");
+	game = json_string_value(json_object_get(root, "game"));
 	seats = json_object_get(root, "seats");
-	if (impl == NULL) {
+	if ((impl = game_find(game != NULL ? game : "")) == NULL) {
 		snprintf(err, errlen, "unknown game");
 		goto out;
 	}
@@ -305,19 +305,6 @@ table_lobby_load(struct channel *channel, const char *lobby, char *err,
 	    &options, err, errlen) != 0 ||
 	    impl->validate_options(&options, 0, err, errlen) != 0)
 		goto out;
-	json_array_foreach(seats, i, item) {
-		const char *id = json_string_value(json_object_get(item, "id"));
-		const char *name = json_string_value(json_object_get(item,
-		    "name"));
-		int computer = json_is_true(json_object_get(item, "computer"));
-
-		if (id == NULL || name == NULL || name[0] == '\0' ||
-		    (!computer && id[0] == '\0')) {
-			snprintf(err, errlen, "seats[%zu]: expected an id and a "
-			    "name", i);
-			goto out;
-		}
-	}
 	if ((table = table_create(channel, impl)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -325,29 +312,37 @@ table_lobby_load(struct channel *channel, const char *lobby, char *err,
 	table->options = options;
 	json_array_foreach(seats, i, item) {
 		struct seat *seat = &table->seats[table->nseats];
+		const char *id = json_string_value(json_object_get(item, "id"));
+		const char *name = json_string_value(json_object_get(item,
+		    "name"));
 		int level = (int)json_integer_value(json_object_get(item,
 		    "level"));
 
 		seat->computer = json_is_true(json_object_get(item,
 		    "computer"));
+		if (id == NULL || name == NULL || name[0] == '\0' ||
+		    (!seat->computer && id[0] == '\0')) {
+			snprintf(err, errlen, "seats[%zu]: expected an id and a "
+			    "name", i);
+			goto fail;
+		}
 		seat->level = level >= AI_EASY && level <= AI_HARD ? level :
 		    AI_NORMAL;
-		seat->user_id = strdup(json_string_value(json_object_get(item,
-		    "id")));
-		seat->name = strdup(json_string_value(json_object_get(item,
-		    "name")));
-		if (seat->user_id == NULL || seat->name == NULL) {
-			seat_clear(table, seat);
-			table_destroy(table);
-			table = NULL;
+		if ((seat->user_id = strdup(id)) == NULL ||
+		    (seat->name = strdup(name)) == NULL) {
 			snprintf(err, errlen, "out of memory");
-			goto out;
+			goto fail;
 		}
 		table->nseats++;
 		if (!seat->computer)
 			user_sat(channel, seat->user_id);
 	}
 	table->lobby_saved = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+	goto out;
+fail:
+	seat_clear(table, &table->seats[table->nseats]);
+	table_destroy(table);
+	table = NULL;
 out:
 	json_decref(root);
 	return table;

@@ -127,29 +127,32 @@ utf8_length(const unsigned char *s)
 	return n;
 }
 
+size_t
+text_char_length(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = utf8_length(p);
+
+	if (n == 1 && (p[0] < 0x20 || p[0] == 0x7f))
+		return 0;
+	/* C1 controls (U+0080..U+009F) are invisible too. */
+	if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
+		return 0;
+	return n;
+}
+
 void
 text_user(struct text *t, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p != '\0') {
-		size_t n = utf8_length(p);
+	while (*s != '\0') {
+		size_t n = text_char_length(s);
 
 		if (n == 0) {
-			p++;
+			s++;
 			continue;
 		}
-		if (n == 1 && (*p < 0x20 || *p == 0x7f)) {
-			p++;
-			continue;
-		}
-		/* C1 controls (U+0080..U+009F) are invisible too. */
-		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
-			p += 2;
-			continue;
-		}
-		text_addn(t, (const char *)p, n);
-		p += n;
+		text_addn(t, s, n);
+		s += n;
 	}
 }
 

@@ -56,6 +56,11 @@ void text_printf(struct text *t, const char *fmt, ...)
  * break or a protocol command.
  */
 void text_user(struct text *t, const char *s);
+/*
+ * The length of the character at s when it is valid UTF-8 and not a
+ * control character (C0, DEL, C1); 0 otherwise (also at the end).
+ */
+size_t text_char_length(const char *s);
 void text_bold(struct text *t, const char *s);
 /* A card code coloured by its suit letter (see above). */
 void text_card(struct text *t, char color, const char *code);
