@@ -37,6 +37,7 @@
 
 #include <jansson.h>
 
+#include "channel_lines.h"
 #include "fuzz_check.h"
 #include "internal.h"
 #include "log.h"
@@ -157,117 +158,14 @@ watch_get(struct fx *f, const char *channel)
 static int
 clean_utf8(const unsigned char *s)
 {
-	while (*s != '\0') {
-		unsigned c = *s, cp, min;
-		size_t len;
+	size_t n = strlen((const char *)s), len;
+	unsigned cp;
 
-		if (c < 0x80) {
-			if ((c < 0x20 && c != '\n') || c == 0x7f)
-				return 0;
-			s++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2, cp = c & 0x1f, min = 0x80;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3, cp = c & 0x0f, min = 0x800;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4, cp = c & 0x07, min = 0x10000;
-		else
+	for (size_t i = 0; i < n; i += len)
+		if ((len = fuzz_utf8_char(s + i, n - i, &cp)) == 0 ||
+		    (cp < 0x20 && cp != '\n') || (cp >= 0x7f && cp < 0xa0))
 			return 0;
-		for (size_t k = 1; k < len; k++) {
-			if ((s[k] & 0xc0) != 0x80)
-				return 0;
-			cp = cp << 6 | (s[k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 &&
-		    cp <= 0xdfff) || (cp >= 0x80 && cp < 0xa0))
-			return 0;
-		s += len;
-	}
 	return 1;
-}
-
-static int
-alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9');
-}
-
-static char
-lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-/*
- * Whether code occurs in s as a whole word (in any case when nocase).
- * By hand: the sanitizers' string interceptors would dominate the time.
- */
-static int
-has_word(const char *s, const char *code, int nocase)
-{
-	size_t n = strlen(code);
-
-	for (const char *p = s; *p != '\0'; p++) {
-		size_t k = 0;
-
-		if (nocase)
-			while (k < n && lower(p[k]) == lower(code[k]))
-				k++;
-		else
-			while (k < n && p[k] == code[k])
-				k++;
-		if (k == n && (p == s || !alnum(p[-1])) && !alnum(p[n]))
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * The words of a marked line outside its score sheets (which list earlier
- * rounds' penalty cards, now dealt again), without marks.
- */
-static void
-outside_sheets(const char *marked, char *out, size_t len)
-{
-	int pre = 0;
-	size_t n = 0;
-
-	for (const char *p = marked; *p != '\0' && n + 1 < len; p++) {
-		if (*p == TEXT_PRE) {
-			pre = !pre;
-			continue;
-		}
-		if (*p == TEXT_COLOR && p[1] != '\0') {
-			p++;
-			continue;
-		}
-		if (pre || (unsigned char)*p < 0x20)
-			continue;
-		out[n++] = *p;
-	}
-	out[n] = '\0';
-}
-
-/* Whether code was played (or selected) by an action since index from. */
-static int
-played_since(const struct table *table, int from, const char *code)
-{
-	for (int i = from; i < table->game->nactions; i++) {
-		const struct action *a = &table->game->actions[i];
-
-		for (int k = 0; k < a->ncards && a->kind != ACTION_BID; k++) {
-			char played[8];
-
-			table->impl->format_card(a->cards[k], played,
-			    sizeof(played));
-			if (strcmp(played, code) == 0)
-				return 1;
-		}
-	}
-	return 0;
 }
 
 /*
@@ -316,7 +214,7 @@ check_private(struct fx *f, struct channel *channel, int from, size_t n)
 			continue;
 		visible[nvisible] = malloc(len);
 		CHECK(visible[nvisible] != NULL);
-		outside_sheets(l->marked, visible[nvisible], len);
+		channel_outside_sheets(l->marked, visible[nvisible], len);
 		nvisible++;
 	}
 	for (int seat = 0; seat < table->nseats && nvisible > 0; seat++) {
@@ -329,13 +227,14 @@ check_private(struct fx *f, struct channel *channel, int from, size_t n)
 			size_t k = 0;
 
 			CHECK(c != NULL);
-			while (k < nvisible && !has_word(visible[k], c, 0))
+			while (k < nvisible &&
+			    !channel_has_word(visible[k], c, 0))
 				k++;
 			if (k == nvisible || strcmp(c, "W") == 0 ||
 			    strcmp(c, "J") == 0 ||
-			    played_since(table, from, c) ||
-			    has_word(text_str(&f->said), c, 1) ||
-			    has_word(text_str(&f->names), c, 1))
+			    channel_played_since(table, from, c) ||
+			    channel_has_word(text_str(&f->said), c, 1) ||
+			    channel_has_word(text_str(&f->names), c, 1))
 				continue;
 			fprintf(stderr, "%s: a channel line names %s held by "
 			    "seat %d: %s\n", channel->name, c, seat,

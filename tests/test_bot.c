@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "channel_lines.h"
 #include "internal.h"
 #include "loop.h"
 #include "memory.h"
@@ -160,75 +161,6 @@ table_of(struct fx *f, const char *channel)
 	return c != NULL ? c->table : NULL;
 }
 
-/* Whether code occurs in s as a whole word. */
-static int
-has_word(const char *s, const char *code)
-{
-	size_t n = strlen(code);
-
-	for (const char *p = s; (p = strstr(p, code)) != NULL; p++) {
-		int before = p == s || !((p[-1] >= 'a' && p[-1] <= 'z') ||
-		    (p[-1] >= '0' && p[-1] <= '9') ||
-		    (p[-1] >= 'A' && p[-1] <= 'Z'));
-		int after = !((p[n] >= 'a' && p[n] <= 'z') ||
-		    (p[n] >= '0' && p[n] <= '9') ||
-		    (p[n] >= 'A' && p[n] <= 'Z'));
-
-		if (before && after)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * The words of a marked line outside its score sheets (which list earlier
- * rounds' penalty cards, now dealt again), without marks.
- */
-static void
-outside_sheets(const char *marked, char *out, size_t len)
-{
-	int pre = 0;
-	size_t n = 0;
-
-	for (const char *p = marked; *p != '\0' && n + 1 < len; p++) {
-		if (*p == TEXT_PRE) {
-			pre = !pre;
-			continue;
-		}
-		if (*p == TEXT_COLOR && p[1] != '\0') {
-			p++;
-			continue;
-		}
-		if (pre || (unsigned char)*p < 0x20)
-			continue;
-		out[n++] = *p;
-	}
-	out[n] = '\0';
-}
-
-/*
- * Whether card code was played by one of the actions since index from: a
- * round's last trick is announced after the next deal, which may put the
- * same code into a new hand.
- */
-static int
-played_since(const struct table *table, int from, const char *code)
-{
-	for (int i = from; i < table->game->nactions; i++) {
-		const struct action *a = &table->game->actions[i];
-
-		for (int k = 0; k < a->ncards && a->kind != ACTION_BID; k++) {
-			char played[8];
-
-			table->impl->format_card(a->cards[k], played,
-			    sizeof(played));
-			if (strcmp(played, code) == 0)
-				return 1;
-		}
-	}
-	return 0;
-}
-
 /*
  * Every channel line sent since the last check may not name a card that
  * is still in some hand (unique cards only: Wizard's suited cards and all
@@ -258,7 +190,7 @@ check_channel_private(struct fx *f, const char *channel)
 			const char *c = json_string_value(code);
 
 			if (strcmp(c, "W") == 0 || strcmp(c, "J") == 0 ||
-			    played_since(table, f->checked_actions, c))
+			    channel_played_since(table, f->checked_actions, c))
 				continue;
 			for (size_t k = f->checked; k < n; k++) {
 				const struct memory_line *l =
@@ -268,9 +200,9 @@ check_channel_private(struct fx *f, const char *channel)
 
 				if (l->channel == NULL)
 					continue;
-				outside_sheets(l->marked, visible,
+				channel_outside_sheets(l->marked, visible,
 				    sizeof(visible));
-				if (has_word(visible, c))
+				if (channel_has_word(visible, c, 0))
 					fail_msg("channel line names %s held "
 					    "by seat %d: %s", c, seat, l->text);
 			}
