@@ -51,32 +51,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 import irc_util  # noqa: E402
+from bot_lines import HAND_RE  # noqa: E402
+from irc_util import plain, split_line  # noqa: E402
 
 BOT = "stichbot"
 OPER = ("bench", "bench-oper-pw")
-HAND_RE = re.compile(r"^\[(?P<label>[^\]]+)\] Round (?P<round>\d+), "
-                     r"your hand: (?P<rest>.*)$")
-CODES_RE = re.compile(r"\x03(?:\d{1,2}(?:,\d{1,2})?)?|[\x02\x0f\x11\x16"
-                      r"\x1d\x1e\x1f]")
 PLAY_RE = re.compile(r"^(\S+) (\S+)(?: ·|$)")
-
-
-def plain(text):
-    return CODES_RE.sub("", text)
-
-
-def split_line(line):
-    """(prefix nick, command, params) of a raw IRC line."""
-    prefix = ""
-    if line.startswith(":"):
-        prefix, _, line = line[1:].partition(" ")
-    if " :" in line:
-        head, _, trailing = line.partition(" :")
-        params = head.split() + [trailing]
-    else:
-        params = line.split()
-    command = params.pop(0) if params else ""
-    return prefix.split("!", 1)[0], command, params
 
 
 def percentile(values, p):

@@ -86,7 +86,7 @@ class Quitter(game.Player):
         super().line(line)
         if self.quit_at is None and self.log and \
                 self.log[-1][1] == "chan" and \
-                " bid for " in game.plain(self.log[-1][2]):
+                " bid for " in irc_util.plain(self.log[-1][2]):
             self.revealed = self.current.number
             self.quit_if_revealed()
 
@@ -126,7 +126,7 @@ class Watcher(irc_util.Client):
         """(kind, text, length on the wire) of every line from the bot."""
         out = []
         for line, length in zip(self.lines, self.raw_lengths):
-            nick, command, params = game.split_line(line)
+            nick, command, params = irc_util.split_line(line)
             if nick == botnick and command in ("PRIVMSG", "NOTICE") and \
                     len(params) == 2:
                 out.append(("chan" if params[0].startswith("#") else "priv",
@@ -191,9 +191,9 @@ def flood(world, table):
                "the game to go on after the flood")
     world.settle(2)
     lines = mallory.from_bot(table.botnick)
-    answered = [int(FROB.match(game.plain(text)).group(1))
+    answered = [int(FROB.match(irc_util.plain(text)).group(1))
                 for kind, text, _ in lines
-                if kind == "chan" and FROB.match(game.plain(text))]
+                if kind == "chan" and FROB.match(irc_util.plain(text))]
     notes = [text for kind, text, _ in lines if kind == "priv"]
     print("# %d of 200 commands answered, %d private notes, in %.1f s" % (
         len(answered), len(notes), time.monotonic() - start))
@@ -210,7 +210,7 @@ def flood(world, table):
           "the bot did not log the flood")
     # The allowance grows back.
     mallory.send("PRIVMSG %s :!frob999" % table.channel)
-    world.wait(lambda: any(FROB.match(game.plain(t)) and "frob999" in t
+    world.wait(lambda: any(FROB.match(irc_util.plain(t)) and "frob999" in t
                            for _, t, _ in mallory.from_bot(table.botnick)),
                10, "mallory answered again")
     print("ok - 200 commands from mallory: %d answered, one private note, "
@@ -222,7 +222,7 @@ def answers(client, table):
     them and its refusals in the channel."""
     return [(kind, text, length) for kind, text, length in
             client.from_bot(table.botnick) if kind == "priv" or
-            game.plain(text).startswith(("Unknown command", "Usage:"))]
+            irc_util.plain(text).startswith(("Unknown command", "Usage:"))]
 
 
 def hostile(world, table):
@@ -255,13 +255,13 @@ def hostile(world, table):
     # The lines trudy received, as the server relayed them: nothing the
     # bot sent began a new command.
     for line in trudy.lines:
-        nick, command, params = game.split_line(line)
+        nick, command, params = irc_util.split_line(line)
         check(not (nick == table.botnick and command == "QUIT"),
               "the bot quit: %r" % line)
         check(not (nick == table.botnick and params[-1:] == ["injected"]),
               "the bot sent an injected line: %r" % line)
     mine = answers(trudy, table)
-    said = " ".join(game.plain(t) for _, t, _ in mine)
+    said = " ".join(irc_util.plain(t) for _, t, _ in mine)
     check("\u00e9" * 20 in said and "x" * 50 in said and "\u3042" * 20 in said,
           "no answer quoting the long commands: %r" % mine)
     check(re.search(r'Unknown command "frob', said),

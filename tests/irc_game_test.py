@@ -59,6 +59,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import irc_util  # noqa: E402
+from bot_lines import (HAND_RE, REFUSALS, ROUND_START,  # noqa: E402
+                       UNIQUE_CARDS)
+from irc_util import plain, split_line  # noqa: E402
 
 STICHBOT = None
 # Flood control of every network: fast enough for whole games in a test,
@@ -66,29 +69,10 @@ STICHBOT = None
 BURST = 5
 INTERVAL_MS = 100
 
-HAND_RE = re.compile(r"^\[(?P<label>[^\]]+)\] Round (?P<round>\d+), "
-                     r"your hand: (?P<rest>.*)$")
-# Card codes that exist once per deck (Wizard suited cards, Sticheln).
-UNIQUE_CARDS = {
-    "wizard": re.compile(r"(?<![A-Za-z0-9])[rygb](?:1[0-3]|[1-9])"
-                         r"(?![A-Za-z0-9])"),
-    "sticheln": re.compile(r"(?<![A-Za-z0-9])[rygbnp](?:1[0-4]|[0-9])"
-                           r"(?![A-Za-z0-9])"),
-}
-# mIRC formatting: bold, colours (with their numbers), reset, italics ...
-CODES_RE = re.compile(r"\x03(?:\d{1,2}(?:,\d{1,2})?)?|[\x02\x0f\x11\x16"
-                      r"\x1d\x1e\x1f]")
 # A BirdHead prompt with too many choices to list.
 PLAY_COUNT = re.compile(r"^to play \((\d+)(?:-(\d+))? cards, e\.g\. "
                         r"([0-9 ]+)\)$")
-ROUND_START = re.compile(r"^Round (\d+)(?:/\d+)?(?: ·|$)")
 SHEET_HEAD = re.compile(r"^Round {2,}\S")
-# What the bot answers to a command it refuses (bot/catalog_en.c).
-REFUSALS = ("not your turn", "is not a card", "is not a number",
-            "is not a suit", "Refused", "Unknown command", "Usage:",
-            "You have no seat", "No game is running", "name one",
-            "Say that in the table", "This is secret", "could not",
-            "Too many commands")
 BACK_ONLINE = "I am back online; the game goes on."
 
 
@@ -99,24 +83,6 @@ class Failure(AssertionError):
 def check(cond, message):
     if not cond:
         raise Failure(message)
-
-
-def plain(text):
-    return CODES_RE.sub("", text)
-
-
-def split_line(line):
-    """(prefix nick, command, params) of a raw IRC line."""
-    prefix = ""
-    if line.startswith(":"):
-        prefix, _, line = line[1:].partition(" ")
-    if " :" in line:
-        head, _, trailing = line.partition(" :")
-        params = head.split() + [trailing]
-    else:
-        params = line.split()
-    command = params.pop(0) if params else ""
-    return prefix.split("!", 1)[0], command, params
 
 
 def birdhead_plays(hand, trick):

@@ -1,7 +1,8 @@
 """irc_util.py - what the IRC tests and the IRC benchmark share: free
 ports, ngircd in the foreground with a generated configuration, a
-throwaway certificate authority made with the openssl CLI, and a raw IRC
-client on a socket.
+throwaway certificate authority made with the openssl CLI, a raw IRC
+client on a socket, and reading raw lines (prefix, command, parameters;
+text without mIRC codes).
 
 Used by tests/irc_test.py (the adapter through its harness),
 tests/irc_game_test.py (whole games through `stichbot run`) and
@@ -10,9 +11,33 @@ bench/bench_irc.py (500 channels).  Everything listens on and connects to
 """
 
 import os
+import re
 import socket
 import subprocess
 import time
+
+# mIRC formatting: bold, colours (with their numbers), reset, italics ...
+CODES_RE = re.compile(r"\x03(?:\d{1,2}(?:,\d{1,2})?)?|[\x02\x0f\x11\x16"
+                      r"\x1d\x1e\x1f]")
+
+
+def plain(text):
+    """text without mIRC formatting codes."""
+    return CODES_RE.sub("", text)
+
+
+def split_line(line):
+    """(prefix nick, command, params) of a raw IRC line."""
+    prefix = ""
+    if line.startswith(":"):
+        prefix, _, line = line[1:].partition(" ")
+    if " :" in line:
+        head, _, trailing = line.partition(" :")
+        params = head.split() + [trailing]
+    else:
+        params = line.split()
+    command = params.pop(0) if params else ""
+    return prefix.split("!", 1)[0], command, params
 
 
 def free_port():

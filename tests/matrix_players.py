@@ -23,10 +23,15 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
+import sys
+import tempfile
 import time
+import traceback
 
+from bot_lines import HAND_RE, REFUSALS, ROUND_START, UNIQUE_CARDS
 from matrix_client import MatrixClient
 from matrix_homeserver import Homeserver
 
@@ -34,22 +39,6 @@ BOT = "@bot:localhost"
 PASSWORD = "bot-secret-5d1e"
 # Players read their direct rooms whole: no timeline cut.
 FILTER = {"room": {"timeline": {"limit": 1000}}}
-
-HAND_RE = re.compile(r"^\[(?P<label>[^\]]+)\] Round (?P<round>\d+), "
-                     r"your hand: (?P<rest>.*)$")
-# Card codes that exist once per deck (Wizard suited cards, Sticheln).
-UNIQUE_CARDS = {
-    "wizard": re.compile(r"(?<![A-Za-z0-9])[rygb](?:1[0-3]|[1-9])"
-                         r"(?![A-Za-z0-9])"),
-    "sticheln": re.compile(r"(?<![A-Za-z0-9])[rygbnp](?:1[0-4]|[0-9])"
-                           r"(?![A-Za-z0-9])"),
-}
-# What the bot answers to a command it refuses (bot/catalog_en.c).
-REFUSALS = ("not your turn", "is not a card", "is not a number",
-            "is not a suit", "Refused", "Unknown command", "Usage:",
-            "You have no seat", "No game is running", "name one",
-            "Say that in the table", "This is secret", "could not")
-
 
 class Failure(AssertionError):
     pass
@@ -60,7 +49,7 @@ def check(cond, message):
         raise Failure(message)
 
 
-def wait_until(predicate, timeout, what):
+def wait_until(predicate, timeout=20, what="a condition"):
     end = time.monotonic() + timeout
     while True:
         value = predicate()
@@ -183,6 +172,19 @@ class World:
                 return f.read()
         except FileNotFoundError:
             return ""
+
+    def check_log(self):
+        """The bot's log holds no secret (the password, an access token)
+        and no sanitizer report."""
+        log = self.bot_log()
+        check(PASSWORD not in log, "the password is in the log")
+        with self.state.cond:
+            tokens = list(self.state.tokens)
+        for token in tokens:
+            check(token not in log, "an access token is in the log")
+        for mark in ("ERROR: AddressSanitizer", "runtime error:",
+                     "ERROR: LeakSanitizer"):
+            check(mark not in log, "a sanitizer report in the log")
 
     def describe(self):
         """What each person last did and was told, for a failure."""
@@ -519,9 +521,6 @@ def check_commands(record, players, key):
                                                          p.refusals[:3]))
 
 
-ROUND_START = re.compile(r"^Round (\d+)(?:/\d+)?(?: ·|$)")
-
-
 def check_privacy(world, room_id, label, game, players, private_bids,
                   since=0, until=None, extra=()):
     """Replays the server's history in order: at each bot message in the
@@ -651,3 +650,41 @@ def check_privacy(world, room_id, label, game, players, private_bids,
     check(checked > 0, "no bot message in the room")
     check(not private_bids or not bids, "hidden bids never revealed")
     return checked
+
+
+def main(title, prefix, test, helper=None):
+    """Runs test(world) (or test(world, helper(directory)) against a fresh
+    homeserver in a scratch directory with the stichbot named on the
+    command line; on failure prints the players, the helper's describe()
+    and the bot's log.  Returns the exit status."""
+    if len(sys.argv) != 2:
+        print("usage: %s STICHBOT" % os.path.basename(sys.argv[0]),
+              file=sys.stderr)
+        return 2
+    stichbot = os.path.abspath(sys.argv[1])
+    directory = tempfile.mkdtemp(prefix=prefix)
+    world = World(stichbot, directory)
+    extra = helper(directory) if helper is not None else None
+    start = time.monotonic()
+    try:
+        if extra is None:
+            test(world)
+        else:
+            test(world, extra)
+        print("ok   %s (%.1f s)" % (title, time.monotonic() - start))
+        return 0
+    except Exception:
+        print("FAIL %s (%.1f s)" % (title, time.monotonic() - start))
+        traceback.print_exc()
+        if extra is not None:
+            print(extra.describe())
+        print("--- the players ---")
+        print(world.describe())
+        print("--- stichbot log (last 60 lines) ---")
+        print("\n".join(world.bot_log().splitlines()[-60:]))
+        return 1
+    finally:
+        if extra is not None:
+            extra.close()
+        world.close()
+        shutil.rmtree(directory, ignore_errors=True)

@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from matrix_client import MatrixClient, RequestError, quote  # noqa: E402
 from matrix_homeserver import Homeserver  # noqa: E402
+from matrix_players import wait_until  # noqa: E402
 
 BOT = "@bot:localhost"
 ALICE = "@alice:localhost"
@@ -185,17 +186,6 @@ class Context:
                 return f.read()
         except FileNotFoundError:
             return ""
-
-
-def wait_until(predicate, timeout=20, what="a condition"):
-    end = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError("timed out waiting for " + what)
-        time.sleep(0.05)
 
 
 def bot_bodies(ctx, room_id):

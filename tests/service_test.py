@@ -17,23 +17,21 @@ the goodbye in A (nowhere else); the store holds the unfinished game
 one of the players' commands).  Started again, the bot resumes the game in
 A, which is played to its end and checked like the others (scores against
 the replay, commands against actions, privacy), and the table in B still
-has its game and both seats when a third person sits down.  Loopback only; bounded
-by timeouts.
+has its game and both seats when a third person sits down.  Loopback
+only; bounded by timeouts.
 """
 
 import os
-import shutil
 import signal
 import socket
 import sys
-import tempfile
 import threading
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from matrix_players import (BOT, PASSWORD, Failure, World, check,  # noqa
+import matrix_players  # noqa: E402
+from matrix_players import (BOT, Failure, check,  # noqa
                             check_commands, check_privacy, check_scores,
                             drive, wait_until)
 
@@ -87,6 +85,9 @@ class Manager:
                     raise Failure("no %s from the bot; got %r" % (
                         what, self.seen[start:][-8:]))
                 self.cond.wait(left)
+
+    def describe(self):
+        return "--- service manager: %r" % self.seen[-10:]
 
     def close(self):
         self.running = False
@@ -238,44 +239,15 @@ def test_service(world, manager):
     check_privacy(world, a, ROOM_A, "wizard", people, False, since)
     rc = bot.terminate()
     check(rc == 0, "SIGTERM: exit status %s" % rc)
-    log = world.bot_log()
-    check(PASSWORD not in log, "the password is in the log")
-    for mark in ("ERROR: AddressSanitizer", "runtime error:",
-                 "ERROR: LeakSanitizer"):
-        check(mark not in log, "a sanitizer report in the log")
+    world.check_log()
     print("  reloaded after %d commands, stopped after %d, resumed to the "
           "end (%d actions)" % (steps["reloaded"], steps["stopped"],
                                 len(records[0]["actions"])))
 
 
 def main():
-    if len(sys.argv) != 2:
-        print("usage: service_test.py STICHBOT", file=sys.stderr)
-        return 2
-    stichbot = os.path.abspath(sys.argv[1])
-    directory = tempfile.mkdtemp(prefix="matrix-service-")
-    world = World(stichbot, directory)
-    manager = Manager(directory)
-    start = time.monotonic()
-    try:
-        test_service(world, manager)
-        print("ok   service on Matrix (%.1f s)" % (time.monotonic() -
-                                                   start))
-        return 0
-    except Exception:
-        print("FAIL service on Matrix (%.1f s)" % (time.monotonic() -
-                                                   start))
-        traceback.print_exc()
-        print("--- service manager: %r" % manager.seen[-10:])
-        print("--- the players ---")
-        print(world.describe())
-        print("--- stichbot log (last 60 lines) ---")
-        print("\n".join(world.bot_log().splitlines()[-60:]))
-        return 1
-    finally:
-        manager.close()
-        world.close()
-        shutil.rmtree(directory, ignore_errors=True)
+    return matrix_players.main("service on Matrix", "matrix-service-",
+                               test_service, Manager)
 
 
 if __name__ == "__main__":
