@@ -84,6 +84,21 @@ setup(void **state)
 	return 0;
 }
 
+/* The bot goes away (crash: no goodbye) and comes back on the same store. */
+static void
+fx_restart(struct fx *f, int clean)
+{
+	char err[256];
+
+	if (clean)
+		bot_stop(f->bot, "bye");
+	bot_destroy(f->bot);
+	store_close(f->store);
+	f->store = store_open(f->path, err, sizeof(err));
+	assert_non_null(f->store);
+	f->bot = fx_bot(f);
+}
+
 static int
 teardown(void **state)
 {
@@ -644,21 +659,6 @@ count_lobby(const char *network, const char *channel, const char *lobby,
 	return 0;
 }
 
-/* The bot goes away (crash: no goodbye) and comes back on the same store. */
-static void
-fx_restart(struct fx *f, int clean)
-{
-	char err[256];
-
-	if (clean)
-		bot_stop(f->bot, "bye");
-	bot_destroy(f->bot);
-	store_close(f->store);
-	f->store = store_open(f->path, err, sizeof(err));
-	assert_non_null(f->store);
-	f->bot = fx_bot(f);
-}
-
 /*
  * Lobbies survive restarts: the next game, its options and the seats
  * (people and computers) come back, and the table starts as if nothing
@@ -919,7 +919,6 @@ test_restore_mid_trick(void **state)
 	struct table *table;
 	void *saved;
 	int nactions, ndeals;
-	char err[256];
 	size_t size;
 
 	seat_three(f, "#k", "wizard");
@@ -956,11 +955,7 @@ test_restore_mid_trick(void **state)
 	nactions = table->game->nactions;
 	ndeals = table->game->ndeals;
 	/* The crash: the bot vanishes without a word. */
-	bot_destroy(f->bot);
-	store_close(f->store);
-	f->store = store_open(f->path, err, sizeof(err));
-	assert_non_null(f->store);
-	f->bot = fx_bot(f);
+	fx_restart(f, 0);
 	assert_int_equal(bot_restore(f->bot), 1);
 	table = table_of(f, "#k");
 	assert_non_null(table);
@@ -1000,7 +995,6 @@ test_odd_ids(void **state)
 {
 	struct fx *f = *state;
 	struct table *table;
-	char err[256];
 
 	say(f, "#o", "alice", "!join");
 	say(f, "#o", "bob\xe9", "!join");
@@ -1010,11 +1004,7 @@ test_odd_ids(void **state)
 	assert_non_null(table->game);
 	assert_true(table_seat_of(table, "bob%E9") >= 0);
 	assert_true(table_seat_of(table, "bob%25") >= 0);
-	bot_destroy(f->bot);
-	store_close(f->store);
-	f->store = store_open(f->path, err, sizeof(err));
-	assert_non_null(f->store);
-	f->bot = fx_bot(f);
+	fx_restart(f, 0);
 	assert_int_equal(bot_restore(f->bot), 1);
 	table = table_of(f, "#o");
 	assert_int_equal(table->nseats, 3);

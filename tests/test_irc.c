@@ -606,6 +606,15 @@ record_send(const char *line, void *arg)
 	return 0;
 }
 
+/* A queue on loop whose lines s records (s is cleared first). */
+static struct irc_queue *
+recorded_queue(struct loop *loop, struct sent *s, int burst, int interval_ms)
+{
+	memset(s, 0, sizeof(*s));
+	s->loop = loop;
+	return irc_queue_create(loop, burst, interval_ms, record_send, s);
+}
+
 static void
 test_queue_pace(void **state)
 {
@@ -616,9 +625,7 @@ test_queue_pace(void **state)
 	char line[32];
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	s.loop = loop;
-	q = irc_queue_create(loop, 4, 2000, record_send, &s);
+	q = recorded_queue(loop, &s, 4, 2000);
 	for (int i = 0; i < 10; i++) {
 		snprintf(line, sizeof(line), "PRIVMSG #c :%d", i);
 		assert_int_equal(irc_queue_push(q, IRC_CLASS_CHANNEL, line), 0);
@@ -654,9 +661,7 @@ test_queue_priority(void **state)
 	struct irc_queue *q;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	s.loop = loop;
-	q = irc_queue_create(loop, 1, 1000, record_send, &s);
+	q = recorded_queue(loop, &s, 1, 1000);
 	irc_queue_push(q, IRC_CLASS_CHANNEL, "c1");
 	irc_queue_push(q, IRC_CLASS_CHANNEL, "c2");
 	irc_queue_push(q, IRC_CLASS_LOW, "ctcp");
@@ -712,9 +717,7 @@ test_queue_no_starving(void **state)
 	int channel = 0;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	s.loop = loop;
-	q = irc_queue_create(loop, 1, 100, record_send, &s);
+	q = recorded_queue(loop, &s, 1, 100);
 	irc_queue_run(q, 1);
 	irc_queue_push(q, IRC_CLASS_PRIVATE, "p");
 	for (int i = 0; i < 10; i++)
@@ -753,9 +756,7 @@ test_queue_background(void **state)
 	uint64_t t0 = loop_now(loop);
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	s.loop = loop;
-	q = irc_queue_create(loop, 4, 100, record_send, &s);
+	q = recorded_queue(loop, &s, 4, 100);
 	irc_queue_run(q, 1);
 	for (int i = 0; i < 5; i++)
 		irc_queue_push(q, IRC_CLASS_BACKGROUND, "WHO #c");
@@ -788,9 +789,7 @@ test_queue_retarget(void **state)
 	struct irc_queue *q;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	s.loop = loop;
-	q = irc_queue_create(loop, 10, 100, record_send, &s);
+	q = recorded_queue(loop, &s, 10, 100);
 	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol :your hand");
 	irc_queue_push(q, IRC_CLASS_PRIVATE, "NOTICE Carol :psst");
 	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carolyn :not her");
@@ -837,10 +836,8 @@ test_queue_busy(void **state)
 	struct irc_queue *q;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	s.loop = loop;
+	q = recorded_queue(loop, &s, 2, 1000);
 	s.busy = 3;
-	q = irc_queue_create(loop, 2, 1000, record_send, &s);
 	irc_queue_run(q, 1);
 	irc_queue_push(q, IRC_CLASS_CHANNEL, "a");
 	irc_queue_push(q, IRC_CLASS_CHANNEL, "b");
