@@ -1,8 +1,9 @@
 """bot_lines.py - what the bot says, as the scripted people of the IRC
 and Matrix tests (and the IRC benchmark) read it: the private hand and
 prompt line, the start of a round, the card codes that exist once per
-deck, and the answers
-that mean a command was refused (bot/catalog_en.c).  Standard library
+deck, the answers
+that mean a command was refused (bot/catalog_en.c), and a record's
+actions as the commands that made them.  Standard library
 only.
 """
 
@@ -26,3 +27,18 @@ REFUSALS = ("not your turn", "is not a card", "is not a number",
             "You have no seat", "No game is running", "name one",
             "Say that in the table", "This is secret", "could not",
             "Too many commands")
+
+
+def seat_actions(record, seat):
+    """The actions of a seat in a record (RECORD.md) as the commands that
+    make them: [(kind, value)], a play's cards joined by spaces."""
+    acts = []
+    for a in record["actions"]:
+        if a["seat"] != seat:
+            continue
+        for kind in ("bid", "trump", "select", "play"):
+            if kind in a:
+                v = a[kind]
+                acts.append((kind, " ".join(v) if isinstance(v, list)
+                             else str(v)))
+    return acts

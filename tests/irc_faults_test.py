@@ -41,6 +41,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import irc_game_test as game  # noqa: E402
 import irc_util  # noqa: E402
+from bot_lines import seat_actions  # noqa: E402
 
 check = game.check
 Failure = game.Failure
@@ -300,15 +301,7 @@ def check_record(world, table):
     check(len(records) == 1, "%d games exported" % len(records))
     record = records[0]
     bob = table.players[1]
-    seat = record["players"].index("bob")
-    stored = []
-    for a in record["actions"]:
-        if a["seat"] == seat:
-            for kind in ("bid", "trump", "play"):
-                if kind in a:
-                    v = a[kind]
-                    stored.append((kind, " ".join(v) if isinstance(v, list)
-                                   else str(v)))
+    stored = seat_actions(record, record["players"].index("bob"))
     check(stored[:len(bob.sent)] == bob.sent and
           len(stored) > len(bob.sent) + 3,
           "bob sent %d commands; his seat has %d actions" % (

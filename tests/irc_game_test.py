@@ -60,7 +60,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import irc_util  # noqa: E402
 from bot_lines import (HAND_RE, REFUSALS, ROUND_START,  # noqa: E402
-                       UNIQUE_CARDS)
+                       UNIQUE_CARDS, seat_actions)
 from irc_util import plain, split_line  # noqa: E402
 
 STICHBOT = None
@@ -714,15 +714,7 @@ def check_record(world, table, record):
         seats = [i for i, n in enumerate(record["players"]) if n in p.names]
         check(len(seats) == 1, "%s: %s is not seated once in %s" % (
             table.channel, p.names, record["players"]))
-        acts = []
-        for a in record["actions"]:
-            if a["seat"] != seats[0]:
-                continue
-            for kind in ("bid", "trump", "select", "play"):
-                if kind in a:
-                    v = a[kind]
-                    acts.append((kind, " ".join(v) if isinstance(v, list)
-                                 else str(v)))
+        acts = seat_actions(record, seats[0])
         check(acts == p.sent, "%s: %s sent %d commands, %d actions stored;"
               " first difference at %s" % (
                   table.channel, p.nick, len(p.sent), len(acts),

@@ -31,7 +31,8 @@ import tempfile
 import time
 import traceback
 
-from bot_lines import HAND_RE, REFUSALS, ROUND_START, UNIQUE_CARDS
+from bot_lines import (HAND_RE, REFUSALS, ROUND_START, UNIQUE_CARDS,
+                       seat_actions)
 from matrix_client import MatrixClient
 from matrix_homeserver import Homeserver
 
@@ -501,16 +502,7 @@ def check_commands(record, players, key):
     for p in players:
         if p.name not in record["players"]:
             continue
-        seat = record["players"].index(p.name)
-        acts = []
-        for a in record["actions"]:
-            if a["seat"] != seat:
-                continue
-            for kind in ("bid", "trump", "select", "play"):
-                if kind in a:
-                    v = a[kind]
-                    acts.append((kind, " ".join(v) if isinstance(v, list)
-                                 else str(v)))
+        acts = seat_actions(record, record["players"].index(p.name))
         sent = [(k, v) for game, k, v, _ in p.sent if game == key]
         check(acts == sent, "%s: %d commands sent, %d actions stored; "
               "first difference at %s" % (
