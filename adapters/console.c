@@ -176,7 +176,7 @@ console_join(struct adapter *adapter, const char *channel)
 
 static int
 console_send_channel(struct adapter *adapter, const char *channel,
-    const struct text *text)
+    const struct text *text, const struct send_info *info)
 {
 	console_print(adapter->priv, NULL, text);
 	return 0;
@@ -184,7 +184,7 @@ console_send_channel(struct adapter *adapter, const char *channel,
 
 static int
 console_send_private(struct adapter *adapter, const char *user_id,
-    const struct text *text)
+    const struct text *text, const struct send_info *info)
 {
 	/* Only the person at the keyboard has private messages to read. */
 	if (strcmp(user_id, CONSOLE_USER) != 0)

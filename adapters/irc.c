@@ -2680,7 +2680,7 @@ irc_part(struct adapter *adapter, const char *channel)
 
 static int
 irc_send_channel(struct adapter *adapter, const char *channel,
-    const struct text *text)
+    const struct text *text, const struct send_info *info)
 {
 	struct irc *irc = adapter->priv;
 
@@ -2721,7 +2721,7 @@ private_target(struct irc *irc, const char *user_id, struct origin *o)
 
 static int
 irc_send_private(struct adapter *adapter, const char *user_id,
-    const struct text *text)
+    const struct text *text, const struct send_info *info)
 {
 	struct irc *irc = adapter->priv;
 	struct origin o;

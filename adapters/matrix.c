@@ -2332,7 +2332,7 @@ matrix_part(struct adapter *adapter, const char *channel)
 
 static int
 matrix_send_channel(struct adapter *adapter, const char *channel,
-    const struct text *text)
+    const struct text *text, const struct send_info *info)
 {
 	struct matrix *m = adapter->priv;
 	struct mx_room *room = room_of_channel(m, channel);
@@ -2375,7 +2375,7 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 
 static int
 matrix_send_private(struct adapter *adapter, const char *user_id,
-    const struct text *text)
+    const struct text *text, const struct send_info *info)
 {
 	struct matrix *m = adapter->priv;
 	struct mx_msg *msg;

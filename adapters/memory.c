@@ -127,14 +127,14 @@ memory_add(struct adapter *adapter, const char *channel, const char *user_id,
 
 static int
 memory_send_channel(struct adapter *adapter, const char *channel,
-    const struct text *text)
+    const struct text *text, const struct send_info *info)
 {
 	return memory_add(adapter, channel, NULL, text);
 }
 
 static int
 memory_send_private(struct adapter *adapter, const char *user_id,
-    const struct text *text)
+    const struct text *text, const struct send_info *info)
 {
 	return memory_add(adapter, NULL, user_id, text);
 }

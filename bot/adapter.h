@@ -15,6 +15,7 @@
 #define STICHBOT_ADAPTER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -36,6 +37,29 @@ struct user {
 	const char *name;
 	/* IRC: nick!user@host, for admin hostmask globs; NULL elsewhere. */
 	const char *mask;
+};
+
+/*
+ * What the core says about one outgoing message besides its text.
+ *
+ * id is the message's row in the store's outbox: a message caused by a
+ * stored change is committed with that change and kept until the adapter
+ * reports, with bot_on_sent(), that it has left (IRC: written to the
+ * socket; Matrix: the homeserver answered the PUT of its transaction) or
+ * that it can never leave (the room was left; logged).  After a restart
+ * the core hands unsent rows to the adapter again with the same id, so an
+ * adapter that names its transactions after id (Matrix) lets the server
+ * drop the duplicate.  id 0: nothing stored (a reply or a refusal), no
+ * report wanted.
+ *
+ * flow names the table the message belongs to (its channel), private lines
+ * included, or is NULL for a reply to one person.  An adapter keeps the
+ * messages of one flow in order and serves flows fairly, so one busy table
+ * cannot hold back another.
+ */
+struct send_info {
+	uint64_t id;
+	const char *flow;
 };
 
 struct adapter_impl {
@@ -66,10 +90,10 @@ struct adapter_impl {
 	 * never block; a failure is logged and survived by the adapter.
 	 */
 	int (*send_channel)(struct adapter *adapter, const char *channel,
-	    const struct text *text);
+	    const struct text *text, const struct send_info *info);
 	/* Sends text privately to a user (IRC PRIVMSG/NOTICE, Matrix DM). */
 	int (*send_private)(struct adapter *adapter, const char *user_id,
-	    const struct text *text);
+	    const struct text *text, const struct send_info *info);
 	/* Messages waiting to be sent (flood control, retries); for status. */
 	size_t (*queue_depth)(const struct adapter *adapter);
 	/*
@@ -78,6 +102,19 @@ struct adapter_impl {
 	 */
 	int (*channel_admin)(struct adapter *adapter, const char *channel,
 	    const char *user_id);
+	/*
+	 * Optional (NULL): the name people reach the bot by right now (the
+	 * IRC nick it holds, the Matrix user id), so that instructions such
+	 * as "/msg stichbot bid 2" name it; NULL or "" when not known yet.
+	 */
+	const char *(*self_name)(struct adapter *adapter);
+	/*
+	 * Optional (NULL: never): 1 when flow (see struct send_info) has so
+	 * many messages waiting that the core should not cause more for now:
+	 * commands at that table are refused with a "busy" reply and
+	 * computers wait, instead of messages being dropped later.
+	 */
+	int (*busy)(struct adapter *adapter, const char *flow);
 };
 
 struct adapter {
@@ -113,6 +150,12 @@ void bot_on_leave(struct bot *bot, struct adapter *adapter,
  */
 void bot_on_rename(struct bot *bot, struct adapter *adapter,
     const char *old_id, const struct user *now);
+/*
+ * The message the core queued with info->id has left, or can never leave
+ * (see struct send_info).  Adapters call it from their own event
+ * handlers, never from inside send_channel() or send_private().
+ */
+void bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id);
 /* The adapter lost and regained its connection. */
 void bot_on_connected(struct bot *bot, struct adapter *adapter, int up);
 

@@ -346,6 +346,7 @@ void
 channel_send(struct channel *channel, const struct text *text)
 {
 	struct adapter *adapter = &channel->network->adapter;
+	struct send_info info = { .id = 0, .flow = channel->name };
 
 	if (text->len == 0)
 		return;
@@ -354,11 +355,12 @@ channel_send(struct channel *channel, const struct text *text)
 
 		text_init(&plain);
 		text_render(text, TEXT_FORMAT_PLAIN, &plain);
-		adapter->impl->send_channel(adapter, channel->name, &plain);
+		adapter->impl->send_channel(adapter, channel->name, &plain,
+		    &info);
 		text_finish(&plain);
 		return;
 	}
-	adapter->impl->send_channel(adapter, channel->name, text);
+	adapter->impl->send_channel(adapter, channel->name, text, &info);
 }
 
 void
@@ -367,9 +369,11 @@ network_send_private(struct network *network, const char *user_id,
 {
 	struct adapter *adapter = &network->adapter;
 
+	struct send_info info = { .id = 0, .flow = NULL };
+
 	if (text->len == 0 || user_id == NULL || user_id[0] == '\0')
 		return;
-	adapter->impl->send_private(adapter, user_id, text);
+	adapter->impl->send_private(adapter, user_id, text, &info);
 }
 
 /* One person's candidate channels (struct bot's sitters). */
@@ -1021,6 +1025,13 @@ bot_on_rename(struct bot *bot, struct adapter *adapter, const char *raw_old,
 			table_seat_changed(table, seat);
 		}
 	}
+}
+
+void
+bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id)
+{
+	/* Nothing is kept for untracked messages (id 0). */
+	(void)bot, (void)adapter, (void)id;
 }
 
 void

@@ -10,6 +10,8 @@
  *
  *   {"send_channel": CHANNEL, "text": T}   T may carry text.h marks
  *   {"send_private": USER_ID, "text": T}
+ *   (either may add "id": N and "flow": F, the core's struct send_info;
+ *   bot_on_sent() is reported as {"event": "sent", "id": N})
  *   {"join": CHANNEL}  {"part": CHANNEL}
  *   {"queue_depth": true}                  prints {"event": "queue_depth"}
  *   {"stop": GOODBYE}                      or the end of stdin
@@ -126,6 +128,14 @@ bot_on_rename(struct bot *bot, struct adapter *adapter, const char *old_id,
 }
 
 void
+bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id)
+{
+	(void)bot;
+	(void)adapter;
+	emit(json_pack("{s:s, s:I}", "event", "sent", "id", (json_int_t)id));
+}
+
+void
 bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 {
 	(void)bot;
@@ -152,6 +162,7 @@ command(const char *line)
 	/* NUL is allowed: the adapter must never send one. */
 	json_t *cmd = json_loads(line, JSON_ALLOW_NUL, &jerr), *v;
 	struct text t;
+	struct send_info info;
 	int rc = 0;
 
 	if (cmd == NULL || !json_is_object(cmd)) {
@@ -164,12 +175,15 @@ command(const char *line)
 	/* The test's words are "our own": text.h marks pass. */
 	if ((v = json_object_get(cmd, "text")) != NULL && json_is_string(v))
 		text_addn(&t, json_string_value(v), json_string_length(v));
+	/* "id" and "flow" are the core's struct send_info. */
+	info.id = (uint64_t)json_integer_value(json_object_get(cmd, "id"));
+	info.flow = json_string_value(json_object_get(cmd, "flow"));
 	if ((v = json_object_get(cmd, "send_channel")) != NULL)
 		rc = impl->send_channel(&harness_adapter, json_string_value(v),
-		    &t);
+		    &t, &info);
 	else if ((v = json_object_get(cmd, "send_private")) != NULL)
 		rc = impl->send_private(&harness_adapter, json_string_value(v),
-		    &t);
+		    &t, &info);
 	else if ((v = json_object_get(cmd, "join")) != NULL)
 		rc = impl->join(&harness_adapter, json_string_value(v));
 	else if ((v = json_object_get(cmd, "part")) != NULL)

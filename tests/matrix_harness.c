@@ -11,6 +11,8 @@
  *
  *   {"send_channel": ROOM, "text": T}   T may carry text.h marks
  *   {"send_private": USER, "text": T}
+ *   (either may add "id": N and "flow": F, the core's struct send_info;
+ *   bot_on_sent() is reported as {"event": "sent", "id": N})
  *   {"join": ROOM}  {"part": ROOM}
  *   {"channel_admin": [ROOM, USER]}     prints {"event": "channel_admin"}
  *   {"queue_depth": true}               prints {"event": "queue_depth"}
@@ -130,6 +132,14 @@ bot_on_rename(struct bot *bot, struct adapter *adapter, const char *old_id,
 }
 
 void
+bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id)
+{
+	(void)bot;
+	(void)adapter;
+	emit(json_pack("{s:s, s:I}", "event", "sent", "id", (json_int_t)id));
+}
+
+void
 bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 {
 	(void)bot;
@@ -145,6 +155,7 @@ command(const char *line)
 	json_t *cmd = json_loads(line, 0, &error), *v;
 	const char *text = json_string_value(json_object_get(cmd, "text"));
 	struct text t;
+	struct send_info info;
 	int rc = 0;
 
 	if (!json_is_object(cmd)) {
@@ -156,12 +167,15 @@ command(const char *line)
 	text_init(&t);
 	/* Marks are allowed: the test writes them as \u001e and so on. */
 	text_add(&t, text != NULL ? text : "");
+	/* "id" and "flow" are the core's struct send_info. */
+	info.id = (uint64_t)json_integer_value(json_object_get(cmd, "id"));
+	info.flow = json_string_value(json_object_get(cmd, "flow"));
 	if ((v = json_object_get(cmd, "send_channel")) != NULL)
 		rc = impl->send_channel(&harness_adapter, json_string_value(v),
-		    &t);
+		    &t, &info);
 	else if ((v = json_object_get(cmd, "send_private")) != NULL)
 		rc = impl->send_private(&harness_adapter, json_string_value(v),
-		    &t);
+		    &t, &info);
 	else if ((v = json_object_get(cmd, "join")) != NULL)
 		rc = impl->join(&harness_adapter, json_string_value(v));
 	else if ((v = json_object_get(cmd, "part")) != NULL)

@@ -72,6 +72,12 @@ bot_on_rename(struct bot *bot, struct adapter *adapter, const char *old_id,
 }
 
 void
+bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id)
+{
+	(void)bot, (void)adapter, (void)id;
+}
+
+void
 bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 {
 	(void)bot, (void)adapter, (void)up;
