@@ -37,6 +37,12 @@ struct user {
 	const char *name;
 	/* IRC: nick!user@host, for admin hostmask globs; NULL elsewhere. */
 	const char *mask;
+	/*
+	 * 1 when the network's configuration requires a services account
+	 * for seats and this person is not known by one (IRC "identity":
+	 * "account"): the core refuses them a seat and says why.
+	 */
+	int guest;
 };
 
 /*
@@ -115,6 +121,13 @@ struct adapter_impl {
 	 * computers wait, instead of messages being dropped later.
 	 */
 	int (*busy)(struct adapter *adapter, const char *flow);
+	/*
+	 * Optional (NULL: the channel's name): what people call channel in
+	 * private lines about it, e.g. a Matrix room's alias or name rather
+	 * than its id.  Written into out (always NUL-terminated).
+	 */
+	void (*channel_title)(struct adapter *adapter, const char *channel,
+	    char *out, size_t outlen);
 };
 
 struct adapter {
