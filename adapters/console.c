@@ -88,7 +88,7 @@ static void
 console_line(struct adapter *adapter, const char *line)
 {
 	struct console *c = adapter->priv;
-	struct user user = { CONSOLE_USER, c->name, NULL };
+	struct user user = { .id = CONSOLE_USER, .name = c->name, .mask = NULL };
 
 	while (*line == ' ' || *line == '\t')
 		line++;

@@ -220,7 +220,7 @@ void
 memory_say(struct adapter *adapter, const char *channel, const char *user_id,
     const char *name, const char *text)
 {
-	struct user user = { user_id, name, NULL };
+	struct user user = { .id = user_id, .name = name, .mask = NULL };
 
 	bot_on_message(adapter->bot, adapter, channel, &user, text);
 }

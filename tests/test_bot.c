@@ -778,7 +778,7 @@ static void
 test_rename_keeps_seat(void **state)
 {
 	struct fx *f = *state;
-	struct user now = { "bobby!b@host", "bobby", NULL };
+	struct user now = { .id = "bobby!b@host", .name = "bobby", .mask = NULL };
 	struct table *table;
 
 	seat_three(f, "#r", "wizard");
@@ -860,7 +860,7 @@ static void
 test_part_and_grace(void **state)
 {
 	struct fx *f = *state;
-	struct user bob = { "bob", "bob", NULL };
+	struct user bob = { .id = "bob", .name = "bob", .mask = NULL };
 	struct table *table;
 	int seat;
 
@@ -1091,7 +1091,7 @@ test_admin(void **state)
 	int reloads = 0;
 	struct network *network = f->bot->networks[0];
 	struct table *table;
-	struct user admin = { "root", "root", "root!r@admin.example" };
+	struct user admin = { .id = "root", .name = "root", .mask = "root!r@admin.example" };
 
 	network->admins = calloc(2, sizeof(char *));
 	network->admins[0] = strdup("*!*@admin.example");
