@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "log.h"
 #include "loop.h"
+#include "outbox.h"
 #include "store.h"
 
 /* Channel defaults when a network gives none. */
@@ -86,6 +87,10 @@ bot_store(struct bot *bot)
 	return bot->store;
 }
 
+static int outbox_to_adapter(void *arg, const char *network,
+    const char *target, int private_, const char *flow,
+    const struct text *text, uint64_t id);
+
 struct bot *
 bot_create(struct loop *loop, struct store *store,
     const struct bot_settings *settings, char *err, size_t errlen)
@@ -138,6 +143,13 @@ bot_create(struct loop *loop, struct store *store,
 		seed = loop_now(loop) ^ (uint64_t)(uintptr_t)bot;
 	rng_seed(&bot->rng, seed);
 	bot->started_at = loop_now(loop);
+	if ((bot->outbox = outbox_create(store, outbox_to_adapter, bot)) ==
+	    NULL) {
+		snprintf(err, errlen, "out of memory");
+		buckets_destroy(bot->commands_allowed);
+		free(bot);
+		return NULL;
+	}
 	return bot;
 }
 
@@ -189,6 +201,7 @@ bot_destroy(struct bot *bot)
 	free(bot->index);
 	sitters_free(bot);
 	buckets_destroy(bot->commands_allowed);
+	outbox_destroy(bot->outbox);
 	for (int i = 0; i < bot->nnetworks; i++)
 		network_destroy(bot->networks[i]);
 	free(bot->networks);
@@ -345,8 +358,7 @@ bot_is_admin(struct bot *bot, struct network *network, const char *channel,
 void
 channel_send(struct channel *channel, const struct text *text)
 {
-	struct adapter *adapter = &channel->network->adapter;
-	struct send_info info = { .id = 0, .flow = channel->name };
+	struct network *network = channel->network;
 
 	if (text->len == 0)
 		return;
@@ -355,25 +367,90 @@ channel_send(struct channel *channel, const struct text *text)
 
 		text_init(&plain);
 		text_render(text, TEXT_FORMAT_PLAIN, &plain);
-		adapter->impl->send_channel(adapter, channel->name, &plain,
-		    &info);
+		outbox_send(network->bot->outbox, network->adapter.network,
+		    channel->name, 0, channel->name, &plain);
 		text_finish(&plain);
 		return;
 	}
-	adapter->impl->send_channel(adapter, channel->name, text, &info);
+	outbox_send(network->bot->outbox, network->adapter.network,
+	    channel->name, 0, channel->name, text);
 }
 
 void
 network_send_private(struct network *network, const char *user_id,
-    const struct text *text)
+    const char *flow, const struct text *text)
 {
-	struct adapter *adapter = &network->adapter;
-
-	struct send_info info = { .id = 0, .flow = NULL };
-
 	if (text->len == 0 || user_id == NULL || user_id[0] == '\0')
 		return;
-	adapter->impl->send_private(adapter, user_id, text, &info);
+	outbox_send(network->bot->outbox, network->adapter.network, user_id,
+	    1, flow, text);
+}
+
+void
+bot_enter(struct bot *bot)
+{
+	outbox_enter(bot->outbox);
+}
+
+void
+bot_leave(struct bot *bot)
+{
+	if (outbox_leave(bot->outbox) == 0) {
+		/* Stored again: the next failure is told again. */
+		for (int i = 0; outbox_last_stored(bot->outbox) &&
+		    i < outbox_failed_flows(bot->outbox); i++) {
+			struct network *network = network_find(bot,
+			    outbox_failed_network(bot->outbox, i));
+			struct channel *channel = network != NULL ?
+			    channel_get(network, outbox_failed_flow(
+			    bot->outbox, i), 0) : NULL;
+
+			if (channel != NULL)
+				channel->store_failures = 0;
+		}
+		return;
+	}
+	/*
+	 * Nothing the event caused was said, and the store holds the state
+	 * from before it: the tables it spoke for become that again.
+	 */
+	for (int i = 0; i < outbox_failed_flows(bot->outbox); i++) {
+		struct network *network = network_find(bot,
+		    outbox_failed_network(bot->outbox, i));
+		struct channel *channel = network != NULL ?
+		    channel_get(network, outbox_failed_flow(bot->outbox, i),
+		    0) : NULL;
+
+		if (channel != NULL)
+			table_reload(channel);
+	}
+}
+
+/* Hands one message of the outbox to its network's adapter. */
+static int
+outbox_to_adapter(void *arg, const char *name, const char *target,
+    int private_, const char *flow, const struct text *text, uint64_t id)
+{
+	struct bot *bot = arg;
+	struct network *network = network_find(bot, name);
+	struct send_info info = { .id = id, .flow = flow };
+	struct adapter *adapter;
+	int rc;
+
+	if (network == NULL) {
+		log_warn("%s: no longer configured; a message to %s is "
+		    "dropped", name, target);
+		return -1;
+	}
+	adapter = &network->adapter;
+	if (private_)
+		rc = adapter->impl->send_private(adapter, target, text, &info);
+	else
+		rc = adapter->impl->send_channel(adapter, target, text, &info);
+	/* Taken is as good as sent where the medium says no more. */
+	if (rc == 0 && id != 0 && !adapter->impl->reports_sent)
+		outbox_sent(bot->outbox, id);
+	return rc;
 }
 
 /* One person's candidate channels (struct bot's sitters). */
@@ -661,6 +738,11 @@ bot_start(struct bot *bot)
 		}
 		network->started = 1;
 	}
+	/* What the last run committed but could not say goes out first. */
+	if (!bot->outbox_loaded) {
+		bot->outbox_loaded = 1;
+		(void)outbox_load(bot->outbox);
+	}
 	for (int c = 0; c < bot->nchannels; c++)
 		if (bot->channels[c]->configured ||
 		    bot->channels[c]->table != NULL)
@@ -717,7 +799,6 @@ restore_one(const struct store_game *stored, void *arg)
 	struct channel *channel;
 	struct table *table;
 	char err[256];
-	struct text t;
 
 	if (network == NULL) {
 		log_warn("game %lld: network \"%s\" is not configured; the "
@@ -747,15 +828,13 @@ restore_one(const struct store_game *stored, void *arg)
 	}
 	log_info("%s %s: game %lld restored at action %d", stored->network,
 	    stored->channel, (long long)stored->id, table->game->nactions);
-	text_init(&t);
-	SAY0(&t, channel->settings.lang, MSG_RESUMED);
-	text_add(&t, "\n");
-	table_player_lines(table, &t);
-	for (int seat = 0; seat < table->nseats; seat++)
-		table_send_hand(table, seat, 0);
-	table_next_text(table, &t);
-	channel_send(channel, &t);
-	text_finish(&t);
+	/*
+	 * Nothing is said and no turn runs until the network can speak:
+	 * bot_on_connected() resumes the table then, so that nobody's time
+	 * runs out before they were told it is their turn.
+	 */
+	if (network->up)
+		table_resume(table, MSG_RESUMED);
 	return 0;
 }
 
@@ -814,8 +893,11 @@ bot_restore(struct bot *bot)
 	int before = (int)bot_game_count(bot), lobbies;
 	struct stale_lobbies stale = { bot, NULL, 0, 0 };
 
-	if (store_each_running(bot->store, restore_one, bot) != 0)
+	bot_enter(bot);
+	if (store_each_running(bot->store, restore_one, bot) != 0) {
+		bot_leave(bot);
 		return -1;
+	}
 	lobbies = store_each_lobby(bot->store, restore_lobby, &stale);
 	for (int i = 0; i + 1 < stale.n; i += 2) {
 		(void)store_lobby_delete(bot->store, stale.keys[i],
@@ -824,6 +906,7 @@ bot_restore(struct bot *bot)
 		free(stale.keys[i + 1]);
 	}
 	free(stale.keys);
+	bot_leave(bot);
 	if (lobbies < 0)
 		return -1;
 	return (int)bot_game_count(bot) - before;
@@ -898,7 +981,9 @@ bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
 	if (channel != NULL && (where = channel_get(network, channel, 1)) ==
 	    NULL)
 		return;
+	bot_enter(bot);
 	commands_handle(network, where, from, text);
+	bot_leave(bot);
 }
 
 static struct seat *
@@ -909,8 +994,8 @@ seat_at(struct table *table, const char *user_id)
 	return seat >= 0 ? &table->seats[seat] : NULL;
 }
 
-void
-bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+on_join_event(struct bot *bot, struct adapter *adapter, const char *channel,
     const struct user *raw)
 {
 	struct network *network = network_of(bot, adapter);
@@ -937,9 +1022,18 @@ bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
 		text_init(&t);
 		SAY(&t, where->settings.lang, MSG_WELCOME_BACK, "bc", seat->name,
 		    where->settings.prefixes[0]);
-		network_send_private(network, who->id, &t);
+		network_send_private(network, who->id, where->name, &t);
 		text_finish(&t);
 	}
+}
+
+void
+bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *raw)
+{
+	bot_enter(bot);
+	on_join_event(bot, adapter, channel, raw);
+	bot_leave(bot);
 }
 
 static void
@@ -966,8 +1060,8 @@ leave_table(struct bot *bot, struct channel *channel, const char *user_id)
 	table_grace(table, seat, bot->grace);
 }
 
-void
-bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+on_leave_event(struct bot *bot, struct adapter *adapter, const char *channel,
     const struct user *raw)
 {
 	struct network *network = network_of(bot, adapter);
@@ -988,7 +1082,16 @@ bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
 }
 
 void
-bot_on_rename(struct bot *bot, struct adapter *adapter, const char *raw_old,
+bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *raw)
+{
+	bot_enter(bot);
+	on_leave_event(bot, adapter, channel, raw);
+	bot_leave(bot);
+}
+
+static void
+on_rename_event(struct bot *bot, struct adapter *adapter, const char *raw_old,
     const struct user *raw)
 {
 	struct network *network = network_of(bot, adapter);
@@ -1028,26 +1131,38 @@ bot_on_rename(struct bot *bot, struct adapter *adapter, const char *raw_old,
 }
 
 void
+bot_on_rename(struct bot *bot, struct adapter *adapter, const char *raw_old,
+    const struct user *raw)
+{
+	bot_enter(bot);
+	on_rename_event(bot, adapter, raw_old, raw);
+	bot_leave(bot);
+}
+
+void
 bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id)
 {
-	/* Nothing is kept for untracked messages (id 0). */
-	(void)bot, (void)adapter, (void)id;
+	outbox_sent(bot->outbox, id);
 }
 
 void
 bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 {
 	struct network *network = network_of(bot, adapter);
+	enum msg why;
 
 	if (network == NULL)
 		return;
 	log_info("%s: %s", adapter->network, up ? "connected" :
 	    "disconnected");
-	if (up && !network->was_up) {
-		/* The first connection: restored games were announced. */
-		network->was_up = 1;
+	if (up == network->up)
 		return;
-	}
+	network->up = up;
+	/* The first time after a start, games resume where they stopped. */
+	why = network->was_up ? MSG_RECONNECTED : MSG_RESUMED;
+	if (up)
+		network->was_up = 1;
+	bot_enter(bot);
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct channel *channel = bot->channels[c];
 		struct table *table = channel->table;
@@ -1064,15 +1179,7 @@ bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 			table->computer_timer = 0;
 			continue;
 		}
-		{
-			struct text t;
-
-			text_init(&t);
-			SAY0(&t, channel->settings.lang, MSG_RECONNECTED);
-			table->prompted = 0;
-			table_next_text(table, &t);
-			channel_send(channel, &t);
-			text_finish(&t);
-		}
+		table_resume(table, why);
 	}
+	bot_leave(bot);
 }

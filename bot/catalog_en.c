@@ -35,6 +35,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "({1}select CARD)",
 	[MSG_STORE_FAILED] = "Sorry, I could not save that; the game is "
 	    "stopped to keep it safe.",
+	[MSG_NOT_SAVED] = "Sorry, I could not save that, so it did not "
+	    "happen; the game goes on as soon as I can save again.",
 	[MSG_START_SEATS] = "{1} seated; this game needs {2} to {3} "
 	    "players.",
 	[MSG_OPTION_REFUSED] = "Refused: {1}",

@@ -36,6 +36,8 @@ const char *const catalog_ja[MSG_COUNT] = {
 	    "ください（{1}select CARD）",
 	[MSG_STORE_FAILED] = "すみません、保存できませんでした。安全のため"
 	    "ゲームを中断します。",
+	[MSG_NOT_SAVED] = "すみません、保存できなかったため、今の操作は"
+	    "無効になりました。保存できるようになりしだいゲームを続けます。",
 	[MSG_START_SEATS] = "着席は{1}人です。このゲームは{2}-{3}人で"
 	    "遊びます。",
 	[MSG_OPTION_REFUSED] = "受け付けられません: {1}",

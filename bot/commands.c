@@ -1221,7 +1221,7 @@ command_allowed(struct ctx *ctx)
 		    "a while", ctx->network->adapter.network, ctx->user->id);
 		text_init(&note);
 		SAY0(&note, ctx->lang, MSG_SLOW_DOWN);
-		network_send_private(ctx->network, ctx->user->id, &note);
+		network_send_private(ctx->network, ctx->user->id, NULL, &note);
 		text_finish(&note);
 		return 0;
 	case BUCKET_REFUSE:
@@ -1308,7 +1308,9 @@ commands_handle(struct network *network, struct channel *channel,
 answer:
 	if (ctx.reply.len > 0) {
 		if (channel == NULL || ctx.reply_private) {
-			network_send_private(network, user->id, &ctx.reply);
+			network_send_private(network, user->id,
+			    ctx.channel != NULL ? ctx.channel->name : NULL,
+			    &ctx.reply);
 		} else {
 			channel_send(channel, &ctx.reply);
 		}

@@ -60,6 +60,8 @@ struct table {
 	unsigned prompted;
 	uint64_t turn_timer, half_timer, computer_timer, idle_timer;
 	uint64_t grace_timer;    /* the earliest seat's grace_until */
+	/* Picks the table up again after a change could not be stored. */
+	uint64_t retry_timer;
 	/* The lobby as last stored (table_lobby_save); NULL: none stored. */
 	char *lobby_saved;
 };
@@ -74,6 +76,7 @@ struct network {
 	int started;
 	int configured;          /* still in the configuration */
 	int was_up;              /* connected once: later ups are reconnects */
+	int up;                  /* what bot_on_connected() last said */
 };
 
 struct channel {
@@ -83,6 +86,8 @@ struct channel {
 	int configured;          /* listed in the configuration */
 	int removed;             /* dropped by a reload: leave when idle */
 	int joined;
+	/* Changes not stored in a row (told once; backs retries off). */
+	int store_failures;
 	struct table *table;     /* NULL: no table */
 };
 
@@ -113,6 +118,9 @@ struct bot {
 	struct sitter **sitters;
 	size_t sitters_cap, nsitters;
 	int started;
+	/* What the bot says, committed with what it changed (outbox.h). */
+	struct outbox *outbox;
+	int outbox_loaded;       /* unsent rows of the last run handed out */
 	/* Called by the admin command `reload` (set by `stichbot run`). */
 	int (*reload)(void *arg, char *err, size_t errlen);
 	void *reload_arg;
@@ -127,10 +135,23 @@ struct channel *channel_get(struct network *network, const char *name,
     int create);
 int bot_is_admin(struct bot *bot, struct network *network,
     const char *channel, const struct user *user);
-/* Sends to a channel in its format; private to a user of a network. */
+/*
+ * Sends to a channel in its format; private to a user of a network, as
+ * part of flow (the table's channel; NULL for a reply to one person).
+ * Inside an event (bot_enter) the message is committed with the event's
+ * changes and leaves when the event ends.
+ */
 void channel_send(struct channel *channel, const struct text *text);
 void network_send_private(struct network *network, const char *user_id,
-    const struct text *text);
+    const char *flow, const struct text *text);
+/*
+ * Every event the core handles runs between bot_enter() and bot_leave():
+ * one store batch holding its changes and the messages they cause (see
+ * outbox.h).  When the batch cannot be committed, bot_leave() rebuilds
+ * the tables the event spoke for from the store and tells them.
+ */
+void bot_enter(struct bot *bot);
+void bot_leave(struct bot *bot);
 /* Remembers that user_id took a seat in channel (see struct bot). */
 void user_sat(struct channel *channel, const char *user_id);
 /* The tables of network where user_id sits (up to max); returns count. */
@@ -185,12 +206,27 @@ int table_seat_changed(struct table *table, int seat);
 /* Private texts. */
 void table_send_hand(struct table *table, int seat, int prompt);
 void table_status(struct table *table, struct text *out);
+/*
+ * Tells the channel where a game stands once the bot can speak again
+ * (why: MSG_RESUMED after a restart, MSG_RECONNECTED after an outage):
+ * the round, trump, the trick so far and each player's bid and tricks in
+ * one message, then prompts whoever is to act and starts their time.
+ */
+void table_resume(struct table *table, enum msg why);
 void table_scores(struct table *table, struct text *out);
 void table_player_lines(struct table *table, struct text *out);
 /* Gives seat grace seconds to come back before a computer takes it. */
 void table_grace(struct table *table, int seat, int seconds);
 /* A stand-in takes seat now (leave, grace expired, two timeouts). */
 void table_stand_in(struct table *table, int seat, enum msg why);
+/*
+ * After a change of channel's table could not be committed: the table is
+ * rebuilt from the store (the truth), the channel told once, and the game
+ * picked up again after a pause that grows while the store keeps failing.
+ */
+void table_reload(struct channel *channel);
+/* Picks the table's game up again after that pause. */
+void table_retry(struct table *table);
 /* Rebuilds a stored game; the caller announces it. */
 struct table *table_restore(struct channel *channel,
     const struct store_game *stored, char *err, size_t errlen);

@@ -275,13 +275,17 @@ struct store {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	/* An open batch (store_batch_begin): calls are savepoints of it. */
 	int batch;
-	/* Rows changed in the batch besides the outbox and deferred values. */
-	int64_t batch_changes;
+	/* SQLite's change count when the batch began. */
+	int64_t batch_start;
+	/* Rows of the batch that are not changes people hear about. */
+	int64_t batch_quiet;
 	/* Values and sent outbox rows waiting for the next transaction. */
 	struct deferred_kv *kv;
 	size_t nkv, kv_cap;
 	int64_t *sent;
 	size_t nsent, sent_cap;
+	/* Fault injection for tests: commits still to fail. */
+	int fail_commits;
 };
 
 static int write_deferred(struct store *store);
@@ -425,6 +429,17 @@ rollback(struct store *store)
 		    "cannot roll back");
 }
 
+/* Ends a read begun with begin(store, STMT_BEGIN). */
+static void
+end_read(struct store *store)
+{
+	if (store->batch)
+		(void)run(store, stmt(store, STMT_RELEASE),
+		    "cannot release a savepoint");
+	else
+		rollback(store);
+}
+
 /* Commits when ok is 0, else (or when the commit fails) rolls back. */
 static int
 finish(struct store *store, int ok)
@@ -441,6 +456,11 @@ finish(struct store *store, int ok)
 			    "cannot release a savepoint");
 		}
 		return -1;
+	}
+	if (ok == 0 && store->fail_commits > 0) {
+		store->fail_commits--;
+		store_log("cannot commit: a failure injected by a test");
+		ok = -1;
 	}
 	if (ok == 0 && run(store, stmt(store, STMT_COMMIT),
 	    "cannot commit") == 0)
@@ -1099,7 +1119,7 @@ load_game(struct store *store, int64_t id, struct loaded *g)
 	if (rc == 0)
 		rc = load_seats(store, id, g->seats);
 	/* A read transaction has nothing to keep: end it either way. */
-	rollback(store);
+	end_read(store);
 	if (rc == 0) {
 		json_object_set_new(g->record, "deals", deals);
 		json_object_set_new(g->record, "actions", actions);
@@ -1364,10 +1384,13 @@ store_batch_begin(struct store *store)
 		store_log("a batch is already open");
 		return -1;
 	}
+	store->batch_start = sqlite3_total_changes64(store->db);
+	store->batch_quiet = 0;
+	/* Counted from here: begin() writes the deferred values first. */
+	store->batch = 0;
 	if (begin(store, STMT_BEGIN_IMMEDIATE) != 0)
 		return -1;
 	store->batch = 1;
-	store->batch_changes = sqlite3_total_changes64(store->db);
 	return 0;
 }
 
@@ -1375,7 +1398,7 @@ int64_t
 store_batch_changes(struct store *store)
 {
 	return store->batch ? sqlite3_total_changes64(store->db) -
-	    store->batch_changes : 0;
+	    store->batch_start - store->batch_quiet : 0;
 }
 
 int
@@ -1384,6 +1407,11 @@ store_batch_commit(struct store *store)
 	if (!store->batch)
 		return -1;
 	store->batch = 0;
+	/* A batch that wrote nothing has nothing to make durable. */
+	if (sqlite3_total_changes64(store->db) == store->batch_start) {
+		rollback(store);
+		return 0;
+	}
 	return finish(store, 0);
 }
 
@@ -1400,6 +1428,8 @@ store_batch_rollback(struct store *store)
 static int
 write_deferred(struct store *store)
 {
+	int64_t before = sqlite3_total_changes64(store->db);
+
 	for (size_t i = 0; i < store->nkv; i++) {
 		sqlite3_stmt *st = stmt(store, STMT_KV_SET);
 
@@ -1425,6 +1455,7 @@ write_deferred(struct store *store)
 		free(store->kv[i].key);
 		free(store->kv[i].value);
 	}
+	store->batch_quiet += sqlite3_total_changes64(store->db) - before;
 	store->nkv = 0;
 	store->nsent = 0;
 	return 0;
@@ -1505,7 +1536,7 @@ store_outbox_add(struct store *store, const struct store_message *msg)
 	id = sqlite3_last_insert_rowid(store->db);
 	/* The outbox row is not a change people hear about by itself. */
 	if (store->batch)
-		store->batch_changes++;
+		store->batch_quiet++;
 	return id;
 }
 
@@ -1549,4 +1580,10 @@ store_each_outbox(struct store *store, store_message_fn fn, void *arg)
 		return -1;
 	}
 	return count;
+}
+
+void
+store_fail_commits(struct store *store, int n)
+{
+	store->fail_commits = n;
 }

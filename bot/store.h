@@ -197,4 +197,10 @@ int store_outbox_sent(struct store *store, int64_t id);
 typedef void (*store_message_fn)(const struct store_message *msg, void *arg);
 int store_each_outbox(struct store *store, store_message_fn fn, void *arg);
 
+/*
+ * For tests: the next n commits fail as on a full disk (the transaction
+ * is rolled back and the call returns -1).
+ */
+void store_fail_commits(struct store *store, int n);
+
 #endif

@@ -92,6 +92,20 @@ table_bot(const struct table *table)
 	return table->channel->network->bot;
 }
 
+/*
+ * Runs one timer of a table as one event of the core: its changes and
+ * what they make the bot say are committed together (bot_enter).
+ */
+static void
+table_event(struct table *table, void (*run)(struct table *))
+{
+	struct bot *bot = table_bot(table);
+
+	bot_enter(bot);
+	run(table);
+	bot_leave(bot);
+}
+
 static int
 seat_is_human(const struct seat *seat)
 {
@@ -162,6 +176,7 @@ table_destroy(struct table *table)
 	table_timer_cancel(table);
 	loop_cancel(table_bot(table)->loop, table->idle_timer);
 	loop_cancel(table_bot(table)->loop, table->grace_timer);
+	loop_cancel(table_bot(table)->loop, table->retry_timer);
 	for (int i = 0; i < table->nseats; i++)
 		seat_clear(table, &table->seats[i]);
 	game_destroy(table->game);
@@ -398,9 +413,8 @@ table_humans(const struct table *table)
 }
 
 static void
-lobby_idle_cb(struct loop *loop, uint64_t id, void *arg)
+lobby_idle_run(struct table *table)
 {
-	struct table *table = arg;
 	struct text t;
 
 	table->idle_timer = 0;
@@ -411,6 +425,12 @@ lobby_idle_cb(struct loop *loop, uint64_t id, void *arg)
 	channel_send(table->channel, &t);
 	text_finish(&t);
 	table_close(table, 0);
+}
+
+static void
+lobby_idle_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, lobby_idle_run);
 }
 
 void
@@ -434,7 +454,9 @@ table_timer_cancel(struct table *table)
 	loop_cancel(loop, table->turn_timer);
 	loop_cancel(loop, table->half_timer);
 	loop_cancel(loop, table->computer_timer);
+	loop_cancel(loop, table->retry_timer);
 	table->turn_timer = table->half_timer = table->computer_timer = 0;
+	table->retry_timer = 0;
 }
 
 /* The store's picture of a seat. */
@@ -830,7 +852,8 @@ table_send_hand(struct table *table, int seat, int prompt)
 				text_printf(&t, " %d", legal[i].value);
 		}
 	}
-	network_send_private(table->channel->network, s->user_id, &t);
+	network_send_private(table->channel->network, s->user_id,
+	    table->channel->name, &t);
 	text_finish(&t);
 	json_decref(view);
 }
@@ -1129,9 +1152,8 @@ table_next(struct table *table)
 }
 
 static void
-half_cb(struct loop *loop, uint64_t id, void *arg)
+half_run(struct table *table)
 {
-	struct table *table = arg;
 	int acting[GAME_MAX_SEATS];
 	int n;
 
@@ -1150,9 +1172,16 @@ half_cb(struct loop *loop, uint64_t id, void *arg)
 		text_user(&t, table->channel->name);
 		text_add(&t, "] ");
 		SAY(&t, table_lang(table), MSG_REMINDER, "d", table->channel->settings.turn_timer / 2);
-		network_send_private(table->channel->network, s->user_id, &t);
+		network_send_private(table->channel->network, s->user_id,
+		    table->channel->name, &t);
 		text_finish(&t);
 	}
+}
+
+static void
+half_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, half_run);
 }
 
 /* Lets a computer choose for seat; the choice is always legal. */
@@ -1181,9 +1210,8 @@ computer_choose(struct table *table, int seat, struct action *out)
 }
 
 static void
-computer_cb(struct loop *loop, uint64_t id, void *arg)
+computer_run(struct table *table)
 {
-	struct table *table = arg;
 	int acting[GAME_MAX_SEATS];
 	int n;
 
@@ -1213,13 +1241,18 @@ computer_cb(struct loop *loop, uint64_t id, void *arg)
 	}
 }
 
+static void
+computer_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, computer_run);
+}
+
 static void grace_arm(struct table *table);
 
 static void
-grace_cb(struct loop *loop, uint64_t id, void *arg)
+grace_run(struct table *table)
 {
-	struct table *table = arg;
-	uint64_t now = loop_now(loop);
+	uint64_t now = loop_now(table_bot(table)->loop);
 	int changed = 0;
 
 	table->grace_timer = 0;
@@ -1235,6 +1268,12 @@ grace_cb(struct loop *loop, uint64_t id, void *arg)
 	if (changed)
 		table_next(table);
 	grace_arm(table);
+}
+
+static void
+grace_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, grace_run);
 }
 
 /* One timer per table, for the seat whose grace time ends first. */
@@ -1287,9 +1326,8 @@ table_stand_in(struct table *table, int seat, enum msg why)
 }
 
 static void
-turn_cb(struct loop *loop, uint64_t id, void *arg)
+turn_run(struct table *table)
 {
-	struct table *table = arg;
 	int acting[GAME_MAX_SEATS];
 	int n;
 
@@ -1337,6 +1375,12 @@ turn_cb(struct loop *loop, uint64_t id, void *arg)
 				return;
 		}
 	}
+}
+
+static void
+turn_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, turn_run);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1607,29 +1651,16 @@ table_act(struct table *table, int seat, const struct action *action,
 /* ------------------------------------------------------------------ */
 /* Status. */
 
-void
-table_status(struct table *table, struct text *out)
+/* The game, the round, trump and the trick so far. */
+static void
+status_summary(struct table *table, struct text *out)
 {
 	enum lang lang = table_lang(table);
-	json_t *view;
-	json_t *trick;
+	json_t *view = table->impl->view(table->game->state, -1);
+	json_t *trick, *play;
 	size_t i;
-	json_t *play;
-	int acting[GAME_MAX_SEATS];
-	int n;
 
 	game_title(out, lang, table->impl);
-	if (table->game == NULL) {
-		text_add(out, " · ");
-		SAY(out, lang, MSG_STATUS_LOBBY, "ddd", table->nseats, table->impl->min_seats,
-		    table->impl->max_seats);
-		for (int s = 0; s < table->nseats; s++) {
-			text_add(out, s > 0 ? ", " : " ");
-			text_seat(out, table, s, 0);
-		}
-		return;
-	}
-	view = table->impl->view(table->game->state, -1);
 	text_add(out, " · ");
 	say_round(out, lang, view);
 	if (json_is_string(json_object_get(view, "trump"))) {
@@ -1656,6 +1687,28 @@ table_status(struct table *table, struct text *out)
 			    json_object_get(play, "cards"));
 		}
 	}
+	json_decref(view);
+}
+
+void
+table_status(struct table *table, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	int acting[GAME_MAX_SEATS];
+	int n;
+
+	if (table->game == NULL) {
+		game_title(out, lang, table->impl);
+		text_add(out, " · ");
+		SAY(out, lang, MSG_STATUS_LOBBY, "ddd", table->nseats, table->impl->min_seats,
+		    table->impl->max_seats);
+		for (int s = 0; s < table->nseats; s++) {
+			text_add(out, s > 0 ? ", " : " ");
+			text_seat(out, table, s, 0);
+		}
+		return;
+	}
+	status_summary(table, out);
 	n = table->impl->to_act(table->game->state, acting);
 	if (n > 0) {
 		text_add(out, " · ");
@@ -1669,7 +1722,29 @@ table_status(struct table *table, struct text *out)
 	}
 	text_add(out, "\n");
 	table_player_lines(table, out);
-	json_decref(view);
+}
+
+void
+table_resume(struct table *table, enum msg why)
+{
+	struct text t;
+
+	if (table->game == NULL)
+		return;
+	text_init(&t);
+	SAY0(&t, table_lang(table), why);
+	text_add(&t, " ");
+	status_summary(table, &t);
+	text_add(&t, "\n");
+	table_player_lines(table, &t);
+	/* After a restart nobody's client shows a current hand. */
+	if (why == MSG_RESUMED)
+		send_hands(table);
+	/* Everyone to act is told again, and their time starts now. */
+	table->prompted = 0;
+	table_next_text(table, &t);
+	channel_send(table->channel, &t);
+	text_finish(&t);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1753,4 +1828,114 @@ table_restore(struct channel *channel, const struct store_game *stored,
 	json_decref(result);
 	channel->table = table;
 	return table;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rebuilding a table from the store. */
+
+struct reload {
+	struct channel *channel;
+	struct table *table;
+	int found;
+};
+
+static int
+reload_game(const struct store_game *stored, void *arg)
+{
+	struct reload *r = arg;
+	char err[256];
+
+	if (stored->finished != 0 || r->found ||
+	    strcmp(stored->network, r->channel->network->adapter.network) != 0)
+		return 0;
+	r->found = 1;
+	if ((r->table = table_restore(r->channel, stored, err,
+	    sizeof(err))) == NULL)
+		log_error("%s %s: game %lld cannot be read back: %s",
+		    stored->network, stored->channel, (long long)stored->id,
+		    err);
+	return 0;
+}
+
+static int
+reload_lobby(const char *network, const char *channel, const char *lobby,
+    void *arg)
+{
+	struct reload *r = arg;
+	char err[256];
+
+	if (r->found || strcmp(network, r->channel->network->adapter.network)
+	    != 0 || strcmp(channel, r->channel->name) != 0)
+		return 1;
+	r->found = 1;
+	if ((r->table = table_lobby_load(r->channel, lobby, err,
+	    sizeof(err))) == NULL)
+		log_error("%s %s: the stored lobby cannot be read back: %s",
+		    network, channel, err);
+	return 0;
+}
+
+static void
+retry_run(struct table *table)
+{
+	table->retry_timer = 0;
+	if (table->game != NULL && table_deal_pending(table) != 0) {
+		table_retry(table);
+		return;
+	}
+	if (table->game != NULL)
+		table_next(table);
+}
+
+static void
+retry_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, retry_run);
+}
+
+void
+table_retry(struct table *table)
+{
+	struct bot *bot = table_bot(table);
+	int failures = table->channel->store_failures;
+	uint64_t delay = (uint64_t)bot->computer_delay_ms << (failures < 6 ?
+	    failures : 6);
+
+	if (delay > 60000)
+		delay = 60000;
+	loop_cancel(bot->loop, table->retry_timer);
+	table_timer_cancel(table);
+	table->retry_timer = loop_timer(bot->loop, delay, retry_cb, table);
+}
+
+void
+table_reload(struct channel *channel)
+{
+	struct bot *bot = channel->network->bot;
+	struct reload r = { channel, NULL, 0 };
+	struct table *old = channel->table;
+	struct text t;
+
+	/* Detached first: destroying it must not part the channel. */
+	channel->table = NULL;
+	table_destroy(old);
+	if (store_each_game(bot->store, channel->name, 0, 1, reload_game,
+	    &r) < 0 || (!r.found && store_each_lobby(bot->store, reload_lobby,
+	    &r) < 0))
+		log_error("%s %s: the store cannot be read; the table is "
+		    "gone until a restart", channel->network->adapter.network,
+		    channel->name);
+	/* Told once until something is stored again. */
+	if (channel->store_failures++ == 0) {
+		text_init(&t);
+		SAY0(&t, channel->settings.lang, MSG_NOT_SAVED);
+		channel_send(channel, &t);
+		text_finish(&t);
+	}
+	if (r.table == NULL)
+		return;
+	if (r.table->game == NULL)
+		table_idle_arm(r.table);
+	else
+		table_retry(r.table);
 }

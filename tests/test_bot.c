@@ -60,6 +60,8 @@ fx_bot(struct fx *f)
 	    &defaults, err, sizeof(err));
 	assert_non_null(f->adapter);
 	assert_int_equal(bot_start(bot), 0);
+	/* The medium says it is connected from the loop, as real ones do. */
+	loop_advance(f->loop, 0);
 	return bot;
 }
 
@@ -1134,6 +1136,129 @@ test_admin(void **state)
 	assert_int_equal(bot_game_count(f->bot), 0);
 }
 
+/* The first legal move of whoever acts first at channel, typed by them. */
+static void
+act_first(struct fx *f, const char *channel)
+{
+	struct table *table = table_of(f, channel);
+	int acting[GAME_MAX_SEATS];
+	struct action legal[GAME_MAX_ACTIONS];
+	char cmd[64];
+
+	table->impl->to_act(table->game->state, acting);
+	table->impl->legal(table->game->state, acting[0], legal,
+	    GAME_MAX_ACTIONS);
+	action_command(table, &legal[0], cmd, sizeof(cmd));
+	say(f, channel, table->seats[acting[0]].user_id, "!%s", cmd);
+}
+
+/* How many lines since mark contain needle (channel NULL: any). */
+static int
+count_since(struct fx *f, size_t mark, const char *needle)
+{
+	int n = 0;
+
+	for (size_t i = mark; i < memory_count(f->adapter); i++)
+		n += strstr(memory_line(f->adapter, i)->text, needle) != NULL;
+	return n;
+}
+
+/*
+ * What a stored change makes the bot say is kept until the medium reports
+ * it sent: after a crash before that, it goes out again first, in order,
+ * under the same outbox ids; once reported, never again.
+ */
+static void
+test_outbox_after_crash(void **state)
+{
+	struct fx *f = *state;
+	char *held[64];
+	uint64_t ids[64];
+	int nheld = 0;
+	size_t mark;
+
+	seat_three(f, "#o", "wizard");
+	say(f, "#o", "alice", "!start");
+	memory_hold(f->adapter, 1);
+	mark = memory_count(f->adapter);
+	act_first(f, "#o");
+	for (size_t i = mark; i < memory_count(f->adapter) && nheld < 64;
+	    i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		assert_true(l->id != 0);
+		assert_string_equal(l->flow, "#o");
+		held[nheld] = strdup(l->text);
+		ids[nheld++] = l->id;
+	}
+	assert_true(nheld > 0);
+	/* The crash: the lines were handed over but never confirmed. */
+	fx_restart(f, 0);
+	assert_true(memory_count(f->adapter) >= (size_t)nheld);
+	for (int i = 0; i < nheld; i++) {
+		const struct memory_line *l = memory_line(f->adapter,
+		    (size_t)i);
+
+		assert_string_equal(l->text, held[i]);
+		assert_true(l->id == ids[i]);
+	}
+	assert_int_equal(bot_restore(f->bot), 1);
+	assert_true(sent_since(f, (size_t)nheld, "#o", "resumes"));
+	/* Reported sent this time: a second crash repeats none of them. */
+	fx_restart(f, 0);
+	for (size_t i = 0; i < memory_count(f->adapter); i++)
+		for (int k = 0; k < nheld; k++)
+			assert_true(memory_line(f->adapter, i)->id != ids[k]);
+	for (int i = 0; i < nheld; i++)
+		free(held[i]);
+}
+
+/*
+ * A change whose commit fails is not said: the table is what the store
+ * holds, the channel is told once, and the same command works once the
+ * store does.  A computer's move that cannot be stored is retried, more
+ * slowly each time, and the game goes on when the store is back.
+ */
+static void
+test_commit_fails(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int before;
+	size_t mark;
+
+	seat_three(f, "#f", "wizard");
+	say(f, "#f", "alice", "!start");
+	table = table_of(f, "#f");
+	before = table->game->nactions;
+	mark = memory_count(f->adapter);
+	store_fail_commits(f->store, 1);
+	act_first(f, "#f");
+	table = table_of(f, "#f");
+	assert_non_null(table);
+	assert_int_equal(table->game->nactions, before);
+	assert_int_equal(count_since(f, mark, "so it did not happen"), 1);
+	/* Only the refusal: nothing of the move was said. */
+	assert_int_equal(memory_count(f->adapter), mark + 1);
+	act_first(f, "#f");
+	assert_int_equal(table_of(f, "#f")->game->nactions, before + 1);
+
+	/* A table of computers, but for alice, whose turn comes later. */
+	say(f, "#g", "alice", "!join");
+	say(f, "#g", "alice", "!addbot");
+	say(f, "#g", "alice", "!addbot");
+	say(f, "#g", "alice", "!start");
+	table = table_of(f, "#g");
+	mark = memory_count(f->adapter);
+	store_fail_commits(f->store, 4);
+	for (int i = 0; i < 40 && table_of(f, "#g")->game->nactions == 0;
+	    i++)
+		loop_advance(f->loop, 1000);
+	assert_int_equal(count_since(f, mark, "so it did not happen"), 1);
+	/* 0.5 s, then 1, 2, 4 and 8 s between tries: about 16 s. */
+	assert_true(table_of(f, "#g")->game->nactions > 0);
+}
+
 int
 main(void)
 {
@@ -1170,6 +1295,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outbox_after_crash,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commit_fails,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_stats_after_games, setup,
