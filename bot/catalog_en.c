@@ -68,7 +68,14 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_GAME_RUNNING] = "A game is running; wait for its end, or "
 	    "{1}replace NAME to take over a computer's seat.",
 	[MSG_NOT_SEATED] = "You have no seat at this table ({1}join).",
-	[MSG_NOT_YOUR_TURN] = "It is not your turn.",
+	[MSG_TURN_OF] = "It is not your turn: {1} to act.",
+	[MSG_NOW_TASK] = "Not now: it is time {1}.",
+	[MSG_MOVE_NOT_ALLOWED] = "{1} is not allowed now.",
+	[MSG_REFUSED_PRIVATELY] = "Not allowed; I have told you why "
+	    "privately.",
+	[MSG_PLAY_BLIND] = "(your own card is hidden from you: {1}play "
+	    "plays it)",
+	[MSG_YOUR_BID] = "your bid: {1}",
 	[MSG_GAME_SET] = "Next game: {1} ({2}-{3} players). Say {4}join "
 	    "to sit down.",
 	[MSG_UNKNOWN_GAME] = "Unknown game \"{1}\"; choose wizard, "

@@ -72,7 +72,12 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_GAME_RUNNING] = "ゲーム中です。終わるまで待つか、"
 	    "{1}replace NAME でコンピューターの席を引き継げます。",
 	[MSG_NOT_SEATED] = "この卓に席がありません（{1}join）。",
-	[MSG_NOT_YOUR_TURN] = "あなたの番ではありません。",
+	[MSG_TURN_OF] = "あなたの番ではありません。今は{1}の番です。",
+	[MSG_NOW_TASK] = "今はできません（{1}です）。",
+	[MSG_MOVE_NOT_ALLOWED] = "{1} は今は出せません。",
+	[MSG_REFUSED_PRIVATELY] = "できません。理由は個別に伝えました。",
+	[MSG_PLAY_BLIND] = "（自分のカードは見えません。{1}play で出せます）",
+	[MSG_YOUR_BID] = "あなたの宣言: {1}",
 	[MSG_GAME_SET] = "次のゲーム: {1}（{2}-{3}人）。{4}join で"
 	    "着席してください。",
 	[MSG_UNKNOWN_GAME] = "不明なゲーム「{1}」です。wizard、birdhead、"

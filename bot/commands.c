@@ -526,7 +526,8 @@ act(struct ctx *ctx, struct table *table, int seat, struct action *action)
 		s->standin = 0;
 		table_seat_changed(table, seat);
 	}
-	if (table_act(table, seat, action, 0, &ctx->reply) < 0)
+	if (table_act(table, seat, action, ctx->said_in != NULL ?
+	    ACT_IN_CHANNEL : 0, &ctx->reply) < 0)
 		return;
 }
 
@@ -618,6 +619,12 @@ cmd_play(struct ctx *ctx)
 
 		if (n == 1 && legal[0].kind == ACTION_PLAY) {
 			act(ctx, table, seat, &legal[0]);
+			return;
+		}
+		if (n == 0) {
+			/* Out of turn: say whose turn it is. */
+			table_refusal(table, seat, &action, ctx->said_in !=
+			    NULL ? ACT_IN_CHANNEL : 0, &ctx->reply);
 			return;
 		}
 		usage(ctx);

@@ -190,10 +190,22 @@ void game_title(struct text *t, enum lang lang, const struct game_impl *impl);
 int table_start(struct table *table, struct text *reply);
 /*
  * Applies seat's action; on success it is stored, announced, and the
- * table moves on.  -1 with the reason in reply (nothing changed).
+ * table moves on.  -1 with the reason in reply (nothing changed).  flags:
+ * ACT_COMPUTER for a computer's move, ACT_IN_CHANNEL when the person
+ * typed it in the channel (reply goes there).
  */
+#define ACT_COMPUTER 1
+#define ACT_IN_CHANNEL 2
 int table_act(struct table *table, int seat, const struct action *action,
-    int by_computer, struct text *reply);
+    int flags, struct text *reply);
+/*
+ * Why seat may not make action, in catalog words, into reply: whose turn
+ * it is or what the table waits for (public facts); anything drawn from
+ * the hand (which cards or bids are allowed) goes to the seat's owner
+ * privately, and a reply meant for the channel says only that it did.
+ */
+void table_refusal(struct table *table, int seat, const struct action *action,
+    int flags, struct text *reply);
 /* Re-arms the timers and computer moves for whoever is to act now. */
 void table_next(struct table *table);
 /* The same, appending the turn line to out instead of sending it. */

@@ -796,6 +796,24 @@ table_send_hand(struct table *table, int seat, int prompt)
 		text_add(&t, " ");
 		text_card(&t, trump[0], trump);
 	}
+	/*
+	 * A bid only its owner may see (secret, or one a computer made for
+	 * them): the owner always sees it.
+	 */
+	{
+		json_t *own = json_array_get(json_object_get(view, "bids"),
+		    (size_t)seat);
+		json_t *open = table->impl->view(table->game->state, -1);
+		json_t *shown = json_array_get(json_object_get(open, "bids"),
+		    (size_t)seat);
+
+		if (json_is_integer(own) && !json_is_integer(shown)) {
+			text_add(&t, " · ");
+			SAY(&t, lang, MSG_YOUR_BID, "d",
+			    (int)json_integer_value(own));
+		}
+		json_decref(open);
+	}
 	if (prompt && phase != PHASE_OVER && seat_to_act(table, seat)) {
 		struct action legal[GAME_MAX_ACTIONS];
 		int n = table->impl->legal(table->game->state, seat, legal,
@@ -803,7 +821,11 @@ table_send_hand(struct table *table, int seat, int prompt)
 
 		text_add(&t, " · ");
 		text_task(&t, table, phase);
-		if (phase == PHASE_PLAY && n > 0 && n == distinct_cards(
+		if (phase == PHASE_PLAY && json_object_size(others) > 0) {
+			/* Clairvoyance: naming the move would name the card. */
+			text_add(&t, " ");
+			SAY(&t, lang, MSG_PLAY_BLIND, "c", table_prefix(table));
+		} else if (phase == PHASE_PLAY && n > 0 && n == distinct_cards(
 		    json_object_get(view, "hand")) &&
 		    table->impl->max_play_cards == 1) {
 			/* Any card will do: the hand above says it all. */
@@ -1230,7 +1252,8 @@ computer_run(struct table *table)
 		if (computer_choose(table, acting[i], &action) != 0)
 			continue;
 		text_init(&reply);
-		rc = table_act(table, acting[i], &action, 1, &reply);
+		rc = table_act(table, acting[i], &action, ACT_COMPUTER,
+		    &reply);
 		if (rc < 0)
 			log_error("%s %s: computer move refused: %s",
 			    table->channel->network->adapter.network,
@@ -1358,7 +1381,7 @@ turn_run(struct table *table)
 		if (s->missed >= 2)
 			table_stand_in(table, seat, MSG_STANDIN_TIMEOUTS);
 		text_init(&reply);
-		rc = table_act(table, seat, &action, 1, &reply);
+		rc = table_act(table, seat, &action, ACT_COMPUTER, &reply);
 		text_finish(&reply);
 		/*
 		 * Simultaneous phases: every late seat gets its move now,
@@ -1565,9 +1588,88 @@ announce_game_end(struct table *table, json_t *result, struct text *out)
 	}
 }
 
+/* The names of the seats to act now, "alice, bob". */
+static void
+text_acting(struct text *t, struct table *table)
+{
+	int acting[GAME_MAX_SEATS];
+	int n = table->impl->to_act(table->game->state, acting);
+
+	for (int i = 0; i < n; i++) {
+		text_add(t, i > 0 ? ", " : "");
+		text_seat(t, table, acting[i], 0);
+	}
+}
+
+void
+table_refusal(struct table *table, int seat, const struct action *action,
+    int flags, struct text *reply)
+{
+	enum lang lang = table_lang(table);
+	struct action legal[GAME_MAX_ACTIONS];
+	int n, kind = 0;
+	struct text why;
+
+	if (!seat_to_act(table, seat)) {
+		/* Whose turn it is, the channel sees anyway. */
+		struct text names;
+
+		text_init(&names);
+		text_acting(&names, table);
+		SAY(reply, lang, MSG_TURN_OF, "r", text_str(&names));
+		text_finish(&names);
+		return;
+	}
+	n = table->impl->legal(table->game->state, seat, legal,
+	    GAME_MAX_ACTIONS);
+	for (int i = 0; i < n && !kind; i++)
+		kind = legal[i].kind == action->kind;
+	if (!kind) {
+		/* What the table waits for is public too. */
+		struct text task;
+
+		text_init(&task);
+		text_task(&task, table, table->impl->phase(table->game->state));
+		SAY(reply, lang, MSG_NOW_TASK, "r", text_str(&task));
+		text_finish(&task);
+		return;
+	}
+	/*
+	 * Which bids or cards are allowed, and what the hand holds, is the
+	 * player's own business: the reason goes privately, with the hand
+	 * and the moves allowed, and a channel sees only that it was not.
+	 */
+	text_init(&why);
+	{
+		json_t *a = action_to_json(table->impl, action);
+		json_t *play = json_object_get(a, "play");
+		struct text what;
+
+		text_init(&what);
+		if (action->kind == ACTION_BID || action->kind == ACTION_TRUMP)
+			text_printf(&what, "%d", action->value);
+		else if (play != NULL)
+			text_play_cards(&what, play);
+		else
+			text_play_cards(&what, json_object_get(a, "select"));
+		SAY(&why, lang, MSG_MOVE_NOT_ALLOWED, "r", text_str(&what));
+		text_finish(&what);
+		json_decref(a);
+	}
+	if (flags & ACT_IN_CHANNEL) {
+		SAY0(reply, lang, MSG_REFUSED_PRIVATELY);
+		network_send_private(table->channel->network,
+		    table->seats[seat].user_id, table->channel->name, &why);
+	} else {
+		text_append(reply, &why);
+	}
+	text_finish(&why);
+	table_send_hand(table, seat, 1);
+}
+
 int
 table_act(struct table *table, int seat, const struct action *action,
-    int by_computer, struct text *reply)
+    int flags, struct text *reply)
 {
 	struct bot *bot = table_bot(table);
 	enum lang lang = table_lang(table);
@@ -1586,8 +1688,18 @@ table_act(struct table *table, int seat, const struct action *action,
 		return -1;
 	memcpy(saved, game->state, table->impl->state_size);
 	if (game_apply(game, action, err, sizeof(err)) != 0) {
-		text_user(reply, err);
 		free(saved);
+		/*
+		 * The engine's reason may name what a hand holds ("must
+		 * follow red"): people get catalog words instead, the parts
+		 * drawn from the hand privately (table_refusal).
+		 */
+		if (flags & ACT_COMPUTER)
+			log_error("%s %s: game %lld refused a computer move",
+			    table->channel->network->adapter.network,
+			    table->channel->name, (long long)table->game_id);
+		else
+			table_refusal(table, seat, action, flags, reply);
 		return -1;
 	}
 	/* Stored before anyone hears of it; undone if it cannot be. */
@@ -1600,7 +1712,7 @@ table_act(struct table *table, int seat, const struct action *action,
 		return -1;
 	}
 	free(saved);
-	if (!by_computer)
+	if (!(flags & ACT_COMPUTER))
 		table->seats[seat].missed = 0;
 	after = table->impl->phase(game->state);
 	result = table->impl->result(game->state);

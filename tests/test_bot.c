@@ -262,6 +262,61 @@ action_command(struct table *table, const struct action *a, char *out,
 	}
 }
 
+/* How many lines since mark contain needle (channel NULL: any). */
+static int
+count_since(struct fx *f, size_t mark, const char *needle)
+{
+	int n = 0;
+
+	for (size_t i = mark; i < memory_count(f->adapter); i++)
+		n += strstr(memory_line(f->adapter, i)->text, needle) != NULL;
+	return n;
+}
+
+/*
+ * A card of human's hand that no legal move plays, typed in the channel:
+ * the channel hears only that it was refused (nothing of the hand, no
+ * suit word), the player privately why, and the game does not change.
+ */
+static void
+try_illegal(struct fx *f, const char *channel, struct table *table,
+    int human, const struct action *legal, int k)
+{
+	json_t *view = table->impl->view(table->game->state, human);
+	json_t *hand = json_object_get(view, "hand"), *code;
+	int nactions = table->game->nactions;
+	const char *user = table->seats[human].user_id;
+	size_t i, mark;
+
+	json_array_foreach(hand, i, code) {
+		int face = table->impl->parse_card(json_string_value(code));
+		int ok = 0;
+
+		for (int a = 0; a < k && !ok; a++)
+			ok = legal[a].ncards == 1 && legal[a].cards[0] == face;
+		if (ok || table->impl->max_play_cards != 1)
+			continue;
+		mark = memory_count(f->adapter);
+		say(f, channel, user, "!play %s", json_string_value(code));
+		assert_int_equal(table_of(f, channel)->game->nactions,
+		    nactions);
+		for (size_t l = mark; l < memory_count(f->adapter); l++) {
+			const struct memory_line *line =
+			    memory_line(f->adapter, l);
+
+			if (line->channel != NULL) {
+				assert_string_equal(line->text, "Not allowed; "
+				    "I have told you why privately.");
+			} else {
+				assert_string_equal(line->user_id, user);
+			}
+		}
+		assert_true(count_since(f, mark, "is not allowed now") == 1);
+		break;
+	}
+	json_decref(view);
+}
+
 /*
  * Plays until the game ends: people act by commands (privately in
  * simultaneous phases, otherwise in the channel, in a varying order),
@@ -306,6 +361,9 @@ play_out(struct fx *f, const char *channel, int pick)
 			char user[64];
 
 			assert_true(k > 0);
+			if (phase == PHASE_PLAY && typed % 3 == 0)
+				try_illegal(f, channel, table, human, legal,
+				    k);
 			action_command(table, &legal[(pick * 7 + typed) % k],
 			    cmd, sizeof(cmd));
 			snprintf(user, sizeof(user), "%s", id);
@@ -1152,16 +1210,6 @@ act_first(struct fx *f, const char *channel)
 	say(f, channel, table->seats[acting[0]].user_id, "!%s", cmd);
 }
 
-/* How many lines since mark contain needle (channel NULL: any). */
-static int
-count_since(struct fx *f, size_t mark, const char *needle)
-{
-	int n = 0;
-
-	for (size_t i = mark; i < memory_count(f->adapter); i++)
-		n += strstr(memory_line(f->adapter, i)->text, needle) != NULL;
-	return n;
-}
 
 /*
  * What a stored change makes the bot say is kept until the medium reports
@@ -1259,6 +1307,69 @@ test_commit_fails(void **state)
 	assert_true(table_of(f, "#g")->game->nactions > 0);
 }
 
+/*
+ * What people are told about refusals and their own cards: whose turn it
+ * is (public), never their own card under clairvoyance, and under secret
+ * always their own bid, even one a computer made for them.
+ */
+static void
+test_private_words(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int acting[GAME_MAX_SEATS], other;
+	const char *own, *user;
+	json_t *view;
+
+	seat_three(f, "#cv", "wizard");
+	say(f, "#cv", "alice", "!option clairvoyance");
+	say(f, "#cv", "alice", "!start");
+	table = table_of(f, "#cv");
+	for (int guard = 0; guard < 10 &&
+	    table->impl->phase(table->game->state) != PHASE_PLAY; guard++)
+		act_first(f, "#cv");
+	assert_int_equal(table->impl->phase(table->game->state), PHASE_PLAY);
+	table->impl->to_act(table->game->state, acting);
+	other = (acting[0] + 1) % table->nseats;
+	user = table->seats[acting[0]].user_id;
+	/* The one card the acting player cannot see, as another sees it. */
+	view = table->impl->view(table->game->state, other);
+	own = json_string_value(json_array_get(json_object_get(json_object_get(
+	    view, "others"), (char[]){ (char)('0' + acting[0]), 0 }), 0));
+	assert_non_null(own);
+	for (size_t i = 0; i < memory_count(f->adapter); i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		if (l->channel == NULL && strcmp(l->user_id, user) == 0)
+			assert_null(strstr(l->text, own));
+	}
+	assert_non_null(strstr(last_to(f, NULL, user), "play plays it"));
+	/* Out of turn: whose turn it is, nothing else. */
+	say(f, "#cv", table->seats[other].user_id, "!play");
+	{
+		char expect[128];
+
+		snprintf(expect, sizeof(expect), "It is not your turn: %s to "
+		    "act.", table->seats[acting[0]].name);
+		assert_string_equal(last_to(f, "#cv", NULL), expect);
+	}
+	json_decref(view);
+
+	/* secret: every bid, even one made for a player, shown to them. */
+	seat_three(f, "#sb", "wizard");
+	say(f, "#sb", "alice", "!option secret");
+	say(f, "#sb", "alice", "!start");
+	table = table_of(f, "#sb");
+	say(f, NULL, "bob", "bid 0");
+	loop_advance(f->loop, 121 * 1000);
+	assert_true(table->impl->phase(table->game->state) != PHASE_BID_SIMULTANEOUS);
+	say(f, NULL, "alice", "hand #sb");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "your bid: "));
+	say(f, NULL, "bob", "hand #sb");
+	assert_non_null(strstr(last_to(f, NULL, "bob"), "your bid: 0"));
+	assert_null(strstr(last_to(f, "#sb", NULL), "your bid"));
+}
+
 int
 main(void)
 {
@@ -1295,6 +1406,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_private_words,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_after_crash,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_fails,
