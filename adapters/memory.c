@@ -3,6 +3,7 @@
  * benchmarks.  Sends are appended to a list (rendered plain, and with their
  * marks); memory_say() speaks for a user.  It never touches the network.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,9 @@ struct memory {
 	char **joined;
 	int njoined, joined_cap;
 	int started, connected;
+	/* "channel user" pairs the medium calls room admins. */
+	char **room_admins;
+	int nroom_admins, room_admins_cap;
 	int keep;                /* 0: sends are discarded (benchmarks) */
 };
 
@@ -49,6 +53,9 @@ memory_finish(struct adapter *adapter)
 	memory_clear(adapter);
 	free(m->lines);
 	free(m->unsent);
+	for (int i = 0; i < m->nroom_admins; i++)
+		free(m->room_admins[i]);
+	free(m->room_admins);
 	if (m->report_timer != 0)
 		loop_cancel(bot_loop(adapter->bot), m->report_timer);
 	for (int i = 0; i < m->njoined; i++)
@@ -198,6 +205,37 @@ memory_send_private(struct adapter *adapter, const char *user_id,
 	return memory_add(adapter, NULL, user_id, text, info);
 }
 
+static int
+memory_channel_admin(struct adapter *adapter, const char *channel,
+    const char *user_id)
+{
+	struct memory *m = adapter->priv;
+	size_t n = strlen(channel);
+
+	for (int i = 0; i < m->nroom_admins; i++)
+		if (strncmp(m->room_admins[i], channel, n) == 0 &&
+		    m->room_admins[i][n] == ' ' &&
+		    strcmp(m->room_admins[i] + n + 1, user_id) == 0)
+			return 1;
+	return 0;
+}
+
+void
+memory_room_admin(struct adapter *adapter, const char *channel,
+    const char *user_id)
+{
+	struct memory *m = adapter->priv;
+	size_t n = strlen(channel) + strlen(user_id) + 2;
+	char *pair;
+
+	if (array_grow((void **)&m->room_admins, &m->room_admins_cap,
+	    m->nroom_admins + 1, sizeof(*m->room_admins)) != 0 ||
+	    (pair = malloc(n)) == NULL)
+		return;
+	snprintf(pair, n, "%s %s", channel, user_id);
+	m->room_admins[m->nroom_admins++] = pair;
+}
+
 static size_t
 memory_queue_depth(const struct adapter *adapter)
 {
@@ -216,7 +254,7 @@ const struct adapter_impl memory_adapter = {
 	.send_channel = memory_send_channel,
 	.send_private = memory_send_private,
 	.queue_depth = memory_queue_depth,
-	.channel_admin = NULL,
+	.channel_admin = memory_channel_admin,
 };
 
 size_t

@@ -41,6 +41,11 @@ int memory_started(const struct adapter *adapter);
  */
 void memory_hold(struct adapter *adapter, int hold);
 
+/* From now on the medium calls user_id an admin of channel (a Matrix
+ * room moderator). */
+void memory_room_admin(struct adapter *adapter, const char *channel,
+    const char *user_id);
+
 /* A user says text in channel (NULL: privately to the bot). */
 void memory_say(struct adapter *adapter, const char *channel,
     const char *user_id, const char *name, const char *text);

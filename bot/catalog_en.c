@@ -76,6 +76,14 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_PLAY_BLIND] = "(your own card is hidden from you: {1}play "
 	    "plays it)",
 	[MSG_YOUR_BID] = "your bid: {1}",
+	[MSG_BAD_OPTION_TEXT] = "An option is a name, or NAME=VALUE, of at "
+	    "most {1} characters.",
+	[MSG_NOT_STEERING] = "Only the people seated at this table (or an "
+	    "admin) choose its game and settings; {1}join first.",
+	[MSG_CLOSE_VOTE] = "{1} votes to close the table ({2} of {3} "
+	    "needed; {4}stop to agree).",
+	[MSG_BOT_ADMIN_ONLY] = "Only the bot's configured admins may do "
+	    "that.",
 	[MSG_GAME_SET] = "Next game: {1} ({2}-{3} players). Say {4}join "
 	    "to sit down.",
 	[MSG_UNKNOWN_GAME] = "Unknown game \"{1}\"; choose wizard, "

@@ -78,6 +78,13 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_REFUSED_PRIVATELY] = "できません。理由は個別に伝えました。",
 	[MSG_PLAY_BLIND] = "（自分のカードは見えません。{1}play で出せます）",
 	[MSG_YOUR_BID] = "あなたの宣言: {1}",
+	[MSG_BAD_OPTION_TEXT] = "オプションは名前か NAME=VALUE の形で、"
+	    "{1}文字以内です。",
+	[MSG_NOT_STEERING] = "ゲームや設定を選べるのは着席している人"
+	    "（または管理者）だけです。まず {1}join してください。",
+	[MSG_CLOSE_VOTE] = "{1}がテーブルを閉じることに投票しました（{2}票、"
+	    "必要{3}票。賛成なら{4}stop）。",
+	[MSG_BOT_ADMIN_ONLY] = "それができるのはボットの管理者だけです。",
 	[MSG_GAME_SET] = "次のゲーム: {1}（{2}-{3}人）。{4}join で"
 	    "着席してください。",
 	[MSG_UNKNOWN_GAME] = "不明なゲーム「{1}」です。wizard、birdhead、"

@@ -216,6 +216,23 @@ lobby(struct ctx *ctx)
 	return table;
 }
 
+/*
+ * Who may steer a lobby (its game, options, language, computers): the
+ * people seated at it, anyone while nobody is, and admins.  Otherwise
+ * says why and returns 0.
+ */
+static int
+may_steer(struct ctx *ctx)
+{
+	struct table *table = ctx_table(ctx);
+
+	if (table == NULL || table_humans(table) == 0 ||
+	    table_seat_of(table, ctx->user->id) >= 0 || ctx_admin(ctx))
+		return 1;
+	SAY(&ctx->reply, ctx->lang, MSG_NOT_STEERING, "c", ctx->prefix);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* The lobby. */
 
@@ -242,7 +259,7 @@ cmd_game(struct ctx *ctx)
 		    ctx->argv[0]);
 		return;
 	}
-	if ((table = lobby(ctx)) == NULL)
+	if (!may_steer(ctx) || (table = lobby(ctx)) == NULL)
 		return;
 	if (table->impl != impl) {
 		if (table->nseats > impl->max_seats) {
@@ -405,7 +422,7 @@ cmd_option(struct ctx *ctx)
 		text_finish(&names);
 		return;
 	}
-	if ((table = lobby(ctx)) == NULL)
+	if (!may_steer(ctx) || (table = lobby(ctx)) == NULL)
 		return;
 	arg = ctx->argv[0];
 	next = table->options;
@@ -427,6 +444,12 @@ cmd_option(struct ctx *ctx)
 		} else {
 			char lowered[64];
 
+			/* Cut, it could mean something else (rounds=0...05). */
+			if (strlen(arg) >= sizeof(lowered)) {
+				SAY(&ctx->reply, ctx->lang, MSG_BAD_OPTION_TEXT,
+				    "d", (int)sizeof(lowered) - 1);
+				return;
+			}
 			snprintf(lowered, sizeof(lowered), "%s", arg);
 			for (char *p = lowered; *p && *p != '='; p++)
 				*p = (char)tolower((unsigned char)*p);
@@ -471,7 +494,7 @@ cmd_addbot(struct ctx *ctx)
 			return;
 		}
 	}
-	if ((table = lobby(ctx)) == NULL)
+	if (!may_steer(ctx) || (table = lobby(ctx)) == NULL)
 		return;
 	if (table->nseats >= table->impl->max_seats) {
 		SAY(&ctx->reply, ctx->lang, MSG_TABLE_FULL, "d",
@@ -795,7 +818,7 @@ cmd_stop(struct ctx *ctx)
 		return;
 	}
 	seat = table_seat_of(table, ctx->user->id);
-	if (ctx_admin(ctx) || (table->game == NULL && seat >= 0)) {
+	if (ctx_admin(ctx)) {
 		stop_now(ctx, table);
 		return;
 	}
@@ -814,8 +837,10 @@ cmd_stop(struct ctx *ctx)
 		stop_now(ctx, table);
 		return;
 	}
-	SAY(&ctx->reply, ctx->lang, MSG_STOP_VOTE, "bddc", table->seats[
-	    seat].name, votes, humans / 2 + 1, ctx->prefix);
+	/* A lobby too is everyone's who sits at it: closing it is a vote. */
+	SAY(&ctx->reply, ctx->lang, table->game != NULL ? MSG_STOP_VOTE :
+	    MSG_CLOSE_VOTE, "bddc", table->seats[seat].name, votes,
+	    humans / 2 + 1, ctx->prefix);
 }
 
 /* ------------------------------------------------------------------ */
@@ -866,6 +891,8 @@ cmd_lang(struct ctx *ctx)
 		SAY(&ctx->reply, ctx->lang, MSG_BAD_LANG, "s", ctx->argv[0]);
 		return;
 	}
+	if (!may_steer(ctx))
+		return;
 	ctx->channel->settings.lang = (enum lang)lang;
 	ctx->lang = (enum lang)lang;
 	SAY0(&ctx->reply, ctx->lang, MSG_LANG_SET);
@@ -986,6 +1013,15 @@ cmd_admin(struct ctx *ctx)
 		return;
 	}
 	sub = ctx->argv[0];
+	/*
+	 * A room's moderators are admins of their own table only: what acts
+	 * on the whole bot needs a configured admin.
+	 */
+	if ((strcasecmp(sub, "status") == 0 || strcasecmp(sub, "reload") ==
+	    0) && !bot_is_admin(ctx->bot, ctx->network, NULL, ctx->user)) {
+		SAY0(&ctx->reply, ctx->lang, MSG_BOT_ADMIN_ONLY);
+		return;
+	}
 	if (strcasecmp(sub, "status") == 0 && ctx->argc == 1) {
 		size_t queued = 0;
 

@@ -1370,6 +1370,73 @@ test_private_words(void **state)
 	assert_null(strstr(last_to(f, "#sb", NULL), "your bid"));
 }
 
+/*
+ * A lobby belongs to the people seated at it: bystanders cannot change its
+ * game, options, language or computers, closing it takes a majority, and
+ * option values are read strictly.  A room's moderator is an admin of the
+ * table, not of the bot.
+ */
+static void
+test_lobby_steering(void **state)
+{
+	struct fx *f = *state;
+	char zeros[80];
+
+	/* Nobody seated yet: anyone may choose; then only the seated. */
+	say(f, "#l", "mallory", "!game sticheln");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "Sticheln"));
+	say(f, "#l", "alice", "!join");
+	say(f, "#l", "bob", "!join");
+	say(f, "#l", "mallory", "!game wizard");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "Only the people "
+	    "seated"));
+	say(f, "#l", "mallory", "!addbot");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "Only the people "
+	    "seated"));
+	say(f, "#l", "mallory", "!lang ja");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "Only the people "
+	    "seated"));
+	assert_string_equal(table_of(f, "#l")->impl->name, "sticheln");
+	assert_int_equal(table_of(f, "#l")->nseats, 2);
+	say(f, "#l", "bob", "!game wizard");
+	assert_string_equal(table_of(f, "#l")->impl->name, "wizard");
+
+	/* Strict values: digits in range, nothing cut. */
+	say(f, "#l", "alice", "!option rounds=0");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "from 1 to"));
+	say(f, "#l", "alice", "!option rounds=+5");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "from 1 to"));
+	memset(zeros, '0', sizeof(zeros));
+	memcpy(zeros, "rounds=", 7);
+	zeros[sizeof(zeros) - 2] = '5';
+	zeros[sizeof(zeros) - 1] = '\0';
+	say(f, "#l", "alice", "!option %s", zeros);
+	assert_non_null(strstr(last_to(f, "#l", NULL), "at most"));
+	say(f, "#l", "alice", "!option rounds=5");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "rounds=5"));
+
+	/* Closing: one vote of two is not enough; the second closes it. */
+	say(f, "#l", "alice", "!stop");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "votes to close"));
+	assert_non_null(table_of(f, "#l"));
+	say(f, "#l", "mallory", "!stop");
+	assert_non_null(table_of(f, "#l"));
+	say(f, "#l", "bob", "!stop");
+	assert_null(table_of(f, "#l"));
+
+	/* A room moderator steers and stops, but cannot reload the bot. */
+	memory_room_admin(f->adapter, "#l", "mod");
+	say(f, "#l", "alice", "!join");
+	say(f, "#l", "mod", "!game birdhead");
+	assert_string_equal(table_of(f, "#l")->impl->name, "birdhead");
+	say(f, "#l", "mod", "!admin reload");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "configured admins"));
+	say(f, "#l", "mod", "!admin status");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "configured admins"));
+	say(f, "#l", "mod", "!stop");
+	assert_null(table_of(f, "#l"));
+}
+
 int
 main(void)
 {
@@ -1406,6 +1473,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lobby_steering,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_private_words,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_after_crash,
