@@ -23,6 +23,7 @@ struct memory {
 	char **joined;
 	int njoined, joined_cap;
 	int started, connected;
+	char *busy_flow;         /* memory_busy(): the flow called busy */
 	/* "channel user" pairs the medium calls room admins. */
 	char **room_admins;
 	int nroom_admins, room_admins_cap;
@@ -56,6 +57,7 @@ memory_finish(struct adapter *adapter)
 	for (int i = 0; i < m->nroom_admins; i++)
 		free(m->room_admins[i]);
 	free(m->room_admins);
+	free(m->busy_flow);
 	if (m->report_timer != 0)
 		loop_cancel(bot_loop(adapter->bot), m->report_timer);
 	for (int i = 0; i < m->njoined; i++)
@@ -236,6 +238,24 @@ memory_room_admin(struct adapter *adapter, const char *channel,
 	m->room_admins[m->nroom_admins++] = pair;
 }
 
+static int
+memory_busy_impl(struct adapter *adapter, const char *flow)
+{
+	struct memory *m = adapter->priv;
+
+	return m->busy_flow != NULL && flow != NULL &&
+	    strcmp(m->busy_flow, flow) == 0;
+}
+
+void
+memory_busy(struct adapter *adapter, const char *flow)
+{
+	struct memory *m = adapter->priv;
+
+	free(m->busy_flow);
+	m->busy_flow = flow != NULL ? strdup(flow) : NULL;
+}
+
 static size_t
 memory_queue_depth(const struct adapter *adapter)
 {
@@ -255,6 +275,7 @@ const struct adapter_impl memory_adapter = {
 	.send_private = memory_send_private,
 	.queue_depth = memory_queue_depth,
 	.channel_admin = memory_channel_admin,
+	.busy = memory_busy_impl,
 };
 
 size_t
@@ -322,6 +343,14 @@ memory_say(struct adapter *adapter, const char *channel, const char *user_id,
 	struct user user = { .id = user_id, .name = name, .mask = NULL };
 
 	bot_on_message(adapter->bot, adapter, channel, &user, text);
+	report(adapter->priv);
+}
+
+void
+memory_say_as(struct adapter *adapter, const char *channel,
+    const struct user *user, const char *text)
+{
+	bot_on_message(adapter->bot, adapter, channel, user, text);
 	report(adapter->priv);
 }
 

@@ -46,6 +46,12 @@ void memory_hold(struct adapter *adapter, int hold);
 void memory_room_admin(struct adapter *adapter, const char *channel,
     const char *user_id);
 
+/* From now on flow (a table's channel; NULL: none) is busy (busy()). */
+void memory_busy(struct adapter *adapter, const char *flow);
+/* As memory_say(), with every field of the person given. */
+void memory_say_as(struct adapter *adapter, const char *channel,
+    const struct user *user, const char *text);
+
 /* A user says text in channel (NULL: privately to the bot). */
 void memory_say(struct adapter *adapter, const char *channel,
     const char *user_id, const char *name, const char *text);

@@ -84,6 +84,12 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "needed; {4}stop to agree).",
 	[MSG_BOT_ADMIN_ONLY] = "Only the bot's configured admins may do "
 	    "that.",
+	[MSG_ACCOUNT_NEEDED] = "Seats here are for people logged in to a "
+	    "services account (NickServ); log in, then try again.",
+	[MSG_BUSY] = "I still have a lot to say at this table; try again in "
+	    "a few seconds.",
+	[MSG_NOBODY_SEATED] = "Nobody is seated any more: the game pauses "
+	    "({1}replace NAME takes a seat) and closes in {2} minutes.",
 	[MSG_GAME_SET] = "Next game: {1} ({2}-{3} players). Say {4}join "
 	    "to sit down.",
 	[MSG_UNKNOWN_GAME] = "Unknown game \"{1}\"; choose wizard, "

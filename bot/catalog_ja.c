@@ -85,6 +85,14 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_CLOSE_VOTE] = "{1}がテーブルを閉じることに投票しました（{2}票、"
 	    "必要{3}票。賛成なら{4}stop）。",
 	[MSG_BOT_ADMIN_ONLY] = "それができるのはボットの管理者だけです。",
+	[MSG_ACCOUNT_NEEDED] = "ここで着席できるのはサービスのアカウント"
+	    "（NickServ）にログインしている人だけです。ログインしてから"
+	    "もう一度どうぞ。",
+	[MSG_BUSY] = "このテーブルへの送信がまだたくさん残っています。"
+	    "数秒後にもう一度どうぞ。",
+	[MSG_NOBODY_SEATED] = "着席している人がいなくなったので、ゲームを"
+	    "一時停止します（{1}replace NAME で着席できます）。{2}分後に"
+	    "終了します。",
 	[MSG_GAME_SET] = "次のゲーム: {1}（{2}-{3}人）。{4}join で"
 	    "着席してください。",
 	[MSG_UNKNOWN_GAME] = "不明なゲーム「{1}」です。wizard、birdhead、"

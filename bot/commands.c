@@ -284,6 +284,10 @@ cmd_join(struct ctx *ctx)
 	struct seat *seat;
 	struct text title;
 
+	if (ctx->user->guest) {
+		SAY0(&ctx->reply, ctx->lang, MSG_ACCOUNT_NEEDED);
+		return;
+	}
 	if ((table = lobby(ctx)) == NULL)
 		return;
 	if (table_seat_of(table, ctx->user->id) >= 0) {
@@ -736,6 +740,10 @@ cmd_replace(struct ctx *ctx)
 	int seat;
 	char *id, *name;
 
+	if (ctx->user->guest) {
+		SAY0(&ctx->reply, ctx->lang, MSG_ACCOUNT_NEEDED);
+		return;
+	}
 	if ((table = running_table(ctx)) == NULL)
 		return;
 	if (table_seat_of(table, ctx->user->id) >= 0) {
@@ -1201,19 +1209,18 @@ split_words(char *line, char **words, int max)
 static int
 resolve_private_table(struct ctx *ctx)
 {
-	struct channel *tables[16];
+	struct channel *tables[16], *named;
 	int n = user_tables(ctx->network, ctx->user->id, tables, 16);
 
-	if (ctx->argc > 0) {
-		for (int i = 0; i < n; i++) {
-			if (strcasecmp(tables[i]->name, ctx->argv[0]) != 0)
-				continue;
-			ctx->channel = tables[i];
-			memmove(ctx->argv, ctx->argv + 1,
-			    (size_t)(ctx->argc - 1) * sizeof(char *));
-			ctx->argc--;
-			return 0;
-		}
+	/* A table named is found however many the person sits at. */
+	if (ctx->argc > 0 && (named = channel_get(ctx->network, ctx->argv[0],
+	    0)) != NULL && named->table != NULL &&
+	    table_seat_of(named->table, ctx->user->id) >= 0) {
+		ctx->channel = named;
+		memmove(ctx->argv, ctx->argv + 1,
+		    (size_t)(ctx->argc - 1) * sizeof(char *));
+		ctx->argc--;
+		return 0;
 	}
 	if (n == 1) {
 		ctx->channel = tables[0];
@@ -1342,6 +1349,19 @@ commands_handle(struct network *network, struct channel *channel,
 	if (ctx.argc < ctx.command->min_args ||
 	    ctx.argc > ctx.command->max_args) {
 		usage(&ctx);
+		goto answer;
+	}
+	/*
+	 * A table whose lines wait in the adapter's queue takes no command
+	 * that would add more: the person is told privately, and nothing
+	 * already queued (hands, prompts) is ever dropped for it.
+	 */
+	if (ctx.channel != NULL && ctx.channel->table != NULL &&
+	    network->adapter.impl->busy != NULL &&
+	    network->adapter.impl->busy(&network->adapter,
+	    ctx.channel->name) == 1) {
+		SAY0(&ctx.reply, ctx.lang, MSG_BUSY);
+		ctx.reply_private = 1;
 		goto answer;
 	}
 	ctx.command->run(&ctx);

@@ -62,6 +62,9 @@ struct table {
 	uint64_t grace_timer;    /* the earliest seat's grace_until */
 	/* Picks the table up again after a change could not be stored. */
 	uint64_t retry_timer;
+	/* Nobody seated: the game waits (paused) and closes at this timer. */
+	uint64_t abandon_timer;
+	int paused;
 	/* The lobby as last stored (table_lobby_save); NULL: none stored. */
 	char *lobby_saved;
 };

@@ -96,6 +96,16 @@ table_bot(const struct table *table)
  * Runs one timer of a table as one event of the core: its changes and
  * what they make the bot say are committed together (bot_enter).
  */
+/* Whether the adapter still has too much of this table to send. */
+static int
+table_busy(struct table *table)
+{
+	struct adapter *adapter = &table->channel->network->adapter;
+
+	return adapter->impl->busy != NULL &&
+	    adapter->impl->busy(adapter, table->channel->name) == 1;
+}
+
 static void
 table_event(struct table *table, void (*run)(struct table *))
 {
@@ -177,6 +187,7 @@ table_destroy(struct table *table)
 	loop_cancel(table_bot(table)->loop, table->idle_timer);
 	loop_cancel(table_bot(table)->loop, table->grace_timer);
 	loop_cancel(table_bot(table)->loop, table->retry_timer);
+	loop_cancel(table_bot(table)->loop, table->abandon_timer);
 	for (int i = 0; i < table->nseats; i++)
 		seat_clear(table, &table->seats[i]);
 	game_destroy(table->game);
@@ -1101,6 +1112,7 @@ table_start(struct table *table, struct text *reply)
 /* Turns, timers and computer players. */
 
 static void computer_cb(struct loop *loop, uint64_t id, void *arg);
+static int table_paused(struct table *table, struct text *out);
 static void turn_cb(struct loop *loop, uint64_t id, void *arg);
 static void half_cb(struct loop *loop, uint64_t id, void *arg);
 
@@ -1122,6 +1134,8 @@ table_next_text(struct table *table, struct text *out)
 		return;
 	phase = table->impl->phase(table->game->state);
 	if (phase == PHASE_OVER)
+		return;
+	if (table_paused(table, out))
 		return;
 	n = table->impl->to_act(table->game->state, acting);
 	if (phase != PHASE_BID_SIMULTANEOUS && phase != PHASE_SELECT)
@@ -1160,6 +1174,74 @@ table_next_text(struct table *table, struct text *out)
 		table->half_timer = loop_timer(bot->loop, ms / 2, half_cb,
 		    table);
 	}
+}
+
+/* Seats whose person is here (not played by a computer for them). */
+static int
+people_present(const struct table *table)
+{
+	int n = 0;
+
+	for (int i = 0; i < table->nseats; i++)
+		n += seat_is_human(&table->seats[i]);
+	return n;
+}
+
+static void
+abandon_run(struct table *table)
+{
+	struct text t;
+
+	table->abandon_timer = 0;
+	text_init(&t);
+	SAY0(&t, table_lang(table), MSG_STOPPED);
+	channel_send(table->channel, &t);
+	text_finish(&t);
+	log_info("%s %s: game %lld closed: nobody played for %d minutes",
+	    table->channel->network->adapter.network, table->channel->name,
+	    (long long)table->game_id, table_bot(table)->lobby_idle / 60);
+	table_close(table, 1);
+}
+
+static void
+abandon_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, abandon_run);
+}
+
+/*
+ * Computers never play to an empty room: with nobody seated the game
+ * pauses between tricks (saying so once) and closes, its record kept,
+ * after the lobby idle time; a person taking a seat resumes it.
+ */
+static int
+table_paused(struct table *table, struct text *out)
+{
+	struct bot *bot = table_bot(table);
+	json_t *view;
+	size_t trick;
+
+	if (people_present(table) > 0) {
+		loop_cancel(bot->loop, table->abandon_timer);
+		table->abandon_timer = 0;
+		table->paused = 0;
+		return 0;
+	}
+	view = table->impl->view(table->game->state, -1);
+	trick = json_array_size(json_object_get(view, "trick"));
+	json_decref(view);
+	if (trick > 0)
+		return 0;
+	if (!table->paused) {
+		table->paused = 1;
+		if (out->len > 0)
+			text_add(out, " · ");
+		SAY(out, table_lang(table), MSG_NOBODY_SEATED, "cd",
+		    table_prefix(table), bot->lobby_idle / 60);
+		table->abandon_timer = loop_timer(bot->loop,
+		    (uint64_t)bot->lobby_idle * 1000, abandon_cb, table);
+	}
+	return 1;
 }
 
 void
@@ -1240,6 +1322,13 @@ computer_run(struct table *table)
 	table->computer_timer = 0;
 	if (table->game == NULL)
 		return;
+	if (table_busy(table)) {
+		/* Computers wait for the table's lines to leave first. */
+		table->computer_timer = loop_timer(table_bot(table)->loop,
+		    (uint64_t)table_bot(table)->computer_delay_ms,
+		    computer_cb, table);
+		return;
+	}
 	n = table->impl->to_act(table->game->state, acting);
 	for (int i = 0; i < n; i++) {
 		struct seat *s = &table->seats[acting[i]];

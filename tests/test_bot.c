@@ -1437,6 +1437,82 @@ test_lobby_steering(void **state)
 	assert_null(table_of(f, "#l"));
 }
 
+/*
+ * Nobody can crowd out a table: a busy table refuses commands (privately)
+ * and its computers wait instead of anything being dropped; computers
+ * never play to an empty room; a guest (no account where one is required)
+ * gets no seat; a table is reachable however many one sits at.
+ */
+static void
+test_crowding(void **state)
+{
+	struct fx *f = *state;
+	struct user guest = { .id = "eve!e@host", .name = "eve", .guest = 1 };
+	struct table *table;
+	int before;
+	size_t mark;
+
+	memory_say_as(f->adapter, "#z", &guest, "!join");
+	assert_non_null(strstr(last_to(f, "#z", NULL), "services account"));
+	assert_null(table_of(f, "#z"));
+
+	/* Busy: refused privately, computers hold, then all goes on. */
+	say(f, "#z", "alice", "!join");
+	say(f, "#z", "alice", "!addbot");
+	say(f, "#z", "alice", "!addbot");
+	say(f, "#z", "alice", "!start");
+	table = table_of(f, "#z");
+	memory_busy(f->adapter, "#z");
+	mark = memory_count(f->adapter);
+	say(f, "#z", "alice", "!status");
+	assert_int_equal(memory_count(f->adapter), mark + 1);
+	assert_null(memory_line(f->adapter, mark)->channel);
+	assert_non_null(strstr(memory_line(f->adapter, mark)->text,
+	    "a lot to say"));
+	before = table->game->nactions;
+	loop_advance(f->loop, 10 * 1000);
+	assert_int_equal(table->game->nactions, before);
+	memory_busy(f->adapter, NULL);
+	for (int i = 0; i < 20 && table->game->nactions == before; i++)
+		loop_advance(f->loop, 1000);
+	assert_true(table->game->nactions > before);
+
+	/* Alice leaves: the computers finish the trick, then wait. */
+	mark = memory_count(f->adapter);
+	say(f, "#z", "alice", "!leave");
+	loop_advance(f->loop, 60 * 1000);
+	before = table->game->nactions;
+	assert_int_equal(count_since(f, mark, "Nobody is seated"), 1);
+	loop_advance(f->loop, 600 * 1000);
+	assert_int_equal(table->game->nactions, before);
+	assert_int_equal(count_since(f, mark, "Nobody is seated"), 1);
+	/* Taking a seat resumes it; an empty room again closes it. */
+	say(f, "#z", "alice", "!back");
+	for (int i = 0; i < 20 && table->game->nactions == before; i++) {
+		int acting[GAME_MAX_SEATS];
+
+		table->impl->to_act(table->game->state, acting);
+		if (strcmp(table->seats[acting[0]].user_id, "alice") == 0)
+			act_first(f, "#z");
+		else
+			loop_advance(f->loop, 1000);
+	}
+	assert_true(table->game->nactions > before);
+	say(f, "#z", "alice", "!leave");
+	loop_advance(f->loop, 1900 * 1000);
+	assert_null(table_of(f, "#z"));
+
+	/* Seventeen tables: the last is reachable privately by name. */
+	for (int i = 0; i < 17; i++) {
+		char channel[16];
+
+		snprintf(channel, sizeof(channel), "#t%d", i);
+		say(f, channel, "bob", "!join");
+	}
+	say(f, NULL, "bob", "status #t16");
+	assert_non_null(strstr(last_to(f, NULL, "bob"), "seated"));
+}
+
 int
 main(void)
 {
@@ -1473,6 +1549,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crowding,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lobby_steering,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_private_words,
