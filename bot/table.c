@@ -116,6 +116,25 @@ table_event(struct table *table, void (*run)(struct table *))
 	bot_leave(bot);
 }
 
+/*
+ * "[#cards] ", naming the table in a private line as people know it (a
+ * Matrix room by its alias or name, never its id).
+ */
+static void
+text_table_tag(struct text *t, struct table *table)
+{
+	struct adapter *adapter = &table->channel->network->adapter;
+	char title[256];
+
+	title[0] = '\0';
+	if (adapter->impl->channel_title != NULL)
+		adapter->impl->channel_title(adapter, table->channel->name,
+		    title, sizeof(title));
+	text_add(t, "[");
+	text_user(t, title[0] != '\0' ? title : table->channel->name);
+	text_add(t, "] ");
+}
+
 static int
 seat_is_human(const struct seat *seat)
 {
@@ -769,9 +788,7 @@ table_send_hand(struct table *table, int seat, int prompt)
 	view = table->impl->view(table->game->state, seat);
 	phase = table->impl->phase(table->game->state);
 	text_init(&t);
-	text_add(&t, "[");
-	text_user(&t, table->channel->name);
-	text_add(&t, "] ");
+	text_table_tag(&t, table);
 	SAY(&t, lang, MSG_HAND_HEADER, "d", table->impl->round(table->game->state) + 1);
 	text_add(&t, " ");
 	others = json_object_get(view, "others");
@@ -1272,9 +1289,7 @@ half_run(struct table *table)
 		if (!seat_is_human(s))
 			continue;
 		text_init(&t);
-		text_add(&t, "[");
-		text_user(&t, table->channel->name);
-		text_add(&t, "] ");
+		text_table_tag(&t, table);
 		SAY(&t, table_lang(table), MSG_REMINDER, "d", table->channel->settings.turn_timer / 2);
 		network_send_private(table->channel->network, s->user_id,
 		    table->channel->name, &t);
