@@ -769,13 +769,8 @@ bot_stop(struct bot *bot, const char *goodbye)
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct table *table = bot->channels[c]->table;
 
-		if (table != NULL) {
-			loop_cancel(bot->loop, table->turn_timer);
-			loop_cancel(bot->loop, table->half_timer);
-			loop_cancel(bot->loop, table->computer_timer);
-			table->turn_timer = table->half_timer = 0;
-			table->computer_timer = 0;
-		}
+		if (table != NULL)
+			table_hold(table);
 	}
 	for (int i = 0; i < bot->nnetworks; i++) {
 		struct network *network = bot->networks[i];
@@ -1042,22 +1037,8 @@ leave_table(struct bot *bot, struct channel *channel, const char *user_id)
 	struct table *table = channel->table;
 	int seat;
 
-	if (table == NULL || (seat = table_seat_of(table, user_id)) < 0)
-		return;
-	if (table->game == NULL) {
-		/* Someone who left cannot play: free their lobby seat. */
-		struct text t;
-
-		text_init(&t);
-		if (table_lobby_remove(table, seat, &t) == 0)
-			table_lobby_save(table);
-		channel_send(channel, &t);
-		text_finish(&t);
-		return;
-	}
-	if (table->seats[seat].standin || table->seats[seat].grace_until != 0)
-		return;
-	table_grace(table, seat, bot->grace);
+	if (table != NULL && (seat = table_seat_of(table, user_id)) >= 0)
+		table_left_channel(table, seat, bot->grace);
 }
 
 static void
@@ -1110,23 +1091,7 @@ on_rename_event(struct bot *bot, struct adapter *adapter, const char *raw_old,
 		if (bot->channels[c]->network != network || table == NULL ||
 		    (seat = table_seat_of(table, old_id)) < 0)
 			continue;
-		{
-			struct seat *s = &table->seats[seat];
-			char *id = strdup(now->id);
-			char *name = text_sanitize(now->name);
-
-			if (id == NULL || name == NULL) {
-				free(id);
-				free(name);
-				continue;
-			}
-			free(s->user_id);
-			free(s->name);
-			s->user_id = id;
-			s->name = name;
-			user_sat(bot->channels[c], id);
-			table_seat_changed(table, seat);
-		}
+		table_rename(table, seat, now);
 	}
 }
 
@@ -1172,11 +1137,7 @@ bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 			continue;
 		if (!up) {
 			/* Nobody can answer while we cannot hear them. */
-			loop_cancel(bot->loop, table->turn_timer);
-			loop_cancel(bot->loop, table->half_timer);
-			loop_cancel(bot->loop, table->computer_timer);
-			table->turn_timer = table->half_timer = 0;
-			table->computer_timer = 0;
+			table_hold(table);
 			continue;
 		}
 		table_resume(table, why);

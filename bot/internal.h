@@ -242,6 +242,34 @@ void table_stand_in(struct table *table, int seat, enum msg why);
 void table_reload(struct channel *channel);
 /* Picks the table's game up again after that pause. */
 void table_retry(struct table *table);
+/*
+ * Seats and settings changing hands: with the game flow, table.c is the
+ * only writer of a table.  Each says what happened into out (the reply
+ * of the command) and stores what must survive a restart; -1 when the
+ * change was refused (why is in out).
+ */
+int table_join(struct table *table, const struct user *user, struct text *out);
+int table_add_computer(struct table *table, int level, struct text *out);
+int table_set_game(struct table *table, const struct game_impl *impl,
+    struct text *out);
+void table_set_options(struct table *table, const struct game_options *options);
+/* Someone takes over a seat a computer plays (replace). */
+int table_take_over(struct table *table, int seat, const struct user *user,
+    struct text *out);
+/* The owner takes their seat back; out NULL: quietly, as they act. */
+int table_back(struct table *table, int seat, struct text *out);
+/* The owner gives the seat up (leave): a lobby frees it, a game stands in. */
+int table_leave(struct table *table, int seat, struct text *out);
+/* The owner left the channel: a lobby frees the seat, a game waits grace s. */
+void table_left_channel(struct table *table, int seat, int grace);
+/* Seat votes to stop (close a lobby): 1 when a majority now agrees. */
+int table_vote_stop(struct table *table, int seat, struct text *out);
+/* The person of seat goes by another id or name now. */
+void table_rename(struct table *table, int seat, const struct user *now);
+/* The same people, game and options dealt afresh; the new table or NULL. */
+struct table *table_restart(struct table *table, struct text *out);
+/* No clock runs until table_next() or table_resume(). */
+void table_hold(struct table *table);
 /* Rebuilds a stored game; the caller announces it. */
 struct table *table_restore(struct channel *channel,
     const struct store_game *stored, char *err, size_t errlen);

@@ -2155,3 +2155,263 @@ table_reload(struct channel *channel)
 	else
 		table_retry(r.table);
 }
+
+/* ------------------------------------------------------------------ */
+/*
+ * Seats and settings changing hands.  These are the only functions, with
+ * the game flow above, that write a table: other files ask for a change
+ * and get the words that announce it.
+ */
+
+/* A copy of a person's id and shown name into a seat; -1 out of memory. */
+static int
+seat_fill(struct seat *seat, const char *user_id, const char *name)
+{
+	char *id = strdup(user_id), *shown = text_sanitize(name);
+
+	if (id == NULL || shown == NULL) {
+		free(id);
+		free(shown);
+		return -1;
+	}
+	free(seat->user_id);
+	free(seat->name);
+	seat->user_id = id;
+	seat->name = shown;
+	return 0;
+}
+
+int
+table_join(struct table *table, const struct user *user, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	struct seat *seat;
+	struct text title;
+
+	if (table->nseats >= table->impl->max_seats) {
+		SAY(out, lang, MSG_TABLE_FULL, "d", table->impl->max_seats);
+		return -1;
+	}
+	seat = &table->seats[table->nseats];
+	memset(seat, 0, sizeof(*seat));
+	if (seat_fill(seat, user->id, user->name) != 0)
+		return -1;
+	table->nseats++;
+	user_sat(table->channel, seat->user_id);
+	text_init(&title);
+	game_title(&title, lang, table->impl);
+	SAY(out, lang, MSG_JOINED, "brdddc", seat->name, text_str(&title),
+	    table->nseats, table->impl->min_seats, table->impl->max_seats,
+	    table_prefix(table));
+	text_finish(&title);
+	return 0;
+}
+
+int
+table_add_computer(struct table *table, int level, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	struct seat *seat;
+	char name[32];
+	int n = 1;
+
+	if (table->nseats >= table->impl->max_seats) {
+		SAY(out, lang, MSG_TABLE_FULL, "d", table->impl->max_seats);
+		return -1;
+	}
+	do
+		snprintf(name, sizeof(name), "CPU%d", n++);
+	while (table_seat_by_name(table, name) >= 0);
+	seat = &table->seats[table->nseats];
+	memset(seat, 0, sizeof(*seat));
+	if (seat_fill(seat, "", name) != 0)
+		return -1;
+	seat->computer = 1;
+	seat->level = level;
+	table->nseats++;
+	SAY(out, lang, MSG_BOT_ADDED, "bsddd", name,
+	    ai_level_name((enum ai_level)level), table->nseats,
+	    table->impl->min_seats, table->impl->max_seats);
+	return 0;
+}
+
+int
+table_set_game(struct table *table, const struct game_impl *impl,
+    struct text *out)
+{
+	enum lang lang = table_lang(table);
+	struct text title;
+
+	if (table->impl != impl) {
+		if (table->nseats > impl->max_seats) {
+			SAY(out, lang, MSG_TABLE_FULL, "d", impl->max_seats);
+			return -1;
+		}
+		table->impl = impl;
+		memset(&table->options, 0, sizeof(table->options));
+	}
+	text_init(&title);
+	game_title(&title, lang, impl);
+	SAY(out, lang, MSG_GAME_SET, "rddc", text_str(&title),
+	    impl->min_seats, impl->max_seats, table_prefix(table));
+	text_finish(&title);
+	return 0;
+}
+
+void
+table_set_options(struct table *table, const struct game_options *options)
+{
+	table->options = *options;
+}
+
+int
+table_take_over(struct table *table, int seat, const struct user *user,
+    struct text *out)
+{
+	struct seat *s = &table->seats[seat];
+	char *before = strdup(s->name);
+
+	if (before == NULL || seat_fill(s, user->id, user->name) != 0) {
+		free(before);
+		return -1;
+	}
+	SAY(out, table_lang(table), MSG_REPLACED, "bb", s->name, before);
+	free(before);
+	user_sat(table->channel, s->user_id);
+	s->computer = s->standin = 0;
+	s->missed = 0;
+	table_seat_changed(table, seat);
+	table_send_hand(table, seat, 0);
+	table_next(table);
+	return 0;
+}
+
+int
+table_back(struct table *table, int seat, struct text *out)
+{
+	struct seat *s = &table->seats[seat];
+
+	if (s->grace_until != 0)
+		table_grace(table, seat, -1);
+	if (!s->standin) {
+		if (out != NULL)
+			SAY0(out, table_lang(table), MSG_NOT_AWAY);
+		return -1;
+	}
+	s->standin = 0;
+	s->missed = 0;
+	table_seat_changed(table, seat);
+	/* Acting again is the clearest way of saying `back`: quietly. */
+	if (out == NULL)
+		return 0;
+	SAY(out, table_lang(table), MSG_BACK, "b", s->name);
+	table_send_hand(table, seat, 0);
+	table_next(table);
+	return 0;
+}
+
+int
+table_leave(struct table *table, int seat, struct text *out)
+{
+	if (table->game == NULL) {
+		if (table_lobby_remove(table, seat, out) == 0)
+			table_lobby_save(table);
+		return 0;
+	}
+	if (table->seats[seat].standin) {
+		SAY0(out, table_lang(table), MSG_NOTHING_TO_DO);
+		return -1;
+	}
+	table_stand_in(table, seat, MSG_STANDIN_LEFT);
+	table_next(table);
+	return 0;
+}
+
+void
+table_left_channel(struct table *table, int seat, int grace)
+{
+	struct text t;
+
+	if (table->game == NULL) {
+		/* Someone who left cannot play: free their lobby seat. */
+		text_init(&t);
+		if (table_lobby_remove(table, seat, &t) == 0)
+			table_lobby_save(table);
+		channel_send(table->channel, &t);
+		text_finish(&t);
+		return;
+	}
+	if (table->seats[seat].standin || table->seats[seat].grace_until != 0)
+		return;
+	table_grace(table, seat, grace);
+}
+
+int
+table_vote_stop(struct table *table, int seat, struct text *out)
+{
+	int votes = 0, humans = 0;
+
+	table->seats[seat].stop_vote = 1;
+	for (int i = 0; i < table->nseats; i++) {
+		if (table->seats[i].computer || table->seats[i].standin)
+			continue;
+		humans++;
+		votes += table->seats[i].stop_vote;
+	}
+	if (votes * 2 > humans)
+		return 1;
+	/* A lobby too is everyone's who sits at it: closing it is a vote. */
+	SAY(out, table_lang(table), table->game != NULL ? MSG_STOP_VOTE :
+	    MSG_CLOSE_VOTE, "bddc", table->seats[seat].name, votes,
+	    humans / 2 + 1, table_prefix(table));
+	return 0;
+}
+
+void
+table_rename(struct table *table, int seat, const struct user *now)
+{
+	if (seat_fill(&table->seats[seat], now->id, now->name) != 0)
+		return;
+	user_sat(table->channel, table->seats[seat].user_id);
+	table_seat_changed(table, seat);
+}
+
+struct table *
+table_restart(struct table *table, struct text *out)
+{
+	struct channel *channel = table->channel;
+	struct seat seats[GAME_MAX_SEATS];
+	struct game_options options = table->options;
+	const struct game_impl *impl = table->impl;
+	int n = table->nseats;
+
+	/* The same people, game and options, dealt afresh. */
+	for (int i = 0; i < n; i++) {
+		seats[i] = table->seats[i];
+		seats[i].user_id = strdup(table->seats[i].user_id);
+		seats[i].name = strdup(table->seats[i].name);
+		seats[i].grace_until = 0;
+		seats[i].stop_vote = 0;
+		seats[i].missed = 0;
+	}
+	table_close(table, 1);
+	if ((table = table_create(channel, impl)) == NULL) {
+		for (int i = 0; i < n; i++)
+			seat_clear(NULL, &seats[i]);
+		return NULL;
+	}
+	table->options = options;
+	for (int i = 0; i < n; i++)
+		table->seats[i] = seats[i];
+	table->nseats = n;
+	SAY0(out, table_lang(table), MSG_RESTARTED);
+	text_add(out, "\n");
+	table_start(table, out);
+	return table;
+}
+
+void
+table_hold(struct table *table)
+{
+	table_timer_cancel(table);
+}
