@@ -286,7 +286,7 @@ test_open_close(void **unused)
 	raw_query(db, "PRAGMA journal_mode", buf, sizeof(buf));
 	assert_string_equal(buf, "wal");
 	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
-	assert_string_equal(buf, "2");
+	assert_string_equal(buf, "3");
 	raw_query(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM "
 	    "sqlite_schema WHERE type = 'table' ORDER BY name)", buf,
 	    sizeof(buf));
@@ -338,8 +338,8 @@ collect_lobby(const char *network, const char *channel, const char *lobby,
 /*
  * Lobbies: put replaces a channel's lobby, delete removes it (and is fine
  * when there is none), each lists them in order and counts the ones its
- * callback took.  A store of schema version 1 (before lobbies) is
- * migrated on open and keeps its games.
+ * callback took.  A store of schema version 1 (before lobbies and the
+ * damaged column) is migrated on open and keeps its games.
  */
 static void
 test_lobbies(void **unused)
@@ -384,6 +384,7 @@ test_lobbies(void **unused)
 	store_close(store);
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE lobbies;"
+	    " ALTER TABLE games DROP COLUMN damaged;"
 	    " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	store = open_store(t.path);
@@ -393,8 +394,9 @@ test_lobbies(void **unused)
 	store_close(store);
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
-	assert_string_equal(buf, "2");
-	raw_query(db, "SELECT count(*) FROM games WHERE channel = '#old'", buf,
+	assert_string_equal(buf, "3");
+	raw_query(db, "SELECT count(*) FROM games WHERE channel = '#old'"
+	    " AND damaged IS NULL", buf,
 	    sizeof(buf));
 	assert_string_equal(buf, "1");
 	sqlite3_close(db);
