@@ -665,7 +665,16 @@ test_network_errors(void **unused)
 	parse_fails("{\"networks\": [{\"name\": \"a\", \"type\": \"irc\"}, "
 	    "{\"name\": \"b\", \"type\": \"irx\"}]}",
 	    "networks[1].type: unknown adapter \"irx\" (known: \"irc\", "
-	    "\"matrix\", \"memory\")");
+	    "\"matrix\")");
+	/* The test adapters exist, for code, but not for files. */
+	parse_fails("{\"networks\": [{\"name\": \"a\", \"type\": \"irc\"}, "
+	    "{\"name\": \"b\", \"type\": \"memory\"}]}",
+	    "networks[1].type: \"memory\" is for tests and the terminal "
+	    "only, not for a configuration (use one of \"irc\", \"matrix\")");
+	assert_non_null(adapter_find("memory"));
+	assert_null(config_adapter_find("memory"));
+	assert_null(config_adapter_find("console"));
+	assert_ptr_equal(config_adapter_find("irc"), &fake_irc);
 	parse_fails("{\"networks\": [{\"name\": \"a\", \"type\": \"irc\"}, "
 	    "{\"name\": \"b\", \"type\": \"irc\"}, "
 	    "{\"name\": \"a\", \"type\": \"matrix\"}]}",
@@ -792,7 +801,7 @@ test_load(void **unused)
 
 	(void)unused;
 	path = write_file("good.json", "{\n  \"grace\": 30,\n"
-	    "  \"networks\": [{\"name\": \"n\", \"type\": \"memory\"}]\n}\n");
+	    "  \"networks\": [{\"name\": \"n\", \"type\": \"irc\"}]\n}\n");
 	config = config_load(path, err, sizeof(err));
 	assert_non_null(config);
 	assert_int_equal(config->grace, 30);
@@ -812,7 +821,7 @@ test_load(void **unused)
 	assert_string_equal(err, expect);
 
 	path = write_file("bad.json", "{\"networks\": [{\"name\": \"n\","
-	    " \"type\": \"memory\"}], \"grace\": -1}");
+	    " \"type\": \"irc\"}], \"grace\": -1}");
 	assert_null(config_load(path, err, sizeof(err)));
 	snprintf(expect, sizeof(expect), "%s: grace: expected an integer "
 	    "0-3600", path);
