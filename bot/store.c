@@ -1670,7 +1670,8 @@ store_game_damaged(struct store *store, int64_t id, const char *reason)
 		return -1;
 	/* Rare: a statement of its own, prepared when needed. */
 	if (sqlite3_prepare_v2(store->db, "UPDATE games SET damaged = ?2"
-	    " WHERE id = ?1 AND finished = 0", -1, &st, NULL) != SQLITE_OK)
+	    " WHERE id = ?1 AND finished = 0 AND damaged IS NULL", -1, &st,
+	    NULL) != SQLITE_OK)
 		return db_fail(store, "cannot set a damaged game aside");
 	sqlite3_bind_int64(st, 1, id);
 	bind_text(st, 2, reason != NULL && reason[0] != '\0' ? reason :
@@ -1684,7 +1685,7 @@ store_game_damaged(struct store *store, int64_t id, const char *reason)
 	rc = sqlite3_changes(store->db) > 0;
 	sqlite3_finalize(st);
 	if (!rc) {
-		store_log("the game is not running; not set aside");
+		store_log("the game is not running (or set aside already)");
 		return -1;
 	}
 	store_log("set aside, not resumed (its rows stay in the store for "
