@@ -302,9 +302,14 @@ game_place(struct store *store, int64_t id, char *buf, size_t len)
 	    " WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(buf, len, " (%s %s)", sqlite3_column_text(st, 0),
-		    sqlite3_column_text(st, 1));
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *network = sqlite3_column_text(st, 0);
+		const unsigned char *channel = sqlite3_column_text(st, 1);
+
+		snprintf(buf, len, " (%s %s)", network != NULL ?
+		    (const char *)network : "", channel != NULL ?
+		    (const char *)channel : "");
+	}
 	sqlite3_finalize(st);
 }
 

@@ -41,7 +41,7 @@ fake_init(struct adapter *adapter, const json_t *config, const char *path,
     char *err, size_t errlen)
 {
 	static const char *const keys[] = { "host", "password_file", NULL };
-	const char *host;
+	const char *host = NULL;
 	char *password = NULL;
 
 	(void)adapter;

@@ -1375,6 +1375,8 @@ keep_raw(const json_t *raw, void *arg)
 {
 	json_t **out = arg;
 
+	/* The last one seen: the games come oldest first. */
+	json_decref(*out);
 	*out = json_deep_copy(raw);
 	return 0;
 }
