@@ -9,7 +9,8 @@
    stopped and one action of A's game is made unreadable JSON with
    sqlite3.  Started again, the bot starts (READY=1), B's game resumes and
    goes on, A's does not; the log names A's game as damaged and set aside,
-   and `stichbot export --damaged` gives its rows as they are.
+   and `stichbot export --damaged` gives its rows as they are.  A lobby
+   that cannot be read is logged, and does not stop the start either.
 2. The store deleted while the bot runs: the next move is refused ("could
    not save"), the log says the store file was deleted, the bot lives on,
    and nothing more reaches the file (kept through a hard link).
@@ -164,6 +165,9 @@ def test_damaged(world, manager):
     db = sqlite3.connect(world.store)
     db.execute("UPDATE actions SET action = '{\"seat\": 0, \"play' WHERE"
                 " game_id = ? AND idx = 1", (ga,))
+    # A lobby that cannot be read must not stop the start either.
+    db.execute("INSERT INTO lobbies (network, channel, lobby) VALUES"
+               " ('mx', '#dmg-c:localhost', '{\"game\": ')")
     db.commit()
     db.close()
 
@@ -182,6 +186,8 @@ def test_damaged(world, manager):
           in log, "the log does not name the damaged game:\n" + log[-3000:])
     check("store: game %d (mx %s): set aside" % (ga, room_a) in log,
           "the log does not say the game was set aside")
+    check("mx #dmg-c:localhost: the stored lobby cannot be restored" in log,
+          "the damaged lobby is not logged")
     # B's game goes on.
     before = commands(people)
     drive(world, people, lambda: commands(people) >= before + 4, 60,
