@@ -392,10 +392,42 @@ bot_enter(struct bot *bot)
 	outbox_enter(bot->outbox);
 }
 
+int
+bot_check_store(struct bot *bot)
+{
+	const char *why = store_failed(bot->store);
+
+	if (why == NULL || bot->store_lost)
+		return why == NULL ? 0 : -1;
+	/*
+	 * Fail-stop: nothing can be kept any more, so no game moves on.
+	 * Every table is told once and its clocks stop; the store's log
+	 * line says why, and a restart after the repair resumes the games.
+	 */
+	bot->store_lost = 1;
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct channel *channel = bot->channels[c];
+		struct text t;
+
+		if (channel->table == NULL || channel->table->game == NULL)
+			continue;
+		table_hold(channel->table);
+		text_init(&t);
+		SAY0(&t, channel->settings.lang, MSG_STORE_LOST);
+		channel_send(channel, &t);
+		text_finish(&t);
+	}
+	return -1;
+}
+
 void
 bot_leave(struct bot *bot)
 {
-	if (outbox_leave(bot->outbox) == 0) {
+	int rc = outbox_leave(bot->outbox);
+
+	if (!outbox_inside(bot->outbox))
+		(void)bot_check_store(bot);
+	if (rc == 0) {
 		/* Stored again: the next failure is told again. */
 		for (int i = 0; outbox_last_stored(bot->outbox) &&
 		    i < outbox_failed_flows(bot->outbox); i++) {
@@ -574,23 +606,18 @@ bot_game_count(const struct bot *bot)
 /* ------------------------------------------------------------------ */
 /* Networks and configuration. */
 
+/*
+ * A network with its adapter initialised, not yet part of the bot: a
+ * reload prepares its new networks this way, so that one whose init()
+ * fails leaves the bot as it was.  Freed with network_destroy().
+ */
 static struct network *
-network_add(struct bot *bot, const struct adapter_impl *impl,
+network_create(struct bot *bot, const struct adapter_impl *impl,
     const char *name, const json_t *config, const char *path, char *err,
     size_t errlen)
 {
-	struct network *network;
+	struct network *network = calloc(1, sizeof(*network));
 
-	if (network_find(bot, name) != NULL) {
-		snprintf(err, errlen, "network \"%s\" exists already", name);
-		return NULL;
-	}
-	if (array_grow((void **)&bot->networks, &bot->networks_cap,
-	    bot->nnetworks + 1, sizeof(*bot->networks)) != 0) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	network = calloc(1, sizeof(*network));
 	if (network == NULL || (network->adapter.network = strdup(name)) ==
 	    NULL) {
 		free(network);
@@ -607,7 +634,34 @@ network_add(struct bot *bot, const struct adapter_impl *impl,
 		return NULL;
 	}
 	network->adapter.impl = impl;
-	network->config = config != NULL ? json_deep_copy(config) : NULL;
+	if (config != NULL && (network->config = json_deep_copy(config)) ==
+	    NULL) {
+		network_destroy(network);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return network;
+}
+
+static struct network *
+network_add(struct bot *bot, const struct adapter_impl *impl,
+    const char *name, const json_t *config, const char *path, char *err,
+    size_t errlen)
+{
+	struct network *network;
+
+	if (network_find(bot, name) != NULL) {
+		snprintf(err, errlen, "network \"%s\" exists already", name);
+		return NULL;
+	}
+	if (array_grow((void **)&bot->networks, &bot->networks_cap,
+	    bot->nnetworks + 1, sizeof(*bot->networks)) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	network = network_create(bot, impl, name, config, path, err, errlen);
+	if (network == NULL)
+		return NULL;
 	bot->networks[bot->nnetworks++] = network;
 	return network;
 }
@@ -642,45 +696,145 @@ channel_join(struct channel *channel)
 		channel->joined = 1;
 }
 
+/*
+ * What bot_configure() will do to one network of the configuration,
+ * prepared before anything changes.
+ */
+struct network_plan {
+	struct network *network; /* existing, or created (not yet added) */
+	int created;
+	char **admins;           /* the new list, NULL-terminated */
+	size_t nadmins;
+	struct channel_settings defaults;
+};
+
+static void
+plans_free(struct network_plan *plans, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (plans[i].created)
+			network_destroy(plans[i].network);
+		for (size_t a = 0; a < plans[i].nadmins; a++)
+			free(plans[i].admins[a]);
+		free(plans[i].admins);
+		settings_finish(&plans[i].defaults);
+	}
+	free(plans);
+}
+
+/*
+ * Prepares one network: checks its type against a running network of
+ * the same name, or creates (and initialises) a new one, and copies its
+ * admins and defaults.  Changes nothing in the bot.
+ */
+static int
+network_prepare(struct bot *bot, const struct config_network *cn,
+    struct network_plan *plan, char *err, size_t errlen)
+{
+	const struct adapter_impl *impl = config_adapter_find(cn->type);
+
+	settings_default(&plan->defaults);
+	if (impl == NULL) {
+		snprintf(err, errlen, "%s.type: unknown adapter \"%s\"",
+		    cn->path, cn->type);
+		return -1;
+	}
+	plan->network = network_find(bot, cn->name);
+	if (plan->network != NULL && plan->network->adapter.impl != impl) {
+		snprintf(err, errlen, "%s.type: a running network cannot "
+		    "change its type (\"%s\" is %s); restart the bot for "
+		    "that", cn->path, cn->name,
+		    plan->network->adapter.impl->name);
+		return -1;
+	}
+	if ((plan->admins = calloc(cn->nadmins + 1, sizeof(char *))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (; plan->nadmins < cn->nadmins; plan->nadmins++)
+		if ((plan->admins[plan->nadmins] =
+		    strdup(cn->admins[plan->nadmins])) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	settings_finish(&plan->defaults);
+	settings_from_config(&plan->defaults, &cn->defaults);
+	if (plan->network == NULL) {
+		plan->network = network_create(bot, impl, cn->name, cn->json,
+		    cn->path, err, errlen);
+		if (plan->network == NULL)
+			return -1;
+		plan->created = 1;
+	}
+	return 0;
+}
+
+/*
+ * Applies a configuration all or nothing: every network is prepared
+ * first (new adapters initialised on the side, type changes and
+ * duplicate names refused), and only when all of them are ready does
+ * anything change.  What can still go wrong afterwards is running out of
+ * memory for a channel entry, which is logged.
+ */
 int
 bot_configure(struct bot *bot, const struct config *config, char *err,
     size_t errlen)
 {
-	for (int i = 0; i < bot->nnetworks; i++)
-		bot->networks[i]->configured = 0;
-	for (size_t n = 0; n < config->nnetworks; n++) {
-		const struct config_network *cn = &config->networks[n];
-		struct network *network = network_find(bot, cn->name);
-		const struct adapter_impl *impl = adapter_find(cn->type);
+	struct network_plan *plans;
+	size_t n, added = 0;
 
-		if (impl == NULL) {
-			snprintf(err, errlen, "%s.type: unknown adapter \"%s\"",
-			    cn->path, cn->type);
+	plans = calloc(config->nnetworks + 1, sizeof(*plans));
+	if (plans == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (n = 0; n < config->nnetworks; n++) {
+		const struct config_network *cn = &config->networks[n];
+
+		for (size_t m = 0; m < n; m++)
+			if (strcmp(config->networks[m].name, cn->name) == 0) {
+				snprintf(err, errlen, "%s.name: \"%s\" is "
+				    "already the name of %s", cn->path,
+				    cn->name, config->networks[m].path);
+				plans_free(plans, n);
+				return -1;
+			}
+		if (network_prepare(bot, cn, &plans[n], err, errlen) != 0) {
+			plans_free(plans, n + 1);
 			return -1;
 		}
-		if (network == NULL) {
-			network = network_add(bot, impl, cn->name, cn->json,
-			    cn->path, err, errlen);
-			if (network == NULL)
-				return -1;
-		} else if (network->adapter.impl != impl) {
-			snprintf(err, errlen, "%s.type: a running network "
-			    "cannot change its type", cn->path);
-			return -1;
+		added += (size_t)plans[n].created;
+	}
+	if (array_grow((void **)&bot->networks, &bot->networks_cap,
+	    bot->nnetworks + (int)added, sizeof(*bot->networks)) != 0) {
+		snprintf(err, errlen, "out of memory");
+		plans_free(plans, n);
+		return -1;
+	}
+
+	/* Everything is ready: from here on the configuration is applied. */
+	for (int i = 0; i < bot->nnetworks; i++)
+		bot->networks[i]->configured = 0;
+	for (n = 0; n < config->nnetworks; n++) {
+		const struct config_network *cn = &config->networks[n];
+		struct network_plan *plan = &plans[n];
+		struct network *network = plan->network;
+
+		if (plan->created) {
+			bot->networks[bot->nnetworks++] = network;
+			plan->created = 0;
 		}
 		network->configured = 1;
 		for (size_t a = 0; a < network->nadmins; a++)
 			free(network->admins[a]);
 		free(network->admins);
-		network->admins = calloc(cn->nadmins + 1, sizeof(char *));
-		network->nadmins = 0;
-		for (size_t a = 0; network->admins != NULL && a < cn->nadmins;
-		    a++)
-			if ((network->admins[network->nadmins] =
-			    strdup(cn->admins[a])) != NULL)
-				network->nadmins++;
+		network->admins = plan->admins;
+		network->nadmins = plan->nadmins;
+		plan->admins = NULL;
+		plan->nadmins = 0;
 		settings_finish(&network->defaults);
-		settings_from_config(&network->defaults, &cn->defaults);
+		network->defaults = plan->defaults;
+		settings_default(&plan->defaults);
 		/* removed: listed before this reload (cleared when still so). */
 		for (int c = 0; c < bot->nchannels; c++)
 			if (bot->channels[c]->network == network) {
@@ -693,8 +847,9 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 			    cn->channels[c].name, 1);
 
 			if (channel == NULL) {
-				snprintf(err, errlen, "out of memory");
-				return -1;
+				log_error("%s: out of memory for channel %s",
+				    cn->name, cn->channels[c].name);
+				continue;
 			}
 			channel->configured = 1;
 			channel->removed = 0;
@@ -704,6 +859,7 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 			channel_join(channel);
 		}
 	}
+	plans_free(plans, n);
 	/* Channels no longer listed are left once their tables are over. */
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct channel *channel = bot->channels[c];
@@ -715,8 +871,13 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 			channel->joined = 0;
 		}
 	}
-	if (bot->started)
-		return bot_start(bot);
+	/*
+	 * New networks start now.  One that cannot start is logged by
+	 * bot_start(); the configuration is applied all the same, so the
+	 * reload must not be reported as refused.
+	 */
+	if (bot->started && bot_start(bot) != 0)
+		log_warn("reload: a network could not start");
 	return 0;
 }
 
@@ -809,16 +970,26 @@ restore_one(const struct store_game *stored, void *arg)
 		    "in the store", (long long)stored->id, stored->channel);
 		return 0;
 	}
+	/*
+	 * A game that cannot be replayed is set aside in the store (kept,
+	 * no longer running), so that it neither stops the others nor
+	 * comes back at every start.
+	 */
 	table = table_restore(channel, stored, err, sizeof(err));
 	if (table == NULL) {
-		log_error("game %lld cannot be restored: %s",
-		    (long long)stored->id, err);
+		log_error("%s %s: game %lld cannot be restored: %s",
+		    stored->network, stored->channel, (long long)stored->id,
+		    err);
+		(void)store_game_damaged(bot->store, stored->id, err);
 		return 0;
 	}
 	if (table_deal_pending(table) != 0) {
-		log_error("game %lld: the next deal failed", (long long)
-		    stored->id);
+		log_error("%s %s: game %lld cannot be restored: the next deal "
+		    "failed", stored->network, stored->channel,
+		    (long long)stored->id);
 		table_destroy(table);
+		(void)store_game_damaged(bot->store, stored->id,
+		    "the next deal failed");
 		return 0;
 	}
 	log_info("%s %s: game %lld restored at action %d", stored->network,

@@ -87,6 +87,14 @@ int bot_start(struct bot *bot);
  */
 void bot_stop(struct bot *bot, const char *goodbye);
 
+/*
+ * After the store failed for good (store_failed(): deleted, replaced, an
+ * I/O error), every running table is told once and stops its clocks;
+ * -1 then, 0 while the store is sound.  The core checks after each
+ * event; `stichbot run` also calls it from its periodic store check.
+ */
+int bot_check_store(struct bot *bot);
+
 /* For `status` and the service's logs. */
 size_t bot_table_count(const struct bot *bot);
 size_t bot_game_count(const struct bot *bot);

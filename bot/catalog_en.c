@@ -88,6 +88,9 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "services account (NickServ); log in, then try again.",
 	[MSG_BUSY] = "I still have a lot to say at this table; try again in "
 	    "a few seconds.",
+	[MSG_STORE_LOST] = "I can no longer save games, so this one waits "
+	    "here; it goes on from this point once my operator has "
+	    "repaired the store and restarted me.",
 	[MSG_NOBODY_SEATED] = "Nobody is seated any more: the game pauses "
 	    "({1}replace NAME takes a seat) and closes in {2} minutes.",
 	[MSG_GAME_SET] = "Next game: {1} ({2}-{3} players). Say {4}join "

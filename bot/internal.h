@@ -124,6 +124,7 @@ struct bot {
 	/* What the bot says, committed with what it changed (outbox.h). */
 	struct outbox *outbox;
 	int outbox_loaded;       /* unsent rows of the last run handed out */
+	int store_lost;          /* the store failed for good (fail-stop) */
 	/* Called by the admin command `reload` (set by `stichbot run`). */
 	int (*reload)(void *arg, char *err, size_t errlen);
 	void *reload_arg;

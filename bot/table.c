@@ -1152,7 +1152,7 @@ table_next_text(struct table *table, struct text *out)
 	phase = table->impl->phase(table->game->state);
 	if (phase == PHASE_OVER)
 		return;
-	if (table_paused(table, out))
+	if (table_paused(table, out) || table_bot(table)->store_lost)
 		return;
 	n = table->impl->to_act(table->game->state, acting);
 	if (phase != PHASE_BID_SIMULTANEOUS && phase != PHASE_SELECT)
@@ -1692,6 +1692,32 @@ announce_game_end(struct table *table, json_t *result, struct text *out)
 	}
 }
 
+/*
+ * A move that could not be stored did not happen: the player is told
+ * (a computer's table once, until something is stored again), and the
+ * game is picked up again after a pause that grows while the store
+ * keeps failing, unless it failed for good (bot_check_store()).
+ */
+static void
+not_stored(struct table *table, int flags, struct text *reply)
+{
+	struct channel *channel = table->channel;
+
+	if (!(flags & ACT_COMPUTER)) {
+		SAY0(reply, table_lang(table), MSG_NOT_SAVED);
+	} else if (channel->store_failures == 0) {
+		struct text t;
+
+		text_init(&t);
+		SAY0(&t, table_lang(table), MSG_NOT_SAVED);
+		channel_send(channel, &t);
+		text_finish(&t);
+	}
+	channel->store_failures++;
+	if (!table_bot(table)->store_lost)
+		table_retry(table);
+}
+
 /* The names of the seats to act now, "alice, bob". */
 static void
 text_acting(struct text *t, struct table *table)
@@ -1776,7 +1802,6 @@ table_act(struct table *table, int seat, const struct action *action,
     int flags, struct text *reply)
 {
 	struct bot *bot = table_bot(table);
-	enum lang lang = table_lang(table);
 	struct game *game = table->game;
 	char err[GAME_ERR_LEN];
 	void *saved;
@@ -1812,7 +1837,7 @@ table_act(struct table *table, int seat, const struct action *action,
 		memcpy(game->state, saved, table->impl->state_size);
 		game->nactions--;
 		free(saved);
-		SAY0(reply, lang, MSG_STORE_FAILED);
+		not_stored(table, flags, reply);
 		return -1;
 	}
 	free(saved);

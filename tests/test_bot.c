@@ -1305,6 +1305,22 @@ test_commit_fails(void **state)
 	assert_int_equal(count_since(f, mark, "so it did not happen"), 1);
 	/* 0.5 s, then 1, 2, 4 and 8 s between tries: about 16 s. */
 	assert_true(table_of(f, "#g")->game->nactions > 0);
+
+	/*
+	 * The store deleted under the bot: the next write finds out, every
+	 * running table is told once, and nothing moves any more.
+	 */
+	table = table_of(f, "#g");
+	assert_int_equal(unlink(f->path), 0);
+	mark = memory_count(f->adapter);
+	for (int i = 0; i < 30; i++)
+		loop_advance(f->loop, 1000);
+	before = table_of(f, "#g")->game->nactions;
+	loop_advance(f->loop, 120 * 1000);
+	assert_int_equal(table_of(f, "#g")->game->nactions, before);
+	assert_int_equal(count_since(f, mark, "can no longer save"), 2);
+	assert_int_equal(bot_check_store(f->bot), -1);
+	assert_int_equal(count_since(f, mark, "can no longer save"), 2);
 }
 
 /*
