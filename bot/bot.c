@@ -912,20 +912,46 @@ bot_start(struct bot *bot)
 }
 
 void
-bot_stop(struct bot *bot, const char *goodbye)
+bot_say_goodbye(struct bot *bot)
 {
+	if (bot->goodbye_said)
+		return;
+	bot->goodbye_said = 1;
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct channel *channel = bot->channels[c];
 		struct text t;
 
-		if (goodbye == NULL || channel->table == NULL ||
-		    channel->table->game == NULL || !channel->network->started)
+		if (channel->table == NULL || channel->table->game == NULL ||
+		    !channel->network->started)
 			continue;
+		/* Nothing may move while the bot takes its leave. */
+		table_hold(channel->table);
 		text_init(&t);
 		SAY0(&t, channel->settings.lang, MSG_GOODBYE);
 		channel_send(channel, &t);
 		text_finish(&t);
 	}
+}
+
+size_t
+bot_queue_depth(const struct bot *bot)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < bot->nnetworks; i++) {
+		const struct adapter *a = &bot->networks[i]->adapter;
+
+		if (bot->networks[i]->started && a->impl->queue_depth != NULL)
+			n += a->impl->queue_depth(a);
+	}
+	return n;
+}
+
+void
+bot_stop(struct bot *bot, const char *goodbye)
+{
+	if (goodbye != NULL)
+		bot_say_goodbye(bot);
 	/* Nothing may fire once the adapters are gone. */
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct table *table = bot->channels[c]->table;

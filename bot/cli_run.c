@@ -52,6 +52,7 @@ struct run {
 	uint64_t watchdog_ms;    /* keep-alive period; 0: no watchdog */
 	int started;             /* bot_start() was called */
 	int stopping;
+	uint64_t drain_until;    /* a clean stop waits for its goodbyes */
 };
 
 /* The self-pipe: [0] read by the loop, [1] written by the handler. */
@@ -200,16 +201,46 @@ admin_reload(void *arg, char *err, size_t errlen)
 }
 
 
+/* How long a clean stop waits for the goodbyes to leave. */
+#define DRAIN_MS 5000
+#define DRAIN_STEP_MS 50
+
+static void
+stop_now(struct run *run)
+{
+	bot_stop(run->bot, GOODBYE);
+	loop_stop(run->loop);
+}
+
+/* The goodbyes leave at the pace of each network; then the adapters go. */
+static void
+on_drain(struct loop *loop, uint64_t id, void *arg)
+{
+	struct run *run = arg;
+
+	(void)id;
+	if (bot_queue_depth(run->bot) == 0 ||
+	    loop_now(loop) >= run->drain_until) {
+		stop_now(run);
+		return;
+	}
+	loop_timer(loop, DRAIN_STEP_MS, on_drain, run);
+}
+
 static void
 stop(struct run *run)
 {
-	if (run->stopping)
+	if (run->stopping) {
+		/* A second signal: no more waiting. */
+		stop_now(run);
 		return;
+	}
 	run->stopping = 1;
 	log_info("stopping");
 	notify_stopping();
-	bot_stop(run->bot, GOODBYE);
-	loop_stop(run->loop);
+	bot_say_goodbye(run->bot);
+	run->drain_until = loop_now(run->loop) + DRAIN_MS;
+	loop_timer(run->loop, 0, on_drain, run);
 }
 
 static void

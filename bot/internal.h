@@ -125,6 +125,7 @@ struct bot {
 	struct outbox *outbox;
 	int outbox_loaded;       /* unsent rows of the last run handed out */
 	int store_lost;          /* the store failed for good (fail-stop) */
+	int goodbye_said;        /* bot_say_goodbye() ran */
 	/* Called by the admin command `reload` (set by `stichbot run`). */
 	int (*reload)(void *arg, char *err, size_t errlen);
 	void *reload_arg;
