@@ -138,6 +138,21 @@ bot_create(struct loop *loop, struct store *store,
 			return NULL;
 		}
 	}
+	if (bot->commands_allowed != NULL && (settings == NULL ||
+	    settings->network_burst >= 0)) {
+		bot->network_burst = settings != NULL &&
+		    settings->network_burst > 0 ? settings->network_burst : 10;
+		bot->network_interval_ms = settings != NULL &&
+		    settings->network_interval_ms > 0 ?
+		    settings->network_interval_ms : 2000;
+		/* Who was told of the crowd: once in ten minutes at most. */
+		if ((bot->crowd_told = buckets_create(1, 600000)) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			buckets_destroy(bot->commands_allowed);
+			free(bot);
+			return NULL;
+		}
+	}
 	if (seed == 0 && getrandom(&seed, sizeof(seed), 0) !=
 	    (ssize_t)sizeof(seed))
 		seed = loop_now(loop) ^ (uint64_t)(uintptr_t)bot;
@@ -201,6 +216,7 @@ bot_destroy(struct bot *bot)
 	free(bot->index);
 	sitters_free(bot);
 	buckets_destroy(bot->commands_allowed);
+	buckets_destroy(bot->crowd_told);
 	outbox_destroy(bot->outbox);
 	for (int i = 0; i < bot->nnetworks; i++)
 		network_destroy(bot->networks[i]);

@@ -1059,6 +1059,48 @@ split_words(char *line, char **words, int max)
 	return n;
 }
 
+/*
+ * Above each person's allowance, a network-wide one for everything but
+ * moves at one's own table (help, stats, lobby commands...): a crowd of
+ * people each within their own allowance still cannot fill the
+ * connection with replies and delay the games.  Moves always pass.  A
+ * person refused is told once in ten minutes; other refusals are
+ * silent, since every answer would add to the crowd's lines.
+ */
+static int
+crowd_allows(struct ctx *ctx)
+{
+	struct bot *bot = ctx->bot;
+	struct network *network = ctx->network;
+	uint64_t now = loop_now(bot->loop);
+	struct text note;
+
+	if (bot->network_burst <= 0)
+		return 1;
+	if (ctx->command != NULL && ctx->command->needs_table &&
+	    ctx->channel != NULL &&
+	    ctx->channel->table != NULL &&
+	    table_seat_of(ctx->channel->table, ctx->user->id) >= 0)
+		return 1;
+	if (!network->crowd_ready) {
+		bucket_init(&network->crowd, bot->network_burst,
+		    bot->network_interval_ms, now);
+		network->crowd_ready = 1;
+	}
+	if (bucket_take(&network->crowd, now))
+		return 1;
+	if (buckets_take(bot->crowd_told, network, ctx->user->id, now) ==
+	    BUCKET_PASS) {
+		log_info("%s: many commands at once; %s's is not answered",
+		    network->adapter.network, ctx->user->id);
+		text_init(&note);
+		SAY0(&note, ctx->lang, MSG_CROWDED);
+		network_send_private(network, ctx->user->id, NULL, &note);
+		text_finish(&note);
+	}
+	return 0;
+}
+
 /* Private commands name their table when the player sits at several. */
 static int
 resolve_private_table(struct ctx *ctx)
@@ -1177,6 +1219,8 @@ commands_handle(struct network *network, struct channel *channel,
 	if ((n = split_words(line, words, MAX_ARGS + 1)) == 0)
 		goto answer;
 	ctx.command = command_find(words[0]);
+	if (ctx.command == NULL && !crowd_allows(&ctx))
+		goto quiet;
 	if (ctx.command == NULL) {
 		/* Another bot's command, a typo: one line that says where help is. */
 		SAY(&ctx.reply, ctx.lang, MSG_UNKNOWN_COMMAND, "sc", words[0],
@@ -1205,6 +1249,8 @@ commands_handle(struct network *network, struct channel *channel,
 		usage(&ctx);
 		goto answer;
 	}
+	if (!crowd_allows(&ctx))
+		goto quiet;
 	/*
 	 * A table whose lines wait in the adapter's queue takes no command
 	 * that would add more: the person is told privately, and nothing
@@ -1232,5 +1278,6 @@ answer:
 			channel_send(channel, &ctx.reply);
 		}
 	}
+quiet:
 	text_finish(&ctx.reply);
 }

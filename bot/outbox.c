@@ -28,6 +28,7 @@ struct outbox {
 	char **failed;
 	int nfailed, failed_cap;
 	int tracked;             /* the last batch stored a change */
+	int open;                /* the store's batch began */
 };
 
 struct outbox *
@@ -94,7 +95,8 @@ outbox_enter(struct outbox *outbox)
 	 * Without a batch every store call still commits on its own: the
 	 * event then runs as before, its messages untracked.
 	 */
-	if (store_batch_begin(outbox->store) != 0)
+	outbox->open = store_batch_begin(outbox->store) == 0;
+	if (!outbox->open)
 		log_error("store: cannot open a transaction; this event's "
 		    "messages are not kept");
 }
@@ -141,7 +143,8 @@ outbox_leave(struct outbox *outbox)
 	if (outbox->depth == 0 || --outbox->depth > 0)
 		return 0;
 	failed_clear(outbox);
-	tracked = store_batch_changes(outbox->store) > 0;
+	/* Without a batch each store call stood alone: say what it said. */
+	tracked = outbox->open && store_batch_changes(outbox->store) > 0;
 	if (tracked && outbox->nmsgs > 0 &&
 	    (ids = calloc((size_t)outbox->nmsgs, sizeof(*ids))) == NULL)
 		rc = -1;
@@ -156,7 +159,9 @@ outbox_leave(struct outbox *outbox)
 		if ((ids[i] = store_outbox_add(outbox->store, &m)) < 0)
 			rc = -1;
 	}
-	if (rc != 0) {
+	if (!outbox->open) {
+		/* Nothing to commit. */
+	} else if (rc != 0) {
 		store_batch_rollback(outbox->store);
 	} else if (store_batch_commit(outbox->store) != 0) {
 		rc = -1;

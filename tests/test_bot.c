@@ -1529,6 +1529,51 @@ test_crowding(void **state)
 	assert_non_null(strstr(last_to(f, NULL, "bob"), "seated"));
 }
 
+/*
+ * A crowd within each person's allowance still cannot fill the network:
+ * past the network-wide allowance commands that are not moves go
+ * unanswered (each person told once), while the players' moves pass.
+ */
+static void
+test_crowd_allowance(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	size_t mark;
+	int answered = 0, notes = 0, before;
+
+	bot_stop(f->bot, NULL);
+	bot_destroy(f->bot);
+	f->command_burst = 5;
+	f->bot = fx_bot(f);
+	seat_three(f, "#n", "wizard");
+	say(f, "#n", "alice", "!start");
+	table = table_of(f, "#n");
+	loop_advance(f->loop, 60 * 1000);
+	mark = memory_count(f->adapter);
+	for (int i = 0; i < 20; i++) {
+		char who[16];
+
+		snprintf(who, sizeof(who), "guest%d", i);
+		say(f, NULL, who, "help");
+		say(f, NULL, who, "help");
+	}
+	for (size_t i = mark; i < memory_count(f->adapter); i++) {
+		const char *text = memory_line(f->adapter, i)->text;
+
+		if (strstr(text, "Many people") != NULL)
+			notes++;
+		else
+			answered++;
+	}
+	/* Ten at once (the network's burst); each of the others told once. */
+	assert_int_equal(answered, 10);
+	assert_int_equal(notes, 15);
+	before = table->game->nactions;
+	act_first(f, "#n");
+	assert_int_equal(table->game->nactions, before + 1);
+}
+
 int
 main(void)
 {
@@ -1565,6 +1610,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crowd_allowance,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crowding,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lobby_steering,
