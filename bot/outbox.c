@@ -134,6 +134,31 @@ send_one(struct outbox *outbox, const struct captured *c, uint64_t id)
 		outbox_sent(outbox, id);
 }
 
+/*
+ * Within one event, channel lines leave before private ones (a stable
+ * partition): a private line never overtakes the channel line that
+ * caused it (the move before the prompt it makes), and nothing of the
+ * next round (its hands) leaves before the end of the last one is said.
+ */
+static void
+order_causally(struct outbox *outbox)
+{
+	struct captured tmp;
+	int k = 0;
+
+	for (int i = 0; i < outbox->nmsgs; i++) {
+		if (outbox->msgs[i].private_)
+			continue;
+		if (i != k) {
+			tmp = outbox->msgs[i];
+			memmove(&outbox->msgs[k + 1], &outbox->msgs[k],
+			    (size_t)(i - k) * sizeof(*outbox->msgs));
+			outbox->msgs[k] = tmp;
+		}
+		k++;
+	}
+}
+
 int
 outbox_leave(struct outbox *outbox)
 {
@@ -145,6 +170,7 @@ outbox_leave(struct outbox *outbox)
 	failed_clear(outbox);
 	/* Without a batch each store call stood alone: say what it said. */
 	tracked = outbox->open && store_batch_changes(outbox->store) > 0;
+	order_causally(outbox);
 	if (tracked && outbox->nmsgs > 0 &&
 	    (ids = calloc((size_t)outbox->nmsgs, sizeof(*ids))) == NULL)
 		rc = -1;

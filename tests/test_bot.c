@@ -1574,6 +1574,40 @@ test_crowd_allowance(void **state)
 	assert_int_equal(table->game->nactions, before + 1);
 }
 
+/*
+ * Causal order: within what one move makes the bot say, channel lines
+ * come before private ones, so the end of a round (its last card, the
+ * trick, the score sheet) is said before the next round's hands, and a
+ * move before the prompt it causes.
+ */
+static void
+test_causal_order(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	size_t over = 0, hand2 = 0;
+
+	seat_three(f, "#co", "wizard");
+	say(f, "#co", "alice", "!start");
+	table = table_of(f, "#co");
+	for (int guard = 0; guard < 20 &&
+	    table->impl->round(table->game->state) == 0; guard++)
+		act_first(f, "#co");
+	assert_int_equal(table->impl->round(table->game->state), 1);
+	for (size_t i = 0; i < memory_count(f->adapter); i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		if (over == 0 && l->channel != NULL &&
+		    strstr(l->text, "Round 1 is over") != NULL)
+			over = i + 1;
+		if (hand2 == 0 && l->channel == NULL &&
+		    strstr(l->text, "Round 2, your hand") != NULL)
+			hand2 = i + 1;
+	}
+	assert_true(over > 0 && hand2 > 0);
+	assert_true(over < hand2);
+}
+
 int
 main(void)
 {
@@ -1610,6 +1644,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_causal_order,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crowd_allowance,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crowding,
