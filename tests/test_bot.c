@@ -1608,6 +1608,31 @@ test_causal_order(void **state)
 	assert_true(over < hand2);
 }
 
+/*
+ * A seat follows its person's visible name: an account holder back under
+ * another nick is shown and mentioned by that nick.
+ */
+static void
+test_seat_follows_name(void **state)
+{
+	struct fx *f = *state;
+	struct user alicia = { .id = "account:alice", .name = "alicia" };
+	struct user alice = { .id = "account:alice", .name = "alice" };
+	struct table *table;
+
+	memory_say_as(f->adapter, "#fn", &alice, "!join");
+	say(f, "#fn", "bob", "!join");
+	say(f, "#fn", "carol", "!join");
+	memory_say_as(f->adapter, "#fn", &alice, "!start");
+	table = table_of(f, "#fn");
+	assert_string_equal(table->seats[0].name, "alice");
+	memory_say_as(f->adapter, "#fn", &alicia, "!status");
+	assert_string_equal(table->seats[0].name, "alicia");
+	assert_non_null(strstr(last_to(f, "#fn", NULL), "alicia"));
+	bot_on_join(f->bot, f->adapter, "#fn", &alice);
+	assert_string_equal(table->seats[0].name, "alice");
+}
+
 int
 main(void)
 {
@@ -1644,6 +1669,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_seat_follows_name,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_causal_order,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crowd_allowance,
