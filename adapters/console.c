@@ -3,52 +3,99 @@
  *
  * Standard input is the person's keyboard: a line starting with a command
  * prefix is said at the table (the channel "#table"), any other line is a
- * private message to the bot, exactly as in a chat.  Output goes to
- * standard output, with ANSI colours on a terminal; private messages are
- * marked as such.  The configuration object may give "name" (the person's
- * name; default $USER).
+ * private message to the bot, exactly as in a chat; `/msg NAME TEXT`, the
+ * chat habit, is a private message too.  The person is the one reader of
+ * everything the table says, so the core speaks to them as "you" (the
+ * reader() hook of adapter.h).
+ *
+ * On a terminal the line is edited with libedit (history, arrows), through
+ * its readline-compatible callback interface, so that the keyboard stays
+ * one descriptor of the bot's single event loop: when the table says
+ * something while the person types, the input line is wiped, the message
+ * printed, and the prompt and the half-typed line drawn again.  Colour is
+ * used on a terminal unless NO_COLOR is set.  Without a terminal (a
+ * script) lines are read from a pipe and private lines are tagged
+ * "(private)" so that a script can tell them apart.
+ *
+ * The configuration object may give "name" (the person's name; default
+ * $USER), "history" (a file keeping the typed lines between runs) and
+ * "lang" (en or ja, of the console's own notes).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
+
+#include <editline/readline.h>
 
 #include "console.h"
 #include "cfg.h"
+#include "i18n.h"
+#include "log.h"
 #include "loop.h"
+
+/* The prompt the person types at. */
+#define PROMPT "> "
 
 struct console {
 	char name[64];
-	int ansi;
+	enum lang lang;          /* of our own notes */
+	char *history;           /* file of typed lines; NULL: none */
+	int ansi;                /* colours and styles */
+	int edit;                /* stdin and stdout are a terminal: libedit */
 	int watching;
-	char buf[1024];
+	int editing;             /* libedit's callback handler is installed */
+	int discarding;          /* (a pipe) skipping the rest of a long line */
+	void (*again)(void *arg);
+	void *again_arg;
+	char buf[CONSOLE_LINE_MAX + 2];
 	size_t len;
 };
+
+/*
+ * libedit's callback takes no argument, and a process has one keyboard:
+ * the adapter whose line editor is installed.
+ */
+static struct adapter *console_editor;
 
 static int
 console_init(struct adapter *adapter, const json_t *config, const char *path,
     char *err, size_t errlen)
 {
-	static const char *const keys[] = { "name", NULL };
+	static const char *const keys[] = { "name", "history", "lang",
+	    NULL };
 	struct console *c;
 	const char *name = getenv("USER");
+	const char *history = NULL, *lang = "en";
+	const char *no_color = getenv("NO_COLOR");
 
 	if (config != NULL) {
 		if (cfg_object(config, path, err, errlen) != 0 ||
 		    cfg_keys(config, path, keys, NULL, err, errlen) != 0 ||
 		    cfg_string(config, path, "name", 0, &name, err,
+		    errlen) < 0 ||
+		    cfg_string(config, path, "history", 0, &history, err,
+		    errlen) < 0 ||
+		    cfg_string(config, path, "lang", 0, &lang, err,
 		    errlen) < 0)
 			return -1;
 	}
 	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
+	if (c == NULL || (history != NULL &&
+	    (c->history = strdup(history)) == NULL)) {
+		free(c);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	snprintf(c->name, sizeof(c->name), "%s",
 	    name != NULL && *name != '\0' ? name : "you");
-	c->ansi = isatty(STDOUT_FILENO);
+	/* https://no-color.org: a set, non-empty NO_COLOR turns colour off. */
+	c->ansi = isatty(STDOUT_FILENO) &&
+	    (no_color == NULL || *no_color == '\0');
+	c->edit = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	c->lang = lang_parse(lang) == LANG_JA ? LANG_JA : LANG_EN;
 	adapter->priv = c;
 	return 0;
 }
@@ -56,10 +103,19 @@ console_init(struct adapter *adapter, const json_t *config, const char *path,
 static void
 console_finish(struct adapter *adapter)
 {
-	free(adapter->priv);
+	struct console *c = adapter->priv;
+
+	if (c != NULL)
+		free(c->history);
+	free(c);
 	adapter->priv = NULL;
 }
 
+/*
+ * Prints a text, one terminal line per line of it.  While the person is
+ * typing, their line is wiped first and drawn again afterwards, so that
+ * what the table says never lands in the middle of it.
+ */
 static void
 console_print(struct console *c, const char *tag, const struct text *text)
 {
@@ -70,18 +126,76 @@ console_print(struct console *c, const char *tag, const struct text *text)
 	text_render(text, c->ansi ? TEXT_FORMAT_ANSI : TEXT_FORMAT_PLAIN,
 	    &out);
 	s = text_str(&out);
+	/*
+	 * There is one table, so the name of its channel that private lines
+	 * carry for people at several tables says nothing here.
+	 */
+	if (strncmp(s, "[" CONSOLE_CHANNEL "] ",
+	    strlen("[" CONSOLE_CHANNEL "] ")) == 0)
+		s += strlen("[" CONSOLE_CHANNEL "] ");
+	if (c->editing) {
+		fputs("\r\033[K", stdout);
+	}
 	while (*s != '\0') {
 		size_t n = strcspn(s, "\n");
 
 		if (tag != NULL)
-			printf(c->ansi ? "\033[2m%s\033[0m " : "%s ", tag);
+			printf("%s ", tag);
 		printf("%.*s\n", (int)n, s);
 		s += n;
 		if (*s == '\n')
 			s++;
 	}
 	fflush(stdout);
+	if (c->editing)
+		rl_forced_update_display();
 	text_finish(&out);
+}
+
+/* Prints one line of our own (not from the core), dimmed on a terminal. */
+static void
+console_note(struct console *c, const char *note)
+{
+	struct text t;
+
+	text_init(&t);
+	text_add(&t, note);
+	if (c->ansi) {
+		if (c->editing)
+			fputs("\r\033[K", stdout);
+		printf("\033[2m%s\033[0m\n", note);
+		fflush(stdout);
+		if (c->editing)
+			rl_forced_update_display();
+	} else {
+		console_print(c, NULL, &t);
+	}
+	text_finish(&t);
+}
+
+/* Refuses a line longer than any command, all of it. */
+static void
+console_too_long(struct console *c)
+{
+	struct text t;
+
+	text_init(&t);
+	SAY(&t, c->lang, MSG_LINE_TOO_LONG, "d", CONSOLE_LINE_MAX);
+	console_note(c, text_str(&t));
+	text_finish(&t);
+}
+
+/* Whether line is word (case-insensitive) followed by nothing or a space. */
+static const char *
+after_word(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncasecmp(line, word, n) != 0 ||
+	    (line[n] != '\0' && line[n] != ' ' && line[n] != '\t'))
+		return NULL;
+	line += n;
+	return line + strspn(line, " \t");
 }
 
 static void
@@ -89,13 +203,47 @@ console_line(struct adapter *adapter, const char *line)
 {
 	struct console *c = adapter->priv;
 	struct user user = { CONSOLE_USER, c->name, NULL };
+	const char *rest;
 
-	while (*line == ' ' || *line == '\t')
-		line++;
+	line += strspn(line, " \t");
 	if (*line == '\0')
 		return;
-	if (strcmp(line, "quit") == 0 || strcmp(line, "exit") == 0) {
+	if (strlen(line) > CONSOLE_LINE_MAX) {
+		console_too_long(c);
+		return;
+	}
+	if (strcasecmp(line, "quit") == 0 || strcasecmp(line, "exit") == 0) {
 		loop_stop(bot_loop(adapter->bot));
+		return;
+	}
+	if (c->again != NULL) {
+		/* The offer after a game: another one, or leave. */
+		if (strcasecmp(line, "y") == 0 || strcasecmp(line, "yes") == 0 ||
+		    strcasecmp(line, "again") == 0) {
+			void (*again)(void *) = c->again;
+
+			c->again = NULL;
+			again(c->again_arg);
+			return;
+		}
+		if (strcasecmp(line, "n") == 0 || strcasecmp(line, "no") == 0) {
+			loop_stop(bot_loop(adapter->bot));
+			return;
+		}
+	}
+	/*
+	 * `/msg bot bid 2` is how a chat sends a private line; here every
+	 * line without a prefix is private already, so take it as meant.
+	 */
+	if ((rest = after_word(line, "/msg")) != NULL ||
+	    (rest = after_word(line, "/query")) != NULL) {
+		rest += strcspn(rest, " \t");
+		rest += strspn(rest, " \t");
+		if (*rest == '!' || *rest == '/')
+			rest++;
+		if (*rest == '\0')
+			return;
+		bot_on_message(adapter->bot, adapter, NULL, &user, rest);
 		return;
 	}
 	bot_on_message(adapter->bot, adapter,
@@ -108,10 +256,61 @@ console_type(struct adapter *adapter, const char *line)
 {
 	struct console *c = adapter->priv;
 
+	if (c->editing)
+		fputs("\r\033[K", stdout);
 	printf(c->ansi ? "\033[2m> %s\033[0m\n" : "> %s\n", line);
+	fflush(stdout);
+	if (c->editing)
+		rl_forced_update_display();
 	console_line(adapter, line);
 }
 
+void
+console_offer_again(struct adapter *adapter, void (*again)(void *arg),
+    void *arg)
+{
+	struct console *c = adapter->priv;
+
+	struct text t;
+
+	c->again = again;
+	c->again_arg = arg;
+	text_init(&t);
+	SAY0(&t, c->lang, MSG_PLAY_AGAIN);
+	console_note(c, text_str(&t));
+	text_finish(&t);
+}
+
+/* libedit hands over a finished line (NULL at end of input). */
+static void
+console_edited(char *line)
+{
+	struct adapter *adapter = console_editor;
+	struct console *c = adapter != NULL ? adapter->priv : NULL;
+
+	if (c == NULL) {
+		free(line);
+		return;
+	}
+	if (line == NULL) {
+		/* Ctrl-D: the person has left the table. */
+		fputs("\n", stdout);
+		loop_stop(bot_loop(adapter->bot));
+		return;
+	}
+	if (line[strspn(line, " \t")] != '\0')
+		add_history(line);
+	console_line(adapter, line);
+	free(line);
+}
+
+static void
+console_key(struct loop *loop, int fd, int events, void *arg)
+{
+	rl_callback_read_char();
+}
+
+/* Reads a pipe: whole lines only; an over-long one is refused whole. */
 static void
 console_read(struct loop *loop, int fd, int events, void *arg)
 {
@@ -131,19 +330,33 @@ console_read(struct loop *loop, int fd, int events, void *arg)
 	}
 	c->len += (size_t)n;
 	c->buf[c->len] = '\0';
-	while ((nl = strchr(c->buf, '\n')) != NULL) {
+	while ((nl = memchr(c->buf, '\n', c->len)) != NULL) {
+		size_t used = (size_t)(nl + 1 - c->buf);
+
 		*nl = '\0';
 		if (nl > c->buf && nl[-1] == '\r')
 			nl[-1] = '\0';
-		console_line(adapter, c->buf);
+		if (c->discarding) {
+			/* The end of a line too long to keep: refused whole. */
+			c->discarding = 0;
+			console_too_long(c);
+		} else {
+			console_line(adapter, c->buf);
+		}
 		c = adapter->priv;
 		if (c == NULL)
 			return;
-		memmove(c->buf, nl + 1, c->len - (size_t)(nl + 1 - c->buf) + 1);
-		c->len -= (size_t)(nl + 1 - c->buf);
+		memmove(c->buf, c->buf + used, c->len - used + 1);
+		c->len -= used;
 	}
-	if (c->len == sizeof(c->buf) - 1)
-		c->len = 0;             /* an absurdly long line: dropped */
+	if (c->len == sizeof(c->buf) - 1) {
+		/*
+		 * Longer than any command: dropped up to its end, which is
+		 * never taken for a command of its own.
+		 */
+		c->discarding = 1;
+		c->len = 0;
+	}
 }
 
 static int
@@ -151,9 +364,20 @@ console_start(struct adapter *adapter)
 {
 	struct console *c = adapter->priv;
 
-	if (loop_watch(bot_loop(adapter->bot), STDIN_FILENO, LOOP_READ,
-	    console_read, adapter) != 0)
+	if (c->edit && console_editor == NULL) {
+		console_editor = adapter;
+		if (c->history != NULL)
+			read_history(c->history);
+		stifle_history(500);
+		rl_callback_handler_install(PROMPT, console_edited);
+		c->editing = 1;
+		if (loop_watch(bot_loop(adapter->bot), STDIN_FILENO,
+		    LOOP_READ, console_key, adapter) != 0)
+			return -1;
+	} else if (loop_watch(bot_loop(adapter->bot), STDIN_FILENO,
+	    LOOP_READ, console_read, adapter) != 0) {
 		return -1;
+	}
 	c->watching = 1;
 	return 0;
 }
@@ -166,6 +390,17 @@ console_stop(struct adapter *adapter, const char *goodbye)
 	if (c->watching)
 		loop_unwatch(bot_loop(adapter->bot), STDIN_FILENO);
 	c->watching = 0;
+	if (c->editing) {
+		/* Gives the terminal back as it was, on a fresh line. */
+		rl_callback_handler_remove();
+		c->editing = 0;
+		console_editor = NULL;
+		fputs("\r\033[K", stdout);
+		fflush(stdout);
+		if (c->history != NULL && write_history(c->history) != 0)
+			log_warn("cannot keep the typed lines in %s",
+			    c->history);
+	}
 }
 
 static int
@@ -186,10 +421,12 @@ static int
 console_send_private(struct adapter *adapter, const char *user_id,
     const struct text *text)
 {
+	struct console *c = adapter->priv;
+
 	/* Only the person at the keyboard has private messages to read. */
 	if (strcmp(user_id, CONSOLE_USER) != 0)
 		return 0;
-	console_print(adapter->priv, "(private)", text);
+	console_print(c, c->edit ? NULL : "(private)", text);
 	return 0;
 }
 
@@ -197,6 +434,13 @@ static size_t
 console_queue_depth(const struct adapter *adapter)
 {
 	return 0;
+}
+
+/* The person at the keyboard reads everything the table says. */
+static const char *
+console_reader(struct adapter *adapter, const char *channel)
+{
+	return CONSOLE_USER;
 }
 
 const struct adapter_impl console_adapter = {
@@ -211,4 +455,5 @@ const struct adapter_impl console_adapter = {
 	.send_private = console_send_private,
 	.queue_depth = console_queue_depth,
 	.channel_admin = NULL,
+	.reader = console_reader,
 };

@@ -81,6 +81,7 @@ static void cmd_lang(struct ctx *);
 static void cmd_stats(struct ctx *);
 static void cmd_top(struct ctx *);
 static void cmd_admin(struct ctx *);
+static void cmd_rules(struct ctx *);
 
 static const struct command commands[] = {
 	{ "game", "g", CMD_GAME, IN_CHANNEL, 0, 1, 1, cmd_game },
@@ -104,6 +105,7 @@ static const struct command commands[] = {
 	{ "stats", "", CMD_STATS, ANYWHERE, 0, 0, 1, cmd_stats },
 	{ "top", "", CMD_TOP, ANYWHERE, 0, 0, 1, cmd_top },
 	{ "admin", "", CMD_ADMIN, ANYWHERE, 0, 1, 3, cmd_admin },
+	{ "rules", "rule", CMD_RULES, ANYWHERE, 0, 0, 1, cmd_rules },
 	{ NULL, NULL, 0, 0, 0, 0, 0, NULL },
 };
 
@@ -291,7 +293,8 @@ cmd_join(struct ctx *ctx)
 	user_sat(ctx->channel, seat->user_id);
 	text_init(&title);
 	game_title(&title, ctx->lang, table->impl);
-	SAY(&ctx->reply, ctx->lang, MSG_JOINED, "brdddc", seat->name,
+	SAY(&ctx->reply, ctx->lang, table_addressed(table, table->nseats - 1) ?
+	    MSG_YOU_JOIN : MSG_JOINED, "brdddc", seat->name,
 	    text_str(&title), table->nseats, table->impl->min_seats,
 	    table->impl->max_seats, ctx->prefix);
 	text_finish(&title);
@@ -530,6 +533,32 @@ act(struct ctx *ctx, struct table *table, int seat, struct action *action)
 		return;
 }
 
+/*
+ * newcomer (issue 17): tells exactly what to type for the secret command
+ * just said in the channel ("bid 2", "select r5"): on a medium with one
+ * reader (the terminal) it is typed without the prefix, in a chat it goes
+ * in a private message.
+ */
+static void
+secret_hint(struct ctx *ctx)
+{
+	struct text line;
+
+	text_init(&line);
+	text_add(&line, ctx->command->name);
+	for (int i = 0; i < ctx->argc; i++) {
+		text_add(&line, " ");
+		text_user(&line, ctx->argv[i]);
+	}
+	if (channel_reader(ctx->said_in) != NULL)
+		SAY(&ctx->reply, ctx->lang, MSG_SECRET_HINT_TYPE, "bc",
+		    text_str(&line), ctx->prefix);
+	else
+		SAY(&ctx->reply, ctx->lang, MSG_SECRET_HINT, "b",
+		    text_str(&line));
+	text_finish(&line);
+}
+
 /* Hidden bids and selections said in a channel would give them away. */
 static int
 must_be_private(struct ctx *ctx, struct table *table, enum game_phase phase)
@@ -538,7 +567,7 @@ must_be_private(struct ctx *ctx, struct table *table, enum game_phase phase)
 		return 0;
 	if (table->impl->phase(table->game->state) != phase)
 		return 0;
-	SAY(&ctx->reply, ctx->lang, MSG_PLAY_PRIVATE_HINT, "c", ctx->prefix);
+	secret_hint(ctx);
 	return 1;
 }
 
@@ -807,7 +836,8 @@ cmd_stop(struct ctx *ctx)
 		stop_now(ctx, table);
 		return;
 	}
-	SAY(&ctx->reply, ctx->lang, MSG_STOP_VOTE, "bddc", table->seats[
+	SAY(&ctx->reply, ctx->lang, table_addressed(table, seat) ?
+	    MSG_YOU_VOTE_STOP : MSG_STOP_VOTE, "bddc", table->seats[
 	    seat].name, votes, humans / 2 + 1, ctx->prefix);
 }
 
@@ -848,6 +878,65 @@ cmd_help(struct ctx *ctx)
 		    ctx->prefix);
 		text_finish(&names);
 	}
+}
+
+/*
+ * newcomer (issue 17): `rules [GAME|OPTION]`, a short summary of a game
+ * (by default the table's) or of one option, in the channel's language.
+ */
+static void
+cmd_rules(struct ctx *ctx)
+{
+	static const struct {
+		const char *name;
+		enum msg text;
+	} rules[] = {
+		{ "wizard", MSG_RULES_WIZARD },
+		{ "birdhead", MSG_RULES_BIRDHEAD },
+		{ "sticheln", MSG_RULES_STICHELN },
+		{ "notequal", MSG_RULE_NOTEQUAL },
+		{ "evenbid", MSG_RULE_EVENBID },
+		{ "canadian", MSG_RULE_CANADIAN },
+		{ "hardcore", MSG_RULE_HARDCORE },
+		{ "hiddentip", MSG_RULE_HIDDENTIP },
+		{ "secret", MSG_RULE_SECRET },
+		{ "quick", MSG_RULE_QUICK },
+		{ "rounds", MSG_RULE_ROUNDS },
+		{ "amigo", MSG_RULE_AMIGO },
+		{ "custom6", MSG_RULE_CUSTOM6 },
+		{ "nannie", MSG_RULE_NANNIE },
+		{ "jesterbid", MSG_RULE_JESTERBID },
+		{ "clairvoyance", MSG_RULE_CLAIRVOYANCE },
+		{ "dm", MSG_RULE_DM },
+	};
+	char name[32];
+
+	if (ctx->argc == 0) {
+		const struct table *table = ctx->channel != NULL ?
+		    ctx->channel->table : NULL;
+
+		snprintf(name, sizeof(name), "%s", table != NULL ?
+		    table->impl->name : ctx->channel != NULL ?
+		    ctx->channel->settings.game : ctx->network->defaults.game);
+	} else {
+		size_t n = strcspn(ctx->argv[0], "=");
+
+		snprintf(name, sizeof(name), "%.*s", (int)(n < 31 ? n : 31),
+		    ctx->argv[0]);
+	}
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (strcasecmp(name, rules[i].name) != 0)
+			continue;
+		SAY0(&ctx->reply, ctx->lang, rules[i].text);
+		if (i < 3) {
+			text_add(&ctx->reply, " ");
+			SAY(&ctx->reply, ctx->lang, MSG_RULES_MORE, "c",
+			    ctx->prefix);
+		}
+		return;
+	}
+	SAY(&ctx->reply, ctx->lang, MSG_RULES_UNKNOWN, "sc", ctx->argv[0],
+	    ctx->prefix);
 }
 
 static void
@@ -1230,6 +1319,77 @@ command_allowed(struct ctx *ctx)
 	return 0;
 }
 
+/*
+ * The edit distance between a and b (insertions, deletions, changes and
+ * swaps of neighbours), for names of up to 15 bytes; larger otherwise.
+ */
+static int
+edit_distance(const char *a, const char *b)
+{
+	int d[16][16];
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > 15 || lb > 15)
+		return 99;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t k = 0; k <= lb; k++)
+		d[0][k] = (int)k;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t k = 1; k <= lb; k++) {
+			int cost = tolower((unsigned char)a[i - 1]) !=
+			    tolower((unsigned char)b[k - 1]);
+			int best = d[i - 1][k - 1] + cost;
+
+			if (d[i - 1][k] + 1 < best)
+				best = d[i - 1][k] + 1;
+			if (d[i][k - 1] + 1 < best)
+				best = d[i][k - 1] + 1;
+			if (i > 1 && k > 1 && tolower((unsigned char)a[i - 1]) ==
+			    tolower((unsigned char)b[k - 2]) &&
+			    tolower((unsigned char)a[i - 2]) ==
+			    tolower((unsigned char)b[k - 1]) &&
+			    d[i - 2][k - 2] + 1 < best)
+				best = d[i - 2][k - 2] + 1;
+			d[i][k] = best;
+		}
+	}
+	return d[la][lb];
+}
+
+/*
+ * newcomer (issue 17): an unknown command gets the nearest command name
+ * when one is close (a typo: "!stauts" -> !status), else where help is.
+ */
+static void
+unknown_command(struct ctx *ctx, const char *word)
+{
+	const struct command *best = NULL;
+	int best_distance = 3;
+
+	for (const struct command *c = commands; c->name != NULL; c++) {
+		int d = edit_distance(word, c->name);
+
+		/* Short words are too near everything to guess from. */
+		if (d < best_distance && d * 3 <= (int)strlen(word)) {
+			best = c;
+			best_distance = d;
+		}
+	}
+	if (best != NULL) {
+		struct text name;
+
+		text_init(&name);
+		text_printf(&name, "%c%s", ctx->prefix, best->name);
+		SAY(&ctx->reply, ctx->lang, MSG_DID_YOU_MEAN, "sbc", word,
+		    text_str(&name), ctx->prefix);
+		text_finish(&name);
+		return;
+	}
+	SAY(&ctx->reply, ctx->lang, MSG_UNKNOWN_COMMAND, "sc", word,
+	    ctx->prefix);
+}
+
 void
 commands_handle(struct network *network, struct channel *channel,
     const struct user *user, const char *text)
@@ -1275,8 +1435,7 @@ commands_handle(struct network *network, struct channel *channel,
 	ctx.command = command_find(words[0]);
 	if (ctx.command == NULL) {
 		/* Another bot's command, a typo: one line that says where help is. */
-		SAY(&ctx.reply, ctx.lang, MSG_UNKNOWN_COMMAND, "sc", words[0],
-		    ctx.prefix);
+		unknown_command(&ctx, words[0]);
 		goto answer;
 	}
 	ctx.argc = n > MAX_ARGS ? MAX_ARGS : n - 1;

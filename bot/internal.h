@@ -199,6 +199,15 @@ char card_color(const char *code);
 void text_cards(struct text *t, const json_t *codes);
 void text_seat(struct text *t, const struct table *table, int seat,
     int mention);
+/*
+ * newcomer (issue 17): the one person who reads everything said in
+ * channel (the terminal; NULL in a chat); whether seat is theirs, so that
+ * sentences about it are said to them ("You take the trick"); and a
+ * seat's name as the channel's reader should read it ("You").
+ */
+const char *channel_reader(struct channel *channel);
+int table_addressed(const struct table *table, int seat);
+const char *table_seat_name(const struct table *table, int seat);
 
 /* commands.c */
 /* Handles a line said in channel (NULL: privately) by user. */

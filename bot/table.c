@@ -69,12 +69,56 @@ text_play_cards(struct text *t, const json_t *cards)
 		text_cards(t, cards);
 }
 
+/* newcomer (issue 17): speaking to the person who reads the table. */
+
+const char *
+channel_reader(struct channel *channel)
+{
+	struct adapter *adapter = &channel->network->adapter;
+
+	if (adapter->impl->reader == NULL)
+		return NULL;
+	return adapter->impl->reader(adapter, channel->name);
+}
+
+int
+table_addressed(const struct table *table, int seat)
+{
+	const char *reader = channel_reader(table->channel);
+	const struct seat *s;
+
+	if (reader == NULL || seat < 0 || seat >= table->nseats)
+		return 0;
+	s = &table->seats[seat];
+	return !s->computer && s->user_id != NULL &&
+	    strcmp(s->user_id, reader) == 0;
+}
+
+const char *
+table_seat_name(const struct table *table, int seat)
+{
+	if (table_addressed(table, seat))
+		return i18n_get(table->channel->settings.lang, MSG_YOU);
+	return table->seats[seat].name;
+}
+
+/* A sentence about seat: "You take ..." to its reader, else "X takes". */
+static enum msg
+seat_msg(const struct table *table, int seat, enum msg third,
+    enum msg second)
+{
+	return table_addressed(table, seat) ? second : third;
+}
+
 void
 text_seat(struct text *t, const struct table *table, int seat, int mention)
 {
 	const struct seat *s = &table->seats[seat];
 
-	if (mention && !s->computer && !s->standin && s->user_id[0] != '\0')
+	if (table_addressed(table, seat))
+		text_bold(t, table_seat_name(table, seat));
+	else if (mention && !s->computer && !s->standin &&
+	    s->user_id[0] != '\0')
 		text_mention(t, s->user_id, s->name);
 	else
 		text_bold(t, s->name);
@@ -372,7 +416,8 @@ table_lobby_remove(struct table *table, int seat, struct text *out)
 {
 	enum lang lang = table_lang(table);
 
-	SAY(out, lang, MSG_LEFT_LOBBY, "b", table->seats[seat].name);
+	SAY(out, lang, seat_msg(table, seat, MSG_LEFT_LOBBY, MSG_YOU_LEAVE),
+	    "b", table_seat_name(table, seat));
 	seat_clear(table, &table->seats[seat]);
 	memmove(&table->seats[seat], &table->seats[seat + 1],
 	    (size_t)(table->nseats - seat - 1) * sizeof(table->seats[0]));
@@ -521,7 +566,7 @@ table_player_lines(struct table *table, struct text *out)
 		if (!first)
 			text_add(out, " · ");
 		first = 0;
-		text_bold(out, table->seats[seat].name);
+		text_bold(out, table_seat_name(table, seat));
 		json_int_at(scores, seat, &score);
 		if (bids != NULL) {
 			int has_bid = json_int_at(bids, seat, &b);
@@ -598,13 +643,13 @@ table_scores(struct table *table, struct text *out)
 	SAY0(&label, lang, MSG_SHEET_ROUND);
 	text_cell(out, text_str(&label), 6, 0);
 	for (int seat = 0; seat < table->nseats; seat++) {
-		int cols = (int)strlen(table->seats[seat].name);
+		int cols = (int)strlen(table_seat_name(table, seat));
 
 		width[seat] = cols < 9 ? 9 : cols > 14 ? 14 : cols;
 		text_add(out, " ");
 		char name[64];
 		snprintf(name, sizeof(name), "%.*s", width[seat],
-		    table->seats[seat].name);
+		    table_seat_name(table, seat));
 		text_cell(out, name, width[seat], 1);
 	}
 	json_array_foreach(rounds, r, round) {
@@ -654,6 +699,15 @@ table_scores(struct table *table, struct text *out)
 		text_cell(out, cell, width[seat], 1);
 	}
 	text_pre_end(out);
+	/* What the cells mean, once the sheet has a round. */
+	if (json_array_size(rounds) > 0) {
+		round = json_array_get(rounds, 0);
+		text_add(out, "\n");
+		SAY0(out, lang, json_object_get(round, "bids") != NULL ?
+		    MSG_SHEET_LEGEND_BIDS : json_object_get(round,
+		    "selected") != NULL ? MSG_SHEET_LEGEND_SELECTED :
+		    MSG_SHEET_LEGEND_PENALTY);
+	}
 	text_finish(&label);
 	json_decref(result);
 }
@@ -753,7 +807,7 @@ table_send_hand(struct table *table, int seat, int prompt)
 
 			text_add(&t, first ? " " : ", ");
 			first = 0;
-			text_bold(&t, table->seats[other].name);
+			text_bold(&t, table_seat_name(table, other));
 			text_add(&t, " ");
 			text_cards(&t, cards);
 		}
@@ -871,7 +925,7 @@ announce_round(struct table *table, struct text *out)
 		text_add(out, " · ");
 		SAY0(out, lang, MSG_DEALER_WORD);
 		text_add(out, " ");
-		text_bold(out, table->seats[json_integer_value(dealer)].name);
+		text_bold(out, table_seat_name(table, (int)json_integer_value(dealer)));
 	}
 	if (json_is_string(turned)) {
 		const char *code = json_string_value(turned);
@@ -893,12 +947,17 @@ announce_round(struct table *table, struct text *out)
 		text_add(out, " · ");
 		SAY0(out, lang, MSG_NO_TRUMP);
 	}
+	/* Where one person reads the table, a private line is typed bare. */
 	if (phase == PHASE_BID_SIMULTANEOUS) {
 		text_add(out, " · ");
-		SAY(out, lang, MSG_BIDS_HIDDEN, "c", table_prefix(table));
+		SAY(out, lang, channel_reader(table->channel) != NULL ?
+		    MSG_BIDS_HIDDEN_TYPE : MSG_BIDS_HIDDEN, "c",
+		    table_prefix(table));
 	} else if (phase == PHASE_SELECT) {
 		text_add(out, " · ");
-		SAY(out, lang, MSG_SELECT_PRIVATELY, "c", table_prefix(table));
+		SAY(out, lang, channel_reader(table->channel) != NULL ?
+		    MSG_SELECT_TYPE : MSG_SELECT_PRIVATELY, "c",
+		    table_prefix(table));
 	}
 	json_decref(view);
 }
@@ -1091,6 +1150,20 @@ table_next_text(struct table *table, struct text *out)
 		if (table->prompted & (1u << acting[i]))
 			continue;
 		table->prompted |= 1u << acting[i];
+		if (table_addressed(table, acting[i])) {
+			struct text task;
+
+			/* "your turn to bid", said to the one who reads. */
+			text_init(&task);
+			text_task(&task, table, phase);
+			if (out->len > 0)
+				text_add(out, " · ");
+			SAY(out, table_lang(table), MSG_YOUR_TURN, "r",
+			    text_str(&task));
+			text_finish(&task);
+			table_send_hand(table, acting[i], 1);
+			continue;
+		}
 		if (fresh++ == 0) {
 			if (out->len > 0)
 				text_add(out, " · ");
@@ -1364,10 +1437,12 @@ announce_action(struct table *table, int seat, const struct action *action,
 			int left = phase == PHASE_BID_SIMULTANEOUS ?
 			    table->impl->to_act(table->game->state, acting) : 0;
 
-			SAY(out, lang, MSG_HAS_BID, "bd", table->seats[
-			    seat].name, left);
+			SAY(out, lang, seat_msg(table, seat, MSG_HAS_BID,
+			    MSG_YOU_HAVE_BID), "bd", table_seat_name(table,
+			    seat), left);
 		} else {
-			SAY(out, lang, MSG_BIDS, "bd", table->seats[seat].name, action->value);
+			SAY(out, lang, seat_msg(table, seat, MSG_BIDS, MSG_YOU_BID), "bd",
+			    table_seat_name(table, seat), action->value);
 		}
 		if (phase != PHASE_BID && phase != PHASE_BID_SIMULTANEOUS) {
 			/* Bidding is over: the bids (where public). */
@@ -1380,7 +1455,7 @@ announce_action(struct table *table, int seat, const struct action *action,
 				if (!json_int_at(bids, i, &b))
 					continue;
 				text_add(out, shown++ ? ", " : " · ");
-				text_bold(out, table->seats[i].name);
+				text_bold(out, table_seat_name(table, i));
 				text_printf(out, " %d", b);
 				sum += b;
 			}
@@ -1396,8 +1471,8 @@ announce_action(struct table *table, int seat, const struct action *action,
 		static const char suits[] = "rygb";
 		char s[2] = { suits[action->value & 3], '\0' };
 
-		SAY(out, lang, MSG_CHOOSES_TRUMP, "b", table->seats[
-		    seat].name);
+		SAY(out, lang, seat_msg(table, seat, MSG_CHOOSES_TRUMP,
+		    MSG_YOU_CHOOSE_TRUMP), "b", table_seat_name(table, seat));
 		text_add(out, " ");
 		text_card(out, s[0], s);
 		break;
@@ -1406,12 +1481,14 @@ announce_action(struct table *table, int seat, const struct action *action,
 		if (phase == PHASE_SELECT) {
 			int acting[GAME_MAX_SEATS];
 
-			SAY(out, lang, MSG_HAS_SELECTED, "bd", table->seats[seat].name, table->impl->to_act(
+			SAY(out, lang, seat_msg(table, seat, MSG_HAS_SELECTED,
+			    MSG_YOU_HAVE_SELECTED), "bd", table_seat_name(table, seat), table->impl->to_act(
 			    table->game->state, acting));
 		} else {
 			json_t *selected = json_object_get(view, "selected");
 
-			SAY(out, lang, MSG_HAS_SELECTED, "bd", table->seats[seat].name, 0);
+			SAY(out, lang, seat_msg(table, seat, MSG_HAS_SELECTED,
+			    MSG_YOU_HAVE_SELECTED), "bd", table_seat_name(table, seat), 0);
 			text_add(out, " · ");
 			SAY0(out, lang, MSG_PENALTY_CARDS);
 			for (int i = 0; i < table->nseats; i++) {
@@ -1419,7 +1496,7 @@ announce_action(struct table *table, int seat, const struct action *action,
 				    json_array_get(selected, (size_t)i));
 
 				text_add(out, i > 0 ? ", " : " ");
-				text_bold(out, table->seats[i].name);
+				text_bold(out, table_seat_name(table, i));
 				text_add(out, " ");
 				if (c != NULL)
 					text_card(out, card_color(c), c);
@@ -1427,7 +1504,7 @@ announce_action(struct table *table, int seat, const struct action *action,
 		}
 		break;
 	case ACTION_PLAY:
-		text_bold(out, table->seats[seat].name);
+		text_bold(out, table_seat_name(table, seat));
 		text_add(out, " ");
 		for (int i = 0; i < action->ncards; i++) {
 			if (i > 0)
@@ -1444,7 +1521,8 @@ announce_action(struct table *table, int seat, const struct action *action,
 
 			table->tricks_seen = (int)json_array_size(tricks);
 			text_add(out, " · ");
-			SAY(out, lang, MSG_TAKES_TRICK, "b", table->seats[winner].name);
+			SAY(out, lang, seat_msg(table, winner, MSG_TAKES_TRICK,
+			    MSG_YOU_TAKE_TRICK), "b", table_seat_name(table, winner));
 			/* One line per play: the standings join the trick's. */
 			if (phase == PHASE_PLAY) {
 				text_add(out, " — ");
@@ -1483,7 +1561,7 @@ announce_round_end(struct table *table, json_t *round, struct text *out)
 				if (c == NULL)
 					continue;
 				text_add(out, s > 0 ? ", " : " ");
-				text_bold(out, table->seats[s].name);
+				text_bold(out, table_seat_name(table, s));
 				text_add(out, " ");
 				text_card(out, '0', c);
 			}
@@ -1492,12 +1570,51 @@ announce_round_end(struct table *table, json_t *round, struct text *out)
 		SAY0(out, lang, MSG_LOSERS);
 		json_array_foreach(losers, i, v) {
 			text_add(out, i > 0 ? ", " : " ");
-			text_bold(out, table->seats[json_integer_value(v)].name);
+			text_bold(out, table_seat_name(table, (int)json_integer_value(v)));
 		}
 		json_decref(view);
 	}
 	text_add(out, "\n");
 	table_scores(table, out);
+}
+
+/*
+ * "Ranking: 1. You 120 · 2. CPU1 80 · 2. CPU2 80 · 4. CPU3 -10": every
+ * seat by total, best first (the lowest first where it wins); ties share
+ * a place.
+ */
+static void
+announce_ranking(struct table *table, json_t *scores, struct text *out)
+{
+	int order[GAME_MAX_SEATS], total[GAME_MAX_SEATS];
+	int n = table->nseats;
+	int low = table->impl->lower_score_wins;
+
+	for (int i = 0; i < n; i++) {
+		order[i] = i;
+		total[i] = (int)json_integer_value(json_array_get(scores,
+		    (size_t)i));
+	}
+	/* An insertion sort keeps seat order among equal totals. */
+	for (int i = 1; i < n; i++) {
+		int s = order[i], k = i;
+
+		while (k > 0 && (low ? total[order[k - 1]] > total[s] :
+		    total[order[k - 1]] < total[s])) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = s;
+	}
+	text_add(out, "\n");
+	SAY0(out, table_lang(table), MSG_RANKING);
+	for (int i = 0, place = 1; i < n; i++) {
+		if (i > 0 && total[order[i]] != total[order[i - 1]])
+			place = i + 1;
+		text_printf(out, "%s%d. ", i > 0 ? " · " : " ", place);
+		text_seat(out, table, order[i], 0);
+		text_printf(out, " %d", total[order[i]]);
+	}
 }
 
 static void
@@ -1519,6 +1636,7 @@ announce_game_end(struct table *table, json_t *result, struct text *out)
 		text_printf(out, " (%d)", (int)json_integer_value(
 		    json_array_get(scores, (size_t)seat)));
 	}
+	announce_ranking(table, scores, out);
 }
 
 int
@@ -1647,8 +1765,9 @@ table_status(struct table *table, struct text *out)
 		SAY0(out, lang, MSG_TRICK_WORD);
 		json_array_foreach(trick, i, play) {
 			text_add(out, i > 0 ? ", " : " ");
-			text_bold(out, table->seats[json_integer_value(
-			    json_object_get(play, "seat"))].name);
+			text_bold(out, table_seat_name(table, (int)
+			    json_integer_value(json_object_get(play,
+			    "seat"))));
 			text_add(out, " ");
 			/* BirdHead's plays hold several "cards". */
 			text_play_cards(out, json_object_get(play, "card") !=
