@@ -47,6 +47,8 @@ struct console {
 	int edit;                /* stdin and stdout are a terminal: libedit */
 	int watching;
 	int editing;             /* libedit's callback handler is installed */
+	char *pending;           /* a line libedit finished, to run */
+	int ended;               /* libedit saw the end of input */
 	int discarding;          /* (a pipe) skipping the rest of a long line */
 	void (*again)(void *arg);
 	void *again_arg;
@@ -105,8 +107,10 @@ console_finish(struct adapter *adapter)
 {
 	struct console *c = adapter->priv;
 
-	if (c != NULL)
+	if (c != NULL) {
 		free(c->history);
+		free(c->pending);
+	}
 	free(c);
 	adapter->priv = NULL;
 }
@@ -281,7 +285,12 @@ console_offer_again(struct adapter *adapter, void (*again)(void *arg),
 	text_finish(&t);
 }
 
-/* libedit hands over a finished line (NULL at end of input). */
+/*
+ * libedit hands over a finished line (NULL at end of input).  It is only
+ * kept here: libedit calls this with the terminal given back to its
+ * normal mode and the old line still in its buffer, so the line is run
+ * once libedit is ready for the next one (console_key).
+ */
 static void
 console_edited(char *line)
 {
@@ -292,22 +301,144 @@ console_edited(char *line)
 		free(line);
 		return;
 	}
-	if (line == NULL) {
-		/* Ctrl-D: the person has left the table. */
-		fputs("\n", stdout);
-		loop_stop(bot_loop(adapter->bot));
-		return;
-	}
-	if (line[strspn(line, " \t")] != '\0')
+	free(c->pending);
+	c->pending = line;
+	c->ended = line == NULL;
+	if (line != NULL && line[strspn(line, " \t")] != '\0')
 		add_history(line);
-	console_line(adapter, line);
-	free(line);
+}
+
+/*
+ * The keys read but not yet given to libedit.  libedit's callback mode
+ * does not recognise key sequences (its unbuffered reading gives up on
+ * ESC [ A and inserts it as text), so the cursor keys are translated
+ * here into the single control keys its emacs map binds: Up ^P, Down ^N,
+ * Right ^F, Left ^B, Home ^A, End ^E; other sequences are dropped.
+ */
+static struct {
+	unsigned char buf[512];
+	size_t len, pos;
+	char seq[16];            /* an escape sequence not yet complete */
+	size_t seqlen;
+} keys;
+
+/*
+ * libedit reads its keys here, from the queue only: reading the terminal
+ * when the queue is empty would block the whole loop (and the computers'
+ * moves) until the next key.
+ */
+static int
+console_getc(FILE *in)
+{
+	if (keys.pos < keys.len)
+		return keys.buf[keys.pos++];
+	return EOF;
+}
+
+static void
+key_push(unsigned char ch)
+{
+	if (keys.len < sizeof(keys.buf))
+		keys.buf[keys.len++] = ch;
+}
+
+/* Translates a finished escape sequence (see struct keys). */
+static void
+key_sequence(const char *seq, size_t len)
+{
+	char final = seq[len - 1];
+
+	if (final == '~' && len >= 4) {
+		if (seq[2] == '1' || seq[2] == '7')
+			final = 'H';
+		else if (seq[2] == '4' || seq[2] == '8')
+			final = 'F';
+	}
+	switch (final) {
+	case 'A': key_push('P' & 0x1f); break;
+	case 'B': key_push('N' & 0x1f); break;
+	case 'C': key_push('F' & 0x1f); break;
+	case 'D': key_push('B' & 0x1f); break;
+	case 'H': key_push('A' & 0x1f); break;
+	case 'F': key_push('E' & 0x1f); break;
+	default: break;
+	}
+}
+
+/* Queues what the terminal sent, translating cursor keys. */
+static void
+key_feed(const unsigned char *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = in[i];
+
+		if (keys.seqlen == 0) {
+			if (ch == 0x1b)
+				keys.seq[keys.seqlen++] = (char)ch;
+			else
+				key_push(ch);
+			continue;
+		}
+		if (keys.seqlen < sizeof(keys.seq))
+			keys.seq[keys.seqlen++] = (char)ch;
+		if (keys.seqlen == 2) {
+			/* ESC [ and ESC O start sequences; ESC x is dropped. */
+			if (ch != '[' && ch != 'O')
+				keys.seqlen = 0;
+			continue;
+		}
+		/* A sequence ends at its final byte, '@' to '~'. */
+		if ((keys.seq[1] == 'O' || (ch >= 0x40 && ch <= 0x7e)) ||
+		    keys.seqlen == sizeof(keys.seq)) {
+			key_sequence(keys.seq, keys.seqlen);
+			keys.seqlen = 0;
+		}
+	}
 }
 
 static void
 console_key(struct loop *loop, int fd, int events, void *arg)
 {
-	rl_callback_read_char();
+	struct adapter *adapter = arg;
+	unsigned char in[256];
+	ssize_t n = read(fd, in, sizeof(in));
+
+	if (n < 0 && errno == EINTR)
+		return;
+	if (n <= 0) {
+		/* The terminal is gone: the person has left the table. */
+		loop_unwatch(loop, fd);
+		((struct console *)adapter->priv)->watching = 0;
+		loop_stop(loop);
+		return;
+	}
+	keys.len = keys.pos = 0;
+	key_feed(in, (size_t)n);
+	/* One call per key; a finished line may end the session. */
+	while (keys.pos < keys.len && console_editor == adapter &&
+	    !loop_stopped(loop)) {
+		struct console *c = adapter->priv;
+		char *line;
+
+		rl_callback_read_char();
+		if (c->ended) {
+			/* Ctrl-D: the person has left the table. */
+			fputs("\n", stdout);
+			loop_stop(loop);
+			break;
+		}
+		if ((line = c->pending) == NULL)
+			continue;
+		c->pending = NULL;
+		/*
+		 * Installing the handler again puts the terminal back into
+		 * libedit's mode and draws a fresh prompt under the line.
+		 */
+		rl_callback_handler_install(PROMPT, console_edited);
+		console_line(adapter, line);
+		free(line);
+	}
+	keys.len = keys.pos = 0;
 }
 
 /* Reads a pipe: whole lines only; an over-long one is refused whole. */
@@ -366,6 +497,9 @@ console_start(struct adapter *adapter)
 
 	if (c->edit && console_editor == NULL) {
 		console_editor = adapter;
+		/* Before anything initialises libedit, which reads it once. */
+		rl_getc_function = console_getc;
+		rl_initialize();
 		if (c->history != NULL)
 			read_history(c->history);
 		stifle_history(500);

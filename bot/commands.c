@@ -1368,7 +1368,9 @@ unknown_command(struct ctx *ctx, const char *word)
 	int best_distance = 3;
 
 	for (const struct command *c = commands; c->name != NULL; c++) {
-		int d = edit_distance(word, c->name);
+		/* A name begun and not finished ("stat") is the best guess. */
+		int d = strlen(word) >= 3 && strncasecmp(word, c->name,
+		    strlen(word)) == 0 ? 0 : edit_distance(word, c->name);
 
 		/* Short words are too near everything to guess from. */
 		if (d < best_distance && d * 3 <= (int)strlen(word)) {
