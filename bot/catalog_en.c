@@ -177,8 +177,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_YOU_VOTE_STOP] = "You vote to stop the game ({2} of {3} votes "
 	    "needed; {4}stop to agree).",
 	[MSG_YOUR_TURN] = "your turn {1}",
-	[MSG_SECRET_HINT] = "This is secret: send it to me in a private "
-	    "message, as {1}",
+	[MSG_SECRET_HINT] = "This is secret: send {1} to me privately.",
 	[MSG_SECRET_HINT_TYPE] = "This is secret: type {1} (without {2}), "
 	    "and only you see it.",
 	[MSG_BIDS_HIDDEN_TYPE] = "bids are hidden: type bid N (without {1})",
@@ -249,4 +248,6 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "round you see everyone's card but your own.",
 	[MSG_RULE_DM] = "dm: four rounds instead of five.",
 	[CMD_RULES] = "{1}rules [GAME|OPTION] · the rules in short",
+	[MSG_YOU_STANDIN] = "A computer plays your seat now; say {2}back to "
+	    "take it again.",
 };

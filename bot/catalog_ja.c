@@ -251,4 +251,6 @@ const char *const catalog_ja[MSG_COUNT] = {
 	    "自分以外の全員の札が見え、自分の札は見えません。",
 	[MSG_RULE_DM] = "dm: 5ラウンドではなく4ラウンド。",
 	[CMD_RULES] = "{1}rules [GAME|OPTION] · ルールの要約",
+	[MSG_YOU_STANDIN] = "コンピューターがあなたの席でプレイします。"
+	    "{2}back で席に戻れます。",
 };

@@ -535,15 +535,17 @@ act(struct ctx *ctx, struct table *table, int seat, struct action *action)
 
 /*
  * newcomer (issue 17): tells exactly what to type for the secret command
- * just said in the channel ("bid 2", "select r5"): on a medium with one
- * reader (the terminal) it is typed without the prefix, in a chat it goes
- * in a private message.
+ * just said in the channel ("bid 2", "select r5"), privately: on a medium
+ * with one reader (the terminal) it is typed without the prefix, in a
+ * chat it goes in a private message.
  */
 static void
 secret_hint(struct ctx *ctx)
 {
 	struct text line;
 
+	/* Said back in the channel, the card or bid would be shown twice. */
+	ctx->reply_private = 1;
 	text_init(&line);
 	text_add(&line, ctx->command->name);
 	for (int i = 0; i < ctx->argc; i++) {

@@ -1353,8 +1353,8 @@ table_stand_in(struct table *table, int seat, enum msg why)
 	s->level = table_bot(table)->computer_level;
 	table_seat_changed(table, seat);
 	text_init(&t);
-	SAY(&t, table_lang(table), why, "bc", s->name,
-	    table_prefix(table));
+	SAY(&t, table_lang(table), seat_msg(table, seat, why, MSG_YOU_STANDIN),
+	    "bc", s->name, table_prefix(table));
 	channel_send(table->channel, &t);
 	text_finish(&t);
 }

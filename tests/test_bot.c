@@ -1045,7 +1045,7 @@ test_stats_after_games(void **state)
 	play_out(f, "#st", 7);
 	say(f, "#st", "alice", "!stats");
 	assert_non_null(strstr(last_to(f, "#st", NULL), "alice in BirdHead: 1 "
-	    "games"));
+	    "game, "));
 	say(f, "#st", "bob", "!stats alice");
 	assert_non_null(strstr(last_to(f, "#st", NULL), "alice in BirdHead"));
 	say(f, "#st", "bob", "!top birdhead");
