@@ -15,5 +15,10 @@ if [[ ! -f build/build.ninja ]]; then
 	}
 	rm -f build-setup.log
 fi
-echo "==> Building (ninja -C build)"
-ninja -C build
+# Playing needs only the executable; the tests need every target.
+targets=()
+if [[ ${1:-all} == play ]]; then
+	targets=(stichbot)
+fi
+echo "==> Building (ninja -C build ${targets[*]:-})"
+ninja -C build "${targets[@]}"
