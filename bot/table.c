@@ -1776,7 +1776,18 @@ table_status(struct table *table, struct text *out)
 		}
 	}
 	n = table->impl->to_act(table->game->state, acting);
-	if (n > 0) {
+	if (n == 1 && table_addressed(table, acting[0])) {
+		struct text task;
+
+		/* "your turn to bid", said to the one who reads. */
+		text_init(&task);
+		text_task(&task, table, table->impl->phase(
+		    table->game->state));
+		text_add(out, " · ");
+		SAY(out, table_lang(table), MSG_YOUR_TURN, "r",
+		    text_str(&task));
+		text_finish(&task);
+	} else if (n > 0) {
 		text_add(out, " · ");
 		for (int k = 0; k < n; k++) {
 			if (k > 0)
