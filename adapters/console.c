@@ -270,19 +270,26 @@ console_type(struct adapter *adapter, const char *line)
 }
 
 void
+console_notice(struct adapter *adapter, enum msg id)
+{
+	struct console *c = adapter->priv;
+	struct text t;
+
+	text_init(&t);
+	SAY0(&t, c->lang, id);
+	console_note(c, text_str(&t));
+	text_finish(&t);
+}
+
+void
 console_offer_again(struct adapter *adapter, void (*again)(void *arg),
     void *arg)
 {
 	struct console *c = adapter->priv;
 
-	struct text t;
-
 	c->again = again;
 	c->again_arg = arg;
-	text_init(&t);
-	SAY0(&t, c->lang, MSG_PLAY_AGAIN);
-	console_note(c, text_str(&t));
-	text_finish(&t);
+	console_notice(adapter, MSG_PLAY_AGAIN);
 }
 
 /*

@@ -5,6 +5,7 @@
 #define STICHBOT_CONSOLE_H
 
 #include "adapter.h"
+#include "i18n.h"
 
 extern const struct adapter_impl console_adapter;
 
@@ -17,6 +18,9 @@ extern const struct adapter_impl console_adapter;
 
 /* Runs a command as if the person had typed it, echoing it. */
 void console_type(struct adapter *adapter, const char *line);
+
+/* Prints one of the catalog's messages as a note of the terminal's own. */
+void console_notice(struct adapter *adapter, enum msg id);
 
 /*
  * Offers another game: the person's next "y" calls again(arg), "n" ends

@@ -250,4 +250,6 @@ const char *const catalog_en[MSG_COUNT] = {
 	[CMD_RULES] = "{1}rules [GAME|OPTION] · the rules in short",
 	[MSG_YOU_STANDIN] = "A computer plays your seat now; say {2}back to "
 	    "take it again.",
+	[MSG_PLAY_RESUMING] = "Your unfinished game from last time goes on "
+	    "(!stop ends it; then y deals a new one).",
 };

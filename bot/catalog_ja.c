@@ -253,4 +253,6 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[CMD_RULES] = "{1}rules [GAME|OPTION] · ルールの要約",
 	[MSG_YOU_STANDIN] = "コンピューターがあなたの席でプレイします。"
 	    "{2}back で席に戻れます。",
+	[MSG_PLAY_RESUMING] = "前回の途中のゲームを続けます（!stop で終了し、"
+	    "y で新しいゲームを配ります）。",
 };

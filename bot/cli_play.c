@@ -64,9 +64,7 @@ play_usage(FILE *out)
 	    "leaves, and an unfinished game resumes next time.\n\n"
 	    "  GAME              wizard, birdhead or sticheln (default "
 	    DEFAULT_GAME ")\n"
-	    "  -n, --players N   seats, you included (default %d; Wizard "
-	    "and BirdHead 3-6,\n"
-	    "                    Sticheln 3-6)\n"
+	    "  -n, --players N   seats, you included, 3-6 (default %d)\n"
 	    "  -o, --option X    a game option, e.g. hiddentip or rounds=5 "
 	    "(default none;\n"
 	    "                    repeat for more; !rules X explains one)\n"
@@ -393,6 +391,8 @@ cli_play(int argc, char **argv)
 			console_type(play.adapter, "!leave");
 		play_open(&play);
 	} else {
+		/* The arguments are for the next game, not this one. */
+		console_notice(play.adapter, MSG_PLAY_RESUMING);
 		console_type(play.adapter, "!status");
 	}
 	if (bot_game_count(bot) == 0) {
