@@ -884,61 +884,18 @@ cmd_help(struct ctx *ctx)
 
 /*
  * newcomer (issue 17): `rules [GAME|OPTION]`, a short summary of a game
- * (by default the table's) or of one option, in the channel's language.
+ * (by default the table's) or of one option (newcomer.c).
  */
 static void
 cmd_rules(struct ctx *ctx)
 {
-	static const struct {
-		const char *name;
-		enum msg text;
-	} rules[] = {
-		{ "wizard", MSG_RULES_WIZARD },
-		{ "birdhead", MSG_RULES_BIRDHEAD },
-		{ "sticheln", MSG_RULES_STICHELN },
-		{ "notequal", MSG_RULE_NOTEQUAL },
-		{ "evenbid", MSG_RULE_EVENBID },
-		{ "canadian", MSG_RULE_CANADIAN },
-		{ "hardcore", MSG_RULE_HARDCORE },
-		{ "hiddentip", MSG_RULE_HIDDENTIP },
-		{ "secret", MSG_RULE_SECRET },
-		{ "quick", MSG_RULE_QUICK },
-		{ "rounds", MSG_RULE_ROUNDS },
-		{ "amigo", MSG_RULE_AMIGO },
-		{ "custom6", MSG_RULE_CUSTOM6 },
-		{ "nannie", MSG_RULE_NANNIE },
-		{ "jesterbid", MSG_RULE_JESTERBID },
-		{ "clairvoyance", MSG_RULE_CLAIRVOYANCE },
-		{ "dm", MSG_RULE_DM },
-	};
-	char name[32];
+	const struct table *table = ctx->channel != NULL ?
+	    ctx->channel->table : NULL;
+	const char *name = ctx->argc > 0 ? ctx->argv[0] : table != NULL ?
+	    table->impl->name : ctx->channel != NULL ?
+	    ctx->channel->settings.game : ctx->network->defaults.game;
 
-	if (ctx->argc == 0) {
-		const struct table *table = ctx->channel != NULL ?
-		    ctx->channel->table : NULL;
-
-		snprintf(name, sizeof(name), "%s", table != NULL ?
-		    table->impl->name : ctx->channel != NULL ?
-		    ctx->channel->settings.game : ctx->network->defaults.game);
-	} else {
-		size_t n = strcspn(ctx->argv[0], "=");
-
-		snprintf(name, sizeof(name), "%.*s", (int)(n < 31 ? n : 31),
-		    ctx->argv[0]);
-	}
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
-		if (strcasecmp(name, rules[i].name) != 0)
-			continue;
-		SAY0(&ctx->reply, ctx->lang, rules[i].text);
-		if (i < 3) {
-			text_add(&ctx->reply, " ");
-			SAY(&ctx->reply, ctx->lang, MSG_RULES_MORE, "c",
-			    ctx->prefix);
-		}
-		return;
-	}
-	SAY(&ctx->reply, ctx->lang, MSG_RULES_UNKNOWN, "sc", ctx->argv[0],
-	    ctx->prefix);
+	rules_say(&ctx->reply, ctx->lang, ctx->prefix, name);
 }
 
 static void
@@ -1322,44 +1279,6 @@ command_allowed(struct ctx *ctx)
 }
 
 /*
- * The edit distance between a and b (insertions, deletions, changes and
- * swaps of neighbours), for names of up to 15 bytes; larger otherwise.
- */
-static int
-edit_distance(const char *a, const char *b)
-{
-	int d[16][16];
-	size_t la = strlen(a), lb = strlen(b);
-
-	if (la > 15 || lb > 15)
-		return 99;
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = (int)i;
-	for (size_t k = 0; k <= lb; k++)
-		d[0][k] = (int)k;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t k = 1; k <= lb; k++) {
-			int cost = tolower((unsigned char)a[i - 1]) !=
-			    tolower((unsigned char)b[k - 1]);
-			int best = d[i - 1][k - 1] + cost;
-
-			if (d[i - 1][k] + 1 < best)
-				best = d[i - 1][k] + 1;
-			if (d[i][k - 1] + 1 < best)
-				best = d[i][k - 1] + 1;
-			if (i > 1 && k > 1 && tolower((unsigned char)a[i - 1]) ==
-			    tolower((unsigned char)b[k - 2]) &&
-			    tolower((unsigned char)a[i - 2]) ==
-			    tolower((unsigned char)b[k - 1]) &&
-			    d[i - 2][k - 2] + 1 < best)
-				best = d[i - 2][k - 2] + 1;
-			d[i][k] = best;
-		}
-	}
-	return d[la][lb];
-}
-
-/*
  * newcomer (issue 17): an unknown command gets the nearest command name
  * when one is close (a typo: "!stauts" -> !status), else where help is.
  */
@@ -1370,12 +1289,9 @@ unknown_command(struct ctx *ctx, const char *word)
 	int best_distance = 3;
 
 	for (const struct command *c = commands; c->name != NULL; c++) {
-		/* A name begun and not finished ("stat") is the best guess. */
-		int d = strlen(word) >= 3 && strncasecmp(word, c->name,
-		    strlen(word)) == 0 ? 0 : edit_distance(word, c->name);
+		int d = name_distance(word, c->name);
 
-		/* Short words are too near everything to guess from. */
-		if (d < best_distance && d * 3 <= (int)strlen(word)) {
+		if (d < best_distance) {
 			best = c;
 			best_distance = d;
 		}

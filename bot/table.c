@@ -69,47 +69,6 @@ text_play_cards(struct text *t, const json_t *cards)
 		text_cards(t, cards);
 }
 
-/* newcomer (issue 17): speaking to the person who reads the table. */
-
-const char *
-channel_reader(struct channel *channel)
-{
-	struct adapter *adapter = &channel->network->adapter;
-
-	if (adapter->impl->reader == NULL)
-		return NULL;
-	return adapter->impl->reader(adapter, channel->name);
-}
-
-int
-table_addressed(const struct table *table, int seat)
-{
-	const char *reader = channel_reader(table->channel);
-	const struct seat *s;
-
-	if (reader == NULL || seat < 0 || seat >= table->nseats)
-		return 0;
-	s = &table->seats[seat];
-	return !s->computer && s->user_id != NULL &&
-	    strcmp(s->user_id, reader) == 0;
-}
-
-const char *
-table_seat_name(const struct table *table, int seat)
-{
-	if (table_addressed(table, seat))
-		return i18n_get(table->channel->settings.lang, MSG_YOU);
-	return table->seats[seat].name;
-}
-
-/* A sentence about seat: "You take ..." to its reader, else "X takes". */
-static enum msg
-seat_msg(const struct table *table, int seat, enum msg third,
-    enum msg second)
-{
-	return table_addressed(table, seat) ? second : third;
-}
-
 void
 text_seat(struct text *t, const struct table *table, int seat, int mention)
 {
@@ -416,7 +375,7 @@ table_lobby_remove(struct table *table, int seat, struct text *out)
 {
 	enum lang lang = table_lang(table);
 
-	SAY(out, lang, seat_msg(table, seat, MSG_LEFT_LOBBY, MSG_YOU_LEAVE),
+	SAY(out, lang, table_seat_msg(table, seat, MSG_LEFT_LOBBY, MSG_YOU_LEAVE),
 	    "b", table_seat_name(table, seat));
 	seat_clear(table, &table->seats[seat]);
 	memmove(&table->seats[seat], &table->seats[seat + 1],
@@ -733,6 +692,20 @@ text_task(struct text *t, struct table *table, enum game_phase phase)
 		SAY0(t, lang, MSG_TASK_PLAY);
 		break;
 	}
+}
+
+/* newcomer (issue 17): " · your turn to bid" to the channel's reader. */
+static void
+your_turn(struct table *table, enum game_phase phase, struct text *out)
+{
+	struct text task;
+
+	text_init(&task);
+	text_task(&task, table, phase);
+	if (out->len > 0)
+		text_add(out, " · ");
+	SAY(out, table_lang(table), MSG_YOUR_TURN, "r", text_str(&task));
+	text_finish(&task);
 }
 
 static int
@@ -1151,16 +1124,8 @@ table_next_text(struct table *table, struct text *out)
 			continue;
 		table->prompted |= 1u << acting[i];
 		if (table_addressed(table, acting[i])) {
-			struct text task;
-
 			/* "your turn to bid", said to the one who reads. */
-			text_init(&task);
-			text_task(&task, table, phase);
-			if (out->len > 0)
-				text_add(out, " · ");
-			SAY(out, table_lang(table), MSG_YOUR_TURN, "r",
-			    text_str(&task));
-			text_finish(&task);
+			your_turn(table, phase, out);
 			table_send_hand(table, acting[i], 1);
 			continue;
 		}
@@ -1353,7 +1318,7 @@ table_stand_in(struct table *table, int seat, enum msg why)
 	s->level = table_bot(table)->computer_level;
 	table_seat_changed(table, seat);
 	text_init(&t);
-	SAY(&t, table_lang(table), seat_msg(table, seat, why, MSG_YOU_STANDIN),
+	SAY(&t, table_lang(table), table_seat_msg(table, seat, why, MSG_YOU_STANDIN),
 	    "bc", s->name, table_prefix(table));
 	channel_send(table->channel, &t);
 	text_finish(&t);
@@ -1437,11 +1402,11 @@ announce_action(struct table *table, int seat, const struct action *action,
 			int left = phase == PHASE_BID_SIMULTANEOUS ?
 			    table->impl->to_act(table->game->state, acting) : 0;
 
-			SAY(out, lang, seat_msg(table, seat, MSG_HAS_BID,
+			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_BID,
 			    MSG_YOU_HAVE_BID), "bd", table_seat_name(table,
 			    seat), left);
 		} else {
-			SAY(out, lang, seat_msg(table, seat, MSG_BIDS, MSG_YOU_BID), "bd",
+			SAY(out, lang, table_seat_msg(table, seat, MSG_BIDS, MSG_YOU_BID), "bd",
 			    table_seat_name(table, seat), action->value);
 		}
 		if (phase != PHASE_BID && phase != PHASE_BID_SIMULTANEOUS) {
@@ -1471,7 +1436,7 @@ announce_action(struct table *table, int seat, const struct action *action,
 		static const char suits[] = "rygb";
 		char s[2] = { suits[action->value & 3], '\0' };
 
-		SAY(out, lang, seat_msg(table, seat, MSG_CHOOSES_TRUMP,
+		SAY(out, lang, table_seat_msg(table, seat, MSG_CHOOSES_TRUMP,
 		    MSG_YOU_CHOOSE_TRUMP), "b", table_seat_name(table, seat));
 		text_add(out, " ");
 		text_card(out, s[0], s);
@@ -1481,13 +1446,13 @@ announce_action(struct table *table, int seat, const struct action *action,
 		if (phase == PHASE_SELECT) {
 			int acting[GAME_MAX_SEATS];
 
-			SAY(out, lang, seat_msg(table, seat, MSG_HAS_SELECTED,
+			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_SELECTED,
 			    MSG_YOU_HAVE_SELECTED), "bd", table_seat_name(table, seat), table->impl->to_act(
 			    table->game->state, acting));
 		} else {
 			json_t *selected = json_object_get(view, "selected");
 
-			SAY(out, lang, seat_msg(table, seat, MSG_HAS_SELECTED,
+			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_SELECTED,
 			    MSG_YOU_HAVE_SELECTED), "bd", table_seat_name(table, seat), 0);
 			text_add(out, " · ");
 			SAY0(out, lang, MSG_PENALTY_CARDS);
@@ -1521,7 +1486,7 @@ announce_action(struct table *table, int seat, const struct action *action,
 
 			table->tricks_seen = (int)json_array_size(tricks);
 			text_add(out, " · ");
-			SAY(out, lang, seat_msg(table, winner, MSG_TAKES_TRICK,
+			SAY(out, lang, table_seat_msg(table, winner, MSG_TAKES_TRICK,
 			    MSG_YOU_TAKE_TRICK), "b", table_seat_name(table, winner));
 			/* One line per play: the standings join the trick's. */
 			if (phase == PHASE_PLAY) {
@@ -1578,45 +1543,6 @@ announce_round_end(struct table *table, json_t *round, struct text *out)
 	table_scores(table, out);
 }
 
-/*
- * "Ranking: 1. You 120 · 2. CPU1 80 · 2. CPU2 80 · 4. CPU3 -10": every
- * seat by total, best first (the lowest first where it wins); ties share
- * a place.
- */
-static void
-announce_ranking(struct table *table, json_t *scores, struct text *out)
-{
-	int order[GAME_MAX_SEATS], total[GAME_MAX_SEATS];
-	int n = table->nseats;
-	int low = table->impl->lower_score_wins;
-
-	for (int i = 0; i < n; i++) {
-		order[i] = i;
-		total[i] = (int)json_integer_value(json_array_get(scores,
-		    (size_t)i));
-	}
-	/* An insertion sort keeps seat order among equal totals. */
-	for (int i = 1; i < n; i++) {
-		int s = order[i], k = i;
-
-		while (k > 0 && (low ? total[order[k - 1]] > total[s] :
-		    total[order[k - 1]] < total[s])) {
-			order[k] = order[k - 1];
-			k--;
-		}
-		order[k] = s;
-	}
-	text_add(out, "\n");
-	SAY0(out, table_lang(table), MSG_RANKING);
-	for (int i = 0, place = 1; i < n; i++) {
-		if (i > 0 && total[order[i]] != total[order[i - 1]])
-			place = i + 1;
-		text_printf(out, "%s%d. ", i > 0 ? " · " : " ", place);
-		text_seat(out, table, order[i], 0);
-		text_printf(out, " %d", total[order[i]]);
-	}
-}
-
 static void
 announce_game_end(struct table *table, json_t *result, struct text *out)
 {
@@ -1636,7 +1562,7 @@ announce_game_end(struct table *table, json_t *result, struct text *out)
 		text_printf(out, " (%d)", (int)json_integer_value(
 		    json_array_get(scores, (size_t)seat)));
 	}
-	announce_ranking(table, scores, out);
+	table_ranking(table, scores, out);
 }
 
 int
@@ -1777,16 +1703,7 @@ table_status(struct table *table, struct text *out)
 	}
 	n = table->impl->to_act(table->game->state, acting);
 	if (n == 1 && table_addressed(table, acting[0])) {
-		struct text task;
-
-		/* "your turn to bid", said to the one who reads. */
-		text_init(&task);
-		text_task(&task, table, table->impl->phase(
-		    table->game->state));
-		text_add(out, " · ");
-		SAY(out, table_lang(table), MSG_YOUR_TURN, "r",
-		    text_str(&task));
-		text_finish(&task);
+		your_turn(table, table->impl->phase(table->game->state), out);
 	} else if (n > 0) {
 		text_add(out, " · ");
 		for (int k = 0; k < n; k++) {
