@@ -27,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 
 #include <editline/readline.h>
 
@@ -116,6 +117,29 @@ console_finish(struct adapter *adapter)
 }
 
 /*
+ * Wipes the prompt and the line being typed, however many rows it wraps
+ * over, leaving the cursor at the start of the prompt's first row.  Wide
+ * (CJK) characters take two columns, as the terminal draws them.
+ */
+static void
+console_wipe(void)
+{
+	struct winsize ws;
+	int cols = 80, width = (int)strlen(PROMPT), up;
+	const unsigned char *p = (const unsigned char *)rl_line_buffer;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		cols = ws.ws_col;
+	for (int i = 0; p != NULL && i < rl_point && p[i] != '\0'; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			width += p[i] >= 0xe3 && p[i] <= 0xef ? 2 : 1;
+	up = width / cols;
+	if (up > 0)
+		printf("\033[%dA", up);
+	fputs("\r\033[J", stdout);
+}
+
+/*
  * Prints a text, one terminal line per line of it.  While the person is
  * typing, their line is wiped first and drawn again afterwards, so that
  * what the table says never lands in the middle of it.
@@ -137,9 +161,8 @@ console_print(struct console *c, const char *tag, const struct text *text)
 	if (strncmp(s, "[" CONSOLE_CHANNEL "] ",
 	    strlen("[" CONSOLE_CHANNEL "] ")) == 0)
 		s += strlen("[" CONSOLE_CHANNEL "] ");
-	if (c->editing) {
-		fputs("\r\033[K", stdout);
-	}
+	if (c->editing)
+		console_wipe();
 	while (*s != '\0') {
 		size_t n = strcspn(s, "\n");
 
@@ -166,7 +189,7 @@ console_note(struct console *c, const char *note)
 	text_add(&t, note);
 	if (c->ansi) {
 		if (c->editing)
-			fputs("\r\033[K", stdout);
+			console_wipe();
 		printf("\033[2m%s\033[0m\n", note);
 		fflush(stdout);
 		if (c->editing)
@@ -261,7 +284,7 @@ console_type(struct adapter *adapter, const char *line)
 	struct console *c = adapter->priv;
 
 	if (c->editing)
-		fputs("\r\033[K", stdout);
+		console_wipe();
 	printf(c->ansi ? "\033[2m> %s\033[0m\n" : "> %s\n", line);
 	fflush(stdout);
 	if (c->editing)
