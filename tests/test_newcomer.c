@@ -113,18 +113,32 @@ sent(struct fx *f, size_t mark, int private)
 	return all;
 }
 
+/*
+ * The failure message shows where the text was looked for (the end of it:
+ * cmocka cuts long messages).
+ */
+static const char *
+tail_of(const char *all)
+{
+	size_t n = all != NULL ? strlen(all) : 0;
+
+	return all == NULL ? "" : n > 600 ? all + n - 600 : all;
+}
+
 static void
 assert_has(const char *all, const char *what)
 {
 	if (strstr(all, what) == NULL)
-		fail_msg("\"%s\" is not in:\n%s", what, all);
+		fail_msg("\"%s\" is not in:\n%s", what, tail_of(all));
 }
 
 static void
 assert_lacks(const char *all, const char *what)
 {
-	if (strstr(all, what) != NULL)
-		fail_msg("\"%s\" should not be in:\n%s", what, all);
+	const char *at = strstr(all, what);
+
+	if (at != NULL)
+		fail_msg("\"%s\" should not be in:\n%.200s", what, at);
 }
 
 /* Lets the computers (and the stand-in for the person) play it out. */
