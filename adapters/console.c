@@ -49,6 +49,7 @@ struct console {
 	int watching;
 	int editing;             /* libedit's callback handler is installed */
 	char *pending;           /* a line libedit finished, to run */
+	int fresh;               /* the prompt shows an empty line */
 	int ended;               /* libedit saw the end of input */
 	int discarding;          /* (a pipe) skipping the rest of a long line */
 	void (*again)(void *arg);
@@ -122,11 +123,16 @@ console_finish(struct adapter *adapter)
  * (CJK) characters take two columns, as the terminal draws them.
  */
 static void
-console_wipe(void)
+console_wipe(const struct console *c)
 {
 	struct winsize ws;
 	int cols = 80, width = (int)strlen(PROMPT), up;
-	const unsigned char *p = (const unsigned char *)rl_line_buffer;
+	/*
+	 * After a line, libedit's rl_point and buffer keep the old line
+	 * until the next key: the prompt shown is empty then.
+	 */
+	const unsigned char *p = c->fresh ? NULL :
+	    (const unsigned char *)rl_line_buffer;
 
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
 		cols = ws.ws_col;
@@ -162,7 +168,7 @@ console_print(struct console *c, const char *tag, const struct text *text)
 	    strlen("[" CONSOLE_CHANNEL "] ")) == 0)
 		s += strlen("[" CONSOLE_CHANNEL "] ");
 	if (c->editing)
-		console_wipe();
+		console_wipe(c);
 	while (*s != '\0') {
 		size_t n = strcspn(s, "\n");
 
@@ -189,7 +195,7 @@ console_note(struct console *c, const char *note)
 	text_add(&t, note);
 	if (c->ansi) {
 		if (c->editing)
-			console_wipe();
+			console_wipe(c);
 		printf("\033[2m%s\033[0m\n", note);
 		fflush(stdout);
 		if (c->editing)
@@ -284,7 +290,7 @@ console_type(struct adapter *adapter, const char *line)
 	struct console *c = adapter->priv;
 
 	if (c->editing)
-		console_wipe();
+		console_wipe(c);
 	printf(c->ansi ? "\033[2m> %s\033[0m\n" : "> %s\n", line);
 	fflush(stdout);
 	if (c->editing)
@@ -450,6 +456,7 @@ console_key(struct loop *loop, int fd, int events, void *arg)
 		struct console *c = adapter->priv;
 		char *line;
 
+		c->fresh = 0;
 		rl_callback_read_char();
 		if (c->ended) {
 			/* Ctrl-D: the person has left the table. */
@@ -465,6 +472,7 @@ console_key(struct loop *loop, int fd, int events, void *arg)
 		 * libedit's mode and draws a fresh prompt under the line.
 		 */
 		rl_callback_handler_install(PROMPT, console_edited);
+		c->fresh = 1;
 		console_line(adapter, line);
 		free(line);
 	}
@@ -535,6 +543,7 @@ console_start(struct adapter *adapter)
 		stifle_history(500);
 		rl_callback_handler_install(PROMPT, console_edited);
 		c->editing = 1;
+		c->fresh = 1;
 		if (loop_watch(bot_loop(adapter->bot), STDIN_FILENO,
 		    LOOP_READ, console_key, adapter) != 0)
 			return -1;

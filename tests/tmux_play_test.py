@@ -6,8 +6,9 @@ the screen says), BirdHead and Sticheln (in Japanese) against computers,
 in a terminal that tmux emulates: they read only what `tmux capture-pane`
 shows and type with `tmux send-keys`.  On the way they type an over-long
 line (refused whole), recall a line with the Up arrow, keep a half-typed
-line intact while the computers move, play another game, leave, and come
-back to find their statistics and their unfinished game kept.
+line whole while the computers move, play another game,
+leave, and come back to find their statistics, their unfinished game and
+the lines they typed kept.
 
 Every wait polls the screen up to a generous deadline (the machine may be
 loaded), never sleeps and hopes.  Usage: tmux_play_test.py STICHBOT
@@ -156,10 +157,24 @@ def play_game(term, secret=None, checks=None):
         if secret is not None and secret(got, line):
             moves += 1
             continue
+        mark = len(term.lines())
         term.type(line)
         moves += 1
         if checks is not None and moves == 3:
             checks()
+        if checks is not None and moves == 4:
+            half_typed(term, mark)
+
+
+def half_typed(term, mark):
+    """A line being typed stays whole while the computers move."""
+    term.type("!sco", enter=False)
+    term.wait(lambda lines: any(x.startswith("CPU") or "Another game" in x
+                                for x in lines) and "yes", after=mark)
+    check(term.input_line().endswith("> !sco"),
+          "the half-typed line is kept: %r" % term.input_line())
+    term.key("C-u")
+    term.half_typed = True
 
 
 def check(cond, message):
@@ -171,7 +186,7 @@ def wizard(state):
     term = Terminal(state, name="wizard")
     try:
         term.start(["play", "wizard", "--players", "3", "--option",
-                    "hiddentip", "--option", "rounds=2", "--delay", "50",
+                    "hiddentip", "--option", "rounds=2", "--delay", "400",
                     "--seed", "11"])
         term.wait("your turn to bid")
         check("bids are hidden: type bid N (without !)" in term.screen(),
@@ -218,6 +233,8 @@ def wizard(state):
 
         moves = play_game(term, secret, checks)
         check(hinted, "a hidden bid was typed as the screen said")
+        check(getattr(term, "half_typed", False),
+              "a half-typed line was checked")
         check(moves >= 3, "the person played")
         screen = term.screen()
         for want in ("You join Wizard", "Ranking: 1. ",
@@ -241,6 +258,13 @@ def wizard(state):
         term.start(["play", "--delay", "50"])
         term.wait("> !status")
         term.wait(lambda lines: prompts(lines) and "yes")
+        # The lines typed last time are there for the Up arrow.
+        term.key("Up")
+        term.wait(lambda lines: term.input_line().endswith("> quit")
+                  and "yes")
+        term.key("C-u")
+        term.wait(lambda lines: term.input_line().rstrip() == ">"
+                  and "yes")
         mark = len(term.lines())
         term.type("!stats")
         term.wait("in Wizard: 1 game, ", after=mark)
