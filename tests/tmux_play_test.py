@@ -37,12 +37,14 @@ class Terminal:
     """One tmux server with one window running a command."""
 
     def __init__(self, state, env=None, name="t"):
-        self.socket = "stichbot-play-%d-%s" % (os.getpid(), name)
+        # The server's socket lives in the state directory, which goes
+        # away with everything else the test made.
+        self.socket = os.path.join(state, "tmux-" + name)
         self.state = state
         self.env = dict(env or {})
 
     def tmux(self, *args, check=True):
-        r = subprocess.run(["tmux", "-L", self.socket] + list(args),
+        r = subprocess.run(["tmux", "-S", self.socket] + list(args),
                            capture_output=True, text=True)
         if check and r.returncode != 0:
             raise Failure("tmux %s: %s" % (" ".join(args), r.stderr))
