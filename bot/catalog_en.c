@@ -103,7 +103,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_HELP_COMMAND] = " (also: {1})",
 	[MSG_STATS] = "{1} in {2}: {3} {3|game|games}, {4} {4|win|wins}, "
 	    "average {5}",
-	[MSG_STATS_WIZARD] = ", exact bids {1}% of {2} rounds",
+	[MSG_STATS_WIZARD] = ", exact bids {1}% of {2} {2|round|rounds}",
 	[MSG_STATS_NONE] = "No finished games for {1} yet.",
 	[MSG_TOP] = "Best in {1}:",
 	[MSG_TOP_NONE] = "No finished games of {1} yet.",

@@ -169,6 +169,9 @@ test_plurals(void **state)
 	SAY(&t, LANG_EN, MSG_STATS, "brdds", "ann", "Wizard", 1, 0, "5");
 	assert_non_null(strstr(text_str(&t), "1 game, 0 wins, average 5"));
 	text_clear(&t);
+	SAY(&t, LANG_EN, MSG_STATS_WIZARD, "dd", 0, 1);
+	assert_string_equal(text_str(&t), ", exact bids 0% of 1 round");
+	text_clear(&t);
 	SAY(&t, LANG_JA, MSG_BID_SUM, "dd", 1, 1);
 	assert_string_equal(text_str(&t), "宣言の合計1（トリック数1）");
 	text_finish(&t);
