@@ -94,8 +94,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_REPLACED] = "{1} takes over the seat of {2}.",
 	[MSG_BACK] = "Welcome back, {1}: your seat is yours again.",
 	[MSG_NOT_AWAY] = "Your seat is already yours.",
-	[MSG_STOP_VOTE] = "{1} votes to stop the game ({2} of {3} votes "
-	    "needed; {4}stop to agree).",
+	[MSG_STOP_VOTE] = "{1} votes to stop the game ({2} of {3} "
+	    "{3|vote|votes} needed; {4}stop to agree).",
 	[MSG_STOPPED] = "The game is stopped.",
 	[MSG_LANG_SET] = "Language: English.",
 	[MSG_BAD_LANG] = "Unknown language \"{1}\": en or ja.",
@@ -119,8 +119,9 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "timer, formatting on|off).",
 	[MSG_RELOADED] = "Configuration reloaded.",
 	[MSG_RELOAD_FAILED] = "Reload failed: {1}",
-	[MSG_BOT_STATUS] = "Up {1} s; {2} networks, {3} tables, {4} games "
-	    "running, {5} messages queued.",
+	[MSG_BOT_STATUS] = "Up {1} s; {2} {2|network|networks}, {3} "
+	    "{3|table|tables}, {4} {4|game|games} running, {5} "
+	    "{5|message|messages} queued.",
 	[MSG_RESTARTED] = "The game restarts with the same players.",
 	[MSG_NOTHING_TO_DO] = "Nothing to do.",
 	[MSG_WELCOME_BACK] = "Welcome back, {1}: say {2}back to take your "
@@ -174,8 +175,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_YOU_CHOOSE_TRUMP] = "You choose trump",
 	[MSG_YOU_HAVE_SELECTED] = "You have selected ({2} to go)",
 	[MSG_YOU_TAKE_TRICK] = "You take the trick",
-	[MSG_YOU_VOTE_STOP] = "You vote to stop the game ({2} of {3} votes "
-	    "needed; {4}stop to agree).",
+	[MSG_YOU_VOTE_STOP] = "You vote to stop the game ({2} of {3} "
+	    "{3|vote|votes} needed; {4}stop to agree).",
 	[MSG_YOUR_TURN] = "your turn {1}",
 	[MSG_SECRET_HINT] = "This is secret: send {1} to me privately.",
 	[MSG_SECRET_HINT_TYPE] = "This is secret: type {1} (without {2}), "
