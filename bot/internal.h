@@ -287,6 +287,30 @@ char card_color(const char *code);
 void text_cards(struct text *t, const json_t *codes);
 void text_seat(struct text *t, const struct table *table, int seat,
     int mention);
+/*
+ * newcomer.c (issue 17).  The one person who reads everything said in
+ * channel (the terminal; NULL in a chat); whether seat is theirs, so that
+ * sentences about it are said to them; a seat's name as the channel's
+ * reader should read it ("You"); and third, or second when seat is the
+ * reader's ("X takes the trick" / "You take the trick").
+ */
+const char *channel_reader(struct channel *channel);
+int table_addressed(const struct table *table, int seat);
+const char *table_seat_name(const struct table *table, int seat);
+enum msg table_seat_msg(const struct table *table, int seat, enum msg third,
+    enum msg second);
+/* "Ranking: 1. You 120 · 2. CPU1 80 · 2. CPU2 80": ties share a place. */
+void table_ranking(const struct table *table, const json_t *scores,
+    struct text *out);
+/* The short rules of a game or an option (`rules`), or why there are none. */
+void rules_say(struct text *out, enum lang lang, char prefix,
+    const char *name);
+/*
+ * How far word is from a command name, for "did you mean": 0 for a name
+ * begun, the edit distance when it is small for the word's length, else
+ * a large number.
+ */
+int name_distance(const char *word, const char *name);
 
 /* commands.c */
 /* Handles a line said in channel (NULL: privately) by user. */

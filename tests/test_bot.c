@@ -1105,7 +1105,7 @@ test_stats_after_games(void **state)
 	play_out(f, "#st", 7);
 	say(f, "#st", "alice", "!stats");
 	assert_non_null(strstr(last_to(f, "#st", NULL), "alice in BirdHead: 1 "
-	    "games"));
+	    "game, "));
 	say(f, "#st", "bob", "!stats alice");
 	assert_non_null(strstr(last_to(f, "#st", NULL), "alice in BirdHead"));
 	say(f, "#st", "bob", "!top birdhead");
@@ -1161,7 +1161,7 @@ test_admin(void **state)
 	say(f, "#a", "alice", "!admin kick bob");
 	assert_non_null(strstr(last_to(f, "#a", NULL), "Only the bot's admins"));
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin status");
-	assert_non_null(strstr(last_to(f, "#a", NULL), "1 tables, 1 games"));
+	assert_non_null(strstr(last_to(f, "#a", NULL), "1 table, 1 game "));
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin kick bob");
 	table = table_of(f, "#a");
 	assert_true(table->seats[table_seat_of(table, "bob")].standin);
