@@ -46,6 +46,8 @@ void memory_hold(struct adapter *adapter, int hold);
 void memory_room_admin(struct adapter *adapter, const char *channel,
     const char *user_id);
 
+/* The name the medium gives the bot from now on (self_name()). */
+void memory_self_name(struct adapter *adapter, const char *name);
 /* From now on flow (a table's channel; NULL: none) is busy (busy()). */
 void memory_busy(struct adapter *adapter, const char *flow);
 /* As memory_say(), with every field of the person given. */

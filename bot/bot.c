@@ -474,6 +474,16 @@ bot_leave(struct bot *bot)
 	}
 }
 
+const char *
+bot_self_name(struct network *network, enum lang lang)
+{
+	struct adapter *adapter = &network->adapter;
+	const char *name = adapter->impl->self_name != NULL ?
+	    adapter->impl->self_name(adapter) : NULL;
+
+	return name != NULL && name[0] != '\0' ? name : i18n_get(lang, MSG_ME);
+}
+
 /* Hands one message of the outbox to its network's adapter. */
 static int
 outbox_to_adapter(void *arg, const char *name, const char *target,

@@ -29,10 +29,10 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_DEALER_WORD] = "dealer",
 	[MSG_TURNED_WORD] = "turned",
 	[MSG_NO_TRUMP] = "no trump",
-	[MSG_BIDS_HIDDEN] = "bids are hidden: send yours to me privately "
-	    "({1}bid N)",
-	[MSG_SELECT_PRIVATELY] = "select your penalty card privately "
-	    "({1}select CARD)",
+	[MSG_BIDS_HIDDEN] = "bids are hidden: send yours privately to {2} "
+	    "(bid N)",
+	[MSG_SELECT_PRIVATELY] = "select your penalty card privately: send "
+	    "{2} select CARD",
 	[MSG_STORE_FAILED] = "Sorry, I could not save that; the game is "
 	    "stopped to keep it safe.",
 	[MSG_NOT_SAVED] = "Sorry, I could not save that, so it did not "
@@ -91,6 +91,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_STORE_LOST] = "I can no longer save games, so this one waits "
 	    "here; it goes on from this point once my operator has "
 	    "repaired the store and restarted me.",
+	[MSG_ME] = "me",
 	[MSG_CROWDED] = "Many people are asking me things at once; I answer "
 	    "moves first. Please try again in a little while.",
 	[MSG_NOBODY_SEATED] = "Nobody is seated any more: the game pauses "
@@ -206,7 +207,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_YOU_VOTE_STOP] = "You vote to stop the game ({2} of {3} "
 	    "{3|vote|votes} needed; {4}stop to agree).",
 	[MSG_YOUR_TURN] = "your turn {1}",
-	[MSG_SECRET_HINT] = "This is secret: send {1} to me privately.",
+	[MSG_SECRET_HINT] = "This is secret: send {1} privately to {2}.",
 	[MSG_SECRET_HINT_TYPE] = "This is secret: type {1} (without {2}), "
 	    "and only you see it.",
 	[MSG_BIDS_HIDDEN_TYPE] = "bids are hidden: type bid N (without {1})",

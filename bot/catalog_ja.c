@@ -30,10 +30,10 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_DEALER_WORD] = "親",
 	[MSG_TURNED_WORD] = "めくったカード",
 	[MSG_NO_TRUMP] = "切り札なし",
-	[MSG_BIDS_HIDDEN] = "宣言は非公開: 私に個別メッセージで送って"
-	    "ください（{1}bid N）",
-	[MSG_SELECT_PRIVATELY] = "マイナスカードは個別メッセージで選んで"
-	    "ください（{1}select CARD）",
+	[MSG_BIDS_HIDDEN] = "宣言は非公開: {2}に個別メッセージで送って"
+	    "ください（bid N）",
+	[MSG_SELECT_PRIVATELY] = "マイナスカードは{2}への個別メッセージで"
+	    "選んでください（select CARD）",
 	[MSG_STORE_FAILED] = "すみません、保存できませんでした。安全のため"
 	    "ゲームを中断します。",
 	[MSG_NOT_SAVED] = "すみません、保存できなかったため、今の操作は"
@@ -93,6 +93,7 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_STORE_LOST] = "ゲームを保存できなくなったため、ここで一時停止"
 	    "します。管理者が保存先を直して再起動すれば、この時点から"
 	    "続けます。",
+	[MSG_ME] = "私",
 	[MSG_CROWDED] = "いま多くの人から一度に話しかけられているので、"
 	    "ゲームの手番を先に処理しています。少ししてからもう一度どうぞ。",
 	[MSG_NOBODY_SEATED] = "着席している人がいなくなったので、ゲームを"
@@ -208,7 +209,7 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_YOU_VOTE_STOP] = "あなたがゲームの中止に投票しました（{2}票、必要"
 	    "{3}票。賛成は{4}stop）。",
 	[MSG_YOUR_TURN] = "あなたが{1}です",
-	[MSG_SECRET_HINT] = "これは秘密です: 私に個別メッセージで {1} と"
+	[MSG_SECRET_HINT] = "これは秘密です: {2}に個別メッセージで {1} と"
 	    "送ってください。",
 	[MSG_SECRET_HINT_TYPE] = "これは秘密です: {2}を付けずに {1} と"
 	    "入力してください（あなただけに見えます）。",

@@ -518,8 +518,8 @@ secret_hint(struct ctx *ctx)
 		SAY(&ctx->reply, ctx->lang, MSG_SECRET_HINT_TYPE, "bc",
 		    text_str(&line), ctx->prefix);
 	else
-		SAY(&ctx->reply, ctx->lang, MSG_SECRET_HINT, "b",
-		    text_str(&line));
+		SAY(&ctx->reply, ctx->lang, MSG_SECRET_HINT, "bs",
+		    text_str(&line), bot_self_name(ctx->network, ctx->lang));
 	text_finish(&line);
 }
 

@@ -163,6 +163,12 @@ void network_send_private(struct network *network, const char *user_id,
  * the tables the event spoke for from the store and tells them.
  */
 void bot_enter(struct bot *bot);
+/*
+ * The name people reach the bot by on network right now (the IRC nick it
+ * holds, the Matrix user id), for instructions such as "send it privately
+ * to stichbot_"; "me" in lang while the adapter cannot tell.
+ */
+const char *bot_self_name(struct network *network, enum lang lang);
 void bot_leave(struct bot *bot);
 /* Remembers that user_id took a seat in channel (see struct bot). */
 void user_sat(struct channel *channel, const char *user_id);

@@ -997,13 +997,15 @@ announce_round(struct table *table, struct text *out)
 	if (phase == PHASE_BID_SIMULTANEOUS) {
 		text_add(out, " · ");
 		SAY(out, lang, channel_reader(table->channel) != NULL ?
-		    MSG_BIDS_HIDDEN_TYPE : MSG_BIDS_HIDDEN, "c",
-		    table_prefix(table));
+		    MSG_BIDS_HIDDEN_TYPE : MSG_BIDS_HIDDEN, "cs",
+		    table_prefix(table), bot_self_name(table->channel->network,
+		    lang));
 	} else if (phase == PHASE_SELECT) {
 		text_add(out, " · ");
 		SAY(out, lang, channel_reader(table->channel) != NULL ?
-		    MSG_SELECT_TYPE : MSG_SELECT_PRIVATELY, "c",
-		    table_prefix(table));
+		    MSG_SELECT_TYPE : MSG_SELECT_PRIVATELY, "cs",
+		    table_prefix(table), bot_self_name(table->channel->network,
+		    lang));
 	}
 	json_decref(view);
 }

@@ -1633,6 +1633,23 @@ test_seat_follows_name(void **state)
 	assert_string_equal(table->seats[0].name, "alice");
 }
 
+/* Instructions name the bot as people reach it now (its current nick). */
+static void
+test_hints_name_the_bot(void **state)
+{
+	struct fx *f = *state;
+
+	seat_three(f, "#hn", "wizard");
+	say(f, "#hn", "alice", "!option hiddentip");
+	memory_self_name(f->adapter, "stichbot_");
+	say(f, "#hn", "alice", "!start");
+	assert_true(sent_since(f, 0, "#hn", "send yours privately to "
+	    "stichbot_ (bid N)"));
+	say(f, "#hn", "bob", "!bid 1");
+	assert_non_null(strstr(last_to(f, NULL, "bob"), "send bid 1 "
+	    "privately to stichbot_"));
+}
+
 int
 main(void)
 {
@@ -1669,6 +1686,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hints_name_the_bot,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seat_follows_name,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_causal_order,

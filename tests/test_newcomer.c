@@ -267,7 +267,7 @@ test_hidden_hint_chat(void **state)
 	mark = memory_count(f->adapter);
 	memory_say(f->adapter, "#s", "a", "ann", "!select r5");
 	priv = sent(f, mark, 1);
-	assert_has(priv, "This is secret: send select r5 to me privately.");
+	assert_has(priv, "This is secret: send select r5 privately to me.");
 	assert_lacks(priv, "bid");
 	free(priv);
 	fx_free(f);
