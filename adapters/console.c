@@ -56,6 +56,7 @@ struct console {
 	void *again_arg;
 	char buf[CONSOLE_LINE_MAX + 2];
 	size_t len;
+	uint64_t connected_timer; /* says "connected" once started */
 };
 
 /*
@@ -528,6 +529,18 @@ console_read(struct loop *loop, int fd, int events, void *arg)
 	}
 }
 
+static void
+console_connected(struct loop *loop, uint64_t id, void *arg)
+{
+	struct adapter *adapter = arg;
+	struct console *c = adapter->priv;
+
+	(void)loop;
+	(void)id;
+	c->connected_timer = 0;
+	bot_on_connected(adapter->bot, adapter, 1);
+}
+
 static int
 console_start(struct adapter *adapter)
 {
@@ -552,6 +565,9 @@ console_start(struct adapter *adapter)
 		return -1;
 	}
 	c->watching = 1;
+	/* The terminal is there at once; said from the loop, as media do. */
+	c->connected_timer = loop_timer(bot_loop(adapter->bot), 0,
+	    console_connected, adapter);
 	return 0;
 }
 
@@ -559,6 +575,9 @@ static void
 console_stop(struct adapter *adapter, const char *goodbye)
 {
 	struct console *c = adapter->priv;
+
+	loop_cancel(bot_loop(adapter->bot), c->connected_timer);
+	c->connected_timer = 0;
 
 	if (c->watching)
 		loop_unwatch(bot_loop(adapter->bot), STDIN_FILENO);

@@ -1053,6 +1053,8 @@ restore_one(const struct store_game *stored, void *arg)
 	 */
 	if (network->up)
 		table_resume(table, MSG_RESUMED);
+	else
+		table->unresumed = 1;
 	return 0;
 }
 
@@ -1387,9 +1389,12 @@ bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 		if (!up) {
 			/* Nobody can answer while we cannot hear them. */
 			table_hold(table);
+			table->unresumed = 1;
 			continue;
 		}
-		table_resume(table, why);
+		/* A game started while the medium came up needs no resume. */
+		if (table->unresumed)
+			table_resume(table, why);
 	}
 	bot_leave(bot);
 }

@@ -66,6 +66,8 @@ struct table {
 	/* Nobody seated: the game waits (paused) and closes at this timer. */
 	uint64_t abandon_timer;
 	int paused;
+	/* Restored or cut off: to be resumed once the network is up. */
+	int unresumed;
 	/* The lobby as last stored (table_lobby_save); NULL: none stored. */
 	char *lobby_saved;
 };

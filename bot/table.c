@@ -2023,6 +2023,7 @@ table_resume(struct table *table, enum msg why)
 
 	if (table->game == NULL)
 		return;
+	table->unresumed = 0;
 	text_init(&t);
 	SAY0(&t, table_lang(table), why);
 	text_add(&t, " ");
