@@ -346,14 +346,6 @@ memory_joined(const struct adapter *adapter, const char *channel)
 	return 0;
 }
 
-int
-memory_started(const struct adapter *adapter)
-{
-	const struct memory *m = adapter->priv;
-
-	return m->started;
-}
-
 void
 memory_say(struct adapter *adapter, const char *channel, const char *user_id,
     const char *name, const char *text)

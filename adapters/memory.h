@@ -32,7 +32,6 @@ void memory_clear(struct adapter *adapter);
 void memory_keep(struct adapter *adapter, int keep);
 /* The channels joined and not parted, for tests of reloads. */
 int memory_joined(const struct adapter *adapter, const char *channel);
-int memory_started(const struct adapter *adapter);
 
 /*
  * hold 1: lines are kept but not reported sent (bot_on_sent), as when a

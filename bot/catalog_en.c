@@ -155,9 +155,6 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_NOTHING_TO_DO] = "Nothing to do.",
 	[MSG_WELCOME_BACK] = "Welcome back, {1}: say {2}back to take your "
 	    "seat again.",
-	[MSG_IN_LOBBY_ONLY] = "Only before the game starts.",
-	[MSG_PLAY_PRIVATE_HINT] = "This is secret: send it to me privately "
-	    "(e.g. /msg me {1}bid 2).",
 	[MSG_ANY_CARD] = "(any card)",
 	[MSG_PARTING] = "Leaving this room as an admin asked. Goodbye!",
 	[MSG_PLAY_COUNT] = "({1} cards, e.g. {2})",

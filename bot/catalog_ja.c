@@ -157,9 +157,6 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_NOTHING_TO_DO] = "何もすることはありません。",
 	[MSG_WELCOME_BACK] = "おかえりなさい、{1}。{2}back で席に"
 	    "戻れます。",
-	[MSG_IN_LOBBY_ONLY] = "ゲーム開始前にしかできません。",
-	[MSG_PLAY_PRIVATE_HINT] = "これは秘密です: 私に個別メッセージで"
-	    "送ってください（例: /msg me {1}bid 2）。",
 	[MSG_ANY_CARD] = "（どのカードでも可）",
 	[MSG_PARTING] = "管理者の求めにより退出します。さようなら！",
 	[MSG_PLAY_COUNT] = "（{1}枚、例: {2}）",

@@ -61,7 +61,7 @@ enum lang {
 	X(MSG_RECONNECTED) X(MSG_GOODBYE) X(MSG_SET_DONE) X(MSG_BAD_SETTING) \
 	X(MSG_RELOADED) X(MSG_RELOAD_FAILED) X(MSG_BOT_STATUS) \
 	X(MSG_RESTARTED) X(MSG_NOTHING_TO_DO) X(MSG_WELCOME_BACK) \
-	X(MSG_IN_LOBBY_ONLY) X(MSG_PLAY_PRIVATE_HINT) X(MSG_ANY_CARD) \
+	X(MSG_ANY_CARD) \
 	X(MSG_PARTING) X(MSG_PLAY_COUNT) X(MSG_SLOW_DOWN) X(MSG_TOO_LONG) \
 	X(MSG_NOW_TASK) X(MSG_MOVE_NOT_ALLOWED) X(MSG_REFUSED_PRIVATELY) \
 	X(MSG_PLAY_BLIND) X(MSG_YOUR_BID) X(MSG_BAD_OPTION_TEXT) \
@@ -102,7 +102,6 @@ extern const char *const catalog_en[MSG_COUNT];
 extern const char *const catalog_ja[MSG_COUNT];
 
 int lang_parse(const char *name);
-const char *lang_name(enum lang lang);
 /* The template of id in lang (English when the catalog lacks it). */
 const char *i18n_get(enum lang lang, enum msg id);
 /* The name of a message id, for tests ("MSG_JOINED"). */
