@@ -6,9 +6,11 @@
  * Two paths are measured.  "engine" goes through struct game_impl (legal()
  * then apply() with all its checks), as replay and the bot do.  For Wizard,
  * "fast" uses the bitmask primitives the computer players simulate with
- * (wizard_playable, wizard_play_id).
+ * (wizard_playable, wizard_play_id).  "mask" is the move path of struct
+ * game_impl where a game has one (Wizard): legal moves as one mask, an
+ * apply that trusts them, and deals straight into the hands.
  *
- * usage: bench_engine [GAME] [--seconds S] [--seats N]
+ * usage: bench_engine [GAME] [--seconds S] [--seats N] [--path P]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +119,68 @@ random_wizard_fast(const struct game_setup *setup, struct wizard_state *s,
 	}
 }
 
+/*
+ * One random game on the move path of struct game_impl: deals straight
+ * into the state, one mask of legal moves per action and an apply that
+ * trusts the move.  Every action is chosen uniformly among the legal ones,
+ * as on the engine path.
+ */
+static long
+random_game_moves(const struct game_impl *impl,
+    const struct game_setup *setup, void *state, struct rng *rng)
+{
+	long plays = 0;
+
+	impl->init(state, setup);
+	for (;;) {
+		int seat, k;
+		uint64_t moves = impl->next_moves(state, &seat);
+
+		if (moves == 0) {
+			if (impl->phase(state) == PHASE_OVER)
+				return plays;
+			impl->deal(state, rng);
+			continue;
+		}
+		k = (int)rng_below(rng, (uint32_t)bits_count64(moves));
+		/* The k-th legal move. */
+		while (k-- > 0)
+			moves &= moves - 1;
+		/* Counting plays is the only reason to ask for the phase. */
+		plays += impl->phase(state) == PHASE_PLAY;
+		impl->apply_move(state, seat, bits_lowest64(moves));
+	}
+}
+
+/*
+ * The same on Wizard's own mask functions, as its computer player calls
+ * them: no indirect call at all per move, plays answered inline.
+ */
+static long
+random_wizard_mask(const struct game_setup *setup, struct wizard_state *s,
+    struct rng *rng)
+{
+	long plays = 0;
+
+	wizard_game.init(s, setup);
+	for (;;) {
+		int seat, k;
+		uint64_t moves = wizard_next_moves(s, &seat);
+
+		if (moves == 0) {
+			if (s->r.phase == PHASE_OVER)
+				return plays;
+			wizard_deal(s, rng);
+			continue;
+		}
+		k = (int)rng_below(rng, (uint32_t)bits_count64(moves));
+		while (k-- > 0)
+			moves &= moves - 1;
+		plays += s->r.phase == PHASE_PLAY;
+		wizard_apply_mask(s, seat, bits_lowest64(moves));
+	}
+}
+
 static void
 report(const char *game, const char *path, int seats, long games, long plays,
     double seconds)
@@ -129,7 +193,7 @@ report(const char *game, const char *path, int seats, long games, long plays,
 int
 main(int argc, char **argv)
 {
-	const char *only = NULL;
+	const char *only = NULL, *path = NULL;
 	double budget = 2.0;
 	int seats = 4;
 
@@ -138,6 +202,8 @@ main(int argc, char **argv)
 			budget = atof(argv[++i]);
 		else if (strcmp(argv[i], "--seats") == 0 && i + 1 < argc)
 			seats = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc)
+			path = argv[++i];
 		else
 			only = argv[i];
 	}
@@ -153,13 +219,17 @@ main(int argc, char **argv)
 			continue;
 		rng_seed(&rng, 1);
 		start = now();
+		if (path == NULL || strcmp(path, "engine") == 0)
 		do {
 			for (int k = 0; k < 64; k++, games++)
 				plays += random_game(impl, &setup, state, &rng);
 			elapsed = now() - start;
 		} while (elapsed < budget);
-		report(impl->name, "engine", seats, games, plays, elapsed);
-		if (impl == &wizard_game) {
+		if (path == NULL || strcmp(path, "engine") == 0)
+			report(impl->name, "engine", seats, games, plays,
+			    elapsed);
+		if (impl == &wizard_game &&
+		    (path == NULL || strcmp(path, "fast") == 0)) {
 			games = plays = 0;
 			start = now();
 			do {
@@ -169,6 +239,32 @@ main(int argc, char **argv)
 				elapsed = now() - start;
 			} while (elapsed < budget);
 			report(impl->name, "fast", seats, games, plays,
+			    elapsed);
+		}
+		if (impl == &wizard_game &&
+		    (path == NULL || strcmp(path, "mask") == 0)) {
+			games = plays = 0;
+			start = now();
+			do {
+				for (int k = 0; k < 256; k++, games++)
+					plays += random_wizard_mask(&setup,
+					    state, &rng);
+				elapsed = now() - start;
+			} while (elapsed < budget);
+			report(impl->name, "mask", seats, games, plays,
+			    elapsed);
+		}
+		if (impl->next_moves != NULL &&
+		    (path == NULL || strcmp(path, "moves") == 0)) {
+			games = plays = 0;
+			start = now();
+			do {
+				for (int k = 0; k < 256; k++, games++)
+					plays += random_game_moves(impl,
+					    &setup, state, &rng);
+				elapsed = now() - start;
+			} while (elapsed < budget);
+			report(impl->name, "moves", seats, games, plays,
 			    elapsed);
 		}
 		free(state);
