@@ -423,6 +423,22 @@ wizard_apply(void *state, const struct action *a, char *err, size_t errlen)
 	uint64_t ids;
 	char code[8];
 
+	/*
+	 * A legal play, the common case, passes a few cheap tests and goes
+	 * straight to the play step; everything else, refusals included, takes
+	 * the full checks below in the order their messages need.  The seat
+	 * to play is always in range, so a->seat needs no separate test.
+	 */
+	if (a->kind == ACTION_PLAY && r->phase == PHASE_PLAY &&
+	    a->seat == r->turn && a->ncards == 1 &&
+	    a->cards[0] <= WIZARD_FACE_JESTER) {
+		ids = wizard_playable(s, a->seat) &
+		    wizard_face_ids(a->cards[0]);
+		if (ids != 0) {
+			wizard_play_id(s, a->seat, lowest_id(ids));
+			return 0;
+		}
+	}
 	if (a->seat < 0 || a->seat >= s->nseats)
 		return game_error(err, errlen, "There is no seat %d.", a->seat);
 	if (r->phase == PHASE_OVER)
@@ -544,15 +560,26 @@ wizard_legal(const void *state, int seat, struct action *out, int max)
 {
 	const struct wizard_state *s = state;
 	const struct wizard_round *r = &s->r;
-	uint64_t moves = wizard_legal_mask(s, seat);
+	uint64_t moves;
 	int n = 0, kind;
+
+	/* Plays, nine actions in ten, skip the call for the mask. */
+	if (r->phase == PHASE_PLAY)
+		moves = seat == r->turn ?
+		    wizard_distinct(wizard_playable(s, seat)) : 0;
+	else
+		moves = wizard_legal_mask(s, seat);
 
 	/* The moves of the mask path, in its order, as actions. */
 	switch (r->phase) {
 	case PHASE_PLAY:
-		for (; moves && n < max; moves &= moves - 1)
-			put_action(&out[n++], seat, ACTION_PLAY, 0,
-			    wizard_card_face(lowest_id(moves)));
+		/* Of the Wizards and Jesters, the mask holds one id each. */
+		for (; moves && n < max; moves &= moves - 1) {
+			int id = lowest_id(moves);
+
+			put_action(&out[n++], seat, ACTION_PLAY, 0, id < 52 ?
+			    id : WIZARD_FACE_WIZARD + (id >= 56));
+		}
 		return n;
 	case PHASE_TRUMP:
 	case PHASE_BID:

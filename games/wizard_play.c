@@ -174,7 +174,11 @@ eliminate(struct wizard_state *s)
 	s->nactive--;
 }
 
-static void
+/*
+ * Out of line: it runs once a trick, and inlined into the play step it
+ * made the compiler spill that step's registers on every play.
+ */
+static __attribute__((noinline)) void
 finish_trick(struct wizard_state *s)
 {
 	struct wizard_round *r = &s->r;
@@ -196,21 +200,17 @@ finish_trick(struct wizard_state *s)
 }
 
 /*
- * What a Wizard or a Jester is worth in a trick (index: jesterbid, then
- * the suit slot): a Wizard beats everything, a Jester nothing, except
- * under jesterbid where a Jester beats even a Wizard.
+ * What a card adds to its rank in a trick when it is neither trump nor of
+ * the lead suit (index: jesterbid, then the suit slot): a Wizard beats
+ * everything, a Jester nothing, except under jesterbid where a Jester
+ * beats even a Wizard.  A suited card off trump and off the lead keeps its
+ * bare rank, below any lead card: it can never take the trick, because
+ * the first suited card of a trick sets the lead.
  */
-static const uint16_t special_power[2][8] = {
+static const uint16_t off_power[2][8] = {
 	{ 0, 0, 0, 0, 0, 0, 300, 0 },
 	{ 0, 0, 0, 0, 0, 0, 200, 300 },
 };
-
-/*
- * What a suited card adds by whether it is trump (2) and whether it
- * follows the lead (1); the rank comes on top when either holds.  Other
- * suits add nothing: the first card of a trick always leads.
- */
-static const uint16_t suit_power[4] = { 0, 50, 100, 100 };
 
 /* The lead a first card sets: its suit, 4 (none) for a Wizard; a Jester
  * leaves it open for the next card. */
@@ -225,29 +225,35 @@ void
 wizard_play_id(struct wizard_state *s, int seat, int id)
 {
 	struct wizard_round *r = &s->r;
-	int suit = wizard_id_suit[id];
+	int slot = wizard_id_suit[id];
 	int lead = r->lead_suit, len = r->trick_len, trump = r->trump;
 	unsigned best_power = r->best_power, best_seat = r->best_seat;
 	int last = len + 1 == s->nactive;
 	int next = wizard_next_seat(s, seat);
-	uint64_t hand = r->hand[seat];
 	unsigned voids = r->void_suits[seat];
-	unsigned shows_void, tl, power;
-	int better;
+	unsigned power, keep, extra;
 
 	/* Not following a suited lead with a suited card shows a void. */
-	shows_void = ((unsigned)lead < 4u) & (suit < 4) & (suit != lead);
-	voids |= shows_void << (lead & 3);
-	lead = lead < 0 ? lead_of_slot[suit] : lead;
-	tl = (unsigned)(suit == trump) * 2 + (unsigned)(suit == lead);
-	power = special_power[s->jesterbid != 0][suit] + suit_power[tl] +
-	    (tl != 0) * wizard_id_rank[id];
-	better = (len == 0) | (power > best_power);
-	r->hand[seat] = hand & ~(UINT64_C(1) << id);
+	voids |= (unsigned)(((unsigned)lead < 4u) & (slot < 4) &
+	    (slot != lead)) << (lead & 3);
+	lead = lead < 0 ? lead_of_slot[slot] : lead;
+	extra = off_power[s->jesterbid][slot];
+	extra = slot == lead ? 50 : extra;
+	extra = slot == trump ? 100 : extra;
+	power = wizard_id_rank[id] + extra;
+	/*
+	 * All ones when the trick's best card stays, zero when this one takes
+	 * over (the first card of a trick always does): a select by mask,
+	 * because compilers turn the plain conditional into a branch that
+	 * random play mispredicts half the time.
+	 */
+	keep = -(unsigned)((len != 0) & (power <= best_power));
+	r->hand[seat] &= ~(UINT64_C(1) << id);
 	r->void_suits[seat] = (uint8_t)voids;
 	r->lead_suit = (int8_t)lead;
-	r->best_power = (uint16_t)(better ? power : best_power);
-	r->best_seat = (uint8_t)(better ? (unsigned)seat : best_seat);
+	r->best_power = (uint16_t)((best_power & keep) | (power & ~keep));
+	r->best_seat = (uint8_t)((best_seat & keep) |
+	    ((unsigned)seat & ~keep));
 	r->trick_seat[len] = (uint8_t)seat;
 	r->trick_card[len] = (uint8_t)id;
 	r->trick_len = (uint8_t)(len + 1);
