@@ -3,12 +3,19 @@
  * actions only (bids, trump choices and selections included), dealing
  * every round, on one core.
  *
- * Two paths are measured.  "engine" goes through struct game_impl (legal()
- * then apply() with all its checks), as replay and the bot do.  For Wizard,
- * "fast" uses the bitmask primitives the computer players simulate with
- * (wizard_playable, wizard_play_id).  "mask" is the move path of struct
- * game_impl where a game has one (Wizard): legal moves as one mask, an
- * apply that trusts them, and deals straight into the hands.
+ * Up to four paths are measured per game, in one run:
+ *   engine  through struct game_impl (to_act(), legal() then apply() with
+ *           all its checks), as replay and the bot do;
+ *   fast    the primitives the computer players simulate with: legal
+ *           lists (Wizard: wizard_playable()) and the unchecked play step
+ *           (wizard_play_id, birdhead_play, sticheln_play_face);
+ *   mask    Wizard's card-mask path called directly, as its computer
+ *           player does: legal moves as one mask, an apply that trusts a
+ *           move from it, deals straight into the hands;
+ *   moves   the same mask path through struct game_impl's function
+ *           pointers, as a caller that knows no game would use it.
+ * BirdHead and Sticheln have no mask path: a BirdHead play may hold three
+ * cards, and Sticheln's larger decks have more than 64 cards.
  *
  * usage: bench_engine [GAME] [--seconds S] [--seats N] [--path P]
  */
@@ -17,9 +24,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "birdhead.h"
 #include "bits.h"
 #include "game.h"
 #include "rng.h"
+#include "sticheln.h"
 #include "wizard.h"
 
 static double
@@ -181,13 +190,126 @@ random_wizard_mask(const struct game_setup *setup, struct wizard_state *s,
 	}
 }
 
-static void
-report(const char *game, const char *path, int seats, long games, long plays,
-    double seconds)
+/*
+ * One random BirdHead game on its fast path: the legal plays listed as
+ * usual, the chosen one played without apply()'s checks.
+ */
+static long
+random_birdhead_fast(const struct game_setup *setup, struct birdhead_state *s,
+    struct rng *rng)
 {
+	struct action legal[GAME_MAX_ACTIONS];
+	struct deal deal;
+	long plays = 0;
+
+	birdhead_game.init(s, setup);
+	for (;;) {
+		const struct action *a;
+		int n;
+
+		switch (s->r.phase) {
+		case PHASE_OVER:
+			return plays;
+		case PHASE_DEAL:
+			birdhead_game.make_deal(s, rng, &deal);
+			birdhead_game.start_round(s, &deal, NULL, 0);
+			break;
+		default:
+			n = birdhead_game.legal(s, s->r.turn, legal,
+			    GAME_MAX_ACTIONS);
+			a = &legal[n == 1 ? 0 : rng_below(rng, (uint32_t)n)];
+			birdhead_play(s, a->seat, a->cards, a->ncards);
+			plays++;
+			break;
+		}
+	}
+}
+
+/* The same for Sticheln; penalty cards still go through apply(). */
+static long
+random_sticheln_fast(const struct game_setup *setup, struct sticheln_state *s,
+    struct rng *rng)
+{
+	struct action legal[GAME_MAX_ACTIONS];
+	struct deal deal;
+	long plays = 0;
+
+	sticheln_game.init(s, setup);
+	for (;;) {
+		const struct action *a;
+		int n, seat = 0;
+
+		switch (s->r.phase) {
+		case PHASE_OVER:
+			return plays;
+		case PHASE_DEAL:
+			sticheln_game.make_deal(s, rng, &deal);
+			sticheln_game.start_round(s, &deal, NULL, 0);
+			break;
+		case PHASE_SELECT:
+			while (s->r.selected[seat] >= 0)
+				seat++;
+			n = sticheln_game.legal(s, seat, legal,
+			    GAME_MAX_ACTIONS);
+			sticheln_game.apply(s, &legal[rng_below(rng,
+			    (uint32_t)n)], NULL, 0);
+			break;
+		default:
+			n = sticheln_game.legal(s, s->r.turn, legal,
+			    GAME_MAX_ACTIONS);
+			a = &legal[n == 1 ? 0 : rng_below(rng, (uint32_t)n)];
+			sticheln_play_face(s, a->seat, a->cards[0]);
+			plays++;
+			break;
+		}
+	}
+}
+
+/* The paths a game is measured on; NULL where it has none. */
+typedef long (*random_game_fn)(const struct game_impl *impl,
+    const struct game_setup *setup, void *state, struct rng *rng);
+
+static long
+fast_game(const struct game_impl *impl, const struct game_setup *setup,
+    void *state, struct rng *rng)
+{
+	if (impl == &wizard_game)
+		return random_wizard_fast(setup, state, rng);
+	if (impl == &birdhead_game)
+		return random_birdhead_fast(setup, state, rng);
+	return random_sticheln_fast(setup, state, rng);
+}
+
+static long
+mask_game(const struct game_impl *impl, const struct game_setup *setup,
+    void *state, struct rng *rng)
+{
+	return random_wizard_mask(setup, state, rng);
+}
+
+static void
+measure(const struct game_impl *impl, const char *name, random_game_fn fn,
+    int seats, double budget)
+{
+	struct game_setup setup = { .nseats = seats, .first = 0 };
+	void *state = malloc(impl->state_size);
+	struct rng rng;
+	long games = 0, plays = 0;
+	double start, elapsed;
+
+	/* Every path starts from the same seed. */
+	rng_seed(&rng, 1);
+	start = now();
+	do {
+		for (int k = 0; k < 64; k++, games++)
+			plays += fn(impl, &setup, state, &rng);
+		elapsed = now() - start;
+	} while (elapsed < budget);
 	printf("%-9s %-6s %d seats: %9.0f games/s %12.0f plays/s "
-	    "(%ld games in %.2f s)\n", game, path, seats, games / seconds,
-	    plays / seconds, games, seconds);
+	    "(%ld games in %.2f s)\n", impl->name, name, seats,
+	    games / elapsed, plays / elapsed, games, elapsed);
+	fflush(stdout);
+	free(state);
 }
 
 int
@@ -209,65 +331,32 @@ main(int argc, char **argv)
 	}
 	for (size_t g = 0; game_registry[g] != NULL; g++) {
 		const struct game_impl *impl = game_registry[g];
-		struct game_setup setup = { .nseats = seats, .first = 0 };
-		void *state = malloc(impl->state_size);
-		struct rng rng;
-		long games = 0, plays = 0;
-		double start, elapsed;
+		const struct {
+			const char *name;
+			random_game_fn fn;
+		} paths[] = {
+			{ "engine", random_game },
+			{ "fast", fast_game },
+			{ "mask", impl == &wizard_game ? mask_game : NULL },
+			{ "moves", impl->next_moves != NULL ?
+			    random_game_moves : NULL },
+		};
 
 		if (only != NULL && strcmp(only, impl->name) != 0)
 			continue;
-		rng_seed(&rng, 1);
-		start = now();
-		if (path == NULL || strcmp(path, "engine") == 0)
-		do {
-			for (int k = 0; k < 64; k++, games++)
-				plays += random_game(impl, &setup, state, &rng);
-			elapsed = now() - start;
-		} while (elapsed < budget);
-		if (path == NULL || strcmp(path, "engine") == 0)
-			report(impl->name, "engine", seats, games, plays,
-			    elapsed);
-		if (impl == &wizard_game &&
-		    (path == NULL || strcmp(path, "fast") == 0)) {
-			games = plays = 0;
-			start = now();
-			do {
-				for (int k = 0; k < 256; k++, games++)
-					plays += random_wizard_fast(&setup,
-					    state, &rng);
-				elapsed = now() - start;
-			} while (elapsed < budget);
-			report(impl->name, "fast", seats, games, plays,
-			    elapsed);
+		for (size_t p = 0; p < sizeof(paths) / sizeof(*paths); p++) {
+			if (path != NULL && strcmp(path, paths[p].name) != 0)
+				continue;
+			if (paths[p].fn != NULL)
+				measure(impl, paths[p].name, paths[p].fn,
+				    seats, budget);
+			else if (strcmp(paths[p].name, "mask") == 0)
+				/* Plays of several cards, or decks of more
+				 * than 64 cards, are no single bit. */
+				printf("%-9s %-6s %d seats: none (a play is "
+				    "not one of 64 moves)\n", impl->name,
+				    paths[p].name, seats);
 		}
-		if (impl == &wizard_game &&
-		    (path == NULL || strcmp(path, "mask") == 0)) {
-			games = plays = 0;
-			start = now();
-			do {
-				for (int k = 0; k < 256; k++, games++)
-					plays += random_wizard_mask(&setup,
-					    state, &rng);
-				elapsed = now() - start;
-			} while (elapsed < budget);
-			report(impl->name, "mask", seats, games, plays,
-			    elapsed);
-		}
-		if (impl->next_moves != NULL &&
-		    (path == NULL || strcmp(path, "moves") == 0)) {
-			games = plays = 0;
-			start = now();
-			do {
-				for (int k = 0; k < 256; k++, games++)
-					plays += random_game_moves(impl,
-					    &setup, state, &rng);
-				elapsed = now() - start;
-			} while (elapsed < budget);
-			report(impl->name, "moves", seats, games, plays,
-			    elapsed);
-		}
-		free(state);
 	}
 	return 0;
 }
