@@ -4,11 +4,14 @@
  * Plays games with hard at seat 0 and normal at the other seats, timing
  * every decision from the call to the answer (the seat's view, the search
  * and the checks included), and prints the median, the 99th percentile
- * and the maximum per level, plus normal's mean.  Run it from a release
+ * and the maximum per level, plus normal's mean, and for hard the share
+ * of its budget a decision used (a decision with a single legal action
+ * takes none, and is left out of that share).  Run it from a release
  * build on an otherwise idle machine: other processes on the same core
- * show up in the figures.
+ * show up in the figures.  --v1 seats hard-v1, the first hard search,
+ * instead of hard.
  *
- * usage: bench_ai [GAME|all] [--games N] [--seats N] [--budget-ms N]
+ * usage: bench_ai [GAME|all] [--games N] [--seats N] [--budget-ms N] [--v1]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,10 +66,35 @@ report(const char *game, const char *level, struct times *t)
 	    t->ms[(long)(0.99 * (double)(t->n - 1) + 0.5)], t->ms[t->n - 1]);
 }
 
+/* The share of the budget the searching decisions used, p50 and p99. */
 static void
-bench(const struct game_impl *impl, int games, int nseats, int budget)
+report_use(const char *game, const char *level, struct times *t,
+    double budget_ms)
 {
-	struct times hard = { 0 }, normal = { 0 };
+	if (t->n == 0)
+		return;
+	qsort(t->ms, (size_t)t->n, sizeof(*t->ms), compare);
+	printf("%-9s %-7s %7ld searches   budget use p50 %5.1f%%  p99 "
+	    "%5.1f%%  max %5.1f%% of %.0f ms\n", game, level, t->n,
+	    100 * t->ms[t->n / 2] / budget_ms,
+	    100 * t->ms[(long)(0.99 * (double)(t->n - 1) + 0.5)] / budget_ms,
+	    100 * t->ms[t->n - 1] / budget_ms, budget_ms);
+}
+
+/* Whether seat has more than one legal action (and so searches). */
+static int
+has_choice(const struct game_impl *impl, const void *state, int seat)
+{
+	struct action legal[GAME_MAX_ACTIONS];
+
+	return impl->legal(state, seat, legal, GAME_MAX_ACTIONS) > 1;
+}
+
+static void
+bench(const struct game_impl *impl, int games, int nseats, int budget,
+    enum ai_level level)
+{
+	struct times hard = { 0 }, normal = { 0 }, searches = { 0 };
 	struct rng rng;
 	char err[GAME_ERR_LEN];
 
@@ -103,7 +131,7 @@ bench(const struct game_impl *impl, int games, int nseats, int budget)
 				continue;
 			}
 			impl->to_act(game->state, seats);
-			params.level = seats[0] == 0 ? AI_HARD : AI_NORMAL;
+			params.level = seats[0] == 0 ? level : AI_NORMAL;
 			params.seed = rng_next(&rng);
 			params.budget_ms = budget;
 			t0 = ai_now_ns();
@@ -113,6 +141,8 @@ bench(const struct game_impl *impl, int games, int nseats, int budget)
 			}
 			add(seats[0] == 0 ? &hard : &normal,
 			    (double)(ai_now_ns() - t0) / 1e6);
+			if (seats[0] == 0 && has_choice(impl, game->state, 0))
+				add(&searches, hard.ms[hard.n - 1]);
 			if (game_apply(game, &a, err, sizeof(err)) != 0) {
 				fprintf(stderr, "bench_ai: %s\n", err);
 				exit(1);
@@ -120,10 +150,13 @@ bench(const struct game_impl *impl, int games, int nseats, int budget)
 		}
 		game_destroy(game);
 	}
-	report(impl->name, "hard", &hard);
+	report(impl->name, ai_level_name(level), &hard);
 	report(impl->name, "normal", &normal);
+	report_use(impl->name, ai_level_name(level), &searches,
+	    budget > 0 ? budget : 100);
 	free(hard.ms);
 	free(normal.ms);
+	free(searches.ms);
 }
 
 int
@@ -131,6 +164,7 @@ main(int argc, char **argv)
 {
 	const char *name = "all";
 	int games = 1, nseats = 4, budget = 0;
+	enum ai_level level = AI_HARD;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--games") == 0 && i + 1 < argc)
@@ -139,11 +173,14 @@ main(int argc, char **argv)
 			nseats = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--budget-ms") == 0 && i + 1 < argc)
 			budget = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--v1") == 0)
+			level = AI_HARD_V1;
 		else if (argv[i][0] != '-')
 			name = argv[i];
 		else {
 			fprintf(stderr, "usage: bench_ai [GAME|all] "
-			    "[--games N] [--seats N] [--budget-ms N]\n");
+			    "[--games N] [--seats N] [--budget-ms N] "
+			    "[--v1]\n");
 			return 2;
 		}
 	}
@@ -154,6 +191,6 @@ main(int argc, char **argv)
 	for (int i = 0; game_registry[i] != NULL; i++)
 		if (strcmp(name, "all") == 0 ||
 		    strcmp(name, game_registry[i]->name) == 0)
-			bench(game_registry[i], games, nseats, budget);
+			bench(game_registry[i], games, nseats, budget, level);
 	return 0;
 }
