@@ -216,30 +216,27 @@ static const uint16_t off_power[2][8] = {
  * leaves it open for the next card. */
 static const int8_t lead_of_slot[8] = { 0, 1, 2, 3, -1, -1, 4, -1 };
 
-/*
- * Every field is read before the first store: the state is mostly bytes,
- * and a byte store may alias any field, so reads after it would be
- * reloaded from memory.
- */
 void
 wizard_play_id(struct wizard_state *s, int seat, int id)
 {
 	struct wizard_round *r = &s->r;
 	int slot = wizard_id_suit[id];
-	int lead = r->lead_suit, len = r->trick_len, trump = r->trump;
-	unsigned best_power = r->best_power, best_seat = r->best_seat;
-	int last = len + 1 == s->nactive;
-	int next = wizard_next_seat(s, seat);
-	unsigned voids = r->void_suits[seat];
-	unsigned power, keep, extra;
+	int lead = r->lead_suit, len = r->trick_len;
+	unsigned power, extra, keep;
 
-	/* Not following a suited lead with a suited card shows a void. */
-	voids |= (unsigned)(((unsigned)lead < 4u) & (slot < 4) &
-	    (slot != lead)) << (lead & 3);
+	r->hand[seat] &= ~(UINT64_C(1) << id);
+	/*
+	 * Not following a suited lead with a suited card shows a void; the
+	 * first card, or the first after Jesters, sets the lead.  Both without
+	 * branches: which card comes is random in a playout.
+	 */
+	r->void_suits[seat] |= (uint8_t)((((unsigned)lead < 4u) &
+	    (slot < 4) & (slot != lead)) << (lead & 3));
 	lead = lead < 0 ? lead_of_slot[slot] : lead;
+	r->lead_suit = (int8_t)lead;
 	extra = off_power[s->jesterbid][slot];
 	extra = slot == lead ? 50 : extra;
-	extra = slot == trump ? 100 : extra;
+	extra = slot == r->trump ? 100 : extra;
 	power = wizard_id_rank[id] + extra;
 	/*
 	 * All ones when the trick's best card stays, zero when this one takes
@@ -247,17 +244,15 @@ wizard_play_id(struct wizard_state *s, int seat, int id)
 	 * because compilers turn the plain conditional into a branch that
 	 * random play mispredicts half the time.
 	 */
-	keep = -(unsigned)((len != 0) & (power <= best_power));
-	r->hand[seat] &= ~(UINT64_C(1) << id);
-	r->void_suits[seat] = (uint8_t)voids;
-	r->lead_suit = (int8_t)lead;
-	r->best_power = (uint16_t)((best_power & keep) | (power & ~keep));
-	r->best_seat = (uint8_t)((best_seat & keep) |
+	keep = -(unsigned)((len != 0) & (power <= r->best_power));
+	r->best_power = (uint16_t)((r->best_power & keep) | (power & ~keep));
+	r->best_seat = (uint8_t)((r->best_seat & keep) |
 	    ((unsigned)seat & ~keep));
 	r->trick_seat[len] = (uint8_t)seat;
 	r->trick_card[len] = (uint8_t)id;
 	r->trick_len = (uint8_t)(len + 1);
-	r->turn = (uint8_t)next;
-	if (last)
+	if (len + 1 == s->nactive)
 		finish_trick(s);
+	else
+		r->turn = (uint8_t)wizard_next_seat(s, seat);
 }
