@@ -133,9 +133,14 @@ skip_value(struct scan *s)
 			s->p++;
 			break;
 		default:
-			/* A number or a literal: up to the next delimiter. */
-			while (s->p < s->end && strchr(",:]} \t\n\r\"[{",
-			    *s->p) == NULL)
+			/*
+			 * A number or a literal: up to the next delimiter.  A
+			 * NUL byte (strchr() finds the terminator) is none.
+			 */
+			if (*s->p == '\0')
+				return 0;
+			while (s->p < s->end && *s->p != '\0' &&
+			    strchr(",:]} \t\n\r\"[{", *s->p) == NULL)
 				s->p++;
 			break;
 		}

@@ -132,13 +132,18 @@ test_unusual_records_fall_back(void **unused)
 		"\"first\":0} x",
 	};
 
-	for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++) {
-		json_t *output = NULL;
+	/* A NUL byte where a value should be. */
+	static const char nul[] = "{\"game\":\"wizard\",\"x\":\0 1,"
+	    "\"deals\":[]}";
+	json_t *output = NULL;
 
+	for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++) {
 		if (replay_line(texts[i], strlen(texts[i]), &output) != -1)
 			fail_msg("record %zu was not handed back", i);
 		assert_null(output);
 	}
+	assert_int_equal(replay_line(nul, sizeof(nul) - 1, &output), -1);
+	assert_null(output);
 }
 
 /* Plain records with errors the scanner reads: the same answers. */
