@@ -6,7 +6,9 @@
  * and the checks included), and prints the median, the 99th percentile
  * and the maximum per level, plus normal's mean, and for hard the share
  * of its budget a decision used (a decision with a single legal action
- * takes none, and is left out of that share).  Run it from a release
+ * takes none, and is left out of that share), by the clock and by the
+ * processor time the thread got: on a shared machine the two differ by
+ * the time other processes held the core.  Run it from a release
  * build on an otherwise idle machine: other processes on the same core
  * show up in the figures.  --v1 seats hard-v1, the first hard search,
  * instead of hard.
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ai.h"
 #include "ai_game.h"
@@ -66,16 +69,26 @@ report(const char *game, const char *level, struct times *t)
 	    t->ms[(long)(0.99 * (double)(t->n - 1) + 0.5)], t->ms[t->n - 1]);
 }
 
+/* The processor time of this thread in milliseconds. */
+static double
+cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 /* The share of the budget the searching decisions used, p50 and p99. */
 static void
-report_use(const char *game, const char *level, struct times *t,
-    double budget_ms)
+report_use(const char *game, const char *level, const char *clock,
+    struct times *t, double budget_ms)
 {
 	if (t->n == 0)
 		return;
 	qsort(t->ms, (size_t)t->n, sizeof(*t->ms), compare);
-	printf("%-9s %-7s %7ld searches   budget use p50 %5.1f%%  p99 "
-	    "%5.1f%%  max %5.1f%% of %.0f ms\n", game, level, t->n,
+	printf("%-9s %-7s %7ld searches   budget use (%s) p50 %5.1f%%  p99 "
+	    "%5.1f%%  max %5.1f%% of %.0f ms\n", game, level, t->n, clock,
 	    100 * t->ms[t->n / 2] / budget_ms,
 	    100 * t->ms[(long)(0.99 * (double)(t->n - 1) + 0.5)] / budget_ms,
 	    100 * t->ms[t->n - 1] / budget_ms, budget_ms);
@@ -95,6 +108,7 @@ bench(const struct game_impl *impl, int games, int nseats, int budget,
     enum ai_level level)
 {
 	struct times hard = { 0 }, normal = { 0 }, searches = { 0 };
+	struct times cpu = { 0 };
 	struct rng rng;
 	char err[GAME_ERR_LEN];
 
@@ -115,6 +129,7 @@ bench(const struct game_impl *impl, int games, int nseats, int budget,
 			struct ai_params params;
 			struct action a;
 			int64_t t0;
+			double c0, used;
 
 			if (phase == PHASE_OVER)
 				break;
@@ -135,14 +150,19 @@ bench(const struct game_impl *impl, int games, int nseats, int budget,
 			params.seed = rng_next(&rng);
 			params.budget_ms = budget;
 			t0 = ai_now_ns();
+			c0 = cpu_ms();
 			if (ai_decide_game(game, seats[0], &params, &a) != 0) {
 				fprintf(stderr, "bench_ai: no decision\n");
 				exit(1);
 			}
+			used = cpu_ms() - c0;
 			add(seats[0] == 0 ? &hard : &normal,
 			    (double)(ai_now_ns() - t0) / 1e6);
-			if (seats[0] == 0 && has_choice(impl, game->state, 0))
+			if (seats[0] == 0 && has_choice(impl, game->state,
+			    0)) {
 				add(&searches, hard.ms[hard.n - 1]);
+				add(&cpu, used);
+			}
 			if (game_apply(game, &a, err, sizeof(err)) != 0) {
 				fprintf(stderr, "bench_ai: %s\n", err);
 				exit(1);
@@ -152,11 +172,14 @@ bench(const struct game_impl *impl, int games, int nseats, int budget,
 	}
 	report(impl->name, ai_level_name(level), &hard);
 	report(impl->name, "normal", &normal);
-	report_use(impl->name, ai_level_name(level), &searches,
+	report_use(impl->name, ai_level_name(level), "clock", &searches,
+	    budget > 0 ? budget : 100);
+	report_use(impl->name, ai_level_name(level), "cpu", &cpu,
 	    budget > 0 ? budget : 100);
 	free(hard.ms);
 	free(normal.ms);
 	free(searches.ms);
+	free(cpu.ms);
 }
 
 int
