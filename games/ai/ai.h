@@ -6,7 +6,8 @@
  * (its own hand, or under clairvoyance the others' cards; the turned card;
  * public actions; bids once revealed) and never looks at the rest.  The
  * same state with other hands, the stock, or unrevealed bids and selections
- * shuffled gives the same choice for the same seed.
+ * shuffled gives the same choice for the same seed (for hard: and the same
+ * count of worlds, see struct ai_params).
  */
 #ifndef STICHBOT_AI_H
 #define STICHBOT_AI_H
@@ -31,7 +32,13 @@ enum ai_level {
 
 struct ai_params {
 	enum ai_level level;
-	uint64_t seed;           /* the same seed gives the same choice */
+	/*
+	 * The same seed gives the same choice, except hard's within a time
+	 * budget: it samples worlds until most of the budget has passed, so
+	 * how many it sees follows the clock (a fixed count of worlds,
+	 * struct ai_limits, makes it depend on the seed alone again).
+	 */
+	uint64_t seed;
 	int budget_ms;           /* thinking time cap; <= 0: the level's default */
 };
 
