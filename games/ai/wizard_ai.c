@@ -602,19 +602,17 @@ best_bid(const struct wizard_state *s, uint64_t hand, double shift,
 	return best;
 }
 
-/* The bid the engine refuses for seat now, or -1. */
+/*
+ * The bid the engine refuses for seat now, or -1: the lowest bid missing
+ * from the legal mask (rollouts ask once per simulated bid).
+ */
 static int
 forbidden_bid(const struct wizard_state *s, int seat)
 {
-	struct action legal[GAME_MAX_HAND + 2];
-	int n = wizard_game.legal(s, seat, legal, GAME_MAX_HAND + 2);
+	uint64_t all = (UINT64_C(2) << s->r.cards) - 1;
+	uint64_t refused = all & ~wizard_legal_mask(s, seat);
 
-	if (n > s->r.cards)
-		return -1;
-	for (int i = 0; i < n; i++)
-		if (legal[i].value != i)
-			return i;
-	return n;
+	return refused == 0 ? -1 : bits_lowest64(refused);
 }
 
 /*
@@ -908,10 +906,9 @@ static void
 rollout(struct wizard_world *w)
 {
 	struct wizard_state *s = &w->s;
-	struct action a;
 
 	for (;;) {
-		int seat, id;
+		int seat, id, move;
 
 		switch (s->r.phase) {
 		case PHASE_PLAY:
@@ -930,15 +927,18 @@ rollout(struct wizard_world *w)
 					;
 			if (seat == s->nseats)
 				return;
-			set_bid(&a, seat, normal_bid(s, seat));
-			if (wizard_game.apply(s, &a, NULL, 0) != 0)
+			/*
+			 * The mask path: one test against the legal mask
+			 * instead of apply()'s checks and messages.
+			 */
+			move = normal_bid(s, seat);
+			if (!((wizard_legal_mask(s, seat) >> move) & 1))
 				return;
+			wizard_apply_mask(s, seat, move);
 			break;
 		case PHASE_TRUMP:
-			set_trump(&a, s->r.dealer, normal_trump(s,
+			wizard_apply_mask(s, s->r.dealer, normal_trump(s,
 			    s->r.dealer));
-			if (wizard_game.apply(s, &a, NULL, 0) != 0)
-				return;
 			break;
 		default:
 			return;
