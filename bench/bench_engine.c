@@ -17,7 +17,11 @@
  * BirdHead and Sticheln have no mask path: a BirdHead play may hold three
  * cards, and Sticheln's larger decks have more than 64 cards.
  *
- * usage: bench_engine [GAME] [--seconds S] [--seats N] [--path P]
+ * With --games N every path plays exactly N games instead of playing for
+ * S seconds, so that instruction counts (valgrind --tool=callgrind) can be
+ * compared, which unlike times do not move with the machine's load.
+ *
+ * usage: bench_engine [GAME] [--seconds S] [--games N] [--seats N] [--path P]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,7 +293,7 @@ mask_game(const struct game_impl *impl, const struct game_setup *setup,
 
 static void
 measure(const struct game_impl *impl, const char *name, random_game_fn fn,
-    int seats, double budget)
+    int seats, double budget, long count)
 {
 	struct game_setup setup = { .nseats = seats, .first = 0 };
 	void *state = malloc(impl->state_size);
@@ -301,10 +305,11 @@ measure(const struct game_impl *impl, const char *name, random_game_fn fn,
 	rng_seed(&rng, 1);
 	start = now();
 	do {
-		for (int k = 0; k < 64; k++, games++)
+		for (int k = 0; k < 64 && (count == 0 || games < count);
+		    k++, games++)
 			plays += fn(impl, &setup, state, &rng);
 		elapsed = now() - start;
-	} while (elapsed < budget);
+	} while (count > 0 ? games < count : elapsed < budget);
 	printf("%-9s %-6s %d seats: %9.0f games/s %12.0f plays/s "
 	    "(%ld games in %.2f s)\n", impl->name, name, seats,
 	    games / elapsed, plays / elapsed, games, elapsed);
@@ -317,11 +322,14 @@ main(int argc, char **argv)
 {
 	const char *only = NULL, *path = NULL;
 	double budget = 2.0;
+	long count = 0;
 	int seats = 4;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
 			budget = atof(argv[++i]);
+		else if (strcmp(argv[i], "--games") == 0 && i + 1 < argc)
+			count = atol(argv[++i]);
 		else if (strcmp(argv[i], "--seats") == 0 && i + 1 < argc)
 			seats = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc)
@@ -349,7 +357,7 @@ main(int argc, char **argv)
 				continue;
 			if (paths[p].fn != NULL)
 				measure(impl, paths[p].name, paths[p].fn,
-				    seats, budget);
+				    seats, budget, count);
 			else if (strcmp(paths[p].name, "mask") == 0)
 				/* Plays of several cards, or decks of more
 				 * than 64 cards, are no single bit. */
