@@ -167,6 +167,7 @@ wizard_next_moves(const struct wizard_state *s, int *seat)
 	}
 	return wizard_next_moves_other(s, seat);
 }
+
 /*
  * Deals the next round straight into the hands (PHASE_DEAL): the same
  * draws, cards and state as make_deal() then start_round().

@@ -65,6 +65,7 @@ wizard_next_moves_other(const struct wizard_state *s, int *seat)
 				return wizard_legal_mask(s, i);
 			}
 		}
+		*seat = -1;
 		return 0;
 	default:
 		*seat = -1;
