@@ -45,6 +45,9 @@
  *   kept across retries so a retry never posts twice; rate limits
  *   (M_LIMIT_EXCEEDED) are honoured and other failures retried with
  *   backoff.  Messages still queued get a few seconds at shutdown.
+ * - Outages.  A failed /sync is retried quietly with backoff and jitter;
+ *   only when the homeserver has not answered for outage_ms does the core
+ *   hear "disconnected", and "connected" once it answers again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +69,13 @@
 #define MX_RETRY_MAX 60000
 #define MX_SEND_RETRY_BASE 500
 #define MX_SEND_RETRY_MAX 30000
+/*
+ * A failed /sync (or login step) is retried soon and quietly: one lost
+ * request is no outage.  The delay doubles up to a cap short enough that
+ * the bot hears again within seconds of the homeserver coming back.
+ */
+#define MX_SYNC_RETRY_BASE 500
+#define MX_SYNC_RETRY_MAX 15000
 /* Delay after a refused login: a wrong password will not fix itself soon. */
 #define MX_LOGIN_REFUSED_MAX 300000
 /* How long a request other than /sync may take. */
@@ -185,6 +195,8 @@ struct matrix {
 	int full_state;           /* the next /sync asks for full state */
 	int synced;               /* a /sync was handled: room state known */
 	int up;                   /* what bot_on_connected() last said */
+	uint64_t outage_timer;    /* running while /sync fails: at its end
+	                           * the bot counts as disconnected */
 	struct mx_request *req;   /* the login, filter, m.direct or sync */
 	json_t *held;             /* owned: a /sync response waiting for joins
 	                           * or for the gaps in its timelines */
@@ -304,6 +316,42 @@ mx_set_up(struct matrix *m, int up)
 		kick_all(m);
 	if (m->adapter->bot != NULL)
 		bot_on_connected(m->adapter->bot, m->adapter, up);
+}
+
+static void
+on_outage(struct loop *loop, uint64_t id, void *arg)
+{
+	struct matrix *m = arg;
+
+	(void)loop;
+	(void)id;
+	m->outage_timer = 0;
+	log_warn("matrix %s: the homeserver has not answered for %d s",
+	    net(m), m->cfg.outage_ms / 1000);
+	mx_set_up(m, 0);
+}
+
+/*
+ * A step of the /sync loop failed.  The core hears of it only when the
+ * failures last outage_ms: telling every table "disconnected" and then
+ * "back online" for one lost request would stop turn timers and repeat
+ * prompts for nothing.
+ */
+static void
+outage_begin(struct matrix *m)
+{
+	if (m->up && m->outage_timer == 0)
+		m->outage_timer = loop_timer(m->loop,
+		    (uint64_t)m->cfg.outage_ms, on_outage, m);
+}
+
+/* /sync answered: the homeserver is there (again). */
+static void
+outage_end(struct matrix *m)
+{
+	loop_cancel(m->loop, m->outage_timer);
+	m->outage_timer = 0;
+	mx_set_up(m, 1);
 }
 
 static void
@@ -1542,7 +1590,7 @@ step_failed(struct matrix *m, const char *what, const struct mx_response *res,
 	char why[256];
 	uint64_t delay;
 
-	mx_set_up(m, 0);
+	outage_begin(m);
 	if (res != NULL && mx_token_refused(res) && m->phase != MX_LOGIN) {
 		mx_relogin(m);
 		return;
@@ -1551,9 +1599,14 @@ step_failed(struct matrix *m, const char *what, const struct mx_response *res,
 		mx_describe(res, why, sizeof(why));
 	else
 		snprintf(why, sizeof(why), "out of memory");
-	delay = mx_retry_delay(m, res, &m->attempt, MX_RETRY_BASE, max);
-	log_warn("matrix %s: %s failed (%s); retrying in %llu ms", net(m),
-	    what, why, (unsigned long long)delay);
+	delay = mx_retry_delay(m, res, &m->attempt, MX_SYNC_RETRY_BASE, max);
+	/* Failures that fix themselves are routine: no warning for each. */
+	if (res == NULL || mx_transient(res))
+		log_info("matrix %s: %s failed (%s); retrying in %llu ms",
+		    net(m), what, why, (unsigned long long)delay);
+	else
+		log_warn("matrix %s: %s failed (%s); retrying in %llu ms",
+		    net(m), what, why, (unsigned long long)delay);
 	m->timer = loop_timer(m->loop, delay, on_step_timer, m);
 }
 
@@ -1794,10 +1847,10 @@ on_sync(const struct mx_response *res, void *arg)
 		mx_kv_set(m, m->key_since, "");
 	}
 	if (!mx_ok(res) || !json_is_object(res->body)) {
-		step_failed(m, "/sync", res, MX_RETRY_MAX);
+		step_failed(m, "/sync", res, MX_SYNC_RETRY_MAX);
 		return;
 	}
-	mx_set_up(m, 1);
+	outage_end(m);
 	/* A first /sync only learns state: its cut timelines do not matter. */
 	if (m->since != NULL && m->phase == MX_SYNC && gaps_start(m,
 	    res->body))
@@ -1812,7 +1865,7 @@ on_sync(const struct mx_response *res, void *arg)
 		json_decref(m->held);
 		/* A copy: the response is the HTTP client's. */
 		if ((m->held = json_deep_copy(res->body)) == NULL)
-			step_failed(m, "/sync", NULL, MX_RETRY_MAX);
+			step_failed(m, "/sync", NULL, MX_SYNC_RETRY_MAX);
 		return;
 	}
 	sync_apply(m, res->body, res);
@@ -1824,7 +1877,7 @@ sync_apply(struct matrix *m, const json_t *body, const struct mx_response *res)
 {
 	if (handle_sync(m, body) != 0) {
 		if (m->phase == MX_SYNC)
-			step_failed(m, "/sync", res, MX_RETRY_MAX);
+			step_failed(m, "/sync", res, MX_SYNC_RETRY_MAX);
 		return;
 	}
 	m->attempt = 0;
@@ -1851,7 +1904,8 @@ on_filter(const struct mx_response *res, void *arg)
 
 	m->req = NULL;
 	if (!mx_ok(res) || id == NULL) {
-		step_failed(m, "creating the /sync filter", res, MX_RETRY_MAX);
+		step_failed(m, "creating the /sync filter", res,
+		    MX_SYNC_RETRY_MAX);
 		return;
 	}
 	free(m->filter_id);
@@ -1876,7 +1930,7 @@ on_direct(const struct mx_response *res, void *arg)
 			m->direct = copy;
 		}
 	} else if (res->status != 404) {
-		step_failed(m, "reading m.direct", res, MX_RETRY_MAX);
+		step_failed(m, "reading m.direct", res, MX_SYNC_RETRY_MAX);
 		return;
 	}
 	m->attempt = 0;
@@ -1944,7 +1998,7 @@ mx_sync(struct matrix *m)
 		return;
 	}
 	if (m->req == NULL)
-		step_failed(m, "a request", NULL, MX_RETRY_MAX);
+		step_failed(m, "a request", NULL, MX_SYNC_RETRY_MAX);
 }
 
 static void
@@ -1969,14 +2023,14 @@ on_login(const struct mx_response *res, void *arg)
 			    "bot's %s", net(m), m->cfg.access_token != NULL ?
 			    "access token" : "login");
 		step_failed(m, "logging in", res, mx_transient(res) ?
-		    MX_RETRY_MAX : MX_LOGIN_REFUSED_MAX);
+		    MX_SYNC_RETRY_MAX : MX_LOGIN_REFUSED_MAX);
 		return;
 	}
 	if (user != NULL && strcmp(user, m->cfg.user_id) != 0)
 		log_warn("matrix %s: logged in as %s, not %s as configured",
 		    net(m), user, m->cfg.user_id);
 	if ((copy = strdup(token)) == NULL) {
-		step_failed(m, "logging in", NULL, MX_RETRY_MAX);
+		step_failed(m, "logging in", NULL, MX_SYNC_RETRY_MAX);
 		return;
 	}
 	m->token = copy;
@@ -2030,7 +2084,7 @@ mx_login(struct matrix *m)
 		json_decref(body);
 	}
 	if (m->req == NULL)
-		step_failed(m, "logging in", NULL, MX_RETRY_MAX);
+		step_failed(m, "logging in", NULL, MX_SYNC_RETRY_MAX);
 }
 
 /* The token was refused: drop it and log in again (password only). */
@@ -2047,7 +2101,8 @@ mx_relogin(struct matrix *m)
 	json_decref(m->held);
 	m->held = NULL;
 	gaps_free(m);
-	mx_set_up(m, 0);
+	/* Logging in again takes a moment; a refused login is an outage. */
+	outage_begin(m);
 	if (m->token != NULL) {
 		explicit_bzero(m->token, strlen(m->token));
 		free(m->token);
@@ -2121,8 +2176,9 @@ matrix_clear(struct matrix *m)
 	if (m->loop != NULL) {
 		loop_cancel(m->loop, m->timer);
 		loop_cancel(m->loop, m->direct_timer);
+		loop_cancel(m->loop, m->outage_timer);
 	}
-	m->timer = m->direct_timer = 0;
+	m->timer = m->direct_timer = m->outage_timer = 0;
 }
 
 static void

@@ -14,7 +14,8 @@
 
 static const char *const mx_keys[] = {
 	"homeserver", "user_id", "password_file", "access_token_file",
-	"device_id", "device_name", "invites", "sync_timeout_ms", NULL,
+	"device_id", "device_name", "invites", "sync_timeout_ms", "outage_ms",
+	NULL,
 };
 
 static const char *const mx_invite_keys[] = {
@@ -106,6 +107,7 @@ mx_config_parse(const json_t *network, const char *path,
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->sync_timeout_ms = 30000;
+	cfg->outage_ms = 30000;
 	if (cfg_keys(network, path, mx_keys, config_network_keys, err,
 	    errlen) != 0)
 		return -1;
@@ -147,6 +149,12 @@ mx_config_parse(const json_t *network, const char *path,
 		return -1;
 	if (rc == 0)
 		cfg->sync_timeout_ms = (int)n;
+	rc = cfg_int(network, path, "outage_ms", 1000, 600000, 0, &n, err,
+	    errlen);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		cfg->outage_ms = (int)n;
 
 	cfg->allow_users = json_array();
 	cfg->allow_servers = json_array();

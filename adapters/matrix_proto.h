@@ -32,6 +32,11 @@ struct mx_config {
 	json_t *allow_users;      /* owned: globs of users allowed to invite */
 	json_t *allow_servers;    /* owned: servers allowed to invite */
 	int sync_timeout_ms;
+	/*
+	 * How long the homeserver must stay unreachable before the bot
+	 * counts as disconnected: one failed request is not an outage.
+	 */
+	int outage_ms;
 };
 
 /*

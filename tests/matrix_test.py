@@ -9,7 +9,8 @@ Checks: password and token login, the first sync ignoring old messages,
 room messages and direct messages reaching the core with the right
 identity, invites, send_private opening a direct room recorded in m.direct
 and reusing it after a restart, order and no duplicates through 429s, 500s,
-cut connections and a homeserver restart, the next_batch contract across a
+cut connections and a homeserver restart, 10% and 30% of requests failing
+without a disconnection and a 60 s outage as one, the next_batch contract across a
 crash, duplicate delivery, HTML in display names, m.mentions, encrypted
 rooms, membership callbacks, room admins, kicks and parts, and the
 history of a room joined late (not commands), and a restart whose first
@@ -197,9 +198,9 @@ def public_room(ctx, owner, alias):
     return owner.create_room(preset="public_chat", room_alias_name=alias)
 
 
-def joined_harness(ctx, alias, room):
+def joined_harness(ctx, alias, room, **extra):
     """A harness that has connected and joined alias (room's alias)."""
-    h = ctx.run()
+    h = ctx.run(**extra)
     h.wait_connected()
     h.command(join=alias)
     wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
@@ -385,7 +386,7 @@ def test_send_private(ctx):
 def test_order_through_faults(ctx):
     alice = ctx.client(ALICE)
     room = public_room(ctx, alice, "faults")
-    h = joined_harness(ctx, "#faults:localhost", room)
+    h = joined_harness(ctx, "#faults:localhost", room, outage_ms=2000)
     expected = ["m%02d" % i for i in range(24)]
     ctx.hs.limit_sends(3, 300)
     ctx.hs.fail_requests(2)
@@ -420,6 +421,80 @@ def test_order_through_faults(ctx):
     assert depth["depth"] == 0, depth
     h.stop()
     assert h.texts().count("!during faults") == 1, h.texts()
+
+
+def connected_events(h, start=0):
+    with h.cond:
+        return [e["up"] for e in h.events[start:]
+                if e["event"] == "connected"]
+
+
+def test_sync_failures(ctx):
+    """Issue 14.7: a share of the bot's requests fail (10%, then 30%),
+    /sync among them, while commands come in and lines go out.  Each
+    failure is retried quietly: the core never hears "disconnected", and
+    every command and line arrives once and in order."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "flaky")
+    # The default outage_ms: what a real deployment gets.
+    h = joined_harness(ctx, "#flaky:localhost", room)
+    assert connected_events(h) == [True], h.events
+    for share, seed in ((0.1, 1), (0.3, 2)):
+        failed = ctx.hs.fail_share(share, [BOT], seed)
+        said = ["!say %d %d" % (share * 100, i) for i in range(60)]
+        lines = ["line %d %d" % (share * 100, i) for i in range(60)]
+        before = len(bot_bodies(ctx, room))
+        for text, line in zip(said, lines):
+            alice.say(room, text)
+            h.command(send_channel="#flaky:localhost", text=line)
+            # The pace of a lively table, so that many /syncs happen.
+            time.sleep(0.05)
+        h.wait_message(said[-1], 60)
+        wait_until(lambda: len(bot_bodies(ctx, room)) >= before + 60, 60,
+                   "every line")
+        ctx.hs.fail_share(0)
+        syncs = sum(1 for p in failed if p.endswith("/sync"))
+        assert syncs >= 2, (share, failed)
+        got = [t for t in h.texts() if t in said]
+        assert got == said, (share, got)
+        assert bot_bodies(ctx, room)[before:] == lines, \
+            bot_bodies(ctx, room)[before:]
+        assert connected_events(h) == [True], (share, h.events[-5:])
+        print("  %d%%: %d requests failed, %d of them /sync; no "
+              "disconnection" % (share * 100, len(failed), syncs))
+    h.stop()
+
+
+def test_outage(ctx):
+    """A real outage (the homeserver away for 60 s) is one "down" after
+    outage_ms and one "up" when it answers again; lines said meanwhile
+    go out after it, in order, and commands flow again."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "outage")
+    h = joined_harness(ctx, "#outage:localhost", room, outage_ms=5000)
+    h.command(send_channel="#outage:localhost", text="before")
+    wait_until(lambda: bot_bodies(ctx, room) == ["before"],
+               what="the first line")
+    start = len(h.events)
+    stopped = time.monotonic()
+    ctx.hs.stop()
+    h.command(send_channel="#outage:localhost", text="during")
+    h.wait(lambda e: e["event"] == "connected" and not e["up"], 20,
+           "the disconnection", start=start)
+    down_after = time.monotonic() - stopped
+    assert 4.0 <= down_after <= 12.0, down_after
+    while time.monotonic() - stopped < 60:
+        time.sleep(0.5)
+    assert connected_events(h, start) == [False], h.events[start:]
+    ctx.hs.start()
+    h.wait(lambda e: e["event"] == "connected" and e["up"], 30,
+           "the reconnection", start=start)
+    wait_until(lambda: bot_bodies(ctx, room) == ["before", "during"], 30,
+               "the line said during the outage")
+    alice.say(room, "!after")
+    h.wait_message("!after")
+    assert connected_events(h, start) == [False, True], h.events[start:]
+    h.stop()
 
 
 def test_relogin_and_lost_position(ctx):
@@ -823,6 +898,8 @@ TESTS = [
     test_direct_messages_and_invites,
     test_send_private,
     test_order_through_faults,
+    test_sync_failures,
+    test_outage,
     test_relogin_and_lost_position,
     test_next_batch_contract,
     test_duplicate_delivery,
