@@ -27,7 +27,7 @@
 #include "store.h"
 
 /* The schema version kept in PRAGMA user_version. */
-#define STORE_VERSION 2
+#define STORE_VERSION 3
 /* How long a call waits for another process (e.g. export) to let go. */
 #define STORE_BUSY_MS 5000
 
@@ -52,6 +52,11 @@
  *   lobbies   tables not yet started, one per channel: the next game,
  *             its options and the seats taken (JSON written and read by
  *             table.c), so that a restart loses nobody's seat.
+ *
+ * Version 3:
+ *   outbox    messages caused by a stored change, committed with it and
+ *             deleted once the adapter reports them sent: after a crash
+ *             the bot sends again what it had not yet said.
  */
 static const char *const migrations[STORE_VERSION] = {
 	"CREATE TABLE games ("
@@ -114,6 +119,14 @@ static const char *const migrations[STORE_VERSION] = {
 	"  lobby TEXT NOT NULL,"
 	"  PRIMARY KEY (network, channel)"
 	") WITHOUT ROWID;",
+	"CREATE TABLE outbox ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  network TEXT NOT NULL,"
+	"  target TEXT NOT NULL,"
+	"  private INTEGER NOT NULL,"
+	"  flow TEXT,"
+	"  body TEXT NOT NULL"
+	");",
 };
 
 /* The statements prepared once at open. */
@@ -145,6 +158,12 @@ enum stmt_id {
 	STMT_LOBBY_PUT,
 	STMT_LOBBY_DELETE,
 	STMT_LOBBIES_SELECT,
+	STMT_SAVEPOINT,
+	STMT_RELEASE,
+	STMT_ROLLBACK_TO,
+	STMT_OUTBOX_INSERT,
+	STMT_OUTBOX_DELETE,
+	STMT_OUTBOX_SELECT,
 	STMT_COUNT,
 };
 
@@ -233,12 +252,39 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_LOBBIES_SELECT] =
 	    "SELECT network, channel, lobby FROM lobbies"
 	    " ORDER BY network, channel",
+	/* A call inside a batch (store_batch_begin) is a savepoint of it. */
+	[STMT_SAVEPOINT] = "SAVEPOINT call",
+	[STMT_RELEASE] = "RELEASE call",
+	[STMT_ROLLBACK_TO] = "ROLLBACK TO call",
+	[STMT_OUTBOX_INSERT] =
+	    "INSERT INTO outbox (network, target, private, flow, body)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5)",
+	[STMT_OUTBOX_DELETE] = "DELETE FROM outbox WHERE id = ?1",
+	[STMT_OUTBOX_SELECT] =
+	    "SELECT id, network, target, private, flow, body FROM outbox"
+	    " ORDER BY id",
+};
+
+/* A value store_kv_defer() keeps for the next transaction. */
+struct deferred_kv {
+	char *key, *value;
 };
 
 struct store {
 	sqlite3 *db;
 	sqlite3_stmt *stmt[STMT_COUNT];
+	/* An open batch (store_batch_begin): calls are savepoints of it. */
+	int batch;
+	/* Rows changed in the batch besides the outbox and deferred values. */
+	int64_t batch_changes;
+	/* Values and sent outbox rows waiting for the next transaction. */
+	struct deferred_kv *kv;
+	size_t nkv, kv_cap;
+	int64_t *sent;
+	size_t nsent, sent_cap;
 };
+
+static int write_deferred(struct store *store);
 
 static void store_log(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
@@ -346,10 +392,24 @@ dump(const json_t *obj)
 	return json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
 }
 
+/*
+ * Starts one call's transaction, or a savepoint when a batch is open (the
+ * batch's COMMIT makes the call durable).  A transaction of its own first
+ * writes what was deferred (store_kv_defer, store_outbox_sent).
+ */
 static int
 begin(struct store *store, enum stmt_id which)
 {
-	return run(store, stmt(store, which), "cannot begin a transaction");
+	if (store->batch)
+		return run(store, stmt(store, STMT_SAVEPOINT),
+		    "cannot begin a savepoint");
+	if (run(store, stmt(store, which), "cannot begin a transaction") != 0)
+		return -1;
+	if (which == STMT_BEGIN_IMMEDIATE && write_deferred(store) != 0) {
+		(void)run(store, stmt(store, STMT_ROLLBACK), "cannot roll back");
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -369,6 +429,19 @@ rollback(struct store *store)
 static int
 finish(struct store *store, int ok)
 {
+	if (store->batch) {
+		if (ok == 0 && run(store, stmt(store, STMT_RELEASE),
+		    "cannot release a savepoint") == 0)
+			return 0;
+		/* The batch goes on without this call's rows. */
+		if (!sqlite3_get_autocommit(store->db)) {
+			(void)run(store, stmt(store, STMT_ROLLBACK_TO),
+			    "cannot roll back a savepoint");
+			(void)run(store, stmt(store, STMT_RELEASE),
+			    "cannot release a savepoint");
+		}
+		return -1;
+	}
 	if (ok == 0 && run(store, stmt(store, STMT_COMMIT),
 	    "cannot commit") == 0)
 		return 0;
@@ -531,6 +604,15 @@ store_close(struct store *store)
 {
 	if (store == NULL)
 		return;
+	if (store->batch)
+		store_batch_rollback(store);
+	(void)store_flush(store);
+	for (size_t i = 0; i < store->nkv; i++) {
+		free(store->kv[i].key);
+		free(store->kv[i].value);
+	}
+	free(store->kv);
+	free(store->sent);
 	for (int i = 0; i < STMT_COUNT; i++)
 		sqlite3_finalize(store->stmt[i]);
 	/*
@@ -1267,6 +1349,203 @@ store_each_lobby(struct store *store, store_lobby_fn fn, void *arg)
 	done(st);
 	if (rc != SQLITE_DONE) {
 		db_fail(store, "cannot read the lobbies");
+		return -1;
+	}
+	return count;
+}
+
+/* ------------------------------------------------------------------ */
+/* Batches, deferred values and the outbox. */
+
+int
+store_batch_begin(struct store *store)
+{
+	if (store->batch) {
+		store_log("a batch is already open");
+		return -1;
+	}
+	if (begin(store, STMT_BEGIN_IMMEDIATE) != 0)
+		return -1;
+	store->batch = 1;
+	store->batch_changes = sqlite3_total_changes64(store->db);
+	return 0;
+}
+
+int64_t
+store_batch_changes(struct store *store)
+{
+	return store->batch ? sqlite3_total_changes64(store->db) -
+	    store->batch_changes : 0;
+}
+
+int
+store_batch_commit(struct store *store)
+{
+	if (!store->batch)
+		return -1;
+	store->batch = 0;
+	return finish(store, 0);
+}
+
+void
+store_batch_rollback(struct store *store)
+{
+	if (!store->batch)
+		return;
+	store->batch = 0;
+	rollback(store);
+}
+
+/* Writes the deferred values and deletions inside an open transaction. */
+static int
+write_deferred(struct store *store)
+{
+	for (size_t i = 0; i < store->nkv; i++) {
+		sqlite3_stmt *st = stmt(store, STMT_KV_SET);
+
+		bind_text(st, 1, store->kv[i].key);
+		bind_text(st, 2, store->kv[i].value);
+		if (run(store, st, "cannot store a value") != 0)
+			return -1;
+	}
+	for (size_t i = 0; i < store->nsent; i++) {
+		sqlite3_stmt *st = stmt(store, STMT_OUTBOX_DELETE);
+
+		sqlite3_bind_int64(st, 1, store->sent[i]);
+		if (run(store, st, "cannot forget a sent message") != 0)
+			return -1;
+	}
+	/*
+	 * Forgotten only once written: a transaction that fails leaves them
+	 * for the next one.  (The caller's COMMIT may still fail; the values
+	 * are then lost with it, which at worst repeats a message or a
+	 * Matrix event check, never loses a move.)
+	 */
+	for (size_t i = 0; i < store->nkv; i++) {
+		free(store->kv[i].key);
+		free(store->kv[i].value);
+	}
+	store->nkv = 0;
+	store->nsent = 0;
+	return 0;
+}
+
+int
+store_kv_defer(struct store *store, const char *key, const char *value)
+{
+	struct deferred_kv *kv;
+	char *k, *v;
+
+	for (size_t i = 0; i < store->nkv; i++) {
+		if (strcmp(store->kv[i].key, key) == 0) {
+			if ((v = strdup(value)) == NULL)
+				return -1;
+			free(store->kv[i].value);
+			store->kv[i].value = v;
+			return 0;
+		}
+	}
+	if (store->nkv == store->kv_cap) {
+		size_t cap = store->kv_cap != 0 ? store->kv_cap * 2 : 4;
+
+		kv = realloc(store->kv, cap * sizeof(*kv));
+		if (kv == NULL)
+			return -1;
+		store->kv = kv;
+		store->kv_cap = cap;
+	}
+	k = strdup(key);
+	v = strdup(value);
+	if (k == NULL || v == NULL) {
+		free(k);
+		free(v);
+		return -1;
+	}
+	store->kv[store->nkv].key = k;
+	store->kv[store->nkv].value = v;
+	store->nkv++;
+	/* Inside a batch the batch's COMMIT carries it. */
+	if (store->batch)
+		return write_deferred(store);
+	return 0;
+}
+
+int
+store_flush(struct store *store)
+{
+	if (store->batch || (store->nkv == 0 && store->nsent == 0))
+		return 0;
+	if (begin(store, STMT_BEGIN_IMMEDIATE) != 0)
+		return -1;
+	return finish(store, 0);
+}
+
+int
+store_kv_flush(struct store *store)
+{
+	return store_flush(store);
+}
+
+int64_t
+store_outbox_add(struct store *store, const struct store_message *msg)
+{
+	sqlite3_stmt *st = stmt(store, STMT_OUTBOX_INSERT);
+	int64_t id;
+
+	bind_text(st, 1, msg->network);
+	bind_text(st, 2, msg->target);
+	sqlite3_bind_int(st, 3, msg->private_);
+	if (msg->flow != NULL)
+		bind_text(st, 4, msg->flow);
+	else
+		sqlite3_bind_null(st, 4);
+	bind_text(st, 5, msg->body);
+	if (run(store, st, "cannot store a message") != 0)
+		return -1;
+	id = sqlite3_last_insert_rowid(store->db);
+	/* The outbox row is not a change people hear about by itself. */
+	if (store->batch)
+		store->batch_changes++;
+	return id;
+}
+
+int
+store_outbox_sent(struct store *store, int64_t id)
+{
+	if (store->nsent == store->sent_cap) {
+		size_t cap = store->sent_cap != 0 ? store->sent_cap * 2 : 16;
+		int64_t *sent = realloc(store->sent, cap * sizeof(*sent));
+
+		if (sent == NULL)
+			return -1;
+		store->sent = sent;
+		store->sent_cap = cap;
+	}
+	store->sent[store->nsent++] = id;
+	return 0;
+}
+
+int
+store_each_outbox(struct store *store, store_message_fn fn, void *arg)
+{
+	sqlite3_stmt *st = stmt(store, STMT_OUTBOX_SELECT);
+	struct store_message msg;
+	int rc, count = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		msg.id = sqlite3_column_int64(st, 0);
+		msg.network = column_text(st, 1);
+		msg.target = column_text(st, 2);
+		msg.private_ = sqlite3_column_int(st, 3);
+		msg.flow = sqlite3_column_type(st, 4) == SQLITE_NULL ? NULL :
+		    column_text(st, 4);
+		msg.body = column_text(st, 5);
+		fn(&msg, arg);
+		count++;
+	}
+	done(st);
+	if (rc != SQLITE_DONE) {
+		db_fail(store, "cannot read the outbox");
 		return -1;
 	}
 	return count;

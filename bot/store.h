@@ -148,5 +148,53 @@ int store_each_lobby(struct store *store, store_lobby_fn fn, void *arg);
 int store_kv_set(struct store *store, const char *key, const char *value);
 /* Returns a malloc'd copy of the value (caller frees), or NULL. */
 char *store_kv_get(struct store *store, const char *key);
+/*
+ * Sets key to value in the same transaction as the store's next write
+ * (the batch the core opens around its handling of each message), or at
+ * store_kv_flush(): e.g. the Matrix adapter marks an event handled in the
+ * transaction of the event's effect, so a crash can neither lose the
+ * effect nor handle the event twice.  0, or -1 when out of memory.
+ */
+int store_kv_defer(struct store *store, const char *key, const char *value);
+/* Writes what was deferred now, unless a batch is open; 0 or -1. */
+int store_kv_flush(struct store *store);
+int store_flush(struct store *store);
+
+/*
+ * Batches: the core opens one around each event it handles, so that
+ * every change the event causes and every message those changes make the
+ * bot say are committed together (each store call above becomes a
+ * savepoint of the batch).  commit returns 0 once the batch is durable,
+ * or -1 when it was rolled back.  store_batch_changes() counts the rows
+ * the batch changed so far, not counting outbox rows and deferred values:
+ * 0 means the event changed nothing people must hear about.
+ */
+int store_batch_begin(struct store *store);
+int64_t store_batch_changes(struct store *store);
+int store_batch_commit(struct store *store);
+void store_batch_rollback(struct store *store);
+
+/*
+ * The outbox: messages caused by stored changes.  A row is added inside
+ * the batch of its change and deleted (in the next transaction: see
+ * store_outbox_sent) once the adapter reports it sent; rows left after a
+ * crash are sent again at start-up, in id order.  body is the message as
+ * text.h marks it.  Strings are borrowed.
+ */
+struct store_message {
+	int64_t id;
+	const char *network;
+	const char *target;      /* the channel, or the user id when private */
+	int private_;
+	const char *flow;        /* the table's channel, or NULL */
+	const char *body;
+};
+/* Adds a row; returns its id (> 0), or -1. */
+int64_t store_outbox_add(struct store *store, const struct store_message *msg);
+/* Forgets row id with the next transaction; 0, or -1 when out of memory. */
+int store_outbox_sent(struct store *store, int64_t id);
+/* Calls fn for each row in id order (strings valid during the call). */
+typedef void (*store_message_fn)(const struct store_message *msg, void *arg);
+int store_each_outbox(struct store *store, store_message_fn fn, void *arg);
 
 #endif

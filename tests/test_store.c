@@ -265,7 +265,7 @@ raw_query(sqlite3 *db, const char *sql, char *buf, size_t len)
 static void
 test_open_close(void **unused)
 {
-	char err[512], buf[64];
+	char err[512], buf[128];
 	struct store *store;
 	struct temp t;
 	sqlite3 *db;
@@ -286,12 +286,13 @@ test_open_close(void **unused)
 	raw_query(db, "PRAGMA journal_mode", buf, sizeof(buf));
 	assert_string_equal(buf, "wal");
 	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
-	assert_string_equal(buf, "2");
+	assert_string_equal(buf, "3");
 	raw_query(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM "
 	    "sqlite_schema WHERE type = 'table' ORDER BY name)", buf,
 	    sizeof(buf));
 	assert_string_equal(buf,
-	    "actions,deals,games,kv,lobbies,seats,standings");
+	    "actions,deals,games,kv,lobbies,outbox,seats,sqlite_sequence,"
+	    "standings");
 	/* A store from a newer stichbot is refused, not damaged. */
 	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL,
 	    NULL, NULL), SQLITE_OK);
@@ -384,7 +385,8 @@ test_lobbies(void **unused)
 	store_close(store);
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE lobbies;"
-	    " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+	    " DROP TABLE outbox; PRAGMA user_version = 1", NULL, NULL, NULL),
+	    SQLITE_OK);
 	sqlite3_close(db);
 	store = open_store(t.path);
 	memset(&seen, 0, sizeof(seen));
@@ -393,7 +395,7 @@ test_lobbies(void **unused)
 	store_close(store);
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
-	assert_string_equal(buf, "2");
+	assert_string_equal(buf, "3");
 	raw_query(db, "SELECT count(*) FROM games WHERE channel = '#old'", buf,
 	    sizeof(buf));
 	assert_string_equal(buf, "1");
@@ -1157,6 +1159,109 @@ test_crash_safety(void **unused)
 	assert_true(killed_mid_game >= 10);
 }
 
+static void
+collect_message(const struct store_message *msg, void *arg)
+{
+	struct lobbies_seen *seen = arg;
+
+	snprintf(seen->lines[seen->n++], sizeof(seen->lines[0]),
+	    "%lld %s %s %d %s %s", (long long)msg->id, msg->network,
+	    msg->target, msg->private_, msg->flow != NULL ? msg->flow : "-",
+	    msg->body);
+}
+
+/*
+ * A batch commits a change with the messages it causes, or neither; a
+ * failed call inside it is a rolled-back savepoint; deferred values and
+ * sent rows ride on the next transaction.
+ */
+static void
+test_batch_outbox(void **unused)
+{
+	const struct store_place place = { "libera", "#cards" };
+	struct store_seat seats[GAME_MAX_SEATS];
+	struct store_message msg = { 0, "libera", "#cards", 0, "#cards",
+	    "alice plays r7" };
+	struct lobbies_seen seen;
+	struct store *store;
+	struct game *game;
+	struct rng rng;
+	struct temp t;
+	char *v;
+	int64_t id, first;
+
+	temp_store(&t);
+	store = open_store(t.path);
+	rng_seed(&rng, 5);
+	game = random_wizard(&rng, 3, 0, 4);
+	default_seats(game, 0, seats);
+	id = store_game_begin(store, &place, game, 7, seats, 3);
+	assert_true(id > 0);
+
+	/* Committed: the lobby row and both messages. */
+	assert_int_equal(store_kv_defer(store, "matrix:x:handled", "$e1"), 0);
+	assert_int_equal(store_batch_begin(store), 0);
+	assert_int_equal(store_batch_begin(store), -1);
+	assert_int_equal(store_batch_changes(store), 0);
+	first = store_outbox_add(store, &msg);
+	assert_true(first > 0);
+	assert_int_equal(store_batch_changes(store), 0);
+	assert_int_equal(store_lobby_put(store, "libera", "#x", "{}"), 0);
+	assert_int_equal(store_batch_changes(store), 1);
+	msg.private_ = 1;
+	msg.target = "alice";
+	assert_int_equal(store_outbox_add(store, &msg), first + 1);
+	/* A refused call inside the batch leaves the rest of it. */
+	assert_int_equal(store_action(store, id, 99, game), -1);
+	assert_int_equal(store_batch_commit(store), 0);
+	v = store_kv_get(store, "matrix:x:handled");
+	assert_string_equal(v, "$e1");
+	free(v);
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(store_each_outbox(store, collect_message, &seen), 2);
+	assert_string_equal(seen.lines[1] + strcspn(seen.lines[1], " "),
+	    " libera alice 1 #cards alice plays r7");
+
+	/* Rolled back: neither the row nor the message. */
+	assert_int_equal(store_batch_begin(store), 0);
+	assert_true(store_outbox_add(store, &msg) > first + 1);
+	assert_int_equal(store_lobby_put(store, "libera", "#y", "{}"), 0);
+	store_batch_rollback(store);
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(store_each_outbox(store, collect_message, &seen), 2);
+	assert_int_equal(store_lobby_delete(store, "libera", "#y"), 0);
+
+	/*
+	 * Sent rows go with the next transaction; ids are never reused once
+	 * committed (a rolled-back id was never handed to an adapter).
+	 */
+	assert_int_equal(store_outbox_sent(store, first), 0);
+	assert_int_equal(store_outbox_sent(store, first + 1), 0);
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(store_each_outbox(store, collect_message, &seen), 2);
+	assert_int_equal(store_flush(store), 0);
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(store_each_outbox(store, collect_message, &seen), 0);
+	assert_int_equal(store_batch_begin(store), 0);
+	assert_int_equal(store_outbox_add(store, &msg), first + 2);
+	assert_int_equal(store_batch_commit(store), 0);
+
+	/* A deferred value outside a batch waits for the next write. */
+	assert_int_equal(store_kv_defer(store, "k", "1"), 0);
+	assert_int_equal(store_kv_defer(store, "k", "2"), 0);
+	assert_null(store_kv_get(store, "k"));
+	assert_int_equal(store_lobby_delete(store, "libera", "#x"), 0);
+	assert_null(store_kv_get(store, "k"));
+	assert_int_equal(store_action(store, id, game->nactions, game), -1);
+	assert_int_equal(store_kv_flush(store), 0);
+	v = store_kv_get(store, "k");
+	assert_string_equal(v, "2");
+	free(v);
+	game_destroy(game);
+	store_close(store);
+	temp_remove(&t);
+}
+
 int
 main(void)
 {
@@ -1172,6 +1277,7 @@ main(void)
 		cmocka_unit_test(test_stats_random_wizard),
 		cmocka_unit_test(test_kv),
 		cmocka_unit_test(test_lobbies),
+		cmocka_unit_test(test_batch_outbox),
 		cmocka_unit_test(test_crash_safety),
 	};
 
