@@ -32,8 +32,10 @@
  *   on, and in a room joined later only those said after the bot was
  *   invited or joined (the history a server shows on joining is not).
  *   The /sync position is stored only once every event before it was
- *   handed to the bot (and the ids of events handled since are stored one
- *   by one), so a restart neither replays nor loses a command; a /sync
+ *   handed to the bot, and the id of each event handed to the core since
+ *   is stored in the same transaction as the core's handling of it
+ *   (store_kv_defer), so a restart neither replays nor loses a command,
+ *   even after a SIGKILL between the core's commit and its return; a /sync
  *   that comes back before the joins of channels named by alias waits
  *   for them, so its messages name the right channel.  A /sync whose
  *   room timeline was cut (more than MX_TIMELINE_LIMIT events since the
@@ -354,10 +356,15 @@ outage_end(struct matrix *m)
 	mx_set_up(m, 1);
 }
 
+/*
+ * Stores a value with whatever else is deferred (the events handled
+ * lately), so that the sync position and the handled ids never disagree.
+ */
 static void
 mx_kv_set(struct matrix *m, const char *key, const char *value)
 {
-	if (m->store != NULL && store_kv_set(m->store, key, value) != 0)
+	if (m->store != NULL && (store_kv_defer(m->store, key, value) != 0 ||
+	    store_kv_flush(m->store) != 0))
 		log_error("matrix %s: cannot store %s", net(m), key);
 }
 
@@ -1193,25 +1200,47 @@ join_start(struct mx_join *j)
 
 /* Handling /sync */
 
-/* Remembers that event id was handed to the core, durably. */
+/*
+ * Called right before event_id is handed to the core: the id joins the
+ * stored list of events handled since the stored /sync position in the
+ * same SQLite transaction as the core's handling of it (store_kv_defer:
+ * the next write, i.e. the core's batch), so a SIGKILL either loses both
+ * (the event comes again) or keeps both (it is skipped).  handled_end()
+ * writes it after the core returns when the core wrote nothing.
+ */
 static void
-handled_add(struct matrix *m, const char *event_id)
+handled_begin(struct matrix *m, const char *event_id)
 {
 	char *s;
 
 	if (event_id == NULL || m->handled == NULL ||
-	    json_array_append_new(m->handled, json_string(event_id)) != 0)
+	    json_array_append_new(m->handled, json_string(event_id)) != 0 ||
+	    m->store == NULL)
 		return;
-	if ((s = json_dumps(m->handled, JSON_COMPACT)) != NULL) {
-		mx_kv_set(m, m->key_handled, s);
-		free(s);
-	}
+	if ((s = json_dumps(m->handled, JSON_COMPACT)) == NULL ||
+	    store_kv_defer(m->store, m->key_handled, s) != 0)
+		log_error("matrix %s: cannot store %s", net(m),
+		    m->key_handled);
+	free(s);
 }
 
-/* Tells a player once per room that encrypted rooms are unreadable. */
-static int
-encrypted_notice(struct matrix *m, struct mx_room *room, const char *sender)
+static void
+handled_end(struct matrix *m)
 {
+	if (m->store != NULL && store_kv_flush(m->store) != 0)
+		log_error("matrix %s: cannot store %s", net(m),
+		    m->key_handled);
+}
+
+/*
+ * Tells the sender of ev once per room that encrypted rooms are
+ * unreadable (ev is marked handled: a restart does not say it again).
+ */
+static int
+encrypted_notice(struct matrix *m, struct mx_room *room,
+    const struct mx_event *ev)
+{
+	const char *sender = ev->sender;
 	struct text t;
 	struct mx_msg *msg;
 
@@ -1220,6 +1249,7 @@ encrypted_notice(struct matrix *m, struct mx_room *room, const char *sender)
 	if (json_object_get(room->warned, sender) != NULL)
 		return 0;
 	json_object_set_new(room->warned, sender, json_true());
+	handled_begin(m, ev->event_id);
 	log_info("matrix %s: %s wrote in encrypted room %s, which the bot "
 	    "cannot read; opening a direct room without encryption", net(m),
 	    sender, room->id);
@@ -1237,6 +1267,7 @@ encrypted_notice(struct matrix *m, struct mx_room *room, const char *sender)
 		msg = msg_new(m, &t);
 	dm_send(m, sender, msg);
 	text_finish(&t);
+	handled_end(m);
 	return 1;
 }
 
@@ -1259,7 +1290,7 @@ on_message(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
 	    (rel != NULL && strcmp(rel, "m.replace") == 0))
 		return 0;
 	if (room->encrypted)
-		return encrypted_notice(m, room, ev->sender);
+		return encrypted_notice(m, room, ev);
 	p = person_find(room, ev->sender);
 	priv = room_is_private(m, room, ev->sender);
 	/* The core may part this room while it runs: keep copies. */
@@ -1273,9 +1304,11 @@ on_message(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
 	from.id = ev->sender;
 	from.name = name;
 	from.mask = NULL;
+	handled_begin(m, ev->event_id);
 	if (m->adapter->bot != NULL)
 		bot_on_message(m->adapter->bot, m->adapter, priv ? NULL : label,
 		    &from, mx_message_text(ev->content));
+	handled_end(m);
 	free(name);
 	free(label);
 	return 1;
@@ -1344,6 +1377,9 @@ apply_state(struct matrix *m, struct mx_room *room,
 	who.id = ev->state_key;
 	who.name = name;
 	who.mask = NULL;
+	if ((old != MX_JOINED) != (now != MX_JOINED) || (old == MX_JOINED &&
+	    strcmp(oldname != NULL ? oldname : ev->state_key, who.name) != 0))
+		handled_begin(m, ev->event_id);
 	if (old != MX_JOINED && now == MX_JOINED) {
 		bot_on_join(m->adapter->bot, m->adapter, label, &who);
 		called = 1;
@@ -1355,6 +1391,8 @@ apply_state(struct matrix *m, struct mx_room *room,
 		bot_on_rename(m->adapter->bot, m->adapter, ev->state_key, &who);
 		called = 1;
 	}
+	if (called)
+		handled_end(m);
 	free(name);
 	free(label);
 	free(oldname);
@@ -1464,7 +1502,7 @@ handle_sync(struct matrix *m, const json_t *body)
 	for (int i = 0; i < sync.n && m->phase == MX_SYNC; i++) {
 		const struct mx_event *ev = &sync.events[i];
 		struct mx_room *room;
-		int dup, called = 0;
+		int dup;
 
 		switch (ev->section) {
 		case MX_ACCOUNT_DATA:
@@ -1500,18 +1538,16 @@ handle_sync(struct matrix *m, const json_t *body)
 			dup = ev->event_id != NULL &&
 			    mx_seen_check(&m->seen, ev->event_id);
 			if (ev->state_key != NULL)
-				called = apply_state(m, room, ev, !initial &&
-				    !dup && !ev->history);
+				apply_state(m, room, ev, !initial && !dup &&
+				    !ev->history);
 			else if (initial || dup || ev->history)
 				break;
 			else if (strcmp(ev->type, "m.room.message") == 0)
-				called = on_message(m, room, ev);
+				on_message(m, room, ev);
 			else if (strcmp(ev->type, "m.room.encrypted") == 0 &&
 			    ev->sender != NULL &&
 			    strcmp(ev->sender, m->cfg.user_id) != 0)
-				called = encrypted_notice(m, room, ev->sender);
-			if (called)
-				handled_add(m, ev->event_id);
+				encrypted_notice(m, room, ev);
 			break;
 		case MX_INVITE_STATE:
 			if (strcmp(ev->type, "m.room.member") == 0 &&
@@ -1549,11 +1585,15 @@ handle_sync(struct matrix *m, const json_t *body)
 	}
 	free(m->since);
 	m->since = strdup(sync.next_batch);
-	mx_kv_set(m, m->key_since, sync.next_batch);
+	/* The new position and the emptied list: one transaction. */
 	if (json_array_size(m->handled) > 0) {
 		json_array_clear(m->handled);
-		mx_kv_set(m, m->key_handled, "[]");
+		if (m->store != NULL &&
+		    store_kv_defer(m->store, m->key_handled, "[]") != 0)
+			log_error("matrix %s: cannot store %s", net(m),
+			    m->key_handled);
 	}
+	mx_kv_set(m, m->key_since, sync.next_batch);
 	mx_sync_finish(&sync);
 	return 0;
 }

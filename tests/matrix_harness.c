@@ -3,6 +3,7 @@
  * tests/matrix_test.py.
  *
  *   matrix_harness NETWORK.json STORE.db [--crash-on TEXT]
+ *       [--crash-after TEXT]
  *
  * NETWORK.json is one network object of the configuration ("name" names
  * the network; default "matrix").  Every callback into the core is printed
@@ -18,9 +19,17 @@
  *   {"queue_depth": true}               prints {"event": "queue_depth"}
  *   {"stop": GOODBYE}                   or the end of stdin
  *
+ * The stub core stores every message it is given as the real core stores
+ * a move: in a batch (store_batch_begin), appended to the JSON array in
+ * the store's kv under "harness:moves", so a test can count how often
+ * each command took effect across crashes.
+ *
  * With --crash-on, a message whose text is TEXT kills the process inside
- * bot_on_message(), before the core would have returned: the adapter must
+ * bot_on_message(), before the core would have stored it: the adapter must
  * deliver that message again after a restart, and nothing before it.
+ * With --crash-after, the process dies right after that message's batch
+ * was committed, before bot_on_message() returns: the adapter must not
+ * deliver it again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +57,7 @@ const char *const config_network_keys[] = {
 static struct loop *harness_loop;
 static struct store *harness_store;
 static struct adapter harness_adapter;
-static const char *crash_on;
+static const char *crash_on, *crash_after;
 static char input[1 << 16];
 static size_t input_len;
 
@@ -86,6 +95,34 @@ user_json(const struct user *u)
 	return json_pack("{s:s, s:s}", "id", u->id, "name", u->name);
 }
 
+/* Appends text to "harness:moves" in one batch, as the core stores a move. */
+static void
+store_move(const char *text)
+{
+	char *old, *s;
+	json_t *moves;
+
+	if (store_batch_begin(harness_store) != 0)
+		return;
+	old = store_kv_get(harness_store, "harness:moves");
+	moves = old != NULL ? json_loads(old, 0, NULL) : json_array();
+	free(old);
+	if (!json_is_array(moves)) {
+		json_decref(moves);
+		moves = json_array();
+	}
+	json_array_append_new(moves, json_string(text));
+	s = json_dumps(moves, JSON_COMPACT);
+	json_decref(moves);
+	if (s == NULL || store_kv_set(harness_store, "harness:moves", s) != 0) {
+		free(s);
+		store_batch_rollback(harness_store);
+		return;
+	}
+	free(s);
+	store_batch_commit(harness_store);
+}
+
 void
 bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
     const struct user *from, const char *text)
@@ -99,6 +136,12 @@ bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
 	}
 	emit(json_pack("{s:s, s:s?, s:o, s:s}", "event", "message", "channel",
 	    channel, "from", user_json(from), "text", text));
+	store_move(text);
+	if (crash_after != NULL && strcmp(text, crash_after) == 0) {
+		emit(json_pack("{s:s, s:s}", "event", "crashing", "text",
+		    text));
+		_exit(3);
+	}
 }
 
 void
@@ -247,13 +290,19 @@ main(int argc, char **argv)
 	const char *name;
 	char err[512];
 
-	if (argc != 3 && !(argc == 5 && strcmp(argv[3], "--crash-on") == 0)) {
+	for (int i = 3; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--crash-on") == 0)
+			crash_on = argv[i + 1];
+		else if (strcmp(argv[i], "--crash-after") == 0)
+			crash_after = argv[i + 1];
+		else
+			argc = 0;
+	}
+	if (argc < 3 || argc % 2 == 0) {
 		fprintf(stderr, "usage: matrix_harness NETWORK.json STORE.db "
-		    "[--crash-on TEXT]\n");
+		    "[--crash-on TEXT] [--crash-after TEXT]\n");
 		return 2;
 	}
-	if (argc == 5)
-		crash_on = argv[4];
 	log_setup(LOG_LEVEL_DEBUG, 0);
 	log_capture(on_log, NULL);
 	if ((config = json_load_file(argv[1], 0, &error)) == NULL) {

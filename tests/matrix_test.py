@@ -45,7 +45,7 @@ PASSWORD = "bot-password-7f3a"
 class Harness:
     """One run of matrix_harness; events are its stdout lines, parsed."""
 
-    def __init__(self, ctx, config, crash_on=None):
+    def __init__(self, ctx, config, crash_on=None, crash_after=None):
         self.ctx = ctx
         path = os.path.join(ctx.dir, "network.json")
         with open(path, "w") as f:
@@ -53,6 +53,8 @@ class Harness:
         args = [ctx.harness, path, ctx.store]
         if crash_on:
             args += ["--crash-on", crash_on]
+        if crash_after:
+            args += ["--crash-after", crash_after]
         self.log = open(ctx.log_path, "a")
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
@@ -169,8 +171,8 @@ class Context:
         config.update(extra)
         return config
 
-    def run(self, crash_on=None, **extra):
-        h = Harness(self, self.config(**extra), crash_on)
+    def run(self, crash_on=None, crash_after=None, **extra):
+        h = Harness(self, self.config(**extra), crash_on, crash_after)
         self.runs.append(h)
         return h
 
@@ -574,6 +576,59 @@ def test_next_batch_contract(ctx):
     h.stop()
 
 
+def stored_moves(ctx):
+    """What the harness's stub core stored, as the core stores moves."""
+    db = __import__("sqlite3").connect(ctx.store)
+    try:
+        row = db.execute("SELECT value FROM kv WHERE key = "
+                         "'harness:moves'").fetchone()
+    finally:
+        db.close()
+    return json.loads(row[0]) if row else []
+
+
+def test_exactly_once(ctx):
+    """Issue 14.3: a command whose effect was committed is not handled
+    again after a SIGKILL, however close the kill came after the commit:
+    the event id is marked handled in the core's own transaction.  One
+    killed before the commit comes again."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "once")
+    h = joined_harness(ctx, "#once:localhost", room,
+                       crash_after="!play b7")
+    # Three commands in one /sync batch; the process dies right after
+    # the second one's effect was committed.
+    ctx.hs.hold_syncs(True)
+    for text in ["!bid 3", "!play b7", "!play r2"]:
+        alice.say(room, text)
+    ctx.hs.hold_syncs(False)
+    h.wait(lambda e: e["event"] == "exit", 20, "the crash")
+    h.kill()
+    assert h.proc.returncode == 3, h.proc.returncode
+    assert stored_moves(ctx) == ["!bid 3", "!play b7"], stored_moves(ctx)
+
+    h = ctx.run(crash_on="!play g5")
+    h.command(join="#once:localhost")
+    h.wait_message("!play r2")
+    ctx.hs.hold_syncs(True)
+    for text in ["!play y1", "!play g5", "!play n4"]:
+        alice.say(room, text)
+    ctx.hs.hold_syncs(False)
+    h.wait(lambda e: e["event"] == "exit", 20, "the second crash")
+    h.kill()
+
+    h = ctx.run()
+    h.command(join="#once:localhost")
+    h.wait_message("!play n4")
+    alice.say(room, "!status")
+    h.wait_message("!status")
+    assert h.texts() == ["!play g5", "!play n4", "!status"], h.texts()
+    h.stop()
+    assert stored_moves(ctx) == ["!bid 3", "!play b7", "!play r2",
+                                 "!play y1", "!play g5", "!play n4",
+                                 "!status"], stored_moves(ctx)
+
+
 def test_duplicate_delivery(ctx):
     alice = ctx.client(ALICE)
     room = public_room(ctx, alice, "dup")
@@ -902,6 +957,7 @@ TESTS = [
     test_outage,
     test_relogin_and_lost_position,
     test_next_batch_contract,
+    test_exactly_once,
     test_duplicate_delivery,
     test_names_mentions_members_admins,
     test_joined_room_history,
