@@ -91,11 +91,19 @@
 /* The power level from which a room member is a room admin. */
 #define MX_ADMIN_LEVEL 50
 
+/*
+ * A flow (a table, see struct send_info) with more messages than this
+ * waiting is busy: the core then holds back instead of piling up more.
+ */
+#define MX_BUSY_MAX 40
+
 /* One message waiting to be sent. */
 struct mx_msg {
 	struct mx_msg *next;
-	char txn[64];             /* fixed at queueing, kept across retries */
+	char txn[96];             /* fixed at queueing, kept across retries */
 	json_t *content;          /* owned */
+	uint64_t id;              /* the core's outbox row; 0: untracked */
+	char *flow;               /* owned: its table's channel, or NULL */
 };
 
 struct mx_queue {
@@ -131,6 +139,10 @@ struct mx_room {
 	unsigned send_attempt;
 	int parting;              /* leave once the queue is empty */
 	struct mx_request *leaving;
+	struct mx_request *members;  /* GET joined_members after our join */
+	char *alias;              /* m.room.canonical_alias, or NULL */
+	char *name;               /* m.room.name, or NULL */
+	int is_direct;            /* a member event here said is_direct */
 };
 
 /*
@@ -218,7 +230,12 @@ struct matrix {
 	struct mx_join *joins;
 	struct mx_dm *dms;
 	uint64_t epoch, txn_counter;
+	char txn_prefix[40];      /* random per store: see mx_txn_id_outbox */
+	uint64_t *dropped;        /* outbox ids that can never be sent, */
+	size_t ndropped, dropped_cap; /* reported by report_timer */
+	uint64_t report_timer;
 	char key_since[192], key_device[192], key_handled[192];
+	char key_txn[192];
 	struct text url;          /* scratch for building URLs */
 };
 
@@ -226,6 +243,7 @@ static void mx_login(struct matrix *m);
 static void mx_sync(struct matrix *m);
 static void room_kick(struct mx_room *room);
 static void join_start(struct mx_join *j);
+static void members_fetch(struct mx_room *room);
 static void dm_start(struct mx_dm *dm);
 static void direct_kick(struct matrix *m);
 static void mx_relogin(struct matrix *m);
@@ -402,7 +420,80 @@ msg_free(struct mx_msg *msg)
 	if (msg == NULL)
 		return;
 	json_decref(msg->content);
+	free(msg->flow);
 	free(msg);
+}
+
+static void
+on_report_timer(struct loop *loop, uint64_t id, void *arg)
+{
+	struct matrix *m = arg;
+	/* Taken over: the core may drop more while it hears of these. */
+	uint64_t *ids = m->dropped;
+	size_t n = m->ndropped;
+
+	(void)loop;
+	(void)id;
+	m->report_timer = 0;
+	m->dropped = NULL;
+	m->ndropped = m->dropped_cap = 0;
+	for (size_t i = 0; i < n; i++)
+		if (m->adapter->bot != NULL)
+			bot_on_sent(m->adapter->bot, m->adapter, ids[i]);
+	free(ids);
+}
+
+/* Tells the core that outbox row id (0: none) has left or never will. */
+static void
+sent_report(struct matrix *m, uint64_t id)
+{
+	if (id != 0 && m->adapter->bot != NULL)
+		bot_on_sent(m->adapter->bot, m->adapter, id);
+}
+
+/*
+ * A tracked message can never be sent (its room is gone, its recipient
+ * unreachable): the core forgets its outbox row, from the loop, since
+ * this may run inside one of the core's calls (part, send).
+ */
+static void
+msg_dropped(struct matrix *m, const struct mx_msg *msg, const char *where)
+{
+	size_t cap = m->dropped_cap;
+	uint64_t *grown;
+
+	if (msg->id == 0)
+		return;
+	log_warn("matrix %s: message %llu for %s can never be sent; dropped",
+	    net(m), (unsigned long long)msg->id, where);
+	if (m->ndropped == cap) {
+		cap = cap != 0 ? cap * 2 : 16;
+		if ((grown = realloc(m->dropped, cap * sizeof(*grown))) ==
+		    NULL) {
+			log_error("matrix %s: out of memory", net(m));
+			return;
+		}
+		m->dropped = grown;
+		m->dropped_cap = cap;
+	}
+	m->dropped[m->ndropped++] = msg->id;
+	if (m->report_timer == 0 && m->loop != NULL)
+		m->report_timer = loop_timer(m->loop, 0, on_report_timer, m);
+}
+
+/* Drops every message of q for good (see msg_dropped). */
+static void
+queue_drop(struct matrix *m, struct mx_queue *q, const char *where)
+{
+	struct mx_msg *msg;
+
+	if (q->n > 0)
+		log_warn("matrix %s: dropping %d messages for %s", net(m),
+		    q->n, where);
+	while ((msg = queue_pop(q)) != NULL) {
+		msg_dropped(m, msg, where);
+		msg_free(msg);
+	}
 }
 
 static void
@@ -424,18 +515,34 @@ queue_move(struct mx_queue *to, struct mx_queue *from)
 		queue_push(to, msg);
 }
 
+/*
+ * A message for text; info (may be NULL) is the core's, private_to the
+ * recipient of a private line (NULL in a room).  A tracked message's
+ * transaction id comes from its outbox row, so that the row sent again
+ * after a restart is the same transaction; others get one per process.
+ */
 static struct mx_msg *
-msg_new(struct matrix *m, const struct text *text)
+msg_new(struct matrix *m, const struct text *text,
+    const struct send_info *info, const char *private_to)
 {
 	struct mx_msg *msg = calloc(1, sizeof(*msg));
 
 	if (msg == NULL)
 		return NULL;
-	if ((msg->content = mx_message_content(text, "m.notice")) == NULL) {
-		free(msg);
+	if ((msg->content = mx_line_content(text, private_to)) == NULL ||
+	    (info != NULL && info->flow != NULL &&
+	    (msg->flow = strdup(info->flow)) == NULL)) {
+		msg_free(msg);
 		return NULL;
 	}
-	mx_txn_id(msg->txn, sizeof(msg->txn), m->epoch, ++m->txn_counter);
+	if (info != NULL && info->id != 0) {
+		msg->id = info->id;
+		mx_txn_id_outbox(msg->txn, sizeof(msg->txn), m->txn_prefix,
+		    info->id);
+	} else {
+		mx_txn_id(msg->txn, sizeof(msg->txn), m->epoch,
+		    ++m->txn_counter);
+	}
 	return msg;
 }
 
@@ -476,6 +583,9 @@ room_free(struct mx_room *r)
 
 	mx_http_cancel(m->http, r->sending);
 	mx_http_cancel(m->http, r->leaving);
+	mx_http_cancel(m->http, r->members);
+	free(r->alias);
+	free(r->name);
 	loop_cancel(m->loop, r->send_timer);
 	queue_clear(&r->queue);
 	for (int i = 0; i < r->npeople; i++) {
@@ -495,9 +605,7 @@ room_forget(struct matrix *m, struct mx_room *room)
 {
 	struct mx_room **p;
 
-	if (room->queue.n > 0)
-		log_warn("matrix %s: dropping %d messages for %s", net(m),
-		    room->queue.n, room->id);
+	queue_drop(m, &room->queue, room->id);
 	for (struct mx_join *j = m->joins; j != NULL; j = j->next)
 		if (j->room_id != NULL && strcmp(j->room_id, room->id) == 0)
 			j->done = 0;
@@ -635,12 +743,20 @@ on_sent(const struct mx_response *res, void *arg)
 
 	room->sending = NULL;
 	if (mx_ok(res)) {
-		msg_free(queue_pop(&room->queue));
+		struct mx_msg *msg = queue_pop(&room->queue);
+		uint64_t id = msg->id;
+
 		room->send_attempt = 0;
+		msg_free(msg);
 		if (room->parting && room->queue.n == 0)
 			room_leave(room);
 		else
 			room_kick(room);
+		/*
+		 * The homeserver has it: the core may forget its row.  Last,
+		 * since the core may part (free) the room meanwhile.
+		 */
+		sent_report(m, id);
 		return;
 	}
 	mx_describe(res, why, sizeof(why));
@@ -649,10 +765,15 @@ on_sent(const struct mx_response *res, void *arg)
 		return;
 	}
 	if (!mx_transient(res)) {
+		struct mx_msg *msg = queue_pop(&room->queue);
+		uint64_t id = msg->id;
+
 		log_error("matrix %s: %s refused a message: %s", net(m),
 		    room->id, why);
-		msg_free(queue_pop(&room->queue));
+		msg_free(msg);
 		room_kick(room);
+		/* It can never be sent: the core forgets its row. */
+		sent_report(m, id);
 		return;
 	}
 	delay = mx_retry_delay(m, res, &room->send_attempt, MX_SEND_RETRY_BASE,
@@ -888,6 +1009,33 @@ direct_record(struct matrix *m, const char *user_id, const char *room_id)
 
 /* Direct rooms */
 
+/*
+ * A direct room the player opened with the bot without its being in the
+ * bot's m.direct (an invite accepted while m.direct could not be written,
+ * or before the bot kept it): flagged is_direct, not a channel, clear,
+ * and holding exactly the bot and user_id.  Recorded in m.direct once
+ * found, so that it is the one used from then on.
+ */
+static struct mx_room *
+dm_room_opened(struct matrix *m, const char *user_id)
+{
+	for (struct mx_room *room = m->rooms; room != NULL;
+	    room = room->next) {
+		if (!room->is_direct || !room->joined || room->encrypted ||
+		    room->parting || room->leaving != NULL ||
+		    channel_of_room(m, room->id) != NULL ||
+		    room_joined_count(room) != 2 ||
+		    person_state(room, user_id) != MX_JOINED ||
+		    person_state(room, m->cfg.user_id) != MX_JOINED)
+			continue;
+		log_info("matrix %s: using the direct room %s that %s opened",
+		    net(m), room->id, user_id);
+		direct_record(m, user_id, room->id);
+		return room;
+	}
+	return NULL;
+}
+
 /* A usable direct room with user_id: listed, joined, clear, they are in. */
 static struct mx_room *
 dm_room_for(struct matrix *m, const char *user_id)
@@ -907,7 +1055,7 @@ dm_room_for(struct matrix *m, const char *user_id)
 		if (state == MX_JOINED || state == MX_PENDING)
 			return room;
 	}
-	return NULL;
+	return dm_room_opened(m, user_id);
 }
 
 static struct mx_dm *
@@ -996,9 +1144,9 @@ on_dm_created(const struct mx_response *res, void *arg)
 		return;
 	}
 	if (mx_ok(res) || !mx_transient(res)) {
-		log_error("matrix %s: cannot open a direct room with %s (%s); "
-		    "dropping %d messages", net(m), dm->user_id, why,
-		    dm->queue.n);
+		log_error("matrix %s: cannot open a direct room with %s (%s)",
+		    net(m), dm->user_id, why);
+		queue_drop(m, &dm->queue, dm->user_id);
 		dm_free(dm);
 		return;
 	}
@@ -1054,6 +1202,9 @@ dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg)
 		return 0;
 	}
 	if (dm == NULL && (dm = dm_new(m, user_id)) == NULL) {
+		log_error("matrix %s: out of memory", net(m));
+		if (msg != NULL)
+			msg_dropped(m, msg, user_id);
 		msg_free(msg);
 		return -1;
 	}
@@ -1143,6 +1294,9 @@ on_joined(const struct mx_response *res, void *arg)
 		log_info("matrix %s: joined %s (%s)", net(m), j->name, room_id);
 		room->joined = 1;
 		person_set(room, m->cfg.user_id, MX_JOINED, NULL);
+		if (!j->core && j->is_direct)
+			room->is_direct = 1;
+		members_fetch(room);
 		j->done = 1;
 		j->attempt = 0;
 		queue_move(&room->queue, &j->queue);
@@ -1163,10 +1317,7 @@ on_joined(const struct mx_response *res, void *arg)
 	if (mx_ok(res) || !mx_transient(res)) {
 		log_error("matrix %s: cannot join %s: %s", net(m), j->name,
 		    why);
-		if (j->queue.n > 0)
-			log_warn("matrix %s: dropping %d messages for %s",
-			    net(m), j->queue.n, j->name);
-		queue_clear(&j->queue);
+		queue_drop(m, &j->queue, j->name);
 		if (!j->core)
 			join_free(j);
 		else
@@ -1181,6 +1332,68 @@ on_joined(const struct mx_response *res, void *arg)
 	j->timer = loop_timer(m->loop, delay, on_join_timer, j);
 	/* Not joined, the room cannot have news for us meanwhile. */
 	sync_release(m);
+}
+
+static void
+on_members(const struct mx_response *res, void *arg)
+{
+	struct mx_room *room = arg;
+	struct matrix *m = room->m;
+	const json_t *joined = json_object_get(res->body, "joined");
+	const char *user_id;
+	const json_t *info;
+	char why[256];
+	int n = 0;
+
+	room->members = NULL;
+	if (!mx_ok(res) || !json_is_object(joined)) {
+		/* Names still come with the members' next events. */
+		mx_describe(res, why, sizeof(why));
+		log_info("matrix %s: cannot read the members of %s: %s", net(m),
+		    room->id, why);
+		return;
+	}
+	/*
+	 * What /sync told us is as new or newer: only people it has not
+	 * mentioned yet are added, and only missing names filled in.
+	 */
+	json_object_foreach((json_t *)joined, user_id, info) {
+		const char *name = json_string_value(json_object_get(info,
+		    "display_name"));
+		struct mx_person *p = person_find(room, user_id);
+
+		if (!mx_user_id_valid(user_id))
+			continue;
+		if (p == NULL)
+			person_set(room, user_id, MX_JOINED, name);
+		else if (p->name == NULL && p->state == MX_JOINED &&
+		    name != NULL)
+			person_set(room, user_id, MX_JOINED, name);
+		else
+			continue;
+		n++;
+	}
+	log_debug("matrix %s: %d members of %s learnt from joined_members",
+	    net(m), n, room->id);
+}
+
+/*
+ * Asks for the room's members and their display names right after the
+ * bot joined: people already there are then known by name before they
+ * do anything (a server that lazy-loads members sends their state only
+ * with their next event).
+ */
+static void
+members_fetch(struct mx_room *room)
+{
+	struct matrix *m = room->m;
+
+	if (room->members != NULL || m->token == NULL || m->http == NULL)
+		return;
+	mx_url(&m->url, m->cfg.homeserver, MX_API "/rooms/%s/joined_members",
+	    room->id);
+	room->members = mx_http_request(m->http, "GET", text_str(&m->url),
+	    m->token, NULL, MX_REQUEST_TIMEOUT, on_members, room);
 }
 
 static void
@@ -1257,14 +1470,14 @@ encrypted_notice(struct matrix *m, struct mx_room *room,
 	text_add(&t, "Sorry, I cannot read encrypted messages. I have opened "
 	    "a direct room without encryption for us: please write to me "
 	    "there.");
-	if ((msg = msg_new(m, &t)) != NULL)
+	if ((msg = msg_new(m, &t, NULL, NULL)) != NULL)
 		room_push(room, msg);
 	text_clear(&t);
 	text_add(&t, "Hello! Write to me here: I cannot read encrypted rooms.");
 	msg = NULL;
 	if (dm_find(m, sender) == NULL && (!m->synced ||
 	    dm_room_for(m, sender) == NULL))
-		msg = msg_new(m, &t);
+		msg = msg_new(m, &t, NULL, sender);
 	dm_send(m, sender, msg);
 	text_finish(&t);
 	handled_end(m);
@@ -1314,6 +1527,19 @@ on_message(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
 	return 1;
 }
 
+/* Replaces *field with a copy of value (NULL or "": none). */
+static void
+room_set_string(char **field, const char *value)
+{
+	char *copy = NULL;
+
+	if (value != NULL && value[0] != '\0' &&
+	    (copy = text_sanitize(value)) == NULL)
+		return;
+	free(*field);
+	*field = copy;
+}
+
 /*
  * Applies a state event to room; with dispatch, membership changes of
  * others reach the core.  Returns 1 when the core was called.
@@ -1341,9 +1567,22 @@ apply_state(struct matrix *m, struct mx_room *room,
 		room->encrypted = 1;
 		return 0;
 	}
+	if (strcmp(ev->type, "m.room.canonical_alias") == 0 &&
+	    ev->state_key[0] == '\0') {
+		room_set_string(&room->alias, json_string_value(
+		    json_object_get(ev->content, "alias")));
+		return 0;
+	}
+	if (strcmp(ev->type, "m.room.name") == 0 && ev->state_key[0] == '\0') {
+		room_set_string(&room->name, json_string_value(
+		    json_object_get(ev->content, "name")));
+		return 0;
+	}
 	if (strcmp(ev->type, "m.room.member") != 0)
 		return 0;
 	mx_member_parse(ev->content, &mem);
+	if (mem.is_direct || ev->prev_is_direct)
+		room->is_direct = 1;
 	now = strcmp(mem.membership, "join") == 0 ? MX_JOINED :
 	    strcmp(mem.membership, "invite") == 0 ? MX_PENDING : MX_OUT;
 	if (strcmp(ev->state_key, m->cfg.user_id) == 0) {
@@ -1992,16 +2231,18 @@ mx_sync(struct matrix *m)
 	switch (m->phase) {
 	case MX_FILTER:
 		filter = json_pack("{s:{s:[s]}, s:{s:[]}, s:{"
-		    "s:{s:[s,s,s,s,s], s:i}, s:{s:[s,s,s]}, s:{s:[]}, "
+		    "s:{s:[s,s,s,s,s,s,s], s:i}, s:{s:[s,s,s,s,s]}, s:{s:[]}, "
 		    "s:{s:[]}}}",
 		    "account_data", "types", "m.direct",
 		    "presence", "types",
 		    "room",
 		    "timeline", "types", "m.room.message", "m.room.member",
 		    "m.room.encrypted", "m.room.encryption",
-		    "m.room.power_levels", "limit", MX_TIMELINE_LIMIT,
+		    "m.room.power_levels", "m.room.canonical_alias",
+		    "m.room.name", "limit", MX_TIMELINE_LIMIT,
 		    "state", "types", "m.room.member", "m.room.power_levels",
-		    "m.room.encryption",
+		    "m.room.encryption", "m.room.canonical_alias",
+		    "m.room.name",
 		    "ephemeral", "types",
 		    "account_data", "types");
 		mx_url(&m->url, m->cfg.homeserver, MX_API "/user/%s/filter",
@@ -2217,8 +2458,12 @@ matrix_clear(struct matrix *m)
 		loop_cancel(m->loop, m->timer);
 		loop_cancel(m->loop, m->direct_timer);
 		loop_cancel(m->loop, m->outage_timer);
+		loop_cancel(m->loop, m->report_timer);
 	}
 	m->timer = m->direct_timer = m->outage_timer = 0;
+	m->report_timer = 0;
+	/* Dropped rows stay in the outbox: the next start tries again. */
+	m->ndropped = 0;
 }
 
 static void
@@ -2242,10 +2487,31 @@ matrix_finish(struct adapter *adapter)
 	json_decref(m->direct_inflight);
 	json_decref(m->direct_put);
 	json_decref(m->handled);
+	free(m->dropped);
 	text_finish(&m->url);
 	mx_config_finish(&m->cfg);
 	free(m);
 	adapter->priv = NULL;
+}
+
+/*
+ * The prefix of the outbox's transaction ids: random, made once per store
+ * and kept there (see mx_txn_id_outbox).
+ */
+static void
+txn_prefix_load(struct matrix *m)
+{
+	char *s = m->store != NULL ? store_kv_get(m->store, m->key_txn) : NULL;
+
+	if (s != NULL && s[0] != '\0' && strlen(s) < sizeof(m->txn_prefix)) {
+		snprintf(m->txn_prefix, sizeof(m->txn_prefix), "%s", s);
+		free(s);
+		return;
+	}
+	free(s);
+	snprintf(m->txn_prefix, sizeof(m->txn_prefix), "%016llx",
+	    (unsigned long long)mx_rand(m));
+	mx_kv_set(m, m->key_txn, m->txn_prefix);
 }
 
 static int
@@ -2271,6 +2537,9 @@ matrix_start(struct adapter *adapter)
 	    net(m));
 	snprintf(m->key_handled, sizeof(m->key_handled), "matrix:%s:handled",
 	    net(m));
+	snprintf(m->key_txn, sizeof(m->key_txn), "matrix:%s:txn_prefix",
+	    net(m));
+	txn_prefix_load(m);
 	if (m->direct == NULL)
 		m->direct = json_object();
 	if (m->direct_pending == NULL)
@@ -2317,20 +2586,120 @@ matrix_start(struct adapter *adapter)
 	return 0;
 }
 
-/* Messages waiting anywhere. */
+/*
+ * Everything still to be done for what the core asked: messages waiting
+ * anywhere (the one being sent included), reports of dropped messages not
+ * yet given to the core, rooms being left and an m.direct update not yet
+ * written.  The core runs the loop at SIGTERM until this is 0.
+ */
 static size_t
 matrix_queue_depth(const struct adapter *adapter)
 {
 	const struct matrix *m = adapter->priv;
-	size_t n = 0;
+	size_t n = m->ndropped;
 
 	for (const struct mx_room *r = m->rooms; r != NULL; r = r->next)
-		n += (size_t)r->queue.n;
+		n += (size_t)r->queue.n + (r->leaving != NULL || r->parting);
 	for (const struct mx_join *j = m->joins; j != NULL; j = j->next)
 		n += (size_t)j->queue.n;
 	for (const struct mx_dm *dm = m->dms; dm != NULL; dm = dm->next)
 		n += (size_t)dm->queue.n;
+	if (m->token != NULL && (m->direct_req != NULL ||
+	    json_object_size(m->direct_pending) > 0))
+		n++;
 	return n;
+}
+
+/* Messages of flow waiting in q. */
+static int
+queue_count_flow(const struct mx_queue *q, const char *flow)
+{
+	int n = 0;
+
+	for (const struct mx_msg *msg = q->head; msg != NULL; msg = msg->next)
+		if (msg->flow != NULL && strcmp(msg->flow, flow) == 0)
+			n++;
+	return n;
+}
+
+static int
+matrix_busy(struct adapter *adapter, const char *flow)
+{
+	const struct matrix *m = adapter->priv;
+	int n = 0;
+
+	if (flow == NULL)
+		return 0;
+	for (const struct mx_room *r = m->rooms; r != NULL; r = r->next)
+		n += queue_count_flow(&r->queue, flow);
+	for (const struct mx_join *j = m->joins; j != NULL; j = j->next)
+		n += queue_count_flow(&j->queue, flow);
+	for (const struct mx_dm *dm = m->dms; dm != NULL; dm = dm->next)
+		n += queue_count_flow(&dm->queue, flow);
+	return n > MX_BUSY_MAX;
+}
+
+/*
+ * What people call a room in private lines: the alias the channel was
+ * configured by, else the room's canonical alias, else its name, else
+ * the names of the people in it as clients show a room without a name
+ * ("Alice, Bob and Carol").  Never the raw room id, which means nothing
+ * to a player.
+ */
+static void
+matrix_channel_title(struct adapter *adapter, const char *channel, char *out,
+    size_t outlen)
+{
+	struct matrix *m = adapter->priv;
+	struct mx_room *room = room_of_channel(m, channel);
+	struct text t;
+	char *clean;
+	int n = 0, shown = 0;
+
+	if (outlen == 0)
+		return;
+	if (channel[0] == '#' || room == NULL || (room->alias == NULL &&
+	    room->name == NULL && room_joined_count(room) < 2)) {
+		snprintf(out, outlen, "%s", channel[0] == '!' ? "a room" :
+		    channel);
+		return;
+	}
+	if (room->alias != NULL || room->name != NULL) {
+		snprintf(out, outlen, "%s", room->alias != NULL ? room->alias :
+		    room->name);
+		return;
+	}
+	for (int i = 0; i < room->npeople; i++)
+		if (room->people[i].state == MX_JOINED &&
+		    strcmp(room->people[i].user_id, m->cfg.user_id) != 0)
+			n++;
+	text_init(&t);
+	for (int i = 0; i < room->npeople && shown < 3; i++) {
+		const struct mx_person *p = &room->people[i];
+
+		if (p->state != MX_JOINED ||
+		    strcmp(p->user_id, m->cfg.user_id) == 0)
+			continue;
+		if (shown > 0)
+			text_add(&t, shown == n - 1 ? " and " : ", ");
+		text_add(&t, p->name != NULL ? p->name : p->user_id);
+		shown++;
+	}
+	if (shown < n)
+		text_printf(&t, " and %d others", n - shown);
+	/* Display names are anyone's text: no marks or control bytes. */
+	clean = text_sanitize(text_str(&t));
+	snprintf(out, outlen, "%s", clean != NULL ? clean : "a room");
+	free(clean);
+	text_finish(&t);
+}
+
+static const char *
+matrix_self_name(struct adapter *adapter)
+{
+	const struct matrix *m = adapter->priv;
+
+	return m->cfg.user_id;
 }
 
 static uint64_t
@@ -2356,8 +2725,13 @@ matrix_stop(struct adapter *adapter, const char *goodbye)
 	m->req = NULL;
 	loop_cancel(m->loop, m->timer);
 	m->timer = 0;
-	/* Give queued messages (goodbyes among them) a moment to go out. */
-	if (m->token != NULL) {
+	/*
+	 * The core runs the loop until queue_depth() is 0 before it stops
+	 * us.  A caller that did not (or a loop that has stopped and would
+	 * not wait) gets a short nested flush here for the goodbyes.
+	 */
+	if (m->token != NULL && matrix_queue_depth(adapter) > 0 &&
+	    !loop_stopped(m->loop)) {
 		m->stopping = 1;
 		while (matrix_queue_depth(adapter) > 0) {
 			uint64_t now = mx_clock_ms();
@@ -2415,6 +2789,7 @@ matrix_part(struct adapter *adapter, const char *channel)
 
 	if (j != NULL && j->core) {
 		/* Messages for a room not joined yet have nowhere to go. */
+		queue_drop(m, &j->queue, j->name);
 		join_free(j);
 	}
 	if (room == NULL)
@@ -2433,9 +2808,10 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 	struct matrix *m = adapter->priv;
 	struct mx_room *room = room_of_channel(m, channel);
 	struct mx_join *j;
-	struct mx_msg *msg = msg_new(m, text);
+	struct mx_msg *msg = msg_new(m, text, info, NULL);
 
 	if (msg == NULL) {
+		/* Untracked by the core's outbox when it cannot be queued. */
 		log_error("matrix %s: out of memory", net(m));
 		return -1;
 	}
@@ -2465,6 +2841,7 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 		return 0;
 	}
 	log_error("matrix %s: cannot send to %s: not joined", net(m), channel);
+	msg_dropped(m, msg, channel);
 	msg_free(msg);
 	return -1;
 }
@@ -2477,11 +2854,14 @@ matrix_send_private(struct adapter *adapter, const char *user_id,
 	struct mx_msg *msg;
 
 	if (!mx_user_id_valid(user_id)) {
+		struct mx_msg bad = { .id = info != NULL ? info->id : 0 };
+
 		log_error("matrix %s: cannot send privately to \"%s\": not a "
 		    "user id", net(m), user_id);
+		msg_dropped(m, &bad, "an invalid user id");
 		return -1;
 	}
-	if ((msg = msg_new(m, text)) == NULL) {
+	if ((msg = msg_new(m, text, info, user_id)) == NULL) {
 		log_error("matrix %s: out of memory", net(m));
 		return -1;
 	}
@@ -2517,4 +2897,7 @@ const struct adapter_impl matrix_adapter = {
 	.send_private = matrix_send_private,
 	.queue_depth = matrix_queue_depth,
 	.channel_admin = matrix_channel_admin,
+	.self_name = matrix_self_name,
+	.channel_title = matrix_channel_title,
+	.busy = matrix_busy,
 };

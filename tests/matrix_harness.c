@@ -17,7 +17,13 @@
  *   {"join": ROOM}  {"part": ROOM}
  *   {"channel_admin": [ROOM, USER]}     prints {"event": "channel_admin"}
  *   {"queue_depth": true}               prints {"event": "queue_depth"}
+ *   {"busy": FLOW}                      prints {"event": "busy"}
+ *   {"self_name": true}                 prints {"event": "self_name"}
+ *   {"channel_title": ROOM}             prints {"event": "channel_title"}
  *   {"stop": GOODBYE}                   or the end of stdin
+ *
+ * A stop does what the core does at SIGTERM: it runs the loop until
+ * queue_depth() is 0 (or 5 s passed) and only then calls stop().
  *
  * The stub core stores every message it is given as the real core stores
  * a move: in a batch (store_batch_begin), appended to the JSON array in
@@ -58,6 +64,7 @@ static struct loop *harness_loop;
 static struct store *harness_store;
 static struct adapter harness_adapter;
 static const char *crash_on, *crash_after;
+static uint64_t drain_end;
 static char input[1 << 16];
 static size_t input_len;
 
@@ -190,6 +197,28 @@ bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 	emit(json_pack("{s:s, s:b}", "event", "connected", "up", up));
 }
 
+/* Runs the loop until the adapter has nothing left to do, then stops it. */
+static void
+on_drain(struct loop *loop, uint64_t id, void *arg)
+{
+	(void)id;
+	(void)arg;
+	if (harness_adapter.impl->queue_depth(&harness_adapter) == 0 ||
+	    loop_now(loop) >= drain_end)
+		loop_stop(loop);
+	else
+		loop_timer(loop, 20, on_drain, NULL);
+}
+
+static void
+drain(void)
+{
+	if (drain_end != 0)
+		return;
+	drain_end = loop_now(harness_loop) + 5000;
+	loop_timer(harness_loop, 0, on_drain, NULL);
+}
+
 static void
 command(const char *line)
 {
@@ -231,8 +260,21 @@ command(const char *line)
 	else if (json_object_get(cmd, "queue_depth") != NULL)
 		emit(json_pack("{s:s, s:i}", "event", "queue_depth", "depth",
 		    (int)impl->queue_depth(&harness_adapter)));
-	else if (json_object_get(cmd, "stop") != NULL)
-		loop_stop(harness_loop);
+	else if ((v = json_object_get(cmd, "busy")) != NULL)
+		emit(json_pack("{s:s, s:b}", "event", "busy", "busy",
+		    impl->busy(&harness_adapter, json_string_value(v))));
+	else if (json_object_get(cmd, "self_name") != NULL)
+		emit(json_pack("{s:s, s:s?}", "event", "self_name", "name",
+		    impl->self_name(&harness_adapter)));
+	else if ((v = json_object_get(cmd, "channel_title")) != NULL) {
+		char title[256];
+
+		impl->channel_title(&harness_adapter, json_string_value(v),
+		    title, sizeof(title));
+		emit(json_pack("{s:s, s:s}", "event", "channel_title", "title",
+		    title));
+	} else if (json_object_get(cmd, "stop") != NULL)
+		drain();
 	else
 		emit(json_pack("{s:s, s:s}", "event", "bad_command", "line",
 		    line));
@@ -256,7 +298,7 @@ on_stdin(struct loop *loop, int fd, int events, void *arg)
 		return;
 	if (n <= 0) {
 		loop_unwatch(loop, fd);
-		loop_stop(loop);
+		drain();
 		return;
 	}
 	input_len += (size_t)n;

@@ -45,6 +45,8 @@ the helper methods of Homeserver):
                   previous response's events
   hold_syncs      /sync answers nothing until released
   slow_joins      joins are answered only after this many seconds
+  lazy_members    /sync leaves other members out of rooms' state sections,
+                  as servers that lazy-load members do until they speak
 """
 
 import itertools
@@ -89,6 +91,7 @@ class Faults:
         self.slow_joins = 0
         self.fail_messages = 0
         self.fail_share = 0.0
+        self.lazy_members = False
         self.fail_users = set()
         self.fail_rng = random.Random(0)
         self.failed_paths = []
@@ -214,6 +217,11 @@ class State:
             }
             if state_key is not None:
                 event["state_key"] = state_key
+                # As Synapse does: a state event carries what it replaced.
+                prev = room.state.get((type_, state_key))
+                if prev is not None:
+                    event["unsigned"] = {"prev_content":
+                                         prev[1]["content"]}
                 room.state[(type_, state_key)] = (self.pos, event)
             room.events.append((self.pos, event))
             self.cond.notify_all()
@@ -388,8 +396,9 @@ def type_matches(patterns, type_):
 
 def client_event(event):
     e = {k: v for k, v in event.items() if k != "room_id"}
-    e["unsigned"] = {"age": max(0, int(time.time() * 1000) -
-                                event["origin_server_ts"])}
+    e["unsigned"] = dict(event.get("unsigned", {}))
+    e["unsigned"]["age"] = max(0, int(time.time() * 1000) -
+                               event["origin_server_ts"])
     return e
 
 
@@ -887,6 +896,10 @@ class Handler(BaseHTTPRequestHandler):
                          and type_matches(st_types, e["type"])]
                 if since is not None and not whole:
                     state = []
+                if st.faults.lazy_members:
+                    state = [e for e in state
+                             if e["type"] != "m.room.member"
+                             or e["state_key"] == me]
                 join[room.room_id] = {
                     "timeline": {"events": [client_event(e)
                                             for _, e in events],

@@ -347,8 +347,11 @@ def test_send_private(ctx):
     assert room.state_content("m.room.encryption") is None
     join_rule = room.state_content("m.room.join_rules")["join_rule"]
     assert join_rule == "invite"
+    # Private lines (hands, prompts) are m.text mentioning the player:
+    # notices are silenced by the default push rules.
     first = ctx.hs.state.room_events(dm, sender=BOT)[0]["content"]
-    assert first["msgtype"] == "m.notice", first
+    assert first["msgtype"] == "m.text", first
+    assert first["m.mentions"] == {"user_ids": [BOB]}, first
     direct = wait_until(lambda: (lambda d: d if d and BOB in d else None)(
         ctx.hs.state.account_data(BOT, "m.direct")), what="m.direct")
     assert direct == {CAROL: ["!old:localhost"], BOB: [dm]}, direct
@@ -496,6 +499,189 @@ def test_outage(ctx):
     alice.say(room, "!after")
     h.wait_message("!after")
     assert connected_events(h, start) == [False, True], h.events[start:]
+    h.stop()
+
+
+def sent_ids(h):
+    with h.cond:
+        return [e["id"] for e in h.events if e["event"] == "sent"]
+
+
+def bot_txns(ctx):
+    """The transaction ids of the bot's sends, in the order they came."""
+    return [unquote(p).rsplit("/", 1)[1]
+            for m, p, u in ctx.hs.state.requests
+            if m == "PUT" and "/send/" in p and u == BOT]
+
+
+def test_outbox(ctx):
+    """The core's outbox rows (send_info.id): each is reported sent once
+    the homeserver answered its PUT, under a transaction id made from the
+    row id, so a row the core sends again after a restart is dropped by
+    the homeserver as the same transaction: one event in the room.  A
+    row for a room the bot cannot send to is reported too (it can never
+    be sent).  Tracked messages keep their order through an outage."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "outbox")
+    h = joined_harness(ctx, "#outbox:localhost", room, outage_ms=2000)
+    h.command(send_channel="#outbox:localhost", text="five", id=5,
+              flow="#outbox:localhost")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 5, 20, "sent 5")
+    txn5 = bot_txns(ctx)[-1]
+    assert txn5.endswith(".5"), txn5
+    # The answer to the PUT is lost: the retry is the same transaction,
+    # and the row is reported once.
+    ctx.hs.drop_sends(1)
+    h.command(send_channel="#outbox:localhost", text="six", id=6,
+              flow="#outbox:localhost")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 6, 20, "sent 6")
+    txns = bot_txns(ctx)
+    assert txns[-1] == txns[-2] and txns[-1].endswith(".6"), txns
+    # Untracked lines are not reported.
+    h.command(send_channel="#outbox:localhost", text="reply")
+    wait_until(lambda: bot_bodies(ctx, room)[-1:] == ["reply"],
+               what="the untracked line")
+    h.stop()
+    assert sent_ids(h) == [5, 6], h.events
+
+    # After a restart (a new login, the same device) the core sends its
+    # unconfirmed row 6 again: the homeserver keeps one event.
+    h = ctx.run(outage_ms=2000)
+    h.command(send_channel="#outbox:localhost", text="six", id=6,
+              flow="#outbox:localhost")
+    h.command(join="#outbox:localhost")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 6, 20, "sent 6")
+    assert bot_txns(ctx)[-1] == txns[-1], bot_txns(ctx)
+    assert bot_bodies(ctx, room) == ["five", "six", "reply"], \
+        bot_bodies(ctx, room)
+
+    # Queued through an outage, in order, each reported once.
+    start = len(h.events)
+    ctx.hs.stop()
+    lines = ["t%02d" % i for i in range(10)]
+    for i, text in enumerate(lines):
+        h.command(send_channel="#outbox:localhost", text=text, id=10 + i,
+                  flow="#outbox:localhost")
+    h.wait(lambda e: e["event"] == "connected" and not e["up"], 20,
+           "the disconnection", start=start)
+    h.command(queue_depth=True)
+    depth = h.wait(lambda e: e["event"] == "queue_depth", 5, "depth",
+                   start=start)
+    assert depth["depth"] == 10, depth
+    ctx.hs.start()
+    wait_until(lambda: bot_bodies(ctx, room)[3:] == lines, 40,
+               "the lines queued during the outage")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 19, 20, "sent 19")
+    assert sent_ids(h) == [6] + list(range(10, 20)), sent_ids(h)
+
+    # A private line is tracked the same way.
+    h.command(send_private=BOB, text="your hand", id=30,
+              flow="#outbox:localhost")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 30, 20, "sent 30")
+
+    # Kicked: a row for that room can never be sent, and is reported.
+    alice.kick(room, BOT, "enough")
+    wait_until(lambda: "removed from" in ctx.harness_log(),
+               what="the kick")
+    h.command(send_channel="#outbox:localhost", text="lost", id=40,
+              flow="#outbox:localhost")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 40, 20,
+           "the dropped row reported")
+    h.stop()
+    assert "message 40 for #outbox:localhost can never be sent" in \
+        ctx.harness_log()
+
+
+def test_busy(ctx):
+    """A flow with a long backlog is busy (the core then holds back);
+    other flows are not, and it clears once the backlog went out."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "busy1")
+    h = joined_harness(ctx, "#busy1:localhost", room, outage_ms=2000)
+    ctx.hs.stop()
+    for i in range(45):
+        h.command(send_channel="#busy1:localhost", text="b%d" % i,
+                  id=i + 1, flow="#busy1:localhost")
+    h.command(busy="#busy1:localhost")
+    h.command(busy="#other:localhost")
+    b = h.wait(lambda e: e["event"] == "busy", 5, "busy")
+    assert b["busy"] is True, b
+    b = h.wait(lambda e: e["event"] == "busy" and e is not b, 5, "busy")
+    assert b["busy"] is False, b
+    ctx.hs.start()
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 45, 60,
+           "the backlog sent")
+    start = len(h.events)
+    h.command(busy="#busy1:localhost")
+    b = h.wait(lambda e: e["event"] == "busy", 5, "busy", start=start)
+    assert b["busy"] is False, b
+    h.stop()
+
+
+def test_members_titles_and_dms(ctx):
+    """Issue 16.4: people already in a room are known by their display
+    names from GET /joined_members (here the homeserver lazy-loads
+    members, so /sync alone would give raw user ids); a room's title in
+    private lines is its alias or name, never its id; a direct room the
+    player opened is reused; self_name is the bot's user id."""
+    alice = ctx.client(ALICE)
+    bob = ctx.client(BOB)
+    room = public_room(ctx, alice, "names")
+    bob.join(room)
+    named = alice.create_room(preset="public_chat", name="Card Table")
+    bare = alice.create_room(preset="public_chat")
+    bob.join(bare)
+    ctx.hs.state.faults.lazy_members = True
+    h = ctx.run()
+    h.wait_connected()
+    # The channels by room id: titles must not be the ids.
+    for r in (room, named, bare):
+        h.command(join=r)
+    for r in (room, named, bare):
+        wait_until(lambda: ctx.hs.state.rooms[r].membership(BOT) == "join",
+                   what="the bot in " + r)
+    wait_until(lambda: sum(1 for m, p, u in ctx.hs.state.requests
+                           if p.endswith("/joined_members") and u == BOT)
+               >= 3, what="joined_members")
+    bob.say(room, "!join")
+    m = h.wait_message("!join")
+    assert m["from"] == {"id": BOB, "name": "Bob"}, m
+    titles = []
+    for r in (room, named, bare):
+        start = len(h.events)
+        h.command(channel_title=r)
+        titles.append(h.wait(lambda e: e["event"] == "channel_title", 5,
+                             "title", start=start)["title"])
+    assert titles == ["#names:localhost", "Card Table", "Alice and Bob"], \
+        titles
+    h.command(self_name=True)
+    n = h.wait(lambda e: e["event"] == "self_name", 5, "self_name")
+    assert n["name"] == BOT, n
+    h.stop()
+
+    # Carol opens a direct room with the bot; the bot's own m.direct is
+    # lost (never written): her room is still the one used.
+    ctx.hs.state.faults.lazy_members = False
+    ctx.hs.state.users[BOT].account_data.pop("m.direct", None)
+    carol = ctx.client(CAROL)
+    dm = carol.create_room(preset="trusted_private_chat", is_direct=True,
+                           invite=[BOT])
+    h = ctx.run(invites={"allow_users": [CAROL]})
+    h.wait_connected()
+    wait_until(lambda: ctx.hs.state.rooms[dm].membership(BOT) == "join",
+               what="the bot accepting carol's invite")
+    with ctx.hs.state.cond:
+        ctx.hs.state.users[BOT].account_data.pop("m.direct", None)
+    h.stop()
+    h = ctx.run(invites={"allow_users": [CAROL]})
+    h.wait_connected()
+    h.command(send_private=CAROL, text="your turn", id=7)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 7, 20, "sent 7")
+    assert bot_bodies(ctx, dm) == ["your turn"], bot_bodies(ctx, dm)
+    assert ctx.hs.state.rooms_created_by(BOT) == []
+    direct = wait_until(lambda: ctx.hs.state.account_data(BOT, "m.direct"),
+                        what="m.direct")
+    assert direct == {CAROL: [dm]}, direct
     h.stop()
 
 
@@ -663,8 +849,10 @@ def test_names_mentions_members_admins(ctx):
     h.command(send_channel="#html:localhost",
               text="\x1e%s\x1f%s\x1e, your turn" % (BOB, html_name))
     wait_until(lambda: bot_bodies(ctx, room), what="the mention")
+    # The line that tells a player to act alerts them: m.text with
+    # m.mentions and a pill.
     content = ctx.hs.state.room_events(room, sender=BOT)[-1]["content"]
-    assert content["msgtype"] == "m.notice"
+    assert content["msgtype"] == "m.text", content
     assert content["body"] == html_name + ", your turn", content
     assert content["format"] == "org.matrix.custom.html"
     assert content["formatted_body"] == (
@@ -677,6 +865,7 @@ def test_names_mentions_members_admins(ctx):
                what="the plain message")
     content = ctx.hs.state.room_events(room, sender=BOT)[-1]["content"]
     assert "m.mentions" not in content, content
+    assert content["msgtype"] == "m.notice", content
 
     bob.set_displayname("Robert")
     r = h.wait(lambda e: e["event"] == "rename", 20, "the rename")
@@ -954,6 +1143,9 @@ TESTS = [
     test_send_private,
     test_order_through_faults,
     test_sync_failures,
+    test_outbox,
+    test_busy,
+    test_members_titles_and_dms,
     test_outage,
     test_relogin_and_lost_position,
     test_next_batch_contract,

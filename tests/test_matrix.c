@@ -354,6 +354,80 @@ test_txn_ids(void **unused)
 }
 
 static void
+test_outbox_txn_ids(void **unused)
+{
+	char a[96], b[96], c[96];
+
+	/* The same row under the same store prefix: the same transaction. */
+	mx_txn_id_outbox(a, sizeof(a), "00ff", 6);
+	mx_txn_id_outbox(b, sizeof(b), "00ff", 6);
+	assert_string_equal(a, b);
+	assert_string_equal(a, "stichbot.o.00ff.6");
+	mx_txn_id_outbox(b, sizeof(b), "00ff", 7);
+	mx_txn_id_outbox(c, sizeof(c), "0100", 6);
+	assert_string_not_equal(a, b);
+	assert_string_not_equal(a, c);
+	/* Never one of the per-process ids. */
+	mx_txn_id(b, sizeof(b), 0xff, 6);
+	assert_string_not_equal(a, b);
+	for (const char *p = a; *p != '\0'; p++)
+		assert_non_null(strchr("abcdefghijklmnopqrstuvwxyz0123456789.",
+		    *p));
+}
+
+static void
+test_line_content(void **unused)
+{
+	struct text t;
+	json_t *c, *ids;
+
+	text_init(&t);
+	/* A room line without a mention: a notice, no m.mentions. */
+	text_add(&t, "Alice plays r7");
+	c = mx_line_content(&t, NULL);
+	assert_string_equal(json_string_value(json_object_get(c, "msgtype")),
+	    "m.notice");
+	assert_null(json_object_get(c, "m.mentions"));
+	json_decref(c);
+	/* A private line: m.text mentioning its recipient. */
+	c = mx_line_content(&t, "@ann:x");
+	assert_string_equal(json_string_value(json_object_get(c, "msgtype")),
+	    "m.text");
+	ids = json_object_get(json_object_get(c, "m.mentions"), "user_ids");
+	assert_int_equal(json_array_size(ids), 1);
+	assert_string_equal(json_string_value(json_array_get(ids, 0)),
+	    "@ann:x");
+	json_decref(c);
+	/* A turn line: m.text with the player in m.mentions and a pill. */
+	text_clear(&t);
+	text_mention(&t, "@bob:y", "Bob");
+	text_add(&t, ", your turn");
+	c = mx_line_content(&t, NULL);
+	assert_string_equal(json_string_value(json_object_get(c, "msgtype")),
+	    "m.text");
+	ids = json_object_get(json_object_get(c, "m.mentions"), "user_ids");
+	assert_int_equal(json_array_size(ids), 1);
+	assert_string_equal(json_string_value(json_array_get(ids, 0)),
+	    "@bob:y");
+	assert_non_null(strstr(json_string_value(json_object_get(c,
+	    "formatted_body")), "<a href=\"https://matrix.to/#/@bob:y\">Bob"
+	    "</a>"));
+	json_decref(c);
+	/* Private and mentioning: both, once each. */
+	c = mx_line_content(&t, "@bob:y");
+	ids = json_object_get(json_object_get(c, "m.mentions"), "user_ids");
+	assert_int_equal(json_array_size(ids), 1);
+	json_decref(c);
+	c = mx_line_content(&t, "@ann:x");
+	ids = json_object_get(json_object_get(c, "m.mentions"), "user_ids");
+	assert_int_equal(json_array_size(ids), 2);
+	assert_string_equal(json_string_value(json_array_get(ids, 1)),
+	    "@ann:x");
+	json_decref(c);
+	text_finish(&t);
+}
+
+static void
 test_backoff(void **unused)
 {
 	uint64_t prev = 0;
@@ -671,6 +745,8 @@ main(void)
 		cmocka_unit_test(test_user_ids),
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_txn_ids),
+		cmocka_unit_test(test_outbox_txn_ids),
+		cmocka_unit_test(test_line_content),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_mentions),
 		cmocka_unit_test(test_message_content),
