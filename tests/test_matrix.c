@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +428,95 @@ test_line_content(void **unused)
 	text_finish(&t);
 }
 
+/* WCAG 2 relative luminance of "#rrggbb". */
+static double
+luminance(const char *hex)
+{
+	double c[3];
+
+	assert_int_equal(strlen(hex), 7);
+	for (int i = 0; i < 3; i++) {
+		char part[3] = { hex[1 + 2 * i], hex[2 + 2 * i], '\0' };
+		double v = (double)strtol(part, NULL, 16) / 255.0;
+
+		c[i] = v <= 0.03928 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+	}
+	return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+}
+
+static double
+contrast(const char *a, const char *b)
+{
+	double la = luminance(a), lb = luminance(b);
+
+	return la > lb ? (la + 0.05) / (lb + 0.05) : (lb + 0.05) / (la + 0.05);
+}
+
+/* The value of attribute name="..." in html, into out. */
+static void
+attribute(const char *html, const char *name, char *out, size_t outlen)
+{
+	const char *p = strstr(html, name), *end;
+
+	assert_non_null(p);
+	p += strlen(name);
+	assert_memory_equal(p, "=\"", 2);
+	p += 2;
+	end = strchr(p, '"');
+	assert_non_null(end);
+	assert_true((size_t)(end - p) < outlen);
+	memcpy(out, p, (size_t)(end - p));
+	out[end - p] = '\0';
+}
+
+/*
+ * Issue 16.5: every suit colour as Matrix shows it can be read in Element's
+ * light theme (white) and dark theme (#15191e).  Text colour alone cannot
+ * reach WCAG's 4.5:1 against both (at best 4.2:1), so a card is a tile:
+ * its text must reach 4.5:1 against the tile, and the tile 3:1 (WCAG's
+ * figure for what is not text) against both backgrounds.
+ */
+static void
+test_colour_contrast(void **unused)
+{
+	static const char letters[] = "rygbnpj";
+	static const char *const themes[] = { "#ffffff", "#15191e" };
+	struct text t, html;
+	char tile[16], ink[16];
+
+	text_init(&t);
+	text_init(&html);
+	/* No plain text colour does: the reason for tiles. */
+	for (double l = 0.0; l <= 1.0; l += 0.001) {
+		double on_white = 1.05 / (l + 0.05);
+		double on_dark = (l + 0.05) / (luminance("#15191e") + 0.05);
+
+		assert_true(on_white < 4.5 || on_dark < 4.5);
+	}
+	for (const char *c = letters; *c != '\0'; c++) {
+		text_clear(&t);
+		text_card(&t, *c, "x7");
+		text_render(&t, TEXT_FORMAT_HTML, &html);
+		attribute(text_str(&html), "data-mx-bg-color", tile,
+		    sizeof(tile));
+		attribute(text_str(&html), "data-mx-color", ink, sizeof(ink));
+		/* No bare color attribute a client could show without the tile. */
+		assert_null(strstr(text_str(&html), " color="));
+		if (contrast(ink, tile) < 4.5)
+			fail_msg("%c: text %s on %s reaches %.2f:1", *c, ink,
+			    tile, contrast(ink, tile));
+		for (size_t i = 0; i < 2; i++)
+			if (contrast(tile, themes[i]) < 3.0)
+				fail_msg("%c: tile %s on %s reaches %.2f:1", *c,
+				    tile, themes[i], contrast(tile, themes[i]));
+	}
+	/* The old brown and blue as text on the dark theme: 2.7 and 3.1. */
+	assert_true(contrast("#795548", "#15191e") < 2.8);
+	assert_true(contrast("#1565c0", "#15191e") < 3.1);
+	text_finish(&t);
+	text_finish(&html);
+}
+
 static void
 test_backoff(void **unused)
 {
@@ -504,7 +594,7 @@ test_message_content(void **unused)
 	html = json_string_value(json_object_get(c, "formatted_body"));
 	assert_non_null(strstr(html, "<a href=\"https://matrix.to/#/@bob:y\">"
 	    "&lt;b&gt;Bob&lt;/b&gt; &amp; co</a>"));
-	assert_non_null(strstr(html, "<font color="));
+	assert_non_null(strstr(html, "<font data-mx-bg-color="));
 	assert_null(strstr(html, "<b>Bob"));
 	assert_string_equal(json_string_value(json_array_get(json_object_get(
 	    json_object_get(c, "m.mentions"), "user_ids"), 0)), "@bob:y");
@@ -747,6 +837,7 @@ main(void)
 		cmocka_unit_test(test_txn_ids),
 		cmocka_unit_test(test_outbox_txn_ids),
 		cmocka_unit_test(test_line_content),
+		cmocka_unit_test(test_colour_contrast),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_mentions),
 		cmocka_unit_test(test_message_content),
