@@ -729,7 +729,7 @@ notify_rename(struct irc *irc, const struct irc_user *u, const char *old,
     int renamed)
 {
 	char id[512], mask[512];
-	struct user now;
+	struct user now = { 0 };
 
 	if (old == NULL || !alive(irc) ||
 	    user_struct(u, id, sizeof(id), mask, sizeof(mask), &now) != 0)
@@ -1991,7 +1991,7 @@ static void
 tell_leave(struct irc *irc, const char *channel, const struct irc_user *u)
 {
 	char id[512], mask[512];
-	struct user who;
+	struct user who = { 0 };
 
 	if (alive(irc) && user_struct(u, id, sizeof(id), mask, sizeof(mask),
 	    &who) == 0)
@@ -2053,7 +2053,7 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 	struct irc_user *u;
 	struct origin o;
 	char id[512], mask[512];
-	struct user who;
+	struct user who = { 0 };
 
 	(void)event;
 	if (count < 1 || origin_split(origin, &o) != 0)
@@ -2158,7 +2158,7 @@ on_privmsg(irc_session_t *session, const char *event, const char *origin,
 	struct irc_chan *c = NULL;
 	struct origin o;
 	char id[512], mask[512], *text;
-	struct user who;
+	struct user who = { 0 };
 
 	(void)event;
 	/*

@@ -682,6 +682,8 @@ matrix_channel_admin(struct adapter *adapter, const char *channel,
 
 const struct adapter_impl matrix_adapter = {
 	.name = "matrix",
+	/* Every tracked message is reported once the homeserver has it. */
+	.reports_sent = 1,
 	.init = matrix_init,
 	.finish = matrix_finish,
 	.start = matrix_start,

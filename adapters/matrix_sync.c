@@ -103,7 +103,7 @@ on_message(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
 	const char *rel = json_string_value(json_object_get(json_object_get(
 	    ev->content, "m.relates_to"), "rel_type"));
 	const struct mx_person *p;
-	struct user from;
+	struct user from = { 0 };
 	char *name, *label;
 	int priv;
 
@@ -161,7 +161,7 @@ apply_state(struct matrix *m, struct mx_room *room,
 {
 	struct mx_member mem;
 	struct mx_person *p;
-	struct user who;
+	struct user who = { 0 };
 	char *oldname = NULL, *label, *name;
 	int old, now, called = 0;
 

@@ -3,18 +3,30 @@
  * benchmarks.  Sends are appended to a list (rendered plain, and with their
  * marks); memory_say() speaks for a user.  It never touches the network.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "array.h"
+#include "loop.h"
 #include "memory.h"
 
 struct memory {
+	struct adapter *adapter;
 	struct memory_line *lines;
 	int nlines, cap;
+	/* Outbox ids of lines not yet reported sent (see memory_hold). */
+	uint64_t *unsent;
+	int nunsent, unsent_cap;
+	int hold;
+	uint64_t report_timer;
 	char **joined;
 	int njoined, joined_cap;
-	int started;
+	int started, connected;
+	char *busy_flow;         /* memory_busy(): the flow called busy */
+	/* "channel user" pairs the medium calls room admins. */
+	char **room_admins;
+	int nroom_admins, room_admins_cap;
 	int keep;                /* 0: sends are discarded (benchmarks) */
 };
 
@@ -27,6 +39,7 @@ memory_init(struct adapter *adapter, const json_t *config, const char *path,
 	if (m == NULL)
 		return -1;
 	m->keep = 1;
+	m->adapter = adapter;
 	adapter->priv = m;
 	return 0;
 }
@@ -40,6 +53,13 @@ memory_finish(struct adapter *adapter)
 		return;
 	memory_clear(adapter);
 	free(m->lines);
+	free(m->unsent);
+	for (int i = 0; i < m->nroom_admins; i++)
+		free(m->room_admins[i]);
+	free(m->room_admins);
+	free(m->busy_flow);
+	if (m->report_timer != 0)
+		loop_cancel(bot_loop(adapter->bot), m->report_timer);
 	for (int i = 0; i < m->njoined; i++)
 		free(m->joined[i]);
 	free(m->joined);
@@ -47,12 +67,49 @@ memory_finish(struct adapter *adapter)
 	adapter->priv = NULL;
 }
 
+/* Reports sent lines, outside the core's calls into the adapter. */
+static void
+report(struct memory *m)
+{
+	while (!m->hold && m->nunsent > 0) {
+		uint64_t id = m->unsent[0];
+
+		memmove(m->unsent, m->unsent + 1, (size_t)--m->nunsent *
+		    sizeof(*m->unsent));
+		bot_on_sent(m->adapter->bot, m->adapter, id);
+	}
+}
+
+static void
+report_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	struct memory *m = arg;
+
+	m->report_timer = 0;
+	if (m->started && !m->connected) {
+		m->connected = 1;
+		bot_on_connected(m->adapter->bot, m->adapter, 1);
+	}
+	report(m);
+}
+
+static void
+report_soon(struct memory *m)
+{
+	if (m->report_timer == 0 && m->adapter->bot != NULL)
+		m->report_timer = loop_timer(bot_loop(m->adapter->bot), 0,
+		    report_cb, m);
+}
+
 static int
 memory_start(struct adapter *adapter)
 {
 	struct memory *m = adapter->priv;
 
+	/* "Connected" at once, but said from the loop, as a medium would. */
 	m->started = 1;
+	m->connected = 0;
+	report_soon(m);
 	return 0;
 }
 
@@ -62,6 +119,7 @@ memory_stop(struct adapter *adapter, const char *goodbye)
 	struct memory *m = adapter->priv;
 
 	m->started = 0;
+	m->connected = 0;
 }
 
 static int
@@ -96,11 +154,19 @@ memory_part(struct adapter *adapter, const char *channel)
 
 static int
 memory_add(struct adapter *adapter, const char *channel, const char *user_id,
-    const struct text *text)
+    const struct text *text, const struct send_info *info)
 {
 	struct memory *m = adapter->priv;
 	struct memory_line *line;
 	struct text plain;
+
+	if (info->id != 0) {
+		if (array_grow((void **)&m->unsent, &m->unsent_cap,
+		    m->nunsent + 1, sizeof(*m->unsent)) != 0)
+			return -1;
+		m->unsent[m->nunsent++] = info->id;
+		report_soon(m);
+	}
 
 	text_init(&plain);
 	text_render(text, TEXT_FORMAT_PLAIN, &plain);
@@ -120,6 +186,8 @@ memory_add(struct adapter *adapter, const char *channel, const char *user_id,
 	line->user_id = user_id != NULL ? strdup(user_id) : NULL;
 	line->text = strdup(text_str(&plain));
 	line->marked = strdup(text_str(text));
+	line->id = info->id;
+	line->flow = info->flow != NULL ? strdup(info->flow) : NULL;
 	text_finish(&plain);
 	m->nlines++;
 	return 0;
@@ -129,14 +197,63 @@ static int
 memory_send_channel(struct adapter *adapter, const char *channel,
     const struct text *text, const struct send_info *info)
 {
-	return memory_add(adapter, channel, NULL, text);
+	return memory_add(adapter, channel, NULL, text, info);
 }
 
 static int
 memory_send_private(struct adapter *adapter, const char *user_id,
     const struct text *text, const struct send_info *info)
 {
-	return memory_add(adapter, NULL, user_id, text);
+	return memory_add(adapter, NULL, user_id, text, info);
+}
+
+static int
+memory_channel_admin(struct adapter *adapter, const char *channel,
+    const char *user_id)
+{
+	struct memory *m = adapter->priv;
+	size_t n = strlen(channel);
+
+	for (int i = 0; i < m->nroom_admins; i++)
+		if (strncmp(m->room_admins[i], channel, n) == 0 &&
+		    m->room_admins[i][n] == ' ' &&
+		    strcmp(m->room_admins[i] + n + 1, user_id) == 0)
+			return 1;
+	return 0;
+}
+
+void
+memory_room_admin(struct adapter *adapter, const char *channel,
+    const char *user_id)
+{
+	struct memory *m = adapter->priv;
+	size_t n = strlen(channel) + strlen(user_id) + 2;
+	char *pair;
+
+	if (array_grow((void **)&m->room_admins, &m->room_admins_cap,
+	    m->nroom_admins + 1, sizeof(*m->room_admins)) != 0 ||
+	    (pair = malloc(n)) == NULL)
+		return;
+	snprintf(pair, n, "%s %s", channel, user_id);
+	m->room_admins[m->nroom_admins++] = pair;
+}
+
+static int
+memory_busy_impl(struct adapter *adapter, const char *flow)
+{
+	struct memory *m = adapter->priv;
+
+	return m->busy_flow != NULL && flow != NULL &&
+	    strcmp(m->busy_flow, flow) == 0;
+}
+
+void
+memory_busy(struct adapter *adapter, const char *flow)
+{
+	struct memory *m = adapter->priv;
+
+	free(m->busy_flow);
+	m->busy_flow = flow != NULL ? strdup(flow) : NULL;
 }
 
 static size_t
@@ -147,6 +264,7 @@ memory_queue_depth(const struct adapter *adapter)
 
 const struct adapter_impl memory_adapter = {
 	.name = "memory",
+	.reports_sent = 1,
 	.init = memory_init,
 	.finish = memory_finish,
 	.start = memory_start,
@@ -156,7 +274,8 @@ const struct adapter_impl memory_adapter = {
 	.send_channel = memory_send_channel,
 	.send_private = memory_send_private,
 	.queue_depth = memory_queue_depth,
-	.channel_admin = NULL,
+	.channel_admin = memory_channel_admin,
+	.busy = memory_busy_impl,
 };
 
 size_t
@@ -193,6 +312,7 @@ memory_clear(struct adapter *adapter)
 		free(m->lines[i].user_id);
 		free(m->lines[i].text);
 		free(m->lines[i].marked);
+		free(m->lines[i].flow);
 	}
 	m->nlines = 0;
 }
@@ -223,4 +343,23 @@ memory_say(struct adapter *adapter, const char *channel, const char *user_id,
 	struct user user = { .id = user_id, .name = name, .mask = NULL };
 
 	bot_on_message(adapter->bot, adapter, channel, &user, text);
+	report(adapter->priv);
+}
+
+void
+memory_say_as(struct adapter *adapter, const char *channel,
+    const struct user *user, const char *text)
+{
+	bot_on_message(adapter->bot, adapter, channel, user, text);
+	report(adapter->priv);
+}
+
+void
+memory_hold(struct adapter *adapter, int hold)
+{
+	struct memory *m = adapter->priv;
+
+	m->hold = hold;
+	if (!hold)
+		report(m);
 }

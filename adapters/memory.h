@@ -17,6 +17,8 @@ struct memory_line {
 	char *user_id;           /* the addressee of a private message */
 	char *text;              /* rendered as plain text */
 	char *marked;            /* the structured text with its marks */
+	uint64_t id;             /* the outbox row (struct send_info), or 0 */
+	char *flow;              /* the table it belongs to, or NULL */
 };
 
 size_t memory_count(const struct adapter *adapter);
@@ -31,6 +33,24 @@ void memory_keep(struct adapter *adapter, int keep);
 /* The channels joined and not parted, for tests of reloads. */
 int memory_joined(const struct adapter *adapter, const char *channel);
 int memory_started(const struct adapter *adapter);
+
+/*
+ * hold 1: lines are kept but not reported sent (bot_on_sent), as when a
+ * medium has not yet confirmed them; 0 reports what was held.  Otherwise
+ * lines are reported after each memory_say() and from the loop.
+ */
+void memory_hold(struct adapter *adapter, int hold);
+
+/* From now on the medium calls user_id an admin of channel (a Matrix
+ * room moderator). */
+void memory_room_admin(struct adapter *adapter, const char *channel,
+    const char *user_id);
+
+/* From now on flow (a table's channel; NULL: none) is busy (busy()). */
+void memory_busy(struct adapter *adapter, const char *flow);
+/* As memory_say(), with every field of the person given. */
+void memory_say_as(struct adapter *adapter, const char *channel,
+    const struct user *user, const char *text);
 
 /* A user says text in channel (NULL: privately to the bot). */
 void memory_say(struct adapter *adapter, const char *channel,

@@ -71,6 +71,12 @@ struct send_info {
 struct adapter_impl {
 	const char *name;
 	/*
+	 * 1 when the adapter reports tracked messages with bot_on_sent();
+	 * otherwise the core forgets an outbox row as soon as the adapter
+	 * has taken the message (at most once, as for the terminal).
+	 */
+	int reports_sent;
+	/*
 	 * Sets up adapter->priv from the network's configuration object
 	 * (borrowed; its JSON path is path, e.g. "networks[1]").  Checks every
 	 * key the adapter knows with cfg.h and refuses unknown ones (the

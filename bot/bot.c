@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "log.h"
 #include "loop.h"
+#include "outbox.h"
 #include "store.h"
 
 /* Channel defaults when a network gives none. */
@@ -86,6 +87,10 @@ bot_store(struct bot *bot)
 	return bot->store;
 }
 
+static int outbox_to_adapter(void *arg, const char *network,
+    const char *target, int private_, const char *flow,
+    const struct text *text, uint64_t id);
+
 struct bot *
 bot_create(struct loop *loop, struct store *store,
     const struct bot_settings *settings, char *err, size_t errlen)
@@ -138,6 +143,13 @@ bot_create(struct loop *loop, struct store *store,
 		seed = loop_now(loop) ^ (uint64_t)(uintptr_t)bot;
 	rng_seed(&bot->rng, seed);
 	bot->started_at = loop_now(loop);
+	if ((bot->outbox = outbox_create(store, outbox_to_adapter, bot)) ==
+	    NULL) {
+		snprintf(err, errlen, "out of memory");
+		buckets_destroy(bot->commands_allowed);
+		free(bot);
+		return NULL;
+	}
 	return bot;
 }
 
@@ -189,6 +201,7 @@ bot_destroy(struct bot *bot)
 	free(bot->index);
 	sitters_free(bot);
 	buckets_destroy(bot->commands_allowed);
+	outbox_destroy(bot->outbox);
 	for (int i = 0; i < bot->nnetworks; i++)
 		network_destroy(bot->networks[i]);
 	free(bot->networks);
@@ -345,8 +358,7 @@ bot_is_admin(struct bot *bot, struct network *network, const char *channel,
 void
 channel_send(struct channel *channel, const struct text *text)
 {
-	struct adapter *adapter = &channel->network->adapter;
-	struct send_info info = { .id = 0, .flow = channel->name };
+	struct network *network = channel->network;
 
 	if (text->len == 0)
 		return;
@@ -355,25 +367,122 @@ channel_send(struct channel *channel, const struct text *text)
 
 		text_init(&plain);
 		text_render(text, TEXT_FORMAT_PLAIN, &plain);
-		adapter->impl->send_channel(adapter, channel->name, &plain,
-		    &info);
+		outbox_send(network->bot->outbox, network->adapter.network,
+		    channel->name, 0, channel->name, &plain);
 		text_finish(&plain);
 		return;
 	}
-	adapter->impl->send_channel(adapter, channel->name, text, &info);
+	outbox_send(network->bot->outbox, network->adapter.network,
+	    channel->name, 0, channel->name, text);
 }
 
 void
 network_send_private(struct network *network, const char *user_id,
-    const struct text *text)
+    const char *flow, const struct text *text)
 {
-	struct adapter *adapter = &network->adapter;
-
-	struct send_info info = { .id = 0, .flow = NULL };
-
 	if (text->len == 0 || user_id == NULL || user_id[0] == '\0')
 		return;
-	adapter->impl->send_private(adapter, user_id, text, &info);
+	outbox_send(network->bot->outbox, network->adapter.network, user_id,
+	    1, flow, text);
+}
+
+void
+bot_enter(struct bot *bot)
+{
+	outbox_enter(bot->outbox);
+}
+
+int
+bot_check_store(struct bot *bot)
+{
+	const char *why = store_failed(bot->store);
+
+	if (why == NULL || bot->store_lost)
+		return why == NULL ? 0 : -1;
+	/*
+	 * Fail-stop: nothing can be kept any more, so no game moves on.
+	 * Every table is told once and its clocks stop; the store's log
+	 * line says why, and a restart after the repair resumes the games.
+	 */
+	bot->store_lost = 1;
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct channel *channel = bot->channels[c];
+		struct text t;
+
+		if (channel->table == NULL || channel->table->game == NULL)
+			continue;
+		table_hold(channel->table);
+		text_init(&t);
+		SAY0(&t, channel->settings.lang, MSG_STORE_LOST);
+		channel_send(channel, &t);
+		text_finish(&t);
+	}
+	return -1;
+}
+
+void
+bot_leave(struct bot *bot)
+{
+	int rc = outbox_leave(bot->outbox);
+
+	if (!outbox_inside(bot->outbox))
+		(void)bot_check_store(bot);
+	if (rc == 0) {
+		/* Stored again: the next failure is told again. */
+		for (int i = 0; outbox_last_stored(bot->outbox) &&
+		    i < outbox_failed_flows(bot->outbox); i++) {
+			struct network *network = network_find(bot,
+			    outbox_failed_network(bot->outbox, i));
+			struct channel *channel = network != NULL ?
+			    channel_get(network, outbox_failed_flow(
+			    bot->outbox, i), 0) : NULL;
+
+			if (channel != NULL)
+				channel->store_failures = 0;
+		}
+		return;
+	}
+	/*
+	 * Nothing the event caused was said, and the store holds the state
+	 * from before it: the tables it spoke for become that again.
+	 */
+	for (int i = 0; i < outbox_failed_flows(bot->outbox); i++) {
+		struct network *network = network_find(bot,
+		    outbox_failed_network(bot->outbox, i));
+		struct channel *channel = network != NULL ?
+		    channel_get(network, outbox_failed_flow(bot->outbox, i),
+		    0) : NULL;
+
+		if (channel != NULL)
+			table_reload(channel);
+	}
+}
+
+/* Hands one message of the outbox to its network's adapter. */
+static int
+outbox_to_adapter(void *arg, const char *name, const char *target,
+    int private_, const char *flow, const struct text *text, uint64_t id)
+{
+	struct bot *bot = arg;
+	struct network *network = network_find(bot, name);
+	struct send_info info = { .id = id, .flow = flow };
+	struct adapter *adapter;
+	int rc;
+
+	if (network == NULL) {
+		log_warn("%s: no longer configured; a message to %s is "
+		    "dropped", name, target);
+		return -1;
+	}
+	adapter = &network->adapter;
+	if (private_)
+		rc = adapter->impl->send_private(adapter, target, text, &info);
+	else
+		rc = adapter->impl->send_channel(adapter, target, text, &info);
+	/* Taken is as good as sent where the medium says no more. */
+	if (rc == 0 && id != 0 && !adapter->impl->reports_sent)
+		outbox_sent(bot->outbox, id);
+	return rc;
 }
 
 /* One person's candidate channels (struct bot's sitters). */
@@ -497,23 +606,18 @@ bot_game_count(const struct bot *bot)
 /* ------------------------------------------------------------------ */
 /* Networks and configuration. */
 
+/*
+ * A network with its adapter initialised, not yet part of the bot: a
+ * reload prepares its new networks this way, so that one whose init()
+ * fails leaves the bot as it was.  Freed with network_destroy().
+ */
 static struct network *
-network_add(struct bot *bot, const struct adapter_impl *impl,
+network_create(struct bot *bot, const struct adapter_impl *impl,
     const char *name, const json_t *config, const char *path, char *err,
     size_t errlen)
 {
-	struct network *network;
+	struct network *network = calloc(1, sizeof(*network));
 
-	if (network_find(bot, name) != NULL) {
-		snprintf(err, errlen, "network \"%s\" exists already", name);
-		return NULL;
-	}
-	if (array_grow((void **)&bot->networks, &bot->networks_cap,
-	    bot->nnetworks + 1, sizeof(*bot->networks)) != 0) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	network = calloc(1, sizeof(*network));
 	if (network == NULL || (network->adapter.network = strdup(name)) ==
 	    NULL) {
 		free(network);
@@ -530,7 +634,34 @@ network_add(struct bot *bot, const struct adapter_impl *impl,
 		return NULL;
 	}
 	network->adapter.impl = impl;
-	network->config = config != NULL ? json_deep_copy(config) : NULL;
+	if (config != NULL && (network->config = json_deep_copy(config)) ==
+	    NULL) {
+		network_destroy(network);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return network;
+}
+
+static struct network *
+network_add(struct bot *bot, const struct adapter_impl *impl,
+    const char *name, const json_t *config, const char *path, char *err,
+    size_t errlen)
+{
+	struct network *network;
+
+	if (network_find(bot, name) != NULL) {
+		snprintf(err, errlen, "network \"%s\" exists already", name);
+		return NULL;
+	}
+	if (array_grow((void **)&bot->networks, &bot->networks_cap,
+	    bot->nnetworks + 1, sizeof(*bot->networks)) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	network = network_create(bot, impl, name, config, path, err, errlen);
+	if (network == NULL)
+		return NULL;
 	bot->networks[bot->nnetworks++] = network;
 	return network;
 }
@@ -565,45 +696,145 @@ channel_join(struct channel *channel)
 		channel->joined = 1;
 }
 
+/*
+ * What bot_configure() will do to one network of the configuration,
+ * prepared before anything changes.
+ */
+struct network_plan {
+	struct network *network; /* existing, or created (not yet added) */
+	int created;
+	char **admins;           /* the new list, NULL-terminated */
+	size_t nadmins;
+	struct channel_settings defaults;
+};
+
+static void
+plans_free(struct network_plan *plans, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (plans[i].created)
+			network_destroy(plans[i].network);
+		for (size_t a = 0; a < plans[i].nadmins; a++)
+			free(plans[i].admins[a]);
+		free(plans[i].admins);
+		settings_finish(&plans[i].defaults);
+	}
+	free(plans);
+}
+
+/*
+ * Prepares one network: checks its type against a running network of
+ * the same name, or creates (and initialises) a new one, and copies its
+ * admins and defaults.  Changes nothing in the bot.
+ */
+static int
+network_prepare(struct bot *bot, const struct config_network *cn,
+    struct network_plan *plan, char *err, size_t errlen)
+{
+	const struct adapter_impl *impl = config_adapter_find(cn->type);
+
+	settings_default(&plan->defaults);
+	if (impl == NULL) {
+		snprintf(err, errlen, "%s.type: unknown adapter \"%s\"",
+		    cn->path, cn->type);
+		return -1;
+	}
+	plan->network = network_find(bot, cn->name);
+	if (plan->network != NULL && plan->network->adapter.impl != impl) {
+		snprintf(err, errlen, "%s.type: a running network cannot "
+		    "change its type (\"%s\" is %s); restart the bot for "
+		    "that", cn->path, cn->name,
+		    plan->network->adapter.impl->name);
+		return -1;
+	}
+	if ((plan->admins = calloc(cn->nadmins + 1, sizeof(char *))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (; plan->nadmins < cn->nadmins; plan->nadmins++)
+		if ((plan->admins[plan->nadmins] =
+		    strdup(cn->admins[plan->nadmins])) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	settings_finish(&plan->defaults);
+	settings_from_config(&plan->defaults, &cn->defaults);
+	if (plan->network == NULL) {
+		plan->network = network_create(bot, impl, cn->name, cn->json,
+		    cn->path, err, errlen);
+		if (plan->network == NULL)
+			return -1;
+		plan->created = 1;
+	}
+	return 0;
+}
+
+/*
+ * Applies a configuration all or nothing: every network is prepared
+ * first (new adapters initialised on the side, type changes and
+ * duplicate names refused), and only when all of them are ready does
+ * anything change.  What can still go wrong afterwards is running out of
+ * memory for a channel entry, which is logged.
+ */
 int
 bot_configure(struct bot *bot, const struct config *config, char *err,
     size_t errlen)
 {
-	for (int i = 0; i < bot->nnetworks; i++)
-		bot->networks[i]->configured = 0;
-	for (size_t n = 0; n < config->nnetworks; n++) {
-		const struct config_network *cn = &config->networks[n];
-		struct network *network = network_find(bot, cn->name);
-		const struct adapter_impl *impl = adapter_find(cn->type);
+	struct network_plan *plans;
+	size_t n, added = 0;
 
-		if (impl == NULL) {
-			snprintf(err, errlen, "%s.type: unknown adapter \"%s\"",
-			    cn->path, cn->type);
+	plans = calloc(config->nnetworks + 1, sizeof(*plans));
+	if (plans == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (n = 0; n < config->nnetworks; n++) {
+		const struct config_network *cn = &config->networks[n];
+
+		for (size_t m = 0; m < n; m++)
+			if (strcmp(config->networks[m].name, cn->name) == 0) {
+				snprintf(err, errlen, "%s.name: \"%s\" is "
+				    "already the name of %s", cn->path,
+				    cn->name, config->networks[m].path);
+				plans_free(plans, n);
+				return -1;
+			}
+		if (network_prepare(bot, cn, &plans[n], err, errlen) != 0) {
+			plans_free(plans, n + 1);
 			return -1;
 		}
-		if (network == NULL) {
-			network = network_add(bot, impl, cn->name, cn->json,
-			    cn->path, err, errlen);
-			if (network == NULL)
-				return -1;
-		} else if (network->adapter.impl != impl) {
-			snprintf(err, errlen, "%s.type: a running network "
-			    "cannot change its type", cn->path);
-			return -1;
+		added += (size_t)plans[n].created;
+	}
+	if (array_grow((void **)&bot->networks, &bot->networks_cap,
+	    bot->nnetworks + (int)added, sizeof(*bot->networks)) != 0) {
+		snprintf(err, errlen, "out of memory");
+		plans_free(plans, n);
+		return -1;
+	}
+
+	/* Everything is ready: from here on the configuration is applied. */
+	for (int i = 0; i < bot->nnetworks; i++)
+		bot->networks[i]->configured = 0;
+	for (n = 0; n < config->nnetworks; n++) {
+		const struct config_network *cn = &config->networks[n];
+		struct network_plan *plan = &plans[n];
+		struct network *network = plan->network;
+
+		if (plan->created) {
+			bot->networks[bot->nnetworks++] = network;
+			plan->created = 0;
 		}
 		network->configured = 1;
 		for (size_t a = 0; a < network->nadmins; a++)
 			free(network->admins[a]);
 		free(network->admins);
-		network->admins = calloc(cn->nadmins + 1, sizeof(char *));
-		network->nadmins = 0;
-		for (size_t a = 0; network->admins != NULL && a < cn->nadmins;
-		    a++)
-			if ((network->admins[network->nadmins] =
-			    strdup(cn->admins[a])) != NULL)
-				network->nadmins++;
+		network->admins = plan->admins;
+		network->nadmins = plan->nadmins;
+		plan->admins = NULL;
+		plan->nadmins = 0;
 		settings_finish(&network->defaults);
-		settings_from_config(&network->defaults, &cn->defaults);
+		network->defaults = plan->defaults;
+		settings_default(&plan->defaults);
 		/* removed: listed before this reload (cleared when still so). */
 		for (int c = 0; c < bot->nchannels; c++)
 			if (bot->channels[c]->network == network) {
@@ -616,8 +847,9 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 			    cn->channels[c].name, 1);
 
 			if (channel == NULL) {
-				snprintf(err, errlen, "out of memory");
-				return -1;
+				log_error("%s: out of memory for channel %s",
+				    cn->name, cn->channels[c].name);
+				continue;
 			}
 			channel->configured = 1;
 			channel->removed = 0;
@@ -627,6 +859,7 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 			channel_join(channel);
 		}
 	}
+	plans_free(plans, n);
 	/* Channels no longer listed are left once their tables are over. */
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct channel *channel = bot->channels[c];
@@ -638,8 +871,13 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 			channel->joined = 0;
 		}
 	}
-	if (bot->started)
-		return bot_start(bot);
+	/*
+	 * New networks start now.  One that cannot start is logged by
+	 * bot_start(); the configuration is applied all the same, so the
+	 * reload must not be reported as refused.
+	 */
+	if (bot->started && bot_start(bot) != 0)
+		log_warn("reload: a network could not start");
 	return 0;
 }
 
@@ -661,6 +899,11 @@ bot_start(struct bot *bot)
 		}
 		network->started = 1;
 	}
+	/* What the last run committed but could not say goes out first. */
+	if (!bot->outbox_loaded) {
+		bot->outbox_loaded = 1;
+		(void)outbox_load(bot->outbox);
+	}
 	for (int c = 0; c < bot->nchannels; c++)
 		if (bot->channels[c]->configured ||
 		    bot->channels[c]->table != NULL)
@@ -669,31 +912,52 @@ bot_start(struct bot *bot)
 }
 
 void
-bot_stop(struct bot *bot, const char *goodbye)
+bot_say_goodbye(struct bot *bot)
 {
+	if (bot->goodbye_said)
+		return;
+	bot->goodbye_said = 1;
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct channel *channel = bot->channels[c];
 		struct text t;
 
-		if (goodbye == NULL || channel->table == NULL ||
-		    channel->table->game == NULL || !channel->network->started)
+		if (channel->table == NULL || channel->table->game == NULL ||
+		    !channel->network->started)
 			continue;
+		/* Nothing may move while the bot takes its leave. */
+		table_hold(channel->table);
 		text_init(&t);
 		SAY0(&t, channel->settings.lang, MSG_GOODBYE);
 		channel_send(channel, &t);
 		text_finish(&t);
 	}
+}
+
+size_t
+bot_queue_depth(const struct bot *bot)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < bot->nnetworks; i++) {
+		const struct adapter *a = &bot->networks[i]->adapter;
+
+		if (bot->networks[i]->started && a->impl->queue_depth != NULL)
+			n += a->impl->queue_depth(a);
+	}
+	return n;
+}
+
+void
+bot_stop(struct bot *bot, const char *goodbye)
+{
+	if (goodbye != NULL)
+		bot_say_goodbye(bot);
 	/* Nothing may fire once the adapters are gone. */
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct table *table = bot->channels[c]->table;
 
-		if (table != NULL) {
-			loop_cancel(bot->loop, table->turn_timer);
-			loop_cancel(bot->loop, table->half_timer);
-			loop_cancel(bot->loop, table->computer_timer);
-			table->turn_timer = table->half_timer = 0;
-			table->computer_timer = 0;
-		}
+		if (table != NULL)
+			table_hold(table);
 	}
 	for (int i = 0; i < bot->nnetworks; i++) {
 		struct network *network = bot->networks[i];
@@ -717,7 +981,6 @@ restore_one(const struct store_game *stored, void *arg)
 	struct channel *channel;
 	struct table *table;
 	char err[256];
-	struct text t;
 
 	if (network == NULL) {
 		log_warn("game %lld: network \"%s\" is not configured; the "
@@ -733,29 +996,37 @@ restore_one(const struct store_game *stored, void *arg)
 		    "in the store", (long long)stored->id, stored->channel);
 		return 0;
 	}
+	/*
+	 * A game that cannot be replayed is set aside in the store (kept,
+	 * no longer running), so that it neither stops the others nor
+	 * comes back at every start.
+	 */
 	table = table_restore(channel, stored, err, sizeof(err));
 	if (table == NULL) {
-		log_error("game %lld cannot be restored: %s",
-		    (long long)stored->id, err);
+		log_error("%s %s: game %lld cannot be restored: %s",
+		    stored->network, stored->channel, (long long)stored->id,
+		    err);
+		(void)store_game_damaged(bot->store, stored->id, err);
 		return 0;
 	}
 	if (table_deal_pending(table) != 0) {
-		log_error("game %lld: the next deal failed", (long long)
-		    stored->id);
+		log_error("%s %s: game %lld cannot be restored: the next deal "
+		    "failed", stored->network, stored->channel,
+		    (long long)stored->id);
 		table_destroy(table);
+		(void)store_game_damaged(bot->store, stored->id,
+		    "the next deal failed");
 		return 0;
 	}
 	log_info("%s %s: game %lld restored at action %d", stored->network,
 	    stored->channel, (long long)stored->id, table->game->nactions);
-	text_init(&t);
-	SAY0(&t, channel->settings.lang, MSG_RESUMED);
-	text_add(&t, "\n");
-	table_player_lines(table, &t);
-	for (int seat = 0; seat < table->nseats; seat++)
-		table_send_hand(table, seat, 0);
-	table_next_text(table, &t);
-	channel_send(channel, &t);
-	text_finish(&t);
+	/*
+	 * Nothing is said and no turn runs until the network can speak:
+	 * bot_on_connected() resumes the table then, so that nobody's time
+	 * runs out before they were told it is their turn.
+	 */
+	if (network->up)
+		table_resume(table, MSG_RESUMED);
 	return 0;
 }
 
@@ -814,8 +1085,11 @@ bot_restore(struct bot *bot)
 	int before = (int)bot_game_count(bot), lobbies;
 	struct stale_lobbies stale = { bot, NULL, 0, 0 };
 
-	if (store_each_running(bot->store, restore_one, bot) != 0)
+	bot_enter(bot);
+	if (store_each_running(bot->store, restore_one, bot) != 0) {
+		bot_leave(bot);
 		return -1;
+	}
 	lobbies = store_each_lobby(bot->store, restore_lobby, &stale);
 	for (int i = 0; i + 1 < stale.n; i += 2) {
 		(void)store_lobby_delete(bot->store, stale.keys[i],
@@ -824,6 +1098,7 @@ bot_restore(struct bot *bot)
 		free(stale.keys[i + 1]);
 	}
 	free(stale.keys);
+	bot_leave(bot);
 	if (lobbies < 0)
 		return -1;
 	return (int)bot_game_count(bot) - before;
@@ -898,7 +1173,9 @@ bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
 	if (channel != NULL && (where = channel_get(network, channel, 1)) ==
 	    NULL)
 		return;
+	bot_enter(bot);
 	commands_handle(network, where, from, text);
+	bot_leave(bot);
 }
 
 static struct seat *
@@ -909,8 +1186,8 @@ seat_at(struct table *table, const char *user_id)
 	return seat >= 0 ? &table->seats[seat] : NULL;
 }
 
-void
-bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+on_join_event(struct bot *bot, struct adapter *adapter, const char *channel,
     const struct user *raw)
 {
 	struct network *network = network_of(bot, adapter);
@@ -937,9 +1214,18 @@ bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
 		text_init(&t);
 		SAY(&t, where->settings.lang, MSG_WELCOME_BACK, "bc", seat->name,
 		    where->settings.prefixes[0]);
-		network_send_private(network, who->id, &t);
+		network_send_private(network, who->id, where->name, &t);
 		text_finish(&t);
 	}
+}
+
+void
+bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *raw)
+{
+	bot_enter(bot);
+	on_join_event(bot, adapter, channel, raw);
+	bot_leave(bot);
 }
 
 static void
@@ -948,26 +1234,12 @@ leave_table(struct bot *bot, struct channel *channel, const char *user_id)
 	struct table *table = channel->table;
 	int seat;
 
-	if (table == NULL || (seat = table_seat_of(table, user_id)) < 0)
-		return;
-	if (table->game == NULL) {
-		/* Someone who left cannot play: free their lobby seat. */
-		struct text t;
-
-		text_init(&t);
-		if (table_lobby_remove(table, seat, &t) == 0)
-			table_lobby_save(table);
-		channel_send(channel, &t);
-		text_finish(&t);
-		return;
-	}
-	if (table->seats[seat].standin || table->seats[seat].grace_until != 0)
-		return;
-	table_grace(table, seat, bot->grace);
+	if (table != NULL && (seat = table_seat_of(table, user_id)) >= 0)
+		table_left_channel(table, seat, bot->grace);
 }
 
-void
-bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+on_leave_event(struct bot *bot, struct adapter *adapter, const char *channel,
     const struct user *raw)
 {
 	struct network *network = network_of(bot, adapter);
@@ -988,7 +1260,16 @@ bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
 }
 
 void
-bot_on_rename(struct bot *bot, struct adapter *adapter, const char *raw_old,
+bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *raw)
+{
+	bot_enter(bot);
+	on_leave_event(bot, adapter, channel, raw);
+	bot_leave(bot);
+}
+
+static void
+on_rename_event(struct bot *bot, struct adapter *adapter, const char *raw_old,
     const struct user *raw)
 {
 	struct network *network = network_of(bot, adapter);
@@ -1007,47 +1288,43 @@ bot_on_rename(struct bot *bot, struct adapter *adapter, const char *raw_old,
 		if (bot->channels[c]->network != network || table == NULL ||
 		    (seat = table_seat_of(table, old_id)) < 0)
 			continue;
-		{
-			struct seat *s = &table->seats[seat];
-			char *id = strdup(now->id);
-			char *name = text_sanitize(now->name);
-
-			if (id == NULL || name == NULL) {
-				free(id);
-				free(name);
-				continue;
-			}
-			free(s->user_id);
-			free(s->name);
-			s->user_id = id;
-			s->name = name;
-			user_sat(bot->channels[c], id);
-			table_seat_changed(table, seat);
-		}
+		table_rename(table, seat, now);
 	}
+}
+
+void
+bot_on_rename(struct bot *bot, struct adapter *adapter, const char *raw_old,
+    const struct user *raw)
+{
+	bot_enter(bot);
+	on_rename_event(bot, adapter, raw_old, raw);
+	bot_leave(bot);
 }
 
 void
 bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id)
 {
-	/* Nothing is kept for untracked messages (id 0). */
-	(void)bot, (void)adapter, (void)id;
+	outbox_sent(bot->outbox, id);
 }
 
 void
 bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 {
 	struct network *network = network_of(bot, adapter);
+	enum msg why;
 
 	if (network == NULL)
 		return;
 	log_info("%s: %s", adapter->network, up ? "connected" :
 	    "disconnected");
-	if (up && !network->was_up) {
-		/* The first connection: restored games were announced. */
-		network->was_up = 1;
+	if (up == network->up)
 		return;
-	}
+	network->up = up;
+	/* The first time after a start, games resume where they stopped. */
+	why = network->was_up ? MSG_RECONNECTED : MSG_RESUMED;
+	if (up)
+		network->was_up = 1;
+	bot_enter(bot);
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct channel *channel = bot->channels[c];
 		struct table *table = channel->table;
@@ -1057,22 +1334,10 @@ bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 			continue;
 		if (!up) {
 			/* Nobody can answer while we cannot hear them. */
-			loop_cancel(bot->loop, table->turn_timer);
-			loop_cancel(bot->loop, table->half_timer);
-			loop_cancel(bot->loop, table->computer_timer);
-			table->turn_timer = table->half_timer = 0;
-			table->computer_timer = 0;
+			table_hold(table);
 			continue;
 		}
-		{
-			struct text t;
-
-			text_init(&t);
-			SAY0(&t, channel->settings.lang, MSG_RECONNECTED);
-			table->prompted = 0;
-			table_next_text(table, &t);
-			channel_send(channel, &t);
-			text_finish(&t);
-		}
+		table_resume(table, why);
 	}
+	bot_leave(bot);
 }

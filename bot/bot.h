@@ -82,10 +82,27 @@ int bot_restore(struct bot *bot);
 /* Starts (connects) every adapter not yet started. */
 int bot_start(struct bot *bot);
 /*
- * Says goodbye (unless goodbye is NULL) where games are running, in each
- * channel's language, and stops every adapter.
+ * Says goodbye where games are running, in each channel's language, and
+ * stops their clocks: the first step of a clean stop, after which the
+ * caller lets the loop run until bot_queue_depth() is 0 (or a few
+ * seconds pass) so that the goodbyes leave within the flood budget.
+ */
+void bot_say_goodbye(struct bot *bot);
+/* Messages the started adapters still hold. */
+size_t bot_queue_depth(const struct bot *bot);
+/*
+ * Says goodbye (unless goodbye is NULL, or it was said) where games are
+ * running, in each channel's language, and stops every adapter.
  */
 void bot_stop(struct bot *bot, const char *goodbye);
+
+/*
+ * After the store failed for good (store_failed(): deleted, replaced, an
+ * I/O error), every running table is told once and stops its clocks;
+ * -1 then, 0 while the store is sound.  The core checks after each
+ * event; `stichbot run` also calls it from its periodic store check.
+ */
+int bot_check_store(struct bot *bot);
 
 /* For `status` and the service's logs. */
 size_t bot_table_count(const struct bot *bot);

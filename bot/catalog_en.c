@@ -35,6 +35,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "({1}select CARD)",
 	[MSG_STORE_FAILED] = "Sorry, I could not save that; the game is "
 	    "stopped to keep it safe.",
+	[MSG_NOT_SAVED] = "Sorry, I could not save that, so it did not "
+	    "happen; the game goes on as soon as I can save again.",
 	[MSG_START_SEATS] = "{1} seated; this game needs {2} to {3} "
 	    "players.",
 	[MSG_OPTION_REFUSED] = "Refused: {1}",
@@ -66,7 +68,31 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_GAME_RUNNING] = "A game is running; wait for its end, or "
 	    "{1}replace NAME to take over a computer's seat.",
 	[MSG_NOT_SEATED] = "You have no seat at this table ({1}join).",
-	[MSG_NOT_YOUR_TURN] = "It is not your turn.",
+	[MSG_TURN_OF] = "It is not your turn: {1} to act.",
+	[MSG_NOW_TASK] = "Not now: it is time {1}.",
+	[MSG_MOVE_NOT_ALLOWED] = "{1} is not allowed now.",
+	[MSG_REFUSED_PRIVATELY] = "Not allowed; I have told you why "
+	    "privately.",
+	[MSG_PLAY_BLIND] = "(your own card is hidden from you: {1}play "
+	    "plays it)",
+	[MSG_YOUR_BID] = "your bid: {1}",
+	[MSG_BAD_OPTION_TEXT] = "An option is a name, or NAME=VALUE, of at "
+	    "most {1} characters.",
+	[MSG_NOT_STEERING] = "Only the people seated at this table (or an "
+	    "admin) choose its game and settings; {1}join first.",
+	[MSG_CLOSE_VOTE] = "{1} votes to close the table ({2} of {3} "
+	    "needed; {4}stop to agree).",
+	[MSG_BOT_ADMIN_ONLY] = "Only the bot's configured admins may do "
+	    "that.",
+	[MSG_ACCOUNT_NEEDED] = "Seats here are for people logged in to a "
+	    "services account (NickServ); log in, then try again.",
+	[MSG_BUSY] = "I still have a lot to say at this table; try again in "
+	    "a few seconds.",
+	[MSG_STORE_LOST] = "I can no longer save games, so this one waits "
+	    "here; it goes on from this point once my operator has "
+	    "repaired the store and restarted me.",
+	[MSG_NOBODY_SEATED] = "Nobody is seated any more: the game pauses "
+	    "({1}replace NAME takes a seat) and closes in {2} minutes.",
 	[MSG_GAME_SET] = "Next game: {1} ({2}-{3} players). Say {4}join "
 	    "to sit down.",
 	[MSG_UNKNOWN_GAME] = "Unknown game \"{1}\"; choose wizard, "

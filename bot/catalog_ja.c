@@ -36,6 +36,8 @@ const char *const catalog_ja[MSG_COUNT] = {
 	    "ください（{1}select CARD）",
 	[MSG_STORE_FAILED] = "すみません、保存できませんでした。安全のため"
 	    "ゲームを中断します。",
+	[MSG_NOT_SAVED] = "すみません、保存できなかったため、今の操作は"
+	    "無効になりました。保存できるようになりしだいゲームを続けます。",
 	[MSG_START_SEATS] = "着席は{1}人です。このゲームは{2}-{3}人で"
 	    "遊びます。",
 	[MSG_OPTION_REFUSED] = "受け付けられません: {1}",
@@ -70,7 +72,30 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_GAME_RUNNING] = "ゲーム中です。終わるまで待つか、"
 	    "{1}replace NAME でコンピューターの席を引き継げます。",
 	[MSG_NOT_SEATED] = "この卓に席がありません（{1}join）。",
-	[MSG_NOT_YOUR_TURN] = "あなたの番ではありません。",
+	[MSG_TURN_OF] = "あなたの番ではありません。今は{1}の番です。",
+	[MSG_NOW_TASK] = "今はできません（{1}です）。",
+	[MSG_MOVE_NOT_ALLOWED] = "{1} は今は出せません。",
+	[MSG_REFUSED_PRIVATELY] = "できません。理由は個別に伝えました。",
+	[MSG_PLAY_BLIND] = "（自分のカードは見えません。{1}play で出せます）",
+	[MSG_YOUR_BID] = "あなたの宣言: {1}",
+	[MSG_BAD_OPTION_TEXT] = "オプションは名前か NAME=VALUE の形で、"
+	    "{1}文字以内です。",
+	[MSG_NOT_STEERING] = "ゲームや設定を選べるのは着席している人"
+	    "（または管理者）だけです。まず {1}join してください。",
+	[MSG_CLOSE_VOTE] = "{1}がテーブルを閉じることに投票しました（{2}票、"
+	    "必要{3}票。賛成なら{4}stop）。",
+	[MSG_BOT_ADMIN_ONLY] = "それができるのはボットの管理者だけです。",
+	[MSG_ACCOUNT_NEEDED] = "ここで着席できるのはサービスのアカウント"
+	    "（NickServ）にログインしている人だけです。ログインしてから"
+	    "もう一度どうぞ。",
+	[MSG_BUSY] = "このテーブルへの送信がまだたくさん残っています。"
+	    "数秒後にもう一度どうぞ。",
+	[MSG_STORE_LOST] = "ゲームを保存できなくなったため、ここで一時停止"
+	    "します。管理者が保存先を直して再起動すれば、この時点から"
+	    "続けます。",
+	[MSG_NOBODY_SEATED] = "着席している人がいなくなったので、ゲームを"
+	    "一時停止します（{1}replace NAME で着席できます）。{2}分後に"
+	    "終了します。",
 	[MSG_GAME_SET] = "次のゲーム: {1}（{2}-{3}人）。{4}join で"
 	    "着席してください。",
 	[MSG_UNKNOWN_GAME] = "不明なゲーム「{1}」です。wizard、birdhead、"

@@ -30,7 +30,7 @@ usage(FILE *out)
 static int
 check_network(const struct config_network *net, char *err, size_t errlen)
 {
-	const struct adapter_impl *impl = adapter_find(net->type);
+	const struct adapter_impl *impl = config_adapter_find(net->type);
 	struct adapter adapter;
 	int rc;
 

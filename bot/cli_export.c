@@ -21,7 +21,8 @@ static void
 usage(FILE *out)
 {
 	fprintf(out, "usage: stichbot export [--store PATH] [--channel C] "
-	    "[--game ID] [--running]\n\n"
+	    "[--game ID] [--running]\n"
+	    "       stichbot export [--store PATH] --damaged\n\n"
 	    "Writes the stored games that ended (finished or abandoned) as "
 	    "records,\none compact JSON object per line, oldest first.\n\n"
 	    "  --store PATH  the store (default: $STATE_DIRECTORY/"
@@ -29,7 +30,12 @@ usage(FILE *out)
 	    "                or ./" STORE_FILE " without STATE_DIRECTORY)\n"
 	    "  --channel C   only games of channel or room C\n"
 	    "  --game ID     only the game with this id\n"
-	    "  --running     also games still running\n\n"
+	    "  --running     also games still running\n"
+	    "  --damaged     only the games set aside at start-up because "
+	    "their rows\n"
+	    "                could not be read or replayed, raw: the stored "
+	    "texts\n"
+	    "                as JSON strings, with the reason\n\n"
 	    "Exit status: 0, or 2 when the store cannot be read or an "
 	    "argument is wrong.\n");
 }
@@ -77,16 +83,22 @@ struct export {
 };
 
 static int
-write_game(const struct store_game *game, void *arg)
+write_json(const json_t *obj, void *arg)
 {
 	struct export *ex = arg;
 
-	if (json_dumpf(game->record, ex->out, JSON_COMPACT |
+	if (json_dumpf(obj, ex->out, JSON_COMPACT |
 	    JSON_PRESERVE_ORDER) != 0 || fputc('\n', ex->out) == EOF) {
 		ex->failed = 1;
 		return 1;
 	}
 	return 0;
+}
+
+static int
+write_game(const struct store_game *game, void *arg)
+{
+	return write_json(game->record, arg);
 }
 
 int
@@ -98,7 +110,7 @@ cli_export(int argc, char **argv)
 	struct store *store;
 	struct stat st;
 	int64_t id = 0;
-	int running = 0, rc;
+	int running = 0, damaged = 0, rc;
 
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
@@ -108,6 +120,8 @@ cli_export(int argc, char **argv)
 			return 0;
 		} else if (strcmp(arg, "--running") == 0) {
 			running = 1;
+		} else if (strcmp(arg, "--damaged") == 0) {
+			damaged = 1;
 		} else if (strcmp(arg, "--store") == 0 ||
 		    strcmp(arg, "--channel") == 0 ||
 		    strcmp(arg, "--game") == 0) {
@@ -132,6 +146,11 @@ cli_export(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (damaged && (channel != NULL || id != 0 || running)) {
+		fprintf(stderr, "stichbot export: --damaged takes no other "
+		    "filter\n");
+		return 2;
+	}
 	if (store_path == NULL) {
 		if (default_path(path, sizeof(path)) != 0) {
 			fprintf(stderr, "stichbot export: STATE_DIRECTORY is "
@@ -151,7 +170,11 @@ cli_export(int argc, char **argv)
 		fprintf(stderr, "stichbot export: %s\n", err);
 		return 2;
 	}
-	rc = store_each_game(store, channel, id, running, write_game, &ex);
+	if (damaged)
+		rc = store_each_damaged(store, write_json, &ex);
+	else
+		rc = store_each_game(store, channel, id, running, write_game,
+		    &ex);
 	store_close(store);
 	if (ex.failed || fflush(stdout) != 0) {
 		fprintf(stderr, "stichbot export: cannot write: %s\n",

@@ -13,6 +13,10 @@
  *   SIGTERM, SIGINT  say goodbye where games run, stop, exit 0.
  * With a watchdog (WatchdogSec=), keep-alives go out from a loop timer at
  * half the interval, so a loop that hangs gets the service restarted.
+ *
+ * One process per store: the store is opened with store_open_locked()
+ * before any adapter exists, so a second `stichbot run` on the same store
+ * exits 1 naming the holder's pid without saying anything anywhere.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +35,12 @@
 #include "store.h"
 
 #define GOODBYE "stichbot is restarting; games will resume."
+/*
+ * How often the store's files are checked while nobody writes, so that a
+ * store deleted or replaced under an idle bot is logged within seconds
+ * (every write checks as well).
+ */
+#define STORE_CHECK_MS 10000
 
 struct run {
 	const char *file;        /* the configuration file, for reloads */
@@ -42,6 +52,7 @@ struct run {
 	uint64_t watchdog_ms;    /* keep-alive period; 0: no watchdog */
 	int started;             /* bot_start() was called */
 	int stopping;
+	uint64_t drain_until;    /* a clean stop waits for its goodbyes */
 };
 
 /* The self-pipe: [0] read by the loop, [1] written by the handler. */
@@ -190,16 +201,46 @@ admin_reload(void *arg, char *err, size_t errlen)
 }
 
 
+/* How long a clean stop waits for the goodbyes to leave. */
+#define DRAIN_MS 5000
+#define DRAIN_STEP_MS 50
+
+static void
+stop_now(struct run *run)
+{
+	bot_stop(run->bot, GOODBYE);
+	loop_stop(run->loop);
+}
+
+/* The goodbyes leave at the pace of each network; then the adapters go. */
+static void
+on_drain(struct loop *loop, uint64_t id, void *arg)
+{
+	struct run *run = arg;
+
+	(void)id;
+	if (bot_queue_depth(run->bot) == 0 ||
+	    loop_now(loop) >= run->drain_until) {
+		stop_now(run);
+		return;
+	}
+	loop_timer(loop, DRAIN_STEP_MS, on_drain, run);
+}
+
 static void
 stop(struct run *run)
 {
-	if (run->stopping)
+	if (run->stopping) {
+		/* A second signal: no more waiting. */
+		stop_now(run);
 		return;
+	}
 	run->stopping = 1;
 	log_info("stopping");
 	notify_stopping();
-	bot_stop(run->bot, GOODBYE);
-	loop_stop(run->loop);
+	bot_say_goodbye(run->bot);
+	run->drain_until = loop_now(run->loop) + DRAIN_MS;
+	loop_timer(run->loop, 0, on_drain, run);
 }
 
 static void
@@ -240,6 +281,22 @@ on_watchdog(struct loop *loop, uint64_t id, void *arg)
 		    strerror(errno));
 	report_status(run);
 	loop_timer(loop, run->watchdog_ms, on_watchdog, run);
+}
+
+/*
+ * Checks the store's files; store.c logs a failure once, and the timer
+ * stops then, since a failed store stays failed until a restart.
+ */
+static void
+on_store_check(struct loop *loop, uint64_t id, void *arg)
+{
+	struct run *run = arg;
+
+	(void)id;
+	if (store_check(run->store) == 0)
+		loop_timer(loop, STORE_CHECK_MS, on_store_check, run);
+	else
+		(void)bot_check_store(run->bot);
 }
 
 /* Parses the arguments into run; returns -1 (exit 2), 1 (--help) or 0. */
@@ -293,10 +350,9 @@ start(struct run *run)
 		log_error("out of memory");
 		return -1;
 	}
-	if ((run->store = store_open(run->config->store_path, err,
+	if ((run->store = store_open_locked(run->config->store_path, err,
 	    sizeof(err))) == NULL) {
-		log_error("cannot open the store %s: %s",
-		    run->config->store_path, err);
+		log_error("%s", err);
 		return -1;
 	}
 	memset(&settings, 0, sizeof(settings));
@@ -337,6 +393,7 @@ start(struct run *run)
 		log_error("cannot start the adapters");
 		return -1;
 	}
+	loop_timer(run->loop, STORE_CHECK_MS, on_store_check, run);
 	if ((run->watchdog_ms = notify_watchdog_interval_ms()) > 0) {
 		run->watchdog_ms = run->watchdog_ms > 1 ?
 		    run->watchdog_ms / 2 : 1;

@@ -216,6 +216,23 @@ lobby(struct ctx *ctx)
 	return table;
 }
 
+/*
+ * Who may steer a lobby (its game, options, language, computers): the
+ * people seated at it, anyone while nobody is, and admins.  Otherwise
+ * says why and returns 0.
+ */
+static int
+may_steer(struct ctx *ctx)
+{
+	struct table *table = ctx_table(ctx);
+
+	if (table == NULL || table_humans(table) == 0 ||
+	    table_seat_of(table, ctx->user->id) >= 0 || ctx_admin(ctx))
+		return 1;
+	SAY(&ctx->reply, ctx->lang, MSG_NOT_STEERING, "c", ctx->prefix);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* The lobby. */
 
@@ -224,7 +241,6 @@ cmd_game(struct ctx *ctx)
 {
 	const struct game_impl *impl;
 	struct table *table;
-	struct text title;
 
 	impl = game_find(ctx->argv[0]);
 	if (impl == NULL) {
@@ -242,59 +258,27 @@ cmd_game(struct ctx *ctx)
 		    ctx->argv[0]);
 		return;
 	}
-	if ((table = lobby(ctx)) == NULL)
+	if (!may_steer(ctx) || (table = lobby(ctx)) == NULL)
 		return;
-	if (table->impl != impl) {
-		if (table->nseats > impl->max_seats) {
-			SAY(&ctx->reply, ctx->lang, MSG_TABLE_FULL, "d",
-			    impl->max_seats);
-			return;
-		}
-		table->impl = impl;
-		memset(&table->options, 0, sizeof(table->options));
-	}
-	text_init(&title);
-	game_title(&title, ctx->lang, impl);
-	SAY(&ctx->reply, ctx->lang, MSG_GAME_SET, "rddc", text_str(&title),
-	    impl->min_seats, impl->max_seats, ctx->prefix);
-	text_finish(&title);
+	table_set_game(table, impl, &ctx->reply);
 }
 
 static void
 cmd_join(struct ctx *ctx)
 {
 	struct table *table;
-	struct seat *seat;
-	struct text title;
 
+	if (ctx->user->guest) {
+		SAY0(&ctx->reply, ctx->lang, MSG_ACCOUNT_NEEDED);
+		return;
+	}
 	if ((table = lobby(ctx)) == NULL)
 		return;
 	if (table_seat_of(table, ctx->user->id) >= 0) {
 		SAY0(&ctx->reply, ctx->lang, MSG_ALREADY_SEATED);
 		return;
 	}
-	if (table->nseats >= table->impl->max_seats) {
-		SAY(&ctx->reply, ctx->lang, MSG_TABLE_FULL, "d",
-		    table->impl->max_seats);
-		return;
-	}
-	seat = &table->seats[table->nseats];
-	memset(seat, 0, sizeof(*seat));
-	seat->user_id = strdup(ctx->user->id);
-	seat->name = text_sanitize(ctx->user->name);
-	if (seat->user_id == NULL || seat->name == NULL) {
-		free(seat->user_id);
-		free(seat->name);
-		return;
-	}
-	table->nseats++;
-	user_sat(ctx->channel, seat->user_id);
-	text_init(&title);
-	game_title(&title, ctx->lang, table->impl);
-	SAY(&ctx->reply, ctx->lang, MSG_JOINED, "brdddc", seat->name,
-	    text_str(&title), table->nseats, table->impl->min_seats,
-	    table->impl->max_seats, ctx->prefix);
-	text_finish(&title);
+	table_join(table, ctx->user, &ctx->reply);
 }
 
 static void
@@ -308,16 +292,7 @@ cmd_leave(struct ctx *ctx)
 		SAY(&ctx->reply, ctx->lang, MSG_NOT_SEATED, "c", ctx->prefix);
 		return;
 	}
-	if (table->game == NULL) {
-		table_lobby_remove(table, seat, &ctx->reply);
-		return;
-	}
-	if (table->seats[seat].standin) {
-		SAY0(&ctx->reply, ctx->lang, MSG_NOTHING_TO_DO);
-		return;
-	}
-	table_stand_in(table, seat, MSG_STANDIN_LEFT);
-	table_next(table);
+	table_leave(table, seat, &ctx->reply);
 }
 
 static void
@@ -405,7 +380,7 @@ cmd_option(struct ctx *ctx)
 		text_finish(&names);
 		return;
 	}
-	if ((table = lobby(ctx)) == NULL)
+	if (!may_steer(ctx) || (table = lobby(ctx)) == NULL)
 		return;
 	arg = ctx->argv[0];
 	next = table->options;
@@ -427,6 +402,12 @@ cmd_option(struct ctx *ctx)
 		} else {
 			char lowered[64];
 
+			/* Cut, it could mean something else (rounds=0...05). */
+			if (strlen(arg) >= sizeof(lowered)) {
+				SAY(&ctx->reply, ctx->lang, MSG_BAD_OPTION_TEXT,
+				    "d", (int)sizeof(lowered) - 1);
+				return;
+			}
 			snprintf(lowered, sizeof(lowered), "%s", arg);
 			for (char *p = lowered; *p && *p != '='; p++)
 				*p = (char)tolower((unsigned char)*p);
@@ -442,7 +423,7 @@ cmd_option(struct ctx *ctx)
 		SAY(&ctx->reply, ctx->lang, MSG_OPTION_REFUSED, "s", err);
 		return;
 	}
-	table->options = next;
+	table_set_options(table, &next);
 	text_init(&list);
 	options_text(&list, ctx->lang, table);
 	SAY(&ctx->reply, ctx->lang, MSG_OPTION_SET, "r", text_str(&list));
@@ -453,10 +434,7 @@ static void
 cmd_addbot(struct ctx *ctx)
 {
 	struct table *table;
-	struct seat *seat;
 	int level = ctx->bot->computer_level;
-	char name[32];
-	int n = 1;
 
 	if (ctx->argc == 1 && (level = ai_level_parse(ctx->argv[0])) < 0) {
 		char lower[16];
@@ -471,31 +449,9 @@ cmd_addbot(struct ctx *ctx)
 			return;
 		}
 	}
-	if ((table = lobby(ctx)) == NULL)
+	if (!may_steer(ctx) || (table = lobby(ctx)) == NULL)
 		return;
-	if (table->nseats >= table->impl->max_seats) {
-		SAY(&ctx->reply, ctx->lang, MSG_TABLE_FULL, "d",
-		    table->impl->max_seats);
-		return;
-	}
-	do
-		snprintf(name, sizeof(name), "CPU%d", n++);
-	while (table_seat_by_name(table, name) >= 0);
-	seat = &table->seats[table->nseats];
-	memset(seat, 0, sizeof(*seat));
-	seat->user_id = strdup("");
-	seat->name = strdup(name);
-	seat->computer = 1;
-	seat->level = level;
-	if (seat->user_id == NULL || seat->name == NULL) {
-		free(seat->user_id);
-		free(seat->name);
-		return;
-	}
-	table->nseats++;
-	SAY(&ctx->reply, ctx->lang, MSG_BOT_ADDED, "bsddd", name,
-	    ai_level_name((enum ai_level)level), table->nseats,
-	    table->impl->min_seats, table->impl->max_seats);
+	table_add_computer(table, level, &ctx->reply);
 }
 
 /* ------------------------------------------------------------------ */
@@ -518,15 +474,12 @@ acting_table(struct ctx *ctx, int *seat)
 static void
 act(struct ctx *ctx, struct table *table, int seat, struct action *action)
 {
-	struct seat *s = &table->seats[seat];
-
 	action->seat = (int8_t)seat;
-	if (s->standin) {
-		/* Acting again is the clearest way of saying `back`. */
-		s->standin = 0;
-		table_seat_changed(table, seat);
-	}
-	if (table_act(table, seat, action, 0, &ctx->reply) < 0)
+	/* Acting again is the clearest way of saying `back`. */
+	if (table->seats[seat].standin)
+		table_back(table, seat, NULL);
+	if (table_act(table, seat, action, ctx->said_in != NULL ?
+	    ACT_IN_CHANNEL : 0, &ctx->reply) < 0)
 		return;
 }
 
@@ -620,6 +573,12 @@ cmd_play(struct ctx *ctx)
 			act(ctx, table, seat, &legal[0]);
 			return;
 		}
+		if (n == 0) {
+			/* Out of turn: say whose turn it is. */
+			table_refusal(table, seat, &action, ctx->said_in !=
+			    NULL ? ACT_IN_CHANNEL : 0, &ctx->reply);
+			return;
+		}
 		usage(ctx);
 		return;
 	}
@@ -702,10 +661,13 @@ static void
 cmd_replace(struct ctx *ctx)
 {
 	struct table *table;
-	struct seat *s;
+	const struct seat *s;
 	int seat;
-	char *id, *name;
 
+	if (ctx->user->guest) {
+		SAY0(&ctx->reply, ctx->lang, MSG_ACCOUNT_NEEDED);
+		return;
+	}
 	if ((table = running_table(ctx)) == NULL)
 		return;
 	if (table_seat_of(table, ctx->user->id) >= 0) {
@@ -721,48 +683,18 @@ cmd_replace(struct ctx *ctx)
 		SAY(&ctx->reply, ctx->lang, MSG_NOT_REPLACEABLE, "b", s->name);
 		return;
 	}
-	id = strdup(ctx->user->id);
-	name = text_sanitize(ctx->user->name);
-	if (id == NULL || name == NULL) {
-		free(id);
-		free(name);
-		return;
-	}
-	SAY(&ctx->reply, ctx->lang, MSG_REPLACED, "bb", name, s->name);
-	free(s->user_id);
-	free(s->name);
-	s->user_id = id;
-	s->name = name;
-	user_sat(ctx->channel, id);
-	s->computer = s->standin = 0;
-	s->missed = 0;
-	table_seat_changed(table, seat);
-	table_send_hand(table, seat, 0);
-	table_next(table);
+	table_take_over(table, seat, ctx->user, &ctx->reply);
 }
 
 static void
 cmd_back(struct ctx *ctx)
 {
 	struct table *table;
-	struct seat *s;
 	int seat;
 
 	if ((table = acting_table(ctx, &seat)) == NULL)
 		return;
-	s = &table->seats[seat];
-	if (s->grace_until != 0)
-		table_grace(table, seat, -1);
-	if (!s->standin) {
-		SAY0(&ctx->reply, ctx->lang, MSG_NOT_AWAY);
-		return;
-	}
-	s->standin = 0;
-	s->missed = 0;
-	table_seat_changed(table, seat);
-	SAY(&ctx->reply, ctx->lang, MSG_BACK, "b", s->name);
-	table_send_hand(table, seat, 0);
-	table_next(table);
+	table_back(table, seat, &ctx->reply);
 }
 
 static void
@@ -781,14 +713,14 @@ static void
 cmd_stop(struct ctx *ctx)
 {
 	struct table *table = ctx_table(ctx);
-	int seat, votes = 0, humans = 0;
+	int seat;
 
 	if (table == NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
 		return;
 	}
 	seat = table_seat_of(table, ctx->user->id);
-	if (ctx_admin(ctx) || (table->game == NULL && seat >= 0)) {
+	if (ctx_admin(ctx)) {
 		stop_now(ctx, table);
 		return;
 	}
@@ -796,19 +728,8 @@ cmd_stop(struct ctx *ctx)
 		SAY(&ctx->reply, ctx->lang, MSG_NOT_SEATED, "c", ctx->prefix);
 		return;
 	}
-	table->seats[seat].stop_vote = 1;
-	for (int i = 0; i < table->nseats; i++) {
-		if (table->seats[i].computer || table->seats[i].standin)
-			continue;
-		humans++;
-		votes += table->seats[i].stop_vote;
-	}
-	if (votes * 2 > humans) {
+	if (table_vote_stop(table, seat, &ctx->reply) == 1)
 		stop_now(ctx, table);
-		return;
-	}
-	SAY(&ctx->reply, ctx->lang, MSG_STOP_VOTE, "bddc", table->seats[
-	    seat].name, votes, humans / 2 + 1, ctx->prefix);
 }
 
 /* ------------------------------------------------------------------ */
@@ -859,6 +780,8 @@ cmd_lang(struct ctx *ctx)
 		SAY(&ctx->reply, ctx->lang, MSG_BAD_LANG, "s", ctx->argv[0]);
 		return;
 	}
+	if (!may_steer(ctx))
+		return;
 	ctx->channel->settings.lang = (enum lang)lang;
 	ctx->lang = (enum lang)lang;
 	SAY0(&ctx->reply, ctx->lang, MSG_LANG_SET);
@@ -979,6 +902,15 @@ cmd_admin(struct ctx *ctx)
 		return;
 	}
 	sub = ctx->argv[0];
+	/*
+	 * A room's moderators are admins of their own table only: what acts
+	 * on the whole bot needs a configured admin.
+	 */
+	if ((strcasecmp(sub, "status") == 0 || strcasecmp(sub, "reload") ==
+	    0) && !bot_is_admin(ctx->bot, ctx->network, NULL, ctx->user)) {
+		SAY0(&ctx->reply, ctx->lang, MSG_BOT_ADMIN_ONLY);
+		return;
+	}
 	if (strcasecmp(sub, "status") == 0 && ctx->argc == 1) {
 		size_t queued = 0;
 
@@ -1041,39 +973,12 @@ cmd_admin(struct ctx *ctx)
 		return;
 	}
 	if (strcasecmp(sub, "restart") == 0 && ctx->argc == 1) {
-		struct seat seats[GAME_MAX_SEATS];
-		struct game_options options;
-		const struct game_impl *impl;
-		int n;
-
 		if (table == NULL || table->game == NULL) {
 			SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c",
 			    ctx->prefix);
 			return;
 		}
-		/* The same people, game and options, dealt afresh. */
-		n = table->nseats;
-		impl = table->impl;
-		options = table->options;
-		for (int i = 0; i < n; i++) {
-			seats[i] = table->seats[i];
-			seats[i].user_id = strdup(table->seats[i].user_id);
-			seats[i].name = strdup(table->seats[i].name);
-			seats[i].grace_until = 0;
-			seats[i].stop_vote = 0;
-			seats[i].missed = 0;
-		}
-		table_close(table, 1);
-		table = table_create(ctx->channel, impl);
-		if (table == NULL)
-			return;
-		table->options = options;
-		for (int i = 0; i < n; i++)
-			table->seats[i] = seats[i];
-		table->nseats = n;
-		SAY0(&ctx->reply, ctx->lang, MSG_RESTARTED);
-		text_add(&ctx->reply, "\n");
-		table_start(table, &ctx->reply);
+		table_restart(table, &ctx->reply);
 		return;
 	}
 	if (strcasecmp(sub, "kick") == 0 && ctx->argc == 2) {
@@ -1158,19 +1063,18 @@ split_words(char *line, char **words, int max)
 static int
 resolve_private_table(struct ctx *ctx)
 {
-	struct channel *tables[16];
+	struct channel *tables[16], *named;
 	int n = user_tables(ctx->network, ctx->user->id, tables, 16);
 
-	if (ctx->argc > 0) {
-		for (int i = 0; i < n; i++) {
-			if (strcasecmp(tables[i]->name, ctx->argv[0]) != 0)
-				continue;
-			ctx->channel = tables[i];
-			memmove(ctx->argv, ctx->argv + 1,
-			    (size_t)(ctx->argc - 1) * sizeof(char *));
-			ctx->argc--;
-			return 0;
-		}
+	/* A table named is found however many the person sits at. */
+	if (ctx->argc > 0 && (named = channel_get(ctx->network, ctx->argv[0],
+	    0)) != NULL && named->table != NULL &&
+	    table_seat_of(named->table, ctx->user->id) >= 0) {
+		ctx->channel = named;
+		memmove(ctx->argv, ctx->argv + 1,
+		    (size_t)(ctx->argc - 1) * sizeof(char *));
+		ctx->argc--;
+		return 0;
 	}
 	if (n == 1) {
 		ctx->channel = tables[0];
@@ -1221,7 +1125,7 @@ command_allowed(struct ctx *ctx)
 		    "a while", ctx->network->adapter.network, ctx->user->id);
 		text_init(&note);
 		SAY0(&note, ctx->lang, MSG_SLOW_DOWN);
-		network_send_private(ctx->network, ctx->user->id, &note);
+		network_send_private(ctx->network, ctx->user->id, NULL, &note);
 		text_finish(&note);
 		return 0;
 	case BUCKET_REFUSE:
@@ -1301,6 +1205,19 @@ commands_handle(struct network *network, struct channel *channel,
 		usage(&ctx);
 		goto answer;
 	}
+	/*
+	 * A table whose lines wait in the adapter's queue takes no command
+	 * that would add more: the person is told privately, and nothing
+	 * already queued (hands, prompts) is ever dropped for it.
+	 */
+	if (ctx.channel != NULL && ctx.channel->table != NULL &&
+	    network->adapter.impl->busy != NULL &&
+	    network->adapter.impl->busy(&network->adapter,
+	    ctx.channel->name) == 1) {
+		SAY0(&ctx.reply, ctx.lang, MSG_BUSY);
+		ctx.reply_private = 1;
+		goto answer;
+	}
 	ctx.command->run(&ctx);
 	/* Whatever the command changed in a lobby is kept across restarts. */
 	if (ctx.channel != NULL && ctx.channel->table != NULL)
@@ -1308,7 +1225,9 @@ commands_handle(struct network *network, struct channel *channel,
 answer:
 	if (ctx.reply.len > 0) {
 		if (channel == NULL || ctx.reply_private) {
-			network_send_private(network, user->id, &ctx.reply);
+			network_send_private(network, user->id,
+			    ctx.channel != NULL ? ctx.channel->name : NULL,
+			    &ctx.reply);
 		} else {
 			channel_send(channel, &ctx.reply);
 		}

@@ -334,20 +334,40 @@ network_finish(struct config_network *net)
 	memset(net, 0, sizeof(*net));
 }
 
-/* The names of the registered adapters, for an unknown type. */
+/*
+ * Adapters that stay out of configuration files: the in-memory medium of
+ * the tests and the terminal of `stichbot play` host no real channel, and
+ * a service that picked one by a typo would run deaf and mute.  Code and
+ * tests still add them with bot_add_adapter().
+ */
+static const char *const internal_adapters[] = { "memory", "console", NULL };
+
+const struct adapter_impl *
+config_adapter_find(const char *type)
+{
+	for (size_t i = 0; internal_adapters[i] != NULL; i++)
+		if (strcmp(internal_adapters[i], type) == 0)
+			return NULL;
+	return adapter_find(type);
+}
+
+/* The names of the adapters a configuration may use, for an unknown type. */
 static void
 adapter_names(char *out, size_t outlen)
 {
 	size_t len = 0;
-	int n;
+	int n, first = 1;
 
 	snprintf(out, outlen, "none");
 	for (size_t i = 0; adapter_registry[i] != NULL && len < outlen; i++) {
+		if (config_adapter_find(adapter_registry[i]->name) == NULL)
+			continue;
 		n = snprintf(out + len, outlen - len, "%s\"%s\"",
-		    i > 0 ? ", " : "", adapter_registry[i]->name);
+		    first ? "" : ", ", adapter_registry[i]->name);
 		if (n < 0)
 			break;
 		len += (size_t)n;
+		first = 0;
 	}
 }
 
@@ -410,13 +430,18 @@ network_read(const struct config *config, const json_t *obj,
 			    config->networks[i].path);
 	if (cfg_string(obj, path, "type", 1, &type, err, errlen) != 0)
 		return -1;
-	if (adapter_find(type) == NULL) {
+	if (config_adapter_find(type) == NULL) {
 		adapter_names(names, sizeof(names));
+		if (adapter_find(type) != NULL)
+			return config_fail(err, errlen, "%s.type: \"%s\" is "
+			    "for tests and the terminal only, not for a "
+			    "configuration (use one of %s)", path, type,
+			    names);
 		return config_fail(err, errlen, "%s.type: unknown adapter "
 		    "\"%s\" (known: %s)", path, type, names);
 	}
 	if (config_strdup(&net->name, name, err, errlen) != 0 ||
-	    config_strdup(&net->type, adapter_find(type)->name, err,
+	    config_strdup(&net->type, config_adapter_find(type)->name, err,
 	    errlen) != 0 ||
 	    config_strdup(&net->path, path, err, errlen) != 0)
 		return -1;

@@ -61,6 +61,14 @@ struct config *config_load(const char *file, char *err, size_t errlen);
 struct config *config_parse(const json_t *root, char *err, size_t errlen);
 void config_destroy(struct config *config);
 
+/*
+ * The adapter a configuration's "type" selects: as adapter_find(), but
+ * NULL for the adapters meant for tests and the terminal ("memory",
+ * "console"), which only code adds (bot_add_adapter()).
+ */
+struct adapter_impl;
+const struct adapter_impl *config_adapter_find(const char *type);
+
 /* The settings of channel on a network: its own or the defaults. */
 const struct config_channel *config_channel_find(
     const struct config_network *network, const char *channel);

@@ -60,6 +60,11 @@ struct table {
 	unsigned prompted;
 	uint64_t turn_timer, half_timer, computer_timer, idle_timer;
 	uint64_t grace_timer;    /* the earliest seat's grace_until */
+	/* Picks the table up again after a change could not be stored. */
+	uint64_t retry_timer;
+	/* Nobody seated: the game waits (paused) and closes at this timer. */
+	uint64_t abandon_timer;
+	int paused;
 	/* The lobby as last stored (table_lobby_save); NULL: none stored. */
 	char *lobby_saved;
 };
@@ -74,6 +79,7 @@ struct network {
 	int started;
 	int configured;          /* still in the configuration */
 	int was_up;              /* connected once: later ups are reconnects */
+	int up;                  /* what bot_on_connected() last said */
 };
 
 struct channel {
@@ -83,6 +89,8 @@ struct channel {
 	int configured;          /* listed in the configuration */
 	int removed;             /* dropped by a reload: leave when idle */
 	int joined;
+	/* Changes not stored in a row (told once; backs retries off). */
+	int store_failures;
 	struct table *table;     /* NULL: no table */
 };
 
@@ -113,6 +121,11 @@ struct bot {
 	struct sitter **sitters;
 	size_t sitters_cap, nsitters;
 	int started;
+	/* What the bot says, committed with what it changed (outbox.h). */
+	struct outbox *outbox;
+	int outbox_loaded;       /* unsent rows of the last run handed out */
+	int store_lost;          /* the store failed for good (fail-stop) */
+	int goodbye_said;        /* bot_say_goodbye() ran */
 	/* Called by the admin command `reload` (set by `stichbot run`). */
 	int (*reload)(void *arg, char *err, size_t errlen);
 	void *reload_arg;
@@ -127,10 +140,23 @@ struct channel *channel_get(struct network *network, const char *name,
     int create);
 int bot_is_admin(struct bot *bot, struct network *network,
     const char *channel, const struct user *user);
-/* Sends to a channel in its format; private to a user of a network. */
+/*
+ * Sends to a channel in its format; private to a user of a network, as
+ * part of flow (the table's channel; NULL for a reply to one person).
+ * Inside an event (bot_enter) the message is committed with the event's
+ * changes and leaves when the event ends.
+ */
 void channel_send(struct channel *channel, const struct text *text);
 void network_send_private(struct network *network, const char *user_id,
-    const struct text *text);
+    const char *flow, const struct text *text);
+/*
+ * Every event the core handles runs between bot_enter() and bot_leave():
+ * one store batch holding its changes and the messages they cause (see
+ * outbox.h).  When the batch cannot be committed, bot_leave() rebuilds
+ * the tables the event spoke for from the store and tells them.
+ */
+void bot_enter(struct bot *bot);
+void bot_leave(struct bot *bot);
 /* Remembers that user_id took a seat in channel (see struct bot). */
 void user_sat(struct channel *channel, const char *user_id);
 /* The tables of network where user_id sits (up to max); returns count. */
@@ -169,10 +195,22 @@ void game_title(struct text *t, enum lang lang, const struct game_impl *impl);
 int table_start(struct table *table, struct text *reply);
 /*
  * Applies seat's action; on success it is stored, announced, and the
- * table moves on.  -1 with the reason in reply (nothing changed).
+ * table moves on.  -1 with the reason in reply (nothing changed).  flags:
+ * ACT_COMPUTER for a computer's move, ACT_IN_CHANNEL when the person
+ * typed it in the channel (reply goes there).
  */
+#define ACT_COMPUTER 1
+#define ACT_IN_CHANNEL 2
 int table_act(struct table *table, int seat, const struct action *action,
-    int by_computer, struct text *reply);
+    int flags, struct text *reply);
+/*
+ * Why seat may not make action, in catalog words, into reply: whose turn
+ * it is or what the table waits for (public facts); anything drawn from
+ * the hand (which cards or bids are allowed) goes to the seat's owner
+ * privately, and a reply meant for the channel says only that it did.
+ */
+void table_refusal(struct table *table, int seat, const struct action *action,
+    int flags, struct text *reply);
 /* Re-arms the timers and computer moves for whoever is to act now. */
 void table_next(struct table *table);
 /* The same, appending the turn line to out instead of sending it. */
@@ -185,12 +223,55 @@ int table_seat_changed(struct table *table, int seat);
 /* Private texts. */
 void table_send_hand(struct table *table, int seat, int prompt);
 void table_status(struct table *table, struct text *out);
+/*
+ * Tells the channel where a game stands once the bot can speak again
+ * (why: MSG_RESUMED after a restart, MSG_RECONNECTED after an outage):
+ * the round, trump, the trick so far and each player's bid and tricks in
+ * one message, then prompts whoever is to act and starts their time.
+ */
+void table_resume(struct table *table, enum msg why);
 void table_scores(struct table *table, struct text *out);
 void table_player_lines(struct table *table, struct text *out);
 /* Gives seat grace seconds to come back before a computer takes it. */
 void table_grace(struct table *table, int seat, int seconds);
 /* A stand-in takes seat now (leave, grace expired, two timeouts). */
 void table_stand_in(struct table *table, int seat, enum msg why);
+/*
+ * After a change of channel's table could not be committed: the table is
+ * rebuilt from the store (the truth), the channel told once, and the game
+ * picked up again after a pause that grows while the store keeps failing.
+ */
+void table_reload(struct channel *channel);
+/* Picks the table's game up again after that pause. */
+void table_retry(struct table *table);
+/*
+ * Seats and settings changing hands: with the game flow, table.c is the
+ * only writer of a table.  Each says what happened into out (the reply
+ * of the command) and stores what must survive a restart; -1 when the
+ * change was refused (why is in out).
+ */
+int table_join(struct table *table, const struct user *user, struct text *out);
+int table_add_computer(struct table *table, int level, struct text *out);
+int table_set_game(struct table *table, const struct game_impl *impl,
+    struct text *out);
+void table_set_options(struct table *table, const struct game_options *options);
+/* Someone takes over a seat a computer plays (replace). */
+int table_take_over(struct table *table, int seat, const struct user *user,
+    struct text *out);
+/* The owner takes their seat back; out NULL: quietly, as they act. */
+int table_back(struct table *table, int seat, struct text *out);
+/* The owner gives the seat up (leave): a lobby frees it, a game stands in. */
+int table_leave(struct table *table, int seat, struct text *out);
+/* The owner left the channel: a lobby frees the seat, a game waits grace s. */
+void table_left_channel(struct table *table, int seat, int grace);
+/* Seat votes to stop (close a lobby): 1 when a majority now agrees. */
+int table_vote_stop(struct table *table, int seat, struct text *out);
+/* The person of seat goes by another id or name now. */
+void table_rename(struct table *table, int seat, const struct user *now);
+/* The same people, game and options dealt afresh; the new table or NULL. */
+struct table *table_restart(struct table *table, struct text *out);
+/* No clock runs until table_next() or table_resume(). */
+void table_hold(struct table *table);
 /* Rebuilds a stored game; the caller announces it. */
 struct table *table_restore(struct channel *channel,
     const struct store_game *stored, char *err, size_t errlen);

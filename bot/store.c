@@ -17,13 +17,20 @@
  * store_game_end() fills from the result when a game finishes, so `stats`
  * and `top` are one indexed query each however many games are stored.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
+#include "log.h"
 #include "store.h"
 
 /* The schema version kept in PRAGMA user_version. */
@@ -54,6 +61,11 @@
  *             table.c), so that a restart loses nobody's seat.
  *
  * Version 3:
+ *   games.damaged  why a game was set aside at start-up (its rows cannot
+ *             be read or replayed), NULL for a sound game.  A damaged
+ *             game is no longer listed as running, so one bad row cannot
+ *             keep the bot from starting; its rows stay as they are, for
+ *             store_each_damaged() and for repair by hand.
  *   outbox    messages caused by a stored change, committed with it and
  *             deleted once the adapter reports them sent: after a crash
  *             the bot sends again what it had not yet said.
@@ -119,6 +131,7 @@ static const char *const migrations[STORE_VERSION] = {
 	"  lobby TEXT NOT NULL,"
 	"  PRIMARY KEY (network, channel)"
 	") WITHOUT ROWID;",
+	"ALTER TABLE games ADD COLUMN damaged TEXT;"
 	"CREATE TABLE outbox ("
 	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
 	"  network TEXT NOT NULL,"
@@ -211,7 +224,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_ACTIONS_SELECT] =
 	    "SELECT idx, action FROM actions WHERE game_id = ?1 ORDER BY idx",
 	[STMT_LIST_RUNNING] =
-	    "SELECT id FROM games WHERE finished = 0 ORDER BY id",
+	    "SELECT id FROM games WHERE finished = 0 AND damaged IS NULL"
+	    " ORDER BY id",
 	[STMT_LIST_GAMES] =
 	    "SELECT id FROM games WHERE (?1 IS NULL OR channel = ?1)"
 	    " AND (?2 = 0 OR id = ?2) AND (?3 OR finished <> 0)"
@@ -275,37 +289,215 @@ struct store {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	/* An open batch (store_batch_begin): calls are savepoints of it. */
 	int batch;
-	/* Rows changed in the batch besides the outbox and deferred values. */
-	int64_t batch_changes;
+	/* SQLite's change count when the batch began. */
+	int64_t batch_start;
+	/* Rows of the batch that are not changes people hear about. */
+	int64_t batch_quiet;
 	/* Values and sent outbox rows waiting for the next transaction. */
 	struct deferred_kv *kv;
 	size_t nkv, kv_cap;
 	int64_t *sent;
 	size_t nsent, sent_cap;
+	/* Fault injection for tests: commits still to fail. */
+	int fail_commits;
+	/*
+	 * Fail-stop (store_failed()).  path is the file as opened (NULL for
+	 * an in-memory store), dev/ino the file SQLite holds open and those
+	 * of its WAL: a path that no longer names them means the store was
+	 * deleted or replaced under the bot, and writing on would only fill
+	 * a file nobody will ever read again.
+	 */
+	char *path;
+	dev_t dev, wal_dev;
+	ino_t ino, wal_ino;
+	int wal_known;
+	int lock_fd;             /* PATH.lock, held by store_open_locked() */
+	char failed[256];        /* why the store failed; empty while sound */
+	char damage[160];        /* why load_game() found a game damaged */
+
+	/*
+	 * What the public call in progress is about, for its log lines: a
+	 * game id (0: none) or a lobby's place.  Set on entry by context().
+	 */
+	int64_t ctx_game;
+	const char *ctx_network, *ctx_channel;
 };
 
 static int write_deferred(struct store *store);
 
-static void store_log(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
+/* Sets what the following log lines are about (see struct store). */
+static void
+context(struct store *store, int64_t game, const char *network,
+    const char *channel)
+{
+	store->ctx_game = game;
+	store->ctx_network = network;
+	store->ctx_channel = channel;
+}
+
+/*
+ * The place of game id as "NETWORK CHANNEL", best effort: the lookup is
+ * its own statement, since a log line may come from inside any other.
+ */
+static void
+game_place(struct store *store, int64_t id, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(store->db, "SELECT network, channel FROM games"
+	    " WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *network = sqlite3_column_text(st, 0);
+		const unsigned char *channel = sqlite3_column_text(st, 1);
+
+		snprintf(buf, len, " (%s %s)", network != NULL ?
+		    (const char *)network : "", channel != NULL ?
+		    (const char *)channel : "");
+	}
+	sqlite3_finalize(st);
+}
+
+static void store_logv(struct store *store, enum log_level level,
+    const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+
+/*
+ * Writes one log line through log.h, naming what the call is about:
+ * "store: game 12 (libera #wizard): ..." or "store: libera #wizard: ...".
+ * The message is formatted first, because the place lookup would
+ * overwrite the SQLite message that arguments may point to.
+ */
+static void
+store_logv(struct store *store, enum log_level level, const char *fmt,
+    va_list ap)
+{
+	char msg[768], place[192];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (store != NULL && store->ctx_game > 0) {
+		game_place(store, store->ctx_game, place, sizeof(place));
+		log_msg(level, "store: game %lld%s: %s",
+		    (long long)store->ctx_game, place, msg);
+	} else if (store != NULL && store->ctx_network != NULL) {
+		log_msg(level, "store: %s %s: %s", store->ctx_network,
+		    store->ctx_channel != NULL ? store->ctx_channel : "", msg);
+	} else {
+		log_msg(level, "store: %s", msg);
+	}
+}
+
+static void store_log_at(struct store *store, enum log_level level,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void
-store_log(const char *fmt, ...)
+store_log_at(struct store *store, enum log_level level, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("stichbot: store: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	store_logv(store, level, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
-/* Logs a failed SQLite call with SQLite's reason; returns -1. */
+/* An error of the call in progress; see store_logv(). */
+#define store_log(...) store_log_at(store, LOG_LEVEL_ERROR, __VA_ARGS__)
+
+static void set_failed(struct store *store, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * Puts the store into its failed state: from now on every write is
+ * refused and store_failed() gives the reason.  Logged once.
+ */
+static void
+set_failed(struct store *store, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (store->failed[0] != '\0')
+		return;
+	va_start(ap, fmt);
+	vsnprintf(store->failed, sizeof(store->failed), fmt, ap);
+	va_end(ap);
+	log_error("store %s: %s; nothing more is stored until a restart",
+	    store->path != NULL ? store->path : ":memory:", store->failed);
+}
+
+/*
+ * Whether the file SQLite writes is still the one at the store's path (and
+ * its WAL the one beside it).  A deleted or replaced file fails the store.
+ */
+static int
+check_file(struct store *store)
+{
+	char wal[PATH_MAX];
+	struct stat st;
+
+	if (store->failed[0] != '\0')
+		return -1;
+	if (store->path == NULL)
+		return 0;
+	if (stat(store->path, &st) != 0) {
+		set_failed(store, errno == ENOENT ? "the store file was "
+		    "deleted" : "the store file cannot be checked (%s)",
+		    strerror(errno));
+		return -1;
+	}
+	if (st.st_dev != store->dev || st.st_ino != store->ino) {
+		set_failed(store, "the store file was replaced by another "
+		    "file");
+		return -1;
+	}
+	if (!store->wal_known)
+		return 0;
+	snprintf(wal, sizeof(wal), "%s-wal", store->path);
+	if (stat(wal, &st) != 0 || st.st_dev != store->wal_dev ||
+	    st.st_ino != store->wal_ino) {
+		set_failed(store, "the store's WAL file %s was deleted or "
+		    "replaced", wal);
+		return -1;
+	}
+	return 0;
+}
+
+/* A write may go ahead: the store has not failed and its file is there. */
+static int
+writable(struct store *store)
+{
+	if (check_file(store) != 0) {
+		store_log("not stored: %s", store->failed);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Logs a failed SQLite call with SQLite's reason; returns -1.  Errors
+ * that leave the file in doubt (I/O, corruption, a file that went
+ * read-only or away) fail the store: after a failed fsync nobody knows
+ * what reached the disk.  A full disk does not: the transaction was
+ * rolled back whole, and a later write may find room again.
+ */
 static int
 db_fail(struct store *store, const char *what)
 {
+	int code = sqlite3_extended_errcode(store->db);
+
 	store_log("%s: %s", what, sqlite3_errmsg(store->db));
+	switch (code & 0xff) {
+	case SQLITE_IOERR:
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+	case SQLITE_READONLY:
+	case SQLITE_CANTOPEN:
+		set_failed(store, "%s (%s)", sqlite3_errstr(code),
+		    sqlite3_errmsg(store->db));
+		break;
+	default:
+		break;
+	}
 	return -1;
 }
 
@@ -393,13 +585,16 @@ dump(const json_t *obj)
 }
 
 /*
- * Starts one call's transaction, or a savepoint when a batch is open (the
- * batch's COMMIT makes the call durable).  A transaction of its own first
- * writes what was deferred (store_kv_defer, store_outbox_sent).
+ * Starts one call's transaction (a write transaction only on a sound
+ * store), or a savepoint when a batch is open (the batch's COMMIT makes
+ * the call durable).  A transaction of its own first writes what was
+ * deferred (store_kv_defer, store_outbox_sent).
  */
 static int
 begin(struct store *store, enum stmt_id which)
 {
+	if (which == STMT_BEGIN_IMMEDIATE && writable(store) != 0)
+		return -1;
 	if (store->batch)
 		return run(store, stmt(store, STMT_SAVEPOINT),
 		    "cannot begin a savepoint");
@@ -425,6 +620,17 @@ rollback(struct store *store)
 		    "cannot roll back");
 }
 
+/* Ends a read begun with begin(store, STMT_BEGIN). */
+static void
+end_read(struct store *store)
+{
+	if (store->batch)
+		(void)run(store, stmt(store, STMT_RELEASE),
+		    "cannot release a savepoint");
+	else
+		rollback(store);
+}
+
 /* Commits when ok is 0, else (or when the commit fails) rolls back. */
 static int
 finish(struct store *store, int ok)
@@ -441,6 +647,11 @@ finish(struct store *store, int ok)
 			    "cannot release a savepoint");
 		}
 		return -1;
+	}
+	if (ok == 0 && store->fail_commits > 0) {
+		store->fail_commits--;
+		store_log("cannot commit: a failure injected by a test");
+		ok = -1;
 	}
 	if (ok == 0 && run(store, stmt(store, STMT_COMMIT),
 	    "cannot commit") == 0)
@@ -570,27 +781,183 @@ prepare(struct store *store, char *err, size_t errlen)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Permissions, the lock and fail-stop. */
+
+/* Takes away the group's and others' bits of a file, when it exists. */
+static void
+owner_only(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && (st.st_mode & 077) != 0 &&
+	    chmod(path, st.st_mode & 0700) != 0)
+		log_warn("store: cannot make %s private: %s", path,
+		    strerror(errno));
+}
+
+/*
+ * Remembers which files the store opened (see struct store) and makes a
+ * store of an older stichbot, created with the umask's mode, private.
+ */
+static int
+identify(struct store *store, const char *path, char *why, size_t len)
+{
+	char name[PATH_MAX];
+	struct stat st;
+
+	if (strcmp(path, ":memory:") == 0 || path[0] == '\0')
+		return 0;
+	if ((store->path = strdup(path)) == NULL)
+		return game_error(why, len, "out of memory");
+	owner_only(path);
+	snprintf(name, sizeof(name), "%s-wal", path);
+	owner_only(name);
+	if (stat(name, &st) == 0) {
+		store->wal_dev = st.st_dev;
+		store->wal_ino = st.st_ino;
+		store->wal_known = 1;
+	}
+	snprintf(name, sizeof(name), "%s-shm", path);
+	owner_only(name);
+	if (stat(path, &st) != 0)
+		return game_error(why, len, "%s", strerror(errno));
+	store->dev = st.st_dev;
+	store->ino = st.st_ino;
+	return 0;
+}
+
+/*
+ * Takes PATH.lock for this process: an exclusive flock(2), held until the
+ * descriptor closes (the kernel lets go when the process dies, however it
+ * dies), with the holder's pid written in the file for the next one's
+ * message.  flock(2) rather than fcntl(2), whose locks belong to the
+ * process and vanish when any descriptor of the file closes.
+ */
+static int
+lock_take(const char *path, int *fdp, char *why, size_t len)
+{
+	char lock[PATH_MAX], buf[32];
+	mode_t mask;
+	ssize_t n;
+	long pid;
+	int fd;
+
+	if (snprintf(lock, sizeof(lock), "%s.lock", path) >=
+	    (int)sizeof(lock))
+		return game_error(why, len, "the path is too long");
+	mask = umask(077);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	umask(mask);
+	if (fd < 0)
+		return game_error(why, len, "cannot open the lock file %s: %s",
+		    lock, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int saved = errno;
+
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		pid = strtol(buf, NULL, 10);
+		close(fd);
+		if (saved != EWOULDBLOCK)
+			return game_error(why, len, "cannot lock %s: %s", lock,
+			    strerror(saved));
+		if (pid > 0)
+			return game_error(why, len, "another stichbot "
+			    "(pid %ld) is using it (it holds %s)", pid, lock);
+		return game_error(why, len, "another process is using it "
+		    "(it holds %s)", lock);
+	}
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)n, 0) != n)
+		log_warn("store: cannot write the pid into %s: %s", lock,
+		    strerror(errno));
+	*fdp = fd;
+	return 0;
+}
+
+struct store *
+store_open_locked(const char *path, char *err, size_t errlen)
+{
+	struct store *store;
+	char why[PATH_MAX + 128];
+	int fd = -1;
+
+	if (strcmp(path, ":memory:") != 0 &&
+	    lock_take(path, &fd, why, sizeof(why)) != 0) {
+		game_error(err, errlen, "Cannot open the store %s: %s", path,
+		    why);
+		return NULL;
+	}
+	if ((store = store_open(path, err, errlen)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	store->lock_fd = fd;
+	/*
+	 * SQLite quietly opens a write-protected file read-only; a bot that
+	 * cannot store cannot keep its promise, so it must not start.
+	 */
+	if (sqlite3_db_readonly(store->db, "main") == 1) {
+		game_error(err, errlen, "Cannot open the store %s: it is "
+		    "read-only", path);
+		store_close(store);
+		return NULL;
+	}
+	return store;
+}
+
+const char *
+store_failed(const struct store *store)
+{
+	return store->failed[0] != '\0' ? store->failed : NULL;
+}
+
+int
+store_check(struct store *store)
+{
+	context(store, 0, NULL, NULL);
+	return check_file(store);
+}
+
 struct store *
 store_open(const char *path, char *err, size_t errlen)
 {
 	struct store *store;
 	char why[256];
 
+	mode_t mask;
+	int rc;
+
 	store = calloc(1, sizeof(*store));
 	if (store == NULL) {
 		game_error(err, errlen, "Out of memory.");
 		return NULL;
 	}
-	if (sqlite3_open_v2(path, &store->db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+	store->lock_fd = -1;
+	/*
+	 * Games name the people who played them: the files are the owner's
+	 * alone whoever runs the bot and whatever its umask.  SQLite gives
+	 * the WAL and shared-memory files the database file's mode, so the
+	 * umask only matters for the database file itself.
+	 */
+	mask = umask(077);
+	rc = sqlite3_open_v2(path, &store->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		umask(mask);
 		/* Without a handle there is no message but the code's. */
 		snprintf(why, sizeof(why), "%s", store->db != NULL ?
 		    sqlite3_errmsg(store->db) : "out of memory");
 		goto fail;
 	}
-	if (configure(store, why, sizeof(why)) != 0 ||
-	    migrate(store, why, sizeof(why)) != 0 ||
-	    prepare(store, why, sizeof(why)) != 0)
+	rc = configure(store, why, sizeof(why));
+	if (rc == 0)
+		rc = migrate(store, why, sizeof(why));
+	umask(mask);
+	if (rc != 0 || prepare(store, why, sizeof(why)) != 0 ||
+	    identify(store, path, why, sizeof(why)) != 0)
 		goto fail;
 	return store;
 fail:
@@ -604,6 +971,7 @@ store_close(struct store *store)
 {
 	if (store == NULL)
 		return;
+	context(store, 0, NULL, NULL);
 	if (store->batch)
 		store_batch_rollback(store);
 	(void)store_flush(store);
@@ -621,6 +989,10 @@ store_close(struct store *store)
 	 */
 	if (sqlite3_close(store->db) != SQLITE_OK)
 		store_log("cannot close: %s", sqlite3_errmsg(store->db));
+	/* Closed after the database, so the next holder finds it done. */
+	if (store->lock_fd >= 0)
+		close(store->lock_fd);
+	free(store->path);
 	free(store);
 }
 
@@ -706,6 +1078,8 @@ store_game_begin(struct store *store, const struct store_place *place,
 	int64_t id;
 	int rc = 0;
 
+	context(store, 0, place != NULL ? place->network : NULL,
+	    place != NULL ? place->channel : NULL);
 	if (nseats != game->setup.nseats) {
 		store_log("a %s game of %d seats cannot start with %d holders",
 		    game->impl->name, game->setup.nseats, nseats);
@@ -722,6 +1096,8 @@ store_game_begin(struct store *store, const struct store_place *place,
 	id = insert_game(store, place, record, seed);
 	if (id < 0)
 		rc = -1;
+	else
+		context(store, id, NULL, NULL);
 	for (int seat = 0; rc == 0 && seat < nseats; seat++)
 		rc = insert_seat(store, id, seat, &seats[seat]);
 	for (size_t i = 0; rc == 0 && i < json_array_size(deals); i++)
@@ -759,17 +1135,16 @@ append(struct store *store, int64_t id, int index, const char *what,
 	}
 	done(st);
 	if (rc == SQLITE_DONE) {
-		store_log("game %lld does not exist", (long long)id);
+		store_log("the game does not exist");
 		rc = -1;
 	} else if (rc != SQLITE_ROW) {
 		rc = db_fail(store, "cannot read a game");
 	} else if (finished != 0) {
-		store_log("game %lld has ended; %s %d not stored",
-		    (long long)id, what, index);
+		store_log("the game has ended; %s %d not stored", what,
+		    index);
 		rc = -1;
 	} else if (index != next) {
-		store_log("game %lld: %s %d %s (the next is %d)",
-		    (long long)id, what, index, index < next ?
+		store_log("%s %d %s (the next is %d)", what, index, index < next ?
 		    "is already stored" : "would leave a gap", next);
 		rc = -1;
 	} else {
@@ -785,9 +1160,9 @@ store_deal(struct store *store, int64_t id, int index,
 	json_t *deal;
 	int rc;
 
+	context(store, id, NULL, NULL);
 	if (index < 0 || index >= game->ndeals) {
-		store_log("game %lld has no deal %d to store", (long long)id,
-		    index);
+		store_log("the game has no deal %d to store", index);
 		return -1;
 	}
 	deal = deal_to_json(game->impl, game->setup.nseats,
@@ -805,9 +1180,9 @@ store_action(struct store *store, int64_t id, int index,
 	json_t *action;
 	int rc;
 
+	context(store, id, NULL, NULL);
 	if (index < 0 || index >= game->nactions) {
-		store_log("game %lld has no action %d to store",
-		    (long long)id, index);
+		store_log("the game has no action %d to store", index);
 		return -1;
 	}
 	action = action_to_json(game->impl, &game->actions[index]);
@@ -821,13 +1196,16 @@ int
 store_seat(struct store *store, int64_t id, int seat,
     const struct store_seat *holder)
 {
-	sqlite3_stmt *st = bind_seat(stmt(store, STMT_SEAT_UPDATE), id, seat,
-	    holder);
+	sqlite3_stmt *st;
 
+	context(store, id, NULL, NULL);
+	if (writable(store) != 0)
+		return -1;
+	st = bind_seat(stmt(store, STMT_SEAT_UPDATE), id, seat, holder);
 	if (run(store, st, "cannot change a seat") != 0)
 		return -1;
 	if (sqlite3_changes(store->db) == 0) {
-		store_log("game %lld has no seat %d", (long long)id, seat);
+		store_log("the game has no seat %d", seat);
 		return -1;
 	}
 	return 0;
@@ -936,6 +1314,7 @@ store_game_end(struct store *store, int64_t id, const json_t *result)
 	char *text = NULL;
 	int rc;
 
+	context(store, id, NULL, NULL);
 	if (result != NULL && (text = dump(result)) == NULL) {
 		store_log("out of memory");
 		return -1;
@@ -953,7 +1332,7 @@ store_game_end(struct store *store, int64_t id, const json_t *result)
 	rc = run(store, st, "cannot end a game");
 	free(text);
 	if (rc == 0 && sqlite3_changes(store->db) == 0) {
-		store_log("game %lld is not running", (long long)id);
+		store_log("the game is not running");
 		rc = -1;
 	}
 	if (rc == 0 && result != NULL)
@@ -996,8 +1375,9 @@ load_list(struct store *store, enum stmt_id id_stmt, int64_t id,
 
 		if (sqlite3_column_int(st, 0) != (int)json_array_size(list) ||
 		    !json_is_object(obj)) {
-			store_log("game %lld: %s %zu is damaged", (long long)id,
-			    what, json_array_size(list));
+			snprintf(store->damage, sizeof(store->damage),
+			    "%s %zu is damaged", what, json_array_size(list));
+			store_log("%s", store->damage);
 			json_decref(obj);
 			bad = 1;
 		} else {
@@ -1065,8 +1445,9 @@ load_header(struct store *store, int64_t id, struct loaded *g)
 		return -1;
 	}
 	if (!json_is_array(players) || !json_is_object(options)) {
-		store_log("game %lld: the stored setup is damaged",
-		    (long long)id);
+		snprintf(store->damage, sizeof(store->damage),
+		    "the stored setup is damaged");
+		store_log("%s", store->damage);
 		return 1;
 	}
 	return 0;
@@ -1085,6 +1466,8 @@ load_game(struct store *store, int64_t id, struct loaded *g)
 	int rc;
 
 	memset(g, 0, sizeof(*g));
+	context(store, id, NULL, NULL);
+	store->damage[0] = '\0';
 	if (begin(store, STMT_BEGIN) != 0)
 		return -1;
 	deals = json_array();
@@ -1099,7 +1482,7 @@ load_game(struct store *store, int64_t id, struct loaded *g)
 	if (rc == 0)
 		rc = load_seats(store, id, g->seats);
 	/* A read transaction has nothing to keep: end it either way. */
-	rollback(store);
+	end_read(store);
 	if (rc == 0) {
 		json_object_set_new(g->record, "deals", deals);
 		json_object_set_new(g->record, "actions", actions);
@@ -1157,6 +1540,13 @@ each(struct store *store, sqlite3_stmt *list, int running_only,
 		rc = load_game(store, ids[i], &g);
 		if (rc < 0) {
 			status = -1;
+		} else if (rc > 0 && running_only && store->damage[0] != '\0') {
+			/*
+			 * One bad game must not keep the others from
+			 * starting: set it aside, rows kept, and go on.
+			 */
+			(void)store_game_damaged(store, ids[i],
+			    store->damage);
 		} else if (rc > 0) {
 			damaged = 1;
 		} else {
@@ -1173,6 +1563,7 @@ each(struct store *store, sqlite3_stmt *list, int running_only,
 int
 store_each_running(struct store *store, store_game_fn fn, void *arg)
 {
+	context(store, 0, NULL, NULL);
 	return each(store, stmt(store, STMT_LIST_RUNNING), 1, fn, arg);
 }
 
@@ -1182,6 +1573,7 @@ store_each_game(struct store *store, const char *channel, int64_t id,
 {
 	sqlite3_stmt *list = stmt(store, STMT_LIST_GAMES);
 
+	context(store, 0, NULL, NULL);
 	if (channel != NULL)
 		bind_text(list, 1, channel);
 	else
@@ -1219,6 +1611,7 @@ store_player_stats(struct store *store, const char *game,
 	sqlite3_stmt *st = stmt(store, STMT_STATS_PLAYER);
 	int rc;
 
+	context(store, 0, NULL, NULL);
 	memset(out, 0, sizeof(*out));
 	snprintf(out->user_id, sizeof(out->user_id), "%s", user_id);
 	bind_text(st, 1, game);
@@ -1238,6 +1631,7 @@ store_top(struct store *store, const char *game, struct store_stats *out,
 	const struct game_impl *impl;
 	int rc = SQLITE_DONE, n = 0;
 
+	context(store, 0, NULL, NULL);
 	if (max <= 0)
 		return 0;
 	bind_text(st, 1, game);
@@ -1263,6 +1657,7 @@ store_find_user(struct store *store, const char *name, char *out,
 	sqlite3_stmt *st = stmt(store, STMT_FIND_USER);
 	int rc;
 
+	context(store, 0, NULL, NULL);
 	bind_text(st, 1, name);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -1278,10 +1673,13 @@ store_kv_set(struct store *store, const char *key, const char *value)
 {
 	sqlite3_stmt *st = stmt(store, STMT_KV_SET);
 
+	context(store, 0, NULL, NULL);
 	if (key == NULL || value == NULL) {
 		store_log("a stored value needs a key and a value");
 		return -1;
 	}
+	if (writable(store) != 0)
+		return -1;
 	bind_text(st, 1, key);
 	bind_text(st, 2, value);
 	/* The value may be a secret (a sync token): name only the key. */
@@ -1299,6 +1697,7 @@ store_kv_get(struct store *store, const char *key)
 	char *value = NULL;
 	int rc;
 
+	context(store, 0, NULL, NULL);
 	bind_text(st, 1, key);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -1318,6 +1717,9 @@ store_lobby_put(struct store *store, const char *network,
 {
 	sqlite3_stmt *st = stmt(store, STMT_LOBBY_PUT);
 
+	context(store, 0, network, channel);
+	if (writable(store) != 0)
+		return -1;
 	bind_text(st, 1, network);
 	bind_text(st, 2, channel);
 	bind_text(st, 3, lobby);
@@ -1330,6 +1732,9 @@ store_lobby_delete(struct store *store, const char *network,
 {
 	sqlite3_stmt *st = stmt(store, STMT_LOBBY_DELETE);
 
+	context(store, 0, network, channel);
+	if (writable(store) != 0)
+		return -1;
 	bind_text(st, 1, network);
 	bind_text(st, 2, channel);
 	return run(store, st, "cannot delete a lobby");
@@ -1341,6 +1746,7 @@ store_each_lobby(struct store *store, store_lobby_fn fn, void *arg)
 	sqlite3_stmt *st = stmt(store, STMT_LOBBIES_SELECT);
 	int rc, count = 0;
 
+	context(store, 0, NULL, NULL);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (fn(column_text(st, 0), column_text(st, 1),
 		    column_text(st, 2), arg) == 0)
@@ -1364,10 +1770,13 @@ store_batch_begin(struct store *store)
 		store_log("a batch is already open");
 		return -1;
 	}
+	store->batch_start = sqlite3_total_changes64(store->db);
+	store->batch_quiet = 0;
+	/* Counted from here: begin() writes the deferred values first. */
+	store->batch = 0;
 	if (begin(store, STMT_BEGIN_IMMEDIATE) != 0)
 		return -1;
 	store->batch = 1;
-	store->batch_changes = sqlite3_total_changes64(store->db);
 	return 0;
 }
 
@@ -1375,7 +1784,7 @@ int64_t
 store_batch_changes(struct store *store)
 {
 	return store->batch ? sqlite3_total_changes64(store->db) -
-	    store->batch_changes : 0;
+	    store->batch_start - store->batch_quiet : 0;
 }
 
 int
@@ -1384,6 +1793,11 @@ store_batch_commit(struct store *store)
 	if (!store->batch)
 		return -1;
 	store->batch = 0;
+	/* A batch that wrote nothing has nothing to make durable. */
+	if (sqlite3_total_changes64(store->db) == store->batch_start) {
+		rollback(store);
+		return 0;
+	}
 	return finish(store, 0);
 }
 
@@ -1400,6 +1814,8 @@ store_batch_rollback(struct store *store)
 static int
 write_deferred(struct store *store)
 {
+	int64_t before = sqlite3_total_changes64(store->db);
+
 	for (size_t i = 0; i < store->nkv; i++) {
 		sqlite3_stmt *st = stmt(store, STMT_KV_SET);
 
@@ -1425,6 +1841,7 @@ write_deferred(struct store *store)
 		free(store->kv[i].key);
 		free(store->kv[i].value);
 	}
+	store->batch_quiet += sqlite3_total_changes64(store->db) - before;
 	store->nkv = 0;
 	store->nsent = 0;
 	return 0;
@@ -1505,7 +1922,7 @@ store_outbox_add(struct store *store, const struct store_message *msg)
 	id = sqlite3_last_insert_rowid(store->db);
 	/* The outbox row is not a change people hear about by itself. */
 	if (store->batch)
-		store->batch_changes++;
+		store->batch_quiet++;
 	return id;
 }
 
@@ -1549,4 +1966,117 @@ store_each_outbox(struct store *store, store_message_fn fn, void *arg)
 		return -1;
 	}
 	return count;
+}
+
+void
+store_fail_commits(struct store *store, int n)
+{
+	store->fail_commits = n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Damaged games, set aside. */
+
+int
+store_game_damaged(struct store *store, int64_t id, const char *reason)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	context(store, id, NULL, NULL);
+	if (writable(store) != 0)
+		return -1;
+	/* Rare: a statement of its own, prepared when needed. */
+	if (sqlite3_prepare_v2(store->db, "UPDATE games SET damaged = ?2"
+	    " WHERE id = ?1 AND finished = 0 AND damaged IS NULL", -1, &st,
+	    NULL) != SQLITE_OK)
+		return db_fail(store, "cannot set a damaged game aside");
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, reason != NULL && reason[0] != '\0' ? reason :
+	    "damaged");
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE) {
+		db_fail(store, "cannot set a damaged game aside");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	rc = sqlite3_changes(store->db) > 0;
+	sqlite3_finalize(st);
+	if (!rc) {
+		store_log("the game is not running (or set aside already)");
+		return -1;
+	}
+	store_log("set aside, not resumed (its rows stay in the store for "
+	    "`stichbot export --damaged`): %s", reason != NULL ? reason :
+	    "damaged");
+	return 0;
+}
+
+/* Appends the texts of column 0 of every row of a query on id to list. */
+static int
+raw_rows(struct store *store, const char *sql, int64_t id, json_t *list)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(store->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(store, "cannot read a damaged game");
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(list, json_string(column_text(st, 0)));
+	if (rc != SQLITE_DONE)
+		db_fail(store, "cannot read a damaged game");
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_each_damaged(struct store *store, store_raw_fn fn, void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, status = 0;
+
+	context(store, 0, NULL, NULL);
+	if (sqlite3_prepare_v2(store->db, "SELECT id, network, channel,"
+	    " damaged, game, players, options, first, seed FROM games"
+	    " WHERE damaged IS NOT NULL ORDER BY id", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return db_fail(store, "cannot list the damaged games");
+	while (status == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		json_t *deals = json_array(), *actions = json_array();
+		/*
+		 * The texts as stored, not parsed: what cannot be parsed is
+		 * exactly what someone repairing the game needs to see.
+		 */
+		json_t *raw = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s,"
+		    " s:I, s:I}", "id", (json_int_t)id,
+		    "network", column_text(st, 1),
+		    "channel", column_text(st, 2),
+		    "damaged", column_text(st, 3),
+		    "game", column_text(st, 4),
+		    "players", column_text(st, 5),
+		    "options", column_text(st, 6),
+		    "first", (json_int_t)sqlite3_column_int64(st, 7),
+		    "seed", (json_int_t)sqlite3_column_int64(st, 8));
+
+		if (raw == NULL || deals == NULL || actions == NULL ||
+		    raw_rows(store, "SELECT deal FROM deals WHERE game_id = ?1"
+		    " ORDER BY idx", id, deals) != 0 ||
+		    raw_rows(store, "SELECT action FROM actions WHERE"
+		    " game_id = ?1 ORDER BY idx", id, actions) != 0)
+			status = -1;
+		else {
+			json_object_set(raw, "deals", deals);
+			json_object_set(raw, "actions", actions);
+			status = fn(raw, arg);
+		}
+		json_decref(deals);
+		json_decref(actions);
+		json_decref(raw);
+	}
+	if (status == 0 && rc != SQLITE_DONE)
+		status = db_fail(store, "cannot list the damaged games");
+	sqlite3_finalize(st);
+	return status;
 }

@@ -44,6 +44,34 @@ struct store *store_open(const char *path, char *err, size_t errlen);
 void store_close(struct store *store);
 
 /*
+ * The store as `stichbot run` opens it, for the one process that writes
+ * it.  As store_open(), and first takes an exclusive lock on PATH.lock
+ * (mode 0600, holding the holder's pid) that lasts until store_close() or
+ * the process's end; when another process holds it, returns NULL with a
+ * reason naming that process's pid.  A store that SQLite can only open
+ * read-only is refused too.  Readers (export) use store_open() beside it.
+ */
+struct store *store_open_locked(const char *path, char *err, size_t errlen);
+
+/*
+ * Fail-stop.  Every write first checks that the path still names the
+ * file the store opened (and its WAL): a store deleted or replaced under
+ * the bot, or a write that failed with an I/O error, corruption or a
+ * read-only file, puts the store into its failed state, logged once.
+ * From then on every write returns -1 without writing and store_failed()
+ * returns the reason (a sentence, valid until store_close()); it returns
+ * NULL while the store is sound.  A full disk fails the one write (rolled
+ * back whole, logged) but not the store.  Reads go on from the open file.
+ */
+const char *store_failed(const struct store *store);
+/*
+ * Checks the files now, without writing (e.g. from a periodic timer, so
+ * that a deleted store is noticed while nobody plays): 0 while sound, -1
+ * when the store has failed.
+ */
+int store_check(struct store *store);
+
+/*
  * Records the start of a game: its place, setup (game->impl, setup,
  * players), seed and seats.  Deals and actions already in game are stored
  * too.  Returns the new game id (> 0), or -1.
@@ -84,7 +112,9 @@ typedef int (*store_game_fn)(const struct store_game *game, void *arg);
 
 /*
  * Calls fn for every unfinished game, oldest first.  Stops early when fn
- * returns non-zero and returns that value.
+ * returns non-zero and returns that value.  A game whose rows cannot be
+ * read is set aside (see store_game_damaged()) and skipped: -1 only when
+ * the store itself cannot be read.
  */
 int store_each_running(struct store *store, store_game_fn fn, void *arg);
 /*
@@ -144,6 +174,26 @@ typedef int (*store_lobby_fn)(const char *network, const char *channel,
     const char *lobby, void *arg);
 int store_each_lobby(struct store *store, store_lobby_fn fn, void *arg);
 
+/*
+ * Damaged games.  store_each_running() sets aside, with
+ * store_game_damaged(), every running game whose rows cannot be read, and
+ * goes on with the others; the caller sets aside a game that it read but
+ * cannot replay.  A game set aside is no longer running (not listed by
+ * store_each_running()), keeps its rows untouched and is logged with its
+ * id and place.  Returns 0, or -1 (logged; e.g. the game is not running).
+ */
+int store_game_damaged(struct store *store, int64_t id, const char *reason);
+/*
+ * Calls fn for every game set aside, oldest first, with its rows as
+ * stored: raw is {"id", "network", "channel", "damaged" (the reason),
+ * "game", "players", "options", "first", "seed", "deals": [...],
+ * "actions": [...]} where players, options and each deal and action are
+ * the stored JSON texts as strings, unparsed; borrowed for the call.
+ * Stops when fn returns non-zero and returns that value; -1 on an error.
+ */
+typedef int (*store_raw_fn)(const json_t *raw, void *arg);
+int store_each_damaged(struct store *store, store_raw_fn fn, void *arg);
+
 /* Small named values that must survive restarts (e.g. Matrix sync tokens). */
 int store_kv_set(struct store *store, const char *key, const char *value);
 /* Returns a malloc'd copy of the value (caller frees), or NULL. */
@@ -196,5 +246,11 @@ int store_outbox_sent(struct store *store, int64_t id);
 /* Calls fn for each row in id order (strings valid during the call). */
 typedef void (*store_message_fn)(const struct store_message *msg, void *arg);
 int store_each_outbox(struct store *store, store_message_fn fn, void *arg);
+
+/*
+ * For tests: the next n commits fail as on a full disk (the transaction
+ * is rolled back and the call returns -1).
+ */
+void store_fail_commits(struct store *store, int n);
 
 #endif

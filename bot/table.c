@@ -92,6 +92,49 @@ table_bot(const struct table *table)
 	return table->channel->network->bot;
 }
 
+/*
+ * Runs one timer of a table as one event of the core: its changes and
+ * what they make the bot say are committed together (bot_enter).
+ */
+/* Whether the adapter still has too much of this table to send. */
+static int
+table_busy(struct table *table)
+{
+	struct adapter *adapter = &table->channel->network->adapter;
+
+	return adapter->impl->busy != NULL &&
+	    adapter->impl->busy(adapter, table->channel->name) == 1;
+}
+
+static void
+table_event(struct table *table, void (*run)(struct table *))
+{
+	struct bot *bot = table_bot(table);
+
+	bot_enter(bot);
+	run(table);
+	bot_leave(bot);
+}
+
+/*
+ * "[#cards] ", naming the table in a private line as people know it (a
+ * Matrix room by its alias or name, never its id).
+ */
+static void
+text_table_tag(struct text *t, struct table *table)
+{
+	struct adapter *adapter = &table->channel->network->adapter;
+	char title[256];
+
+	title[0] = '\0';
+	if (adapter->impl->channel_title != NULL)
+		adapter->impl->channel_title(adapter, table->channel->name,
+		    title, sizeof(title));
+	text_add(t, "[");
+	text_user(t, title[0] != '\0' ? title : table->channel->name);
+	text_add(t, "] ");
+}
+
 static int
 seat_is_human(const struct seat *seat)
 {
@@ -162,6 +205,8 @@ table_destroy(struct table *table)
 	table_timer_cancel(table);
 	loop_cancel(table_bot(table)->loop, table->idle_timer);
 	loop_cancel(table_bot(table)->loop, table->grace_timer);
+	loop_cancel(table_bot(table)->loop, table->retry_timer);
+	loop_cancel(table_bot(table)->loop, table->abandon_timer);
 	for (int i = 0; i < table->nseats; i++)
 		seat_clear(table, &table->seats[i]);
 	game_destroy(table->game);
@@ -398,9 +443,8 @@ table_humans(const struct table *table)
 }
 
 static void
-lobby_idle_cb(struct loop *loop, uint64_t id, void *arg)
+lobby_idle_run(struct table *table)
 {
-	struct table *table = arg;
 	struct text t;
 
 	table->idle_timer = 0;
@@ -411,6 +455,12 @@ lobby_idle_cb(struct loop *loop, uint64_t id, void *arg)
 	channel_send(table->channel, &t);
 	text_finish(&t);
 	table_close(table, 0);
+}
+
+static void
+lobby_idle_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, lobby_idle_run);
 }
 
 void
@@ -434,7 +484,9 @@ table_timer_cancel(struct table *table)
 	loop_cancel(loop, table->turn_timer);
 	loop_cancel(loop, table->half_timer);
 	loop_cancel(loop, table->computer_timer);
+	loop_cancel(loop, table->retry_timer);
 	table->turn_timer = table->half_timer = table->computer_timer = 0;
+	table->retry_timer = 0;
 }
 
 /* The store's picture of a seat. */
@@ -736,9 +788,7 @@ table_send_hand(struct table *table, int seat, int prompt)
 	view = table->impl->view(table->game->state, seat);
 	phase = table->impl->phase(table->game->state);
 	text_init(&t);
-	text_add(&t, "[");
-	text_user(&t, table->channel->name);
-	text_add(&t, "] ");
+	text_table_tag(&t, table);
 	SAY(&t, lang, MSG_HAND_HEADER, "d", table->impl->round(table->game->state) + 1);
 	text_add(&t, " ");
 	others = json_object_get(view, "others");
@@ -774,6 +824,24 @@ table_send_hand(struct table *table, int seat, int prompt)
 		text_add(&t, " ");
 		text_card(&t, trump[0], trump);
 	}
+	/*
+	 * A bid only its owner may see (secret, or one a computer made for
+	 * them): the owner always sees it.
+	 */
+	{
+		json_t *own = json_array_get(json_object_get(view, "bids"),
+		    (size_t)seat);
+		json_t *open = table->impl->view(table->game->state, -1);
+		json_t *shown = json_array_get(json_object_get(open, "bids"),
+		    (size_t)seat);
+
+		if (json_is_integer(own) && !json_is_integer(shown)) {
+			text_add(&t, " · ");
+			SAY(&t, lang, MSG_YOUR_BID, "d",
+			    (int)json_integer_value(own));
+		}
+		json_decref(open);
+	}
 	if (prompt && phase != PHASE_OVER && seat_to_act(table, seat)) {
 		struct action legal[GAME_MAX_ACTIONS];
 		int n = table->impl->legal(table->game->state, seat, legal,
@@ -781,7 +849,11 @@ table_send_hand(struct table *table, int seat, int prompt)
 
 		text_add(&t, " · ");
 		text_task(&t, table, phase);
-		if (phase == PHASE_PLAY && n > 0 && n == distinct_cards(
+		if (phase == PHASE_PLAY && json_object_size(others) > 0) {
+			/* Clairvoyance: naming the move would name the card. */
+			text_add(&t, " ");
+			SAY(&t, lang, MSG_PLAY_BLIND, "c", table_prefix(table));
+		} else if (phase == PHASE_PLAY && n > 0 && n == distinct_cards(
 		    json_object_get(view, "hand")) &&
 		    table->impl->max_play_cards == 1) {
 			/* Any card will do: the hand above says it all. */
@@ -830,7 +902,8 @@ table_send_hand(struct table *table, int seat, int prompt)
 				text_printf(&t, " %d", legal[i].value);
 		}
 	}
-	network_send_private(table->channel->network, s->user_id, &t);
+	network_send_private(table->channel->network, s->user_id,
+	    table->channel->name, &t);
 	text_finish(&t);
 	json_decref(view);
 }
@@ -1056,6 +1129,7 @@ table_start(struct table *table, struct text *reply)
 /* Turns, timers and computer players. */
 
 static void computer_cb(struct loop *loop, uint64_t id, void *arg);
+static int table_paused(struct table *table, struct text *out);
 static void turn_cb(struct loop *loop, uint64_t id, void *arg);
 static void half_cb(struct loop *loop, uint64_t id, void *arg);
 
@@ -1077,6 +1151,8 @@ table_next_text(struct table *table, struct text *out)
 		return;
 	phase = table->impl->phase(table->game->state);
 	if (phase == PHASE_OVER)
+		return;
+	if (table_paused(table, out) || table_bot(table)->store_lost)
 		return;
 	n = table->impl->to_act(table->game->state, acting);
 	if (phase != PHASE_BID_SIMULTANEOUS && phase != PHASE_SELECT)
@@ -1117,6 +1193,74 @@ table_next_text(struct table *table, struct text *out)
 	}
 }
 
+/* Seats whose person is here (not played by a computer for them). */
+static int
+people_present(const struct table *table)
+{
+	int n = 0;
+
+	for (int i = 0; i < table->nseats; i++)
+		n += seat_is_human(&table->seats[i]);
+	return n;
+}
+
+static void
+abandon_run(struct table *table)
+{
+	struct text t;
+
+	table->abandon_timer = 0;
+	text_init(&t);
+	SAY0(&t, table_lang(table), MSG_STOPPED);
+	channel_send(table->channel, &t);
+	text_finish(&t);
+	log_info("%s %s: game %lld closed: nobody played for %d minutes",
+	    table->channel->network->adapter.network, table->channel->name,
+	    (long long)table->game_id, table_bot(table)->lobby_idle / 60);
+	table_close(table, 1);
+}
+
+static void
+abandon_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, abandon_run);
+}
+
+/*
+ * Computers never play to an empty room: with nobody seated the game
+ * pauses between tricks (saying so once) and closes, its record kept,
+ * after the lobby idle time; a person taking a seat resumes it.
+ */
+static int
+table_paused(struct table *table, struct text *out)
+{
+	struct bot *bot = table_bot(table);
+	json_t *view;
+	size_t trick;
+
+	if (people_present(table) > 0) {
+		loop_cancel(bot->loop, table->abandon_timer);
+		table->abandon_timer = 0;
+		table->paused = 0;
+		return 0;
+	}
+	view = table->impl->view(table->game->state, -1);
+	trick = json_array_size(json_object_get(view, "trick"));
+	json_decref(view);
+	if (trick > 0)
+		return 0;
+	if (!table->paused) {
+		table->paused = 1;
+		if (out->len > 0)
+			text_add(out, " · ");
+		SAY(out, table_lang(table), MSG_NOBODY_SEATED, "cd",
+		    table_prefix(table), bot->lobby_idle / 60);
+		table->abandon_timer = loop_timer(bot->loop,
+		    (uint64_t)bot->lobby_idle * 1000, abandon_cb, table);
+	}
+	return 1;
+}
+
 void
 table_next(struct table *table)
 {
@@ -1129,9 +1273,8 @@ table_next(struct table *table)
 }
 
 static void
-half_cb(struct loop *loop, uint64_t id, void *arg)
+half_run(struct table *table)
 {
-	struct table *table = arg;
 	int acting[GAME_MAX_SEATS];
 	int n;
 
@@ -1146,13 +1289,18 @@ half_cb(struct loop *loop, uint64_t id, void *arg)
 		if (!seat_is_human(s))
 			continue;
 		text_init(&t);
-		text_add(&t, "[");
-		text_user(&t, table->channel->name);
-		text_add(&t, "] ");
+		text_table_tag(&t, table);
 		SAY(&t, table_lang(table), MSG_REMINDER, "d", table->channel->settings.turn_timer / 2);
-		network_send_private(table->channel->network, s->user_id, &t);
+		network_send_private(table->channel->network, s->user_id,
+		    table->channel->name, &t);
 		text_finish(&t);
 	}
+}
+
+static void
+half_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, half_run);
 }
 
 /* Lets a computer choose for seat; the choice is always legal. */
@@ -1181,15 +1329,21 @@ computer_choose(struct table *table, int seat, struct action *out)
 }
 
 static void
-computer_cb(struct loop *loop, uint64_t id, void *arg)
+computer_run(struct table *table)
 {
-	struct table *table = arg;
 	int acting[GAME_MAX_SEATS];
 	int n;
 
 	table->computer_timer = 0;
 	if (table->game == NULL)
 		return;
+	if (table_busy(table)) {
+		/* Computers wait for the table's lines to leave first. */
+		table->computer_timer = loop_timer(table_bot(table)->loop,
+		    (uint64_t)table_bot(table)->computer_delay_ms,
+		    computer_cb, table);
+		return;
+	}
 	n = table->impl->to_act(table->game->state, acting);
 	for (int i = 0; i < n; i++) {
 		struct seat *s = &table->seats[acting[i]];
@@ -1202,7 +1356,8 @@ computer_cb(struct loop *loop, uint64_t id, void *arg)
 		if (computer_choose(table, acting[i], &action) != 0)
 			continue;
 		text_init(&reply);
-		rc = table_act(table, acting[i], &action, 1, &reply);
+		rc = table_act(table, acting[i], &action, ACT_COMPUTER,
+		    &reply);
 		if (rc < 0)
 			log_error("%s %s: computer move refused: %s",
 			    table->channel->network->adapter.network,
@@ -1213,13 +1368,18 @@ computer_cb(struct loop *loop, uint64_t id, void *arg)
 	}
 }
 
+static void
+computer_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, computer_run);
+}
+
 static void grace_arm(struct table *table);
 
 static void
-grace_cb(struct loop *loop, uint64_t id, void *arg)
+grace_run(struct table *table)
 {
-	struct table *table = arg;
-	uint64_t now = loop_now(loop);
+	uint64_t now = loop_now(table_bot(table)->loop);
 	int changed = 0;
 
 	table->grace_timer = 0;
@@ -1235,6 +1395,12 @@ grace_cb(struct loop *loop, uint64_t id, void *arg)
 	if (changed)
 		table_next(table);
 	grace_arm(table);
+}
+
+static void
+grace_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, grace_run);
 }
 
 /* One timer per table, for the seat whose grace time ends first. */
@@ -1287,9 +1453,8 @@ table_stand_in(struct table *table, int seat, enum msg why)
 }
 
 static void
-turn_cb(struct loop *loop, uint64_t id, void *arg)
+turn_run(struct table *table)
 {
-	struct table *table = arg;
 	int acting[GAME_MAX_SEATS];
 	int n;
 
@@ -1320,7 +1485,7 @@ turn_cb(struct loop *loop, uint64_t id, void *arg)
 		if (s->missed >= 2)
 			table_stand_in(table, seat, MSG_STANDIN_TIMEOUTS);
 		text_init(&reply);
-		rc = table_act(table, seat, &action, 1, &reply);
+		rc = table_act(table, seat, &action, ACT_COMPUTER, &reply);
 		text_finish(&reply);
 		/*
 		 * Simultaneous phases: every late seat gets its move now,
@@ -1337,6 +1502,12 @@ turn_cb(struct loop *loop, uint64_t id, void *arg)
 				return;
 		}
 	}
+}
+
+static void
+turn_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, turn_run);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1521,12 +1692,116 @@ announce_game_end(struct table *table, json_t *result, struct text *out)
 	}
 }
 
+/*
+ * A move that could not be stored did not happen: the player is told
+ * (a computer's table once, until something is stored again), and the
+ * game is picked up again after a pause that grows while the store
+ * keeps failing, unless it failed for good (bot_check_store()).
+ */
+static void
+not_stored(struct table *table, int flags, struct text *reply)
+{
+	struct channel *channel = table->channel;
+
+	if (!(flags & ACT_COMPUTER)) {
+		SAY0(reply, table_lang(table), MSG_NOT_SAVED);
+	} else if (channel->store_failures == 0) {
+		struct text t;
+
+		text_init(&t);
+		SAY0(&t, table_lang(table), MSG_NOT_SAVED);
+		channel_send(channel, &t);
+		text_finish(&t);
+	}
+	channel->store_failures++;
+	if (!table_bot(table)->store_lost)
+		table_retry(table);
+}
+
+/* The names of the seats to act now, "alice, bob". */
+static void
+text_acting(struct text *t, struct table *table)
+{
+	int acting[GAME_MAX_SEATS];
+	int n = table->impl->to_act(table->game->state, acting);
+
+	for (int i = 0; i < n; i++) {
+		text_add(t, i > 0 ? ", " : "");
+		text_seat(t, table, acting[i], 0);
+	}
+}
+
+void
+table_refusal(struct table *table, int seat, const struct action *action,
+    int flags, struct text *reply)
+{
+	enum lang lang = table_lang(table);
+	struct action legal[GAME_MAX_ACTIONS];
+	int n, kind = 0;
+	struct text why;
+
+	if (!seat_to_act(table, seat)) {
+		/* Whose turn it is, the channel sees anyway. */
+		struct text names;
+
+		text_init(&names);
+		text_acting(&names, table);
+		SAY(reply, lang, MSG_TURN_OF, "r", text_str(&names));
+		text_finish(&names);
+		return;
+	}
+	n = table->impl->legal(table->game->state, seat, legal,
+	    GAME_MAX_ACTIONS);
+	for (int i = 0; i < n && !kind; i++)
+		kind = legal[i].kind == action->kind;
+	if (!kind) {
+		/* What the table waits for is public too. */
+		struct text task;
+
+		text_init(&task);
+		text_task(&task, table, table->impl->phase(table->game->state));
+		SAY(reply, lang, MSG_NOW_TASK, "r", text_str(&task));
+		text_finish(&task);
+		return;
+	}
+	/*
+	 * Which bids or cards are allowed, and what the hand holds, is the
+	 * player's own business: the reason goes privately, with the hand
+	 * and the moves allowed, and a channel sees only that it was not.
+	 */
+	text_init(&why);
+	{
+		json_t *a = action_to_json(table->impl, action);
+		json_t *play = json_object_get(a, "play");
+		struct text what;
+
+		text_init(&what);
+		if (action->kind == ACTION_BID || action->kind == ACTION_TRUMP)
+			text_printf(&what, "%d", action->value);
+		else if (play != NULL)
+			text_play_cards(&what, play);
+		else
+			text_play_cards(&what, json_object_get(a, "select"));
+		SAY(&why, lang, MSG_MOVE_NOT_ALLOWED, "r", text_str(&what));
+		text_finish(&what);
+		json_decref(a);
+	}
+	if (flags & ACT_IN_CHANNEL) {
+		SAY0(reply, lang, MSG_REFUSED_PRIVATELY);
+		network_send_private(table->channel->network,
+		    table->seats[seat].user_id, table->channel->name, &why);
+	} else {
+		text_append(reply, &why);
+	}
+	text_finish(&why);
+	table_send_hand(table, seat, 1);
+}
+
 int
 table_act(struct table *table, int seat, const struct action *action,
-    int by_computer, struct text *reply)
+    int flags, struct text *reply)
 {
 	struct bot *bot = table_bot(table);
-	enum lang lang = table_lang(table);
 	struct game *game = table->game;
 	char err[GAME_ERR_LEN];
 	void *saved;
@@ -1542,8 +1817,18 @@ table_act(struct table *table, int seat, const struct action *action,
 		return -1;
 	memcpy(saved, game->state, table->impl->state_size);
 	if (game_apply(game, action, err, sizeof(err)) != 0) {
-		text_user(reply, err);
 		free(saved);
+		/*
+		 * The engine's reason may name what a hand holds ("must
+		 * follow red"): people get catalog words instead, the parts
+		 * drawn from the hand privately (table_refusal).
+		 */
+		if (flags & ACT_COMPUTER)
+			log_error("%s %s: game %lld refused a computer move",
+			    table->channel->network->adapter.network,
+			    table->channel->name, (long long)table->game_id);
+		else
+			table_refusal(table, seat, action, flags, reply);
 		return -1;
 	}
 	/* Stored before anyone hears of it; undone if it cannot be. */
@@ -1552,11 +1837,11 @@ table_act(struct table *table, int seat, const struct action *action,
 		memcpy(game->state, saved, table->impl->state_size);
 		game->nactions--;
 		free(saved);
-		SAY0(reply, lang, MSG_STORE_FAILED);
+		not_stored(table, flags, reply);
 		return -1;
 	}
 	free(saved);
-	if (!by_computer)
+	if (!(flags & ACT_COMPUTER))
 		table->seats[seat].missed = 0;
 	after = table->impl->phase(game->state);
 	result = table->impl->result(game->state);
@@ -1607,29 +1892,16 @@ table_act(struct table *table, int seat, const struct action *action,
 /* ------------------------------------------------------------------ */
 /* Status. */
 
-void
-table_status(struct table *table, struct text *out)
+/* The game, the round, trump and the trick so far. */
+static void
+status_summary(struct table *table, struct text *out)
 {
 	enum lang lang = table_lang(table);
-	json_t *view;
-	json_t *trick;
+	json_t *view = table->impl->view(table->game->state, -1);
+	json_t *trick, *play;
 	size_t i;
-	json_t *play;
-	int acting[GAME_MAX_SEATS];
-	int n;
 
 	game_title(out, lang, table->impl);
-	if (table->game == NULL) {
-		text_add(out, " · ");
-		SAY(out, lang, MSG_STATUS_LOBBY, "ddd", table->nseats, table->impl->min_seats,
-		    table->impl->max_seats);
-		for (int s = 0; s < table->nseats; s++) {
-			text_add(out, s > 0 ? ", " : " ");
-			text_seat(out, table, s, 0);
-		}
-		return;
-	}
-	view = table->impl->view(table->game->state, -1);
 	text_add(out, " · ");
 	say_round(out, lang, view);
 	if (json_is_string(json_object_get(view, "trump"))) {
@@ -1656,6 +1928,28 @@ table_status(struct table *table, struct text *out)
 			    json_object_get(play, "cards"));
 		}
 	}
+	json_decref(view);
+}
+
+void
+table_status(struct table *table, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	int acting[GAME_MAX_SEATS];
+	int n;
+
+	if (table->game == NULL) {
+		game_title(out, lang, table->impl);
+		text_add(out, " · ");
+		SAY(out, lang, MSG_STATUS_LOBBY, "ddd", table->nseats, table->impl->min_seats,
+		    table->impl->max_seats);
+		for (int s = 0; s < table->nseats; s++) {
+			text_add(out, s > 0 ? ", " : " ");
+			text_seat(out, table, s, 0);
+		}
+		return;
+	}
+	status_summary(table, out);
 	n = table->impl->to_act(table->game->state, acting);
 	if (n > 0) {
 		text_add(out, " · ");
@@ -1669,7 +1963,29 @@ table_status(struct table *table, struct text *out)
 	}
 	text_add(out, "\n");
 	table_player_lines(table, out);
-	json_decref(view);
+}
+
+void
+table_resume(struct table *table, enum msg why)
+{
+	struct text t;
+
+	if (table->game == NULL)
+		return;
+	text_init(&t);
+	SAY0(&t, table_lang(table), why);
+	text_add(&t, " ");
+	status_summary(table, &t);
+	text_add(&t, "\n");
+	table_player_lines(table, &t);
+	/* After a restart nobody's client shows a current hand. */
+	if (why == MSG_RESUMED)
+		send_hands(table);
+	/* Everyone to act is told again, and their time starts now. */
+	table->prompted = 0;
+	table_next_text(table, &t);
+	channel_send(table->channel, &t);
+	text_finish(&t);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1753,4 +2069,374 @@ table_restore(struct channel *channel, const struct store_game *stored,
 	json_decref(result);
 	channel->table = table;
 	return table;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rebuilding a table from the store. */
+
+struct reload {
+	struct channel *channel;
+	struct table *table;
+	int found;
+};
+
+static int
+reload_game(const struct store_game *stored, void *arg)
+{
+	struct reload *r = arg;
+	char err[256];
+
+	if (stored->finished != 0 || r->found ||
+	    strcmp(stored->network, r->channel->network->adapter.network) != 0)
+		return 0;
+	r->found = 1;
+	if ((r->table = table_restore(r->channel, stored, err,
+	    sizeof(err))) == NULL)
+		log_error("%s %s: game %lld cannot be read back: %s",
+		    stored->network, stored->channel, (long long)stored->id,
+		    err);
+	return 0;
+}
+
+static int
+reload_lobby(const char *network, const char *channel, const char *lobby,
+    void *arg)
+{
+	struct reload *r = arg;
+	char err[256];
+
+	if (r->found || strcmp(network, r->channel->network->adapter.network)
+	    != 0 || strcmp(channel, r->channel->name) != 0)
+		return 1;
+	r->found = 1;
+	if ((r->table = table_lobby_load(r->channel, lobby, err,
+	    sizeof(err))) == NULL)
+		log_error("%s %s: the stored lobby cannot be read back: %s",
+		    network, channel, err);
+	return 0;
+}
+
+static void
+retry_run(struct table *table)
+{
+	table->retry_timer = 0;
+	if (table->game != NULL && table_deal_pending(table) != 0) {
+		table_retry(table);
+		return;
+	}
+	if (table->game != NULL)
+		table_next(table);
+}
+
+static void
+retry_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, retry_run);
+}
+
+void
+table_retry(struct table *table)
+{
+	struct bot *bot = table_bot(table);
+	int failures = table->channel->store_failures;
+	uint64_t delay = (uint64_t)bot->computer_delay_ms << (failures < 6 ?
+	    failures : 6);
+
+	if (delay > 60000)
+		delay = 60000;
+	loop_cancel(bot->loop, table->retry_timer);
+	table_timer_cancel(table);
+	table->retry_timer = loop_timer(bot->loop, delay, retry_cb, table);
+}
+
+void
+table_reload(struct channel *channel)
+{
+	struct bot *bot = channel->network->bot;
+	struct reload r = { channel, NULL, 0 };
+	struct table *old = channel->table;
+	struct text t;
+
+	/* Detached first: destroying it must not part the channel. */
+	channel->table = NULL;
+	table_destroy(old);
+	if (store_each_game(bot->store, channel->name, 0, 1, reload_game,
+	    &r) < 0 || (!r.found && store_each_lobby(bot->store, reload_lobby,
+	    &r) < 0))
+		log_error("%s %s: the store cannot be read; the table is "
+		    "gone until a restart", channel->network->adapter.network,
+		    channel->name);
+	/* Told once until something is stored again. */
+	if (channel->store_failures++ == 0) {
+		text_init(&t);
+		SAY0(&t, channel->settings.lang, MSG_NOT_SAVED);
+		channel_send(channel, &t);
+		text_finish(&t);
+	}
+	if (r.table == NULL)
+		return;
+	if (r.table->game == NULL)
+		table_idle_arm(r.table);
+	else
+		table_retry(r.table);
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * Seats and settings changing hands.  These are the only functions, with
+ * the game flow above, that write a table: other files ask for a change
+ * and get the words that announce it.
+ */
+
+/* A copy of a person's id and shown name into a seat; -1 out of memory. */
+static int
+seat_fill(struct seat *seat, const char *user_id, const char *name)
+{
+	char *id = strdup(user_id), *shown = text_sanitize(name);
+
+	if (id == NULL || shown == NULL) {
+		free(id);
+		free(shown);
+		return -1;
+	}
+	free(seat->user_id);
+	free(seat->name);
+	seat->user_id = id;
+	seat->name = shown;
+	return 0;
+}
+
+int
+table_join(struct table *table, const struct user *user, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	struct seat *seat;
+	struct text title;
+
+	if (table->nseats >= table->impl->max_seats) {
+		SAY(out, lang, MSG_TABLE_FULL, "d", table->impl->max_seats);
+		return -1;
+	}
+	seat = &table->seats[table->nseats];
+	memset(seat, 0, sizeof(*seat));
+	if (seat_fill(seat, user->id, user->name) != 0)
+		return -1;
+	table->nseats++;
+	user_sat(table->channel, seat->user_id);
+	text_init(&title);
+	game_title(&title, lang, table->impl);
+	SAY(out, lang, MSG_JOINED, "brdddc", seat->name, text_str(&title),
+	    table->nseats, table->impl->min_seats, table->impl->max_seats,
+	    table_prefix(table));
+	text_finish(&title);
+	return 0;
+}
+
+int
+table_add_computer(struct table *table, int level, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	struct seat *seat;
+	char name[32];
+	int n = 1;
+
+	if (table->nseats >= table->impl->max_seats) {
+		SAY(out, lang, MSG_TABLE_FULL, "d", table->impl->max_seats);
+		return -1;
+	}
+	do
+		snprintf(name, sizeof(name), "CPU%d", n++);
+	while (table_seat_by_name(table, name) >= 0);
+	seat = &table->seats[table->nseats];
+	memset(seat, 0, sizeof(*seat));
+	if (seat_fill(seat, "", name) != 0)
+		return -1;
+	seat->computer = 1;
+	seat->level = level;
+	table->nseats++;
+	SAY(out, lang, MSG_BOT_ADDED, "bsddd", name,
+	    ai_level_name((enum ai_level)level), table->nseats,
+	    table->impl->min_seats, table->impl->max_seats);
+	return 0;
+}
+
+int
+table_set_game(struct table *table, const struct game_impl *impl,
+    struct text *out)
+{
+	enum lang lang = table_lang(table);
+	struct text title;
+
+	if (table->impl != impl) {
+		if (table->nseats > impl->max_seats) {
+			SAY(out, lang, MSG_TABLE_FULL, "d", impl->max_seats);
+			return -1;
+		}
+		table->impl = impl;
+		memset(&table->options, 0, sizeof(table->options));
+	}
+	text_init(&title);
+	game_title(&title, lang, impl);
+	SAY(out, lang, MSG_GAME_SET, "rddc", text_str(&title),
+	    impl->min_seats, impl->max_seats, table_prefix(table));
+	text_finish(&title);
+	return 0;
+}
+
+void
+table_set_options(struct table *table, const struct game_options *options)
+{
+	table->options = *options;
+}
+
+int
+table_take_over(struct table *table, int seat, const struct user *user,
+    struct text *out)
+{
+	struct seat *s = &table->seats[seat];
+	char *before = strdup(s->name);
+
+	if (before == NULL || seat_fill(s, user->id, user->name) != 0) {
+		free(before);
+		return -1;
+	}
+	SAY(out, table_lang(table), MSG_REPLACED, "bb", s->name, before);
+	free(before);
+	user_sat(table->channel, s->user_id);
+	s->computer = s->standin = 0;
+	s->missed = 0;
+	table_seat_changed(table, seat);
+	table_send_hand(table, seat, 0);
+	table_next(table);
+	return 0;
+}
+
+int
+table_back(struct table *table, int seat, struct text *out)
+{
+	struct seat *s = &table->seats[seat];
+
+	if (s->grace_until != 0)
+		table_grace(table, seat, -1);
+	if (!s->standin) {
+		if (out != NULL)
+			SAY0(out, table_lang(table), MSG_NOT_AWAY);
+		return -1;
+	}
+	s->standin = 0;
+	s->missed = 0;
+	table_seat_changed(table, seat);
+	/* Acting again is the clearest way of saying `back`: quietly. */
+	if (out == NULL)
+		return 0;
+	SAY(out, table_lang(table), MSG_BACK, "b", s->name);
+	table_send_hand(table, seat, 0);
+	table_next(table);
+	return 0;
+}
+
+int
+table_leave(struct table *table, int seat, struct text *out)
+{
+	if (table->game == NULL) {
+		if (table_lobby_remove(table, seat, out) == 0)
+			table_lobby_save(table);
+		return 0;
+	}
+	if (table->seats[seat].standin) {
+		SAY0(out, table_lang(table), MSG_NOTHING_TO_DO);
+		return -1;
+	}
+	table_stand_in(table, seat, MSG_STANDIN_LEFT);
+	table_next(table);
+	return 0;
+}
+
+void
+table_left_channel(struct table *table, int seat, int grace)
+{
+	struct text t;
+
+	if (table->game == NULL) {
+		/* Someone who left cannot play: free their lobby seat. */
+		text_init(&t);
+		if (table_lobby_remove(table, seat, &t) == 0)
+			table_lobby_save(table);
+		channel_send(table->channel, &t);
+		text_finish(&t);
+		return;
+	}
+	if (table->seats[seat].standin || table->seats[seat].grace_until != 0)
+		return;
+	table_grace(table, seat, grace);
+}
+
+int
+table_vote_stop(struct table *table, int seat, struct text *out)
+{
+	int votes = 0, humans = 0;
+
+	table->seats[seat].stop_vote = 1;
+	for (int i = 0; i < table->nseats; i++) {
+		if (table->seats[i].computer || table->seats[i].standin)
+			continue;
+		humans++;
+		votes += table->seats[i].stop_vote;
+	}
+	if (votes * 2 > humans)
+		return 1;
+	/* A lobby too is everyone's who sits at it: closing it is a vote. */
+	SAY(out, table_lang(table), table->game != NULL ? MSG_STOP_VOTE :
+	    MSG_CLOSE_VOTE, "bddc", table->seats[seat].name, votes,
+	    humans / 2 + 1, table_prefix(table));
+	return 0;
+}
+
+void
+table_rename(struct table *table, int seat, const struct user *now)
+{
+	if (seat_fill(&table->seats[seat], now->id, now->name) != 0)
+		return;
+	user_sat(table->channel, table->seats[seat].user_id);
+	table_seat_changed(table, seat);
+}
+
+struct table *
+table_restart(struct table *table, struct text *out)
+{
+	struct channel *channel = table->channel;
+	struct seat seats[GAME_MAX_SEATS];
+	struct game_options options = table->options;
+	const struct game_impl *impl = table->impl;
+	int n = table->nseats;
+
+	/* The same people, game and options, dealt afresh. */
+	for (int i = 0; i < n; i++) {
+		seats[i] = table->seats[i];
+		seats[i].user_id = strdup(table->seats[i].user_id);
+		seats[i].name = strdup(table->seats[i].name);
+		seats[i].grace_until = 0;
+		seats[i].stop_vote = 0;
+		seats[i].missed = 0;
+	}
+	table_close(table, 1);
+	if ((table = table_create(channel, impl)) == NULL) {
+		for (int i = 0; i < n; i++)
+			seat_clear(NULL, &seats[i]);
+		return NULL;
+	}
+	table->options = options;
+	for (int i = 0; i < n; i++)
+		table->seats[i] = seats[i];
+	table->nseats = n;
+	SAY0(out, table_lang(table), MSG_RESTARTED);
+	text_add(out, "\n");
+	table_start(table, out);
+	return table;
+}
+
+void
+table_hold(struct table *table)
+{
+	table_timer_cancel(table);
 }

@@ -442,7 +442,7 @@ say(struct fx *f, const char *line)
 	char text[MAX_TEXT + 1];
 	const char *first = strchr(line, '|');
 	const char *second = first != NULL ? strchr(first + 1, '|') : NULL;
-	struct user user;
+	struct user user = { 0 };
 
 	if (first == NULL) {
 		snprintf(id, sizeof(id), "alice");
@@ -474,7 +474,7 @@ static void
 event(struct fx *f, const char *line)
 {
 	char a[MAX_FIELD + 1], b[MAX_FIELD + 1], name[MAX_FIELD + 1];
-	struct user user;
+	struct user user = { 0 };
 
 	switch (line[0]) {
 	case '+':

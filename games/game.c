@@ -124,8 +124,10 @@ game_option_set(const struct game_impl *impl, struct game_options *options,
 	} else if (strcasecmp(eq + 1, "off") == 0 ||
 	    strcasecmp(eq + 1, "false") == 0) {
 		value = 0;
-	} else if (parse_int(eq + 1, &value) != 0 ||
-	    (value != 0 && (value < desc->min || value > desc->max))) {
+	} else if (eq[1 + strspn(eq + 1, "0123456789")] != '\0' ||
+	    parse_int(eq + 1, &value) != 0 || value < desc->min ||
+	    value > desc->max) {
+		/* Digits only, in range: "off" is how a value is cleared. */
 		if (desc->min == 0 && desc->max == 1)
 			return game_error(err, errlen,
 			    "Option %s is on or off.", desc->name);

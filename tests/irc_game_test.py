@@ -662,8 +662,13 @@ def check_privacy(player):
             hidden = False
             line = line.split(" · ")[0]
         if hidden:
+            # "bob bids 2", "bob 2, ..." (a reveal) or a player line
+            # with a bid ("bob 10 (40) 0/2"; hidden: "bob 10 0/?").
             for name in names:
-                check(not re.search(r"\b%s (bids )?\d" % re.escape(name),
+                n = re.escape(name)
+                check(not re.search(r"\b%s bids \d" % n, line) and
+                      not re.search(r"\b%s \d+(,|$)" % n, line) and
+                      not re.search(r"\b%s -?\d+ (\(-?\d+\) )?\d+/\d" % n,
                                     line),
                       "a hidden bid before the reveal: %r" % line)
         if cards is None:

@@ -60,6 +60,8 @@ fx_bot(struct fx *f)
 	    &defaults, err, sizeof(err));
 	assert_non_null(f->adapter);
 	assert_int_equal(bot_start(bot), 0);
+	/* The medium says it is connected from the loop, as real ones do. */
+	loop_advance(f->loop, 0);
 	return bot;
 }
 
@@ -260,6 +262,61 @@ action_command(struct table *table, const struct action *a, char *out,
 	}
 }
 
+/* How many lines since mark contain needle (channel NULL: any). */
+static int
+count_since(struct fx *f, size_t mark, const char *needle)
+{
+	int n = 0;
+
+	for (size_t i = mark; i < memory_count(f->adapter); i++)
+		n += strstr(memory_line(f->adapter, i)->text, needle) != NULL;
+	return n;
+}
+
+/*
+ * A card of human's hand that no legal move plays, typed in the channel:
+ * the channel hears only that it was refused (nothing of the hand, no
+ * suit word), the player privately why, and the game does not change.
+ */
+static void
+try_illegal(struct fx *f, const char *channel, struct table *table,
+    int human, const struct action *legal, int k)
+{
+	json_t *view = table->impl->view(table->game->state, human);
+	json_t *hand = json_object_get(view, "hand"), *code;
+	int nactions = table->game->nactions;
+	const char *user = table->seats[human].user_id;
+	size_t i, mark;
+
+	json_array_foreach(hand, i, code) {
+		int face = table->impl->parse_card(json_string_value(code));
+		int ok = 0;
+
+		for (int a = 0; a < k && !ok; a++)
+			ok = legal[a].ncards == 1 && legal[a].cards[0] == face;
+		if (ok || table->impl->max_play_cards != 1)
+			continue;
+		mark = memory_count(f->adapter);
+		say(f, channel, user, "!play %s", json_string_value(code));
+		assert_int_equal(table_of(f, channel)->game->nactions,
+		    nactions);
+		for (size_t l = mark; l < memory_count(f->adapter); l++) {
+			const struct memory_line *line =
+			    memory_line(f->adapter, l);
+
+			if (line->channel != NULL) {
+				assert_string_equal(line->text, "Not allowed; "
+				    "I have told you why privately.");
+			} else {
+				assert_string_equal(line->user_id, user);
+			}
+		}
+		assert_true(count_since(f, mark, "is not allowed now") == 1);
+		break;
+	}
+	json_decref(view);
+}
+
 /*
  * Plays until the game ends: people act by commands (privately in
  * simultaneous phases, otherwise in the channel, in a varying order),
@@ -304,6 +361,9 @@ play_out(struct fx *f, const char *channel, int pick)
 			char user[64];
 
 			assert_true(k > 0);
+			if (phase == PHASE_PLAY && typed % 3 == 0)
+				try_illegal(f, channel, table, human, legal,
+				    k);
 			action_command(table, &legal[(pick * 7 + typed) % k],
 			    cmd, sizeof(cmd));
 			snprintf(user, sizeof(user), "%s", id);
@@ -1134,6 +1194,341 @@ test_admin(void **state)
 	assert_int_equal(bot_game_count(f->bot), 0);
 }
 
+/* The first legal move of whoever acts first at channel, typed by them. */
+static void
+act_first(struct fx *f, const char *channel)
+{
+	struct table *table = table_of(f, channel);
+	int acting[GAME_MAX_SEATS];
+	struct action legal[GAME_MAX_ACTIONS];
+	char cmd[64];
+
+	table->impl->to_act(table->game->state, acting);
+	table->impl->legal(table->game->state, acting[0], legal,
+	    GAME_MAX_ACTIONS);
+	action_command(table, &legal[0], cmd, sizeof(cmd));
+	say(f, channel, table->seats[acting[0]].user_id, "!%s", cmd);
+}
+
+
+/*
+ * What a stored change makes the bot say is kept until the medium reports
+ * it sent: after a crash before that, it goes out again first, in order,
+ * under the same outbox ids; once reported, never again.
+ */
+static void
+test_outbox_after_crash(void **state)
+{
+	struct fx *f = *state;
+	char *held[64];
+	uint64_t ids[64];
+	int nheld = 0;
+	size_t mark;
+
+	seat_three(f, "#o", "wizard");
+	say(f, "#o", "alice", "!start");
+	memory_hold(f->adapter, 1);
+	mark = memory_count(f->adapter);
+	act_first(f, "#o");
+	for (size_t i = mark; i < memory_count(f->adapter) && nheld < 64;
+	    i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		assert_true(l->id != 0);
+		assert_string_equal(l->flow, "#o");
+		held[nheld] = strdup(l->text);
+		ids[nheld++] = l->id;
+	}
+	assert_true(nheld > 0);
+	/* The crash: the lines were handed over but never confirmed. */
+	fx_restart(f, 0);
+	assert_true(memory_count(f->adapter) >= (size_t)nheld);
+	for (int i = 0; i < nheld; i++) {
+		const struct memory_line *l = memory_line(f->adapter,
+		    (size_t)i);
+
+		assert_string_equal(l->text, held[i]);
+		assert_true(l->id == ids[i]);
+	}
+	assert_int_equal(bot_restore(f->bot), 1);
+	assert_true(sent_since(f, (size_t)nheld, "#o", "resumes"));
+	/* Reported sent this time: a second crash repeats none of them. */
+	fx_restart(f, 0);
+	for (size_t i = 0; i < memory_count(f->adapter); i++)
+		for (int k = 0; k < nheld; k++)
+			assert_true(memory_line(f->adapter, i)->id != ids[k]);
+	for (int i = 0; i < nheld; i++)
+		free(held[i]);
+}
+
+/*
+ * A change whose commit fails is not said: the table is what the store
+ * holds, the channel is told once, and the same command works once the
+ * store does.  A computer's move that cannot be stored is retried, more
+ * slowly each time, and the game goes on when the store is back.
+ */
+static void
+test_commit_fails(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int before;
+	size_t mark;
+
+	seat_three(f, "#f", "wizard");
+	say(f, "#f", "alice", "!start");
+	table = table_of(f, "#f");
+	before = table->game->nactions;
+	mark = memory_count(f->adapter);
+	store_fail_commits(f->store, 1);
+	act_first(f, "#f");
+	table = table_of(f, "#f");
+	assert_non_null(table);
+	assert_int_equal(table->game->nactions, before);
+	assert_int_equal(count_since(f, mark, "so it did not happen"), 1);
+	/* Only the refusal: nothing of the move was said. */
+	assert_int_equal(memory_count(f->adapter), mark + 1);
+	act_first(f, "#f");
+	assert_int_equal(table_of(f, "#f")->game->nactions, before + 1);
+
+	/* A table of computers, but for alice, whose turn comes later. */
+	say(f, "#g", "alice", "!join");
+	say(f, "#g", "alice", "!addbot");
+	say(f, "#g", "alice", "!addbot");
+	say(f, "#g", "alice", "!start");
+	table = table_of(f, "#g");
+	mark = memory_count(f->adapter);
+	store_fail_commits(f->store, 4);
+	for (int i = 0; i < 40 && table_of(f, "#g")->game->nactions == 0;
+	    i++)
+		loop_advance(f->loop, 1000);
+	assert_int_equal(count_since(f, mark, "so it did not happen"), 1);
+	/* 0.5 s, then 1, 2, 4 and 8 s between tries: about 16 s. */
+	assert_true(table_of(f, "#g")->game->nactions > 0);
+
+	/*
+	 * The store deleted under the bot: the next write finds out, every
+	 * running table is told once, and nothing moves any more.
+	 */
+	table = table_of(f, "#g");
+	assert_int_equal(unlink(f->path), 0);
+	mark = memory_count(f->adapter);
+	for (int i = 0; i < 30; i++)
+		loop_advance(f->loop, 1000);
+	before = table_of(f, "#g")->game->nactions;
+	loop_advance(f->loop, 120 * 1000);
+	assert_int_equal(table_of(f, "#g")->game->nactions, before);
+	assert_int_equal(count_since(f, mark, "can no longer save"), 2);
+	assert_int_equal(bot_check_store(f->bot), -1);
+	assert_int_equal(count_since(f, mark, "can no longer save"), 2);
+}
+
+/*
+ * What people are told about refusals and their own cards: whose turn it
+ * is (public), never their own card under clairvoyance, and under secret
+ * always their own bid, even one a computer made for them.
+ */
+static void
+test_private_words(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int acting[GAME_MAX_SEATS], other;
+	const char *own, *user;
+	json_t *view;
+
+	seat_three(f, "#cv", "wizard");
+	say(f, "#cv", "alice", "!option clairvoyance");
+	say(f, "#cv", "alice", "!start");
+	table = table_of(f, "#cv");
+	for (int guard = 0; guard < 10 &&
+	    table->impl->phase(table->game->state) != PHASE_PLAY; guard++)
+		act_first(f, "#cv");
+	assert_int_equal(table->impl->phase(table->game->state), PHASE_PLAY);
+	table->impl->to_act(table->game->state, acting);
+	other = (acting[0] + 1) % table->nseats;
+	user = table->seats[acting[0]].user_id;
+	/* The one card the acting player cannot see, as another sees it. */
+	view = table->impl->view(table->game->state, other);
+	own = json_string_value(json_array_get(json_object_get(json_object_get(
+	    view, "others"), (char[]){ (char)('0' + acting[0]), 0 }), 0));
+	assert_non_null(own);
+	for (size_t i = 0; i < memory_count(f->adapter); i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		if (l->channel == NULL && strcmp(l->user_id, user) == 0)
+			assert_null(strstr(l->text, own));
+	}
+	assert_non_null(strstr(last_to(f, NULL, user), "play plays it"));
+	/* Out of turn: whose turn it is, nothing else. */
+	say(f, "#cv", table->seats[other].user_id, "!play");
+	{
+		char expect[128];
+
+		snprintf(expect, sizeof(expect), "It is not your turn: %s to "
+		    "act.", table->seats[acting[0]].name);
+		assert_string_equal(last_to(f, "#cv", NULL), expect);
+	}
+	json_decref(view);
+
+	/* secret: every bid, even one made for a player, shown to them. */
+	seat_three(f, "#sb", "wizard");
+	say(f, "#sb", "alice", "!option secret");
+	say(f, "#sb", "alice", "!start");
+	table = table_of(f, "#sb");
+	say(f, NULL, "bob", "bid 0");
+	loop_advance(f->loop, 121 * 1000);
+	assert_true(table->impl->phase(table->game->state) != PHASE_BID_SIMULTANEOUS);
+	say(f, NULL, "alice", "hand #sb");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "your bid: "));
+	say(f, NULL, "bob", "hand #sb");
+	assert_non_null(strstr(last_to(f, NULL, "bob"), "your bid: 0"));
+	assert_null(strstr(last_to(f, "#sb", NULL), "your bid"));
+}
+
+/*
+ * A lobby belongs to the people seated at it: bystanders cannot change its
+ * game, options, language or computers, closing it takes a majority, and
+ * option values are read strictly.  A room's moderator is an admin of the
+ * table, not of the bot.
+ */
+static void
+test_lobby_steering(void **state)
+{
+	struct fx *f = *state;
+	char zeros[80];
+
+	/* Nobody seated yet: anyone may choose; then only the seated. */
+	say(f, "#l", "mallory", "!game sticheln");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "Sticheln"));
+	say(f, "#l", "alice", "!join");
+	say(f, "#l", "bob", "!join");
+	say(f, "#l", "mallory", "!game wizard");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "Only the people "
+	    "seated"));
+	say(f, "#l", "mallory", "!addbot");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "Only the people "
+	    "seated"));
+	say(f, "#l", "mallory", "!lang ja");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "Only the people "
+	    "seated"));
+	assert_string_equal(table_of(f, "#l")->impl->name, "sticheln");
+	assert_int_equal(table_of(f, "#l")->nseats, 2);
+	say(f, "#l", "bob", "!game wizard");
+	assert_string_equal(table_of(f, "#l")->impl->name, "wizard");
+
+	/* Strict values: digits in range, nothing cut. */
+	say(f, "#l", "alice", "!option rounds=0");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "from 1 to"));
+	say(f, "#l", "alice", "!option rounds=+5");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "from 1 to"));
+	memset(zeros, '0', sizeof(zeros));
+	memcpy(zeros, "rounds=", 7);
+	zeros[sizeof(zeros) - 2] = '5';
+	zeros[sizeof(zeros) - 1] = '\0';
+	say(f, "#l", "alice", "!option %s", zeros);
+	assert_non_null(strstr(last_to(f, "#l", NULL), "at most"));
+	say(f, "#l", "alice", "!option rounds=5");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "rounds=5"));
+
+	/* Closing: one vote of two is not enough; the second closes it. */
+	say(f, "#l", "alice", "!stop");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "votes to close"));
+	assert_non_null(table_of(f, "#l"));
+	say(f, "#l", "mallory", "!stop");
+	assert_non_null(table_of(f, "#l"));
+	say(f, "#l", "bob", "!stop");
+	assert_null(table_of(f, "#l"));
+
+	/* A room moderator steers and stops, but cannot reload the bot. */
+	memory_room_admin(f->adapter, "#l", "mod");
+	say(f, "#l", "alice", "!join");
+	say(f, "#l", "mod", "!game birdhead");
+	assert_string_equal(table_of(f, "#l")->impl->name, "birdhead");
+	say(f, "#l", "mod", "!admin reload");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "configured admins"));
+	say(f, "#l", "mod", "!admin status");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "configured admins"));
+	say(f, "#l", "mod", "!stop");
+	assert_null(table_of(f, "#l"));
+}
+
+/*
+ * Nobody can crowd out a table: a busy table refuses commands (privately)
+ * and its computers wait instead of anything being dropped; computers
+ * never play to an empty room; a guest (no account where one is required)
+ * gets no seat; a table is reachable however many one sits at.
+ */
+static void
+test_crowding(void **state)
+{
+	struct fx *f = *state;
+	struct user guest = { .id = "eve!e@host", .name = "eve", .guest = 1 };
+	struct table *table;
+	int before;
+	size_t mark;
+
+	memory_say_as(f->adapter, "#z", &guest, "!join");
+	assert_non_null(strstr(last_to(f, "#z", NULL), "services account"));
+	assert_null(table_of(f, "#z"));
+
+	/* Busy: refused privately, computers hold, then all goes on. */
+	say(f, "#z", "alice", "!join");
+	say(f, "#z", "alice", "!addbot");
+	say(f, "#z", "alice", "!addbot");
+	say(f, "#z", "alice", "!start");
+	table = table_of(f, "#z");
+	memory_busy(f->adapter, "#z");
+	mark = memory_count(f->adapter);
+	say(f, "#z", "alice", "!status");
+	assert_int_equal(memory_count(f->adapter), mark + 1);
+	assert_null(memory_line(f->adapter, mark)->channel);
+	assert_non_null(strstr(memory_line(f->adapter, mark)->text,
+	    "a lot to say"));
+	before = table->game->nactions;
+	loop_advance(f->loop, 10 * 1000);
+	assert_int_equal(table->game->nactions, before);
+	memory_busy(f->adapter, NULL);
+	for (int i = 0; i < 20 && table->game->nactions == before; i++)
+		loop_advance(f->loop, 1000);
+	assert_true(table->game->nactions > before);
+
+	/* Alice leaves: the computers finish the trick, then wait. */
+	mark = memory_count(f->adapter);
+	say(f, "#z", "alice", "!leave");
+	loop_advance(f->loop, 60 * 1000);
+	before = table->game->nactions;
+	assert_int_equal(count_since(f, mark, "Nobody is seated"), 1);
+	loop_advance(f->loop, 600 * 1000);
+	assert_int_equal(table->game->nactions, before);
+	assert_int_equal(count_since(f, mark, "Nobody is seated"), 1);
+	/* Taking a seat resumes it; an empty room again closes it. */
+	say(f, "#z", "alice", "!back");
+	for (int i = 0; i < 20 && table->game->nactions == before; i++) {
+		int acting[GAME_MAX_SEATS];
+
+		table->impl->to_act(table->game->state, acting);
+		if (strcmp(table->seats[acting[0]].user_id, "alice") == 0)
+			act_first(f, "#z");
+		else
+			loop_advance(f->loop, 1000);
+	}
+	assert_true(table->game->nactions > before);
+	say(f, "#z", "alice", "!leave");
+	loop_advance(f->loop, 1900 * 1000);
+	assert_null(table_of(f, "#z"));
+
+	/* Seventeen tables: the last is reachable privately by name. */
+	for (int i = 0; i < 17; i++) {
+		char channel[16];
+
+		snprintf(channel, sizeof(channel), "#t%d", i);
+		say(f, channel, "bob", "!join");
+	}
+	say(f, NULL, "bob", "status #t16");
+	assert_non_null(strstr(last_to(f, NULL, "bob"), "seated"));
+}
+
 int
 main(void)
 {
@@ -1170,6 +1565,16 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crowding,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lobby_steering,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_private_words,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outbox_after_crash,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commit_fails,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_stats_after_games, setup,

@@ -10,6 +10,10 @@
  * schema is tested without the real adapters (which connect to servers).
  * Defining adapter_registry and adapter_find here keeps the linker from
  * taking adapters/registry.c out of the bot library.
+ *
+ * A reload is all or nothing: bot_configure() with a file that fails on
+ * its last network (an init() that fails, a type that changes) leaves
+ * the networks, channels, admins and settings as they were.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,8 +28,12 @@
 #include <cmocka.h>
 
 #include "adapter.h"
+#include "bot.h"
 #include "cfg.h"
 #include "config.h"
+#include "internal.h"
+#include "loop.h"
+#include "store.h"
 
 /* A fake adapter's init(): knows "host" and a password file. */
 static int
@@ -33,7 +41,7 @@ fake_init(struct adapter *adapter, const json_t *config, const char *path,
     char *err, size_t errlen)
 {
 	static const char *const keys[] = { "host", "password_file", NULL };
-	const char *host;
+	const char *host = NULL;
 	char *password = NULL;
 
 	(void)adapter;
@@ -44,6 +52,11 @@ fake_init(struct adapter *adapter, const json_t *config, const char *path,
 	    errlen) < 0)
 		return -1;
 	cfg_secret_free(password);
+	/* What a real adapter's init() may still refuse, e.g. a bad URL. */
+	if (host != NULL && strcmp(host, "fail") == 0) {
+		snprintf(err, errlen, "%s.host: refused", path);
+		return -1;
+	}
 	return 0;
 }
 
@@ -53,11 +66,56 @@ fake_finish(struct adapter *adapter)
 	(void)adapter;
 }
 
+/* What the fake adapters were asked to do, for the reload test. */
+static char fake_done[1024];
+
+static void
+fake_note(const char *what, const struct adapter *adapter,
+    const char *channel)
+{
+	size_t len = strlen(fake_done);
+
+	snprintf(fake_done + len, sizeof(fake_done) - len, "%s %s %s\n",
+	    what, adapter->network, channel);
+}
+
+static int
+fake_start(struct adapter *adapter)
+{
+	fake_note("start", adapter, "-");
+	return 0;
+}
+
+static void
+fake_stop(struct adapter *adapter, const char *goodbye)
+{
+	(void)adapter;
+	(void)goodbye;
+}
+
+static int
+fake_join(struct adapter *adapter, const char *channel)
+{
+	fake_note("join", adapter, channel);
+	return 0;
+}
+
+static int
+fake_part(struct adapter *adapter, const char *channel)
+{
+	fake_note("part", adapter, channel);
+	return 0;
+}
+
 static const struct adapter_impl fake_irc = {
 	.name = "irc", .init = fake_init, .finish = fake_finish,
+	.start = fake_start, .stop = fake_stop, .join = fake_join,
+	.part = fake_part,
 };
 static const struct adapter_impl fake_matrix = {
 	.name = "matrix", .init = fake_init, .finish = fake_finish,
+	.start = fake_start, .stop = fake_stop, .join = fake_join,
+	.part = fake_part,
 };
 static const struct adapter_impl fake_memory = {
 	.name = "memory", .init = fake_init, .finish = fake_finish,
@@ -665,7 +723,16 @@ test_network_errors(void **unused)
 	parse_fails("{\"networks\": [{\"name\": \"a\", \"type\": \"irc\"}, "
 	    "{\"name\": \"b\", \"type\": \"irx\"}]}",
 	    "networks[1].type: unknown adapter \"irx\" (known: \"irc\", "
-	    "\"matrix\", \"memory\")");
+	    "\"matrix\")");
+	/* The test adapters exist, for code, but not for files. */
+	parse_fails("{\"networks\": [{\"name\": \"a\", \"type\": \"irc\"}, "
+	    "{\"name\": \"b\", \"type\": \"memory\"}]}",
+	    "networks[1].type: \"memory\" is for tests and the terminal "
+	    "only, not for a configuration (use one of \"irc\", \"matrix\")");
+	assert_non_null(adapter_find("memory"));
+	assert_null(config_adapter_find("memory"));
+	assert_null(config_adapter_find("console"));
+	assert_ptr_equal(config_adapter_find("irc"), &fake_irc);
 	parse_fails("{\"networks\": [{\"name\": \"a\", \"type\": \"irc\"}, "
 	    "{\"name\": \"b\", \"type\": \"irc\"}, "
 	    "{\"name\": \"a\", \"type\": \"matrix\"}]}",
@@ -792,7 +859,7 @@ test_load(void **unused)
 
 	(void)unused;
 	path = write_file("good.json", "{\n  \"grace\": 30,\n"
-	    "  \"networks\": [{\"name\": \"n\", \"type\": \"memory\"}]\n}\n");
+	    "  \"networks\": [{\"name\": \"n\", \"type\": \"irc\"}]\n}\n");
 	config = config_load(path, err, sizeof(err));
 	assert_non_null(config);
 	assert_int_equal(config->grace, 30);
@@ -812,7 +879,7 @@ test_load(void **unused)
 	assert_string_equal(err, expect);
 
 	path = write_file("bad.json", "{\"networks\": [{\"name\": \"n\","
-	    " \"type\": \"memory\"}], \"grace\": -1}");
+	    " \"type\": \"irc\"}], \"grace\": -1}");
 	assert_null(config_load(path, err, sizeof(err)));
 	snprintf(expect, sizeof(expect), "%s: grace: expected an integer "
 	    "0-3600", path);
@@ -867,6 +934,123 @@ test_network_secret(void **unused)
 	config_destroy(config);
 }
 
+/* The bot's networks and channels with what a reload may change. */
+static void
+bot_state(struct bot *bot, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < bot->nnetworks && n < len; i++) {
+		struct network *net = bot->networks[i];
+
+		n += (size_t)snprintf(buf + n, len - n, "%s %s admins=%s "
+		    "game=%s;", net->adapter.network, net->adapter.impl->name,
+		    net->nadmins > 0 ? net->admins[0] : "-",
+		    net->defaults.game);
+	}
+	for (int c = 0; c < bot->nchannels && n < len; c++) {
+		struct channel *ch = bot->channels[c];
+
+		n += (size_t)snprintf(buf + n, len - n, " %s/%s game=%s "
+		    "timer=%d configured=%d joined=%d;",
+		    ch->network->adapter.network, ch->name, ch->settings.game,
+		    ch->settings.turn_timer, ch->configured, ch->joined);
+	}
+}
+
+/* Runs bot_configure() with text; returns its result, err filled. */
+static int
+configure_text(struct bot *bot, const char *text, char *err, size_t errlen)
+{
+	struct config *config = parse_ok(text);
+	int rc;
+
+	err[0] = '\0';
+	rc = bot_configure(bot, config, err, errlen);
+	config_destroy(config);
+	return rc;
+}
+
+#define RELOAD_N1(channels, admin, game) "{\"name\": \"n1\", " \
+	"\"type\": \"irc\", \"host\": \"a\", \"admins\": [\"" admin "\"], " \
+	"\"defaults\": {\"game\": \"" game "\"}, \"channels\": [" channels "]}"
+#define RELOAD_N2 "{\"name\": \"n2\", \"type\": \"matrix\", " \
+	"\"channels\": [\"!r:localhost\"]}"
+
+/*
+ * A reload that fails on its last network changes nothing: not the
+ * earlier networks' admins and defaults, not their channels (none
+ * added, joined or left), and no network is added; the error names the
+ * network.  The same file without the fault is then applied whole.
+ */
+static void
+test_reload_all_or_nothing(void **unused)
+{
+	char before[2048], after[2048], err[512];
+	struct loop *loop;
+	struct store *store;
+	struct bot *bot;
+
+	(void)unused;
+	loop = loop_create(1);
+	store = store_open(":memory:", err, sizeof(err));
+	assert_non_null(loop);
+	assert_non_null(store);
+	bot = bot_create(loop, store, NULL, err, sizeof(err));
+	assert_non_null(bot);
+	assert_int_equal(configure_text(bot, "{\"networks\": [" RELOAD_N1(
+	    "\"#one\", {\"name\": \"#gone\", \"turn_timer\": 30}",
+	    "account:x", "wizard") ", " RELOAD_N2 "]}", err, sizeof(err)), 0);
+	fake_done[0] = '\0';
+	assert_int_equal(bot_start(bot), 0);
+	assert_non_null(strstr(fake_done, "join n1 #one"));
+	assert_non_null(strstr(fake_done, "join n2 !r:localhost"));
+	bot_state(bot, before, sizeof(before));
+
+	/* The last network's adapter refuses its configuration. */
+	fake_done[0] = '\0';
+	assert_int_equal(configure_text(bot, "{\"networks\": [" RELOAD_N1(
+	    "\"#one\", \"#two\"", "account:y", "sticheln") ", " RELOAD_N2
+	    ", {\"name\": \"n3\", \"type\": \"irc\", \"host\": \"fail\"}]}",
+	    err, sizeof(err)), -1);
+	assert_string_equal(err, "networks[2].host: refused");
+	bot_state(bot, after, sizeof(after));
+	assert_string_equal(after, before);
+	assert_string_equal(fake_done, "");
+
+	/* The last network changes its type. */
+	assert_int_equal(configure_text(bot, "{\"networks\": [" RELOAD_N1(
+	    "\"#two\"", "account:y", "sticheln") ", {\"name\": \"n2\", "
+	    "\"type\": \"irc\", \"channels\": [\"#x\"]}]}", err,
+	    sizeof(err)), -1);
+	assert_string_equal(err, "networks[1].type: a running network cannot "
+	    "change its type (\"n2\" is matrix); restart the bot for that");
+	bot_state(bot, after, sizeof(after));
+	assert_string_equal(after, before);
+	assert_string_equal(fake_done, "");
+
+	/* Without the fault the file is applied, all of it. */
+	assert_int_equal(configure_text(bot, "{\"networks\": [" RELOAD_N1(
+	    "\"#one\", \"#two\"", "account:y", "sticheln") ", " RELOAD_N2
+	    ", {\"name\": \"n3\", \"type\": \"irc\", \"host\": \"b\", "
+	    "\"channels\": [\"#three\"]}]}", err, sizeof(err)), 0);
+	bot_state(bot, after, sizeof(after));
+	assert_string_equal(after, "n1 irc admins=account:y game=sticheln;"
+	    "n2 matrix admins=- game=wizard;n3 irc admins=- game=wizard;"
+	    " n1/#one game=sticheln timer=120 configured=1 joined=1;"
+	    " n1/#gone game=wizard timer=30 configured=0 joined=0;"
+	    " n2/!r:localhost game=wizard timer=120 configured=1 joined=1;"
+	    " n1/#two game=sticheln timer=120 configured=1 joined=1;"
+	    " n3/#three game=wizard timer=120 configured=1 joined=1;");
+	assert_non_null(strstr(fake_done, "part n1 #gone"));
+	assert_non_null(strstr(fake_done, "start n3 -"));
+	bot_stop(bot, NULL);
+	bot_destroy(bot);
+	store_close(store);
+	loop_destroy(loop);
+}
+
 int
 main(void)
 {
@@ -888,6 +1072,7 @@ main(void)
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_network_secret),
 		cmocka_unit_test(test_example),
+		cmocka_unit_test(test_reload_all_or_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);

@@ -15,12 +15,14 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "log.h"
 #include "store.h"
 #include "testutil.h"
 #include "wizard.h"
@@ -52,7 +54,7 @@ static void
 temp_remove(struct temp *t)
 {
 	static const char *const suffixes[] = { "", "-wal", "-shm",
-	    "-journal" };
+	    "-journal", ".lock", ".other" };
 	char name[320];
 
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
@@ -339,8 +341,8 @@ collect_lobby(const char *network, const char *channel, const char *lobby,
 /*
  * Lobbies: put replaces a channel's lobby, delete removes it (and is fine
  * when there is none), each lists them in order and counts the ones its
- * callback took.  A store of schema version 1 (before lobbies) is
- * migrated on open and keeps its games.
+ * callback took.  A store of schema version 1 (before lobbies and the
+ * damaged column) is migrated on open and keeps its games.
  */
 static void
 test_lobbies(void **unused)
@@ -385,8 +387,8 @@ test_lobbies(void **unused)
 	store_close(store);
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE lobbies;"
-	    " DROP TABLE outbox; PRAGMA user_version = 1", NULL, NULL, NULL),
-	    SQLITE_OK);
+	    " DROP TABLE outbox; ALTER TABLE games DROP COLUMN damaged;"
+	    " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	store = open_store(t.path);
 	memset(&seen, 0, sizeof(seen));
@@ -396,7 +398,8 @@ test_lobbies(void **unused)
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
 	assert_string_equal(buf, "3");
-	raw_query(db, "SELECT count(*) FROM games WHERE channel = '#old'", buf,
+	raw_query(db, "SELECT count(*) FROM games WHERE channel = '#old'"
+	    " AND damaged IS NULL", buf,
 	    sizeof(buf));
 	assert_string_equal(buf, "1");
 	sqlite3_close(db);
@@ -1262,6 +1265,379 @@ test_batch_outbox(void **unused)
 	temp_remove(&t);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Faults: the lock, a store deleted or replaced, damaged games, modes. */
+
+/* Log lines captured while a test runs, one after another. */
+static char captured[8192];
+
+static void
+capture_line(enum log_level level, const char *line, void *arg)
+{
+	size_t len = strlen(captured);
+
+	(void)arg;
+	snprintf(captured + len, sizeof(captured) - len, "%s %s\n",
+	    level == LOG_LEVEL_ERROR ? "error" : "other", line);
+}
+
+static void
+capture_start(void)
+{
+	captured[0] = '\0';
+	log_capture(capture_line, NULL);
+}
+
+/* Begins a short Wizard game at place, with a few actions stored. */
+static int64_t
+stored_game(struct store *store, const char *channel, uint64_t seed,
+    struct game **live_out)
+{
+	const struct store_place place = { "libera", channel };
+	struct store_seat seats[GAME_MAX_SEATS];
+	struct game *src, *live;
+	struct rng rng;
+	int64_t id;
+
+	rng_seed(&rng, seed);
+	src = random_wizard(&rng, 3, 0, 6);
+	live = game_create(src->impl, &src->setup, src->players, NULL, 0);
+	assert_non_null(live);
+	default_seats(live, 0, seats);
+	id = store_game_begin(store, &place, live, seed, seats, 3);
+	assert_true(id > 0);
+	for (int i = 0; i < src->nactions; i++) {
+		assert_int_equal(feed_deals(store, id, live, src, 0), 0);
+		assert_int_equal(game_apply(live, &src->actions[i], NULL, 0),
+		    0);
+		assert_int_equal(store_action(store, id, i, live), 0);
+	}
+	/* The caller stores the next action, after the src's last. */
+	game_destroy(src);
+	*live_out = live;
+	return id;
+}
+
+/*
+ * One process per store: a second store_open_locked() is refused with
+ * the holder's pid, in this process (flock(2) locks belong to the open
+ * file, so two opens conflict) and in another one; readers still open
+ * the store beside it; the lock is gone with the holder.
+ */
+static void
+test_lock(void **unused)
+{
+	char err[512], lock[320], buf[64], want[64];
+	struct store *store, *reader, *again;
+	struct stat st;
+	struct temp t;
+	pid_t child;
+	int status, fds[2];
+	char answer;
+	FILE *f;
+
+	(void)unused;
+	temp_store(&t);
+	store = store_open_locked(t.path, err, sizeof(err));
+	assert_non_null(store);
+	snprintf(lock, sizeof(lock), "%s.lock", t.path);
+	assert_int_equal(stat(lock, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	f = fopen(lock, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_int_equal(atol(buf), (long)getpid());
+
+	err[0] = '\0';
+	assert_null(store_open_locked(t.path, err, sizeof(err)));
+	snprintf(want, sizeof(want), "(pid %ld)", (long)getpid());
+	assert_non_null(strstr(err, want));
+	assert_non_null(strstr(err, lock));
+	assert_non_null(strstr(err, t.path));
+
+	/*
+	 * Another process is refused the same way.  The child answers
+	 * through a pipe and waits for the parent's SIGKILL, as in
+	 * test_crash_safety(), so that what it inherited is not reported as
+	 * its leak (valgrind checks a process that exits or signals itself).
+	 */
+	assert_int_equal(pipe(fds), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		char cerr[512] = "";
+		struct store *s = store_open_locked(t.path, cerr,
+		    sizeof(cerr));
+		char reply = s == NULL && strstr(cerr, want) != NULL ?
+		    'y' : 'n';
+
+		if (write(fds[1], &reply, 1) != 1)
+			reply = 'n';
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &answer, 1), 1);
+	close(fds[0]);
+	kill(child, SIGKILL);
+	assert_int_equal(answer, 'y');
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFSIGNALED(status));
+
+	/* Readers (export) are not locked out and see what was written. */
+	assert_int_equal(store_kv_set(store, "k", "v"), 0);
+	reader = open_store(t.path);
+	{
+		char *v = store_kv_get(reader, "k");
+
+		assert_non_null(v);
+		assert_string_equal(v, "v");
+		free(v);
+	}
+	store_close(reader);
+	assert_int_equal(store_kv_set(store, "k", "w"), 0);
+	store_close(store);
+
+	/* Closed (or dead), the holder lets the next one in. */
+	again = store_open_locked(t.path, err, sizeof(err));
+	assert_non_null(again);
+	store_close(again);
+	temp_remove(&t);
+}
+
+/*
+ * A store deleted under the bot: the next write fails, the store is
+ * failed from then on (every later write too), and the log says why once.
+ */
+static void
+test_deleted_detected(void **unused)
+{
+	struct store *store;
+	struct game *live;
+	struct temp t;
+	int64_t id;
+
+	(void)unused;
+	temp_store(&t);
+	store = store_open_locked(t.path, NULL, 0);
+	assert_non_null(store);
+	id = stored_game(store, "#del", 3, &live);
+	assert_null(store_failed(store));
+	assert_int_equal(store_check(store), 0);
+
+	capture_start();
+	assert_int_equal(unlink(t.path), 0);
+	assert_int_equal(store_game_end(store, id, NULL), -1);
+	log_capture(NULL, NULL);
+	assert_non_null(store_failed(store));
+	assert_non_null(strstr(store_failed(store), "deleted"));
+	assert_non_null(strstr(captured, "deleted"));
+	assert_non_null(strstr(captured, t.path));
+	/* The write's own line names the game and its place. */
+	assert_non_null(strstr(captured, "game 1 (libera #del): not stored"));
+	assert_int_equal(store_check(store), -1);
+	assert_int_equal(store_kv_set(store, "k", "v"), -1);
+	assert_int_equal(store_lobby_put(store, "libera", "#a", "{}"), -1);
+	store_close(store);
+	game_destroy(live);
+	temp_remove(&t);
+}
+
+/*
+ * A store replaced under the bot (a restored backup renamed over it): the
+ * next write fails and nothing reaches either file.
+ */
+static void
+test_replaced_detected(void **unused)
+{
+	char other[320], buf[64];
+	struct store *store, *fresh;
+	struct game *live;
+	struct temp t;
+	sqlite3 *db;
+
+	(void)unused;
+	temp_store(&t);
+	store = store_open(t.path, NULL, 0);
+	assert_non_null(store);
+	(void)stored_game(store, "#rep", 4, &live);
+	snprintf(other, sizeof(other), "%s.other", t.path);
+	fresh = open_store(other);
+	store_close(fresh);
+	capture_start();
+	assert_int_equal(rename(other, t.path), 0);
+	assert_int_equal(store_kv_set(store, "after", "x"), -1);
+	log_capture(NULL, NULL);
+	assert_non_null(strstr(store_failed(store), "replaced"));
+	assert_non_null(strstr(captured, "replaced"));
+	store_close(store);
+	/* The file now at the path never got the write. */
+	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
+	raw_query(db, "SELECT count(*) FROM kv", buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	sqlite3_close(db);
+	game_destroy(live);
+	temp_remove(&t);
+}
+
+/* Counts the ids fn saw; see test_damaged_set_aside(). */
+static int
+count_ids(const struct store_game *game, void *arg)
+{
+	int64_t *ids = arg;
+
+	ids[++ids[0]] = game->id;
+	return 0;
+}
+
+static int
+keep_raw(const json_t *raw, void *arg)
+{
+	json_t **out = arg;
+
+	/* The last one seen: the games come oldest first. */
+	json_decref(*out);
+	*out = json_deep_copy(raw);
+	return 0;
+}
+
+/*
+ * A game whose rows cannot be read is set aside at start-up (logged with
+ * its id and place) while the other games load; it stays in the store,
+ * raw, and is not listed as running again.
+ */
+static void
+test_damaged_set_aside(void **unused)
+{
+	struct store *store;
+	struct game *a, *b, *c;
+	int64_t ida, idb, idc, ids[8] = { 0 };
+	json_t *raw = NULL;
+	struct temp t;
+	char buf[128];
+	sqlite3 *db;
+
+	(void)unused;
+	temp_store(&t);
+	store = open_store(t.path);
+	ida = stored_game(store, "#a", 5, &a);
+	idb = stored_game(store, "#b", 6, &b);
+	idc = stored_game(store, "#c", 7, &c);
+	store_close(store);
+	/* b's second action is no longer JSON; c's setup is not a list. */
+	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
+	snprintf(buf, sizeof(buf), "UPDATE actions SET action = '{\"seat\":'"
+	    " WHERE game_id = %lld AND idx = 1", (long long)idb);
+	assert_int_equal(sqlite3_exec(db, buf, NULL, NULL, NULL), SQLITE_OK);
+	snprintf(buf, sizeof(buf), "UPDATE games SET players = '7' WHERE"
+	    " id = %lld", (long long)idc);
+	assert_int_equal(sqlite3_exec(db, buf, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	store = open_store(t.path);
+	capture_start();
+	assert_int_equal(store_each_running(store, count_ids, ids), 0);
+	log_capture(NULL, NULL);
+	assert_int_equal(ids[0], 1);
+	assert_int_equal(ids[1], ida);
+	assert_non_null(strstr(captured, "error store: game 2 (libera #b): "
+	    "action 1 is damaged"));
+	assert_non_null(strstr(captured, "game 2 (libera #b): set aside"));
+	assert_non_null(strstr(captured, "game 3 (libera #c): the stored "
+	    "setup is damaged"));
+	assert_null(store_failed(store));
+
+	/* Set aside for good: the next start neither lists nor logs them. */
+	memset(ids, 0, sizeof(ids));
+	capture_start();
+	assert_int_equal(store_each_running(store, count_ids, ids), 0);
+	log_capture(NULL, NULL);
+	assert_int_equal(ids[0], 1);
+	assert_string_equal(captured, "");
+
+	/* The rows are kept as they were, for repair. */
+	assert_int_equal(store_each_damaged(store, keep_raw, &raw), 0);
+	assert_non_null(raw);
+	assert_int_equal(json_integer_value(json_object_get(raw, "id")), idc);
+	assert_string_equal(json_string_value(json_object_get(raw,
+	    "players")), "7");
+	json_decref(raw);
+	raw = NULL;
+	/* A game that reads but does not replay is set aside by the caller. */
+	assert_int_equal(store_game_damaged(store, ida, "action 0 is "
+	    "illegal"), 0);
+	assert_int_equal(store_game_damaged(store, ida, "again"), -1);
+	memset(ids, 0, sizeof(ids));
+	assert_int_equal(store_each_running(store, count_ids, ids), 0);
+	assert_int_equal(ids[0], 0);
+	store_close(store);
+
+	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
+	raw_query(db, "SELECT group_concat(id || ':' || damaged, '|') FROM"
+	    " (SELECT id, damaged FROM games ORDER BY id)", buf, sizeof(buf));
+	assert_string_equal(buf, "1:action 0 is illegal|2:action 1 is "
+	    "damaged|3:the stored setup is damaged");
+	raw_query(db, "SELECT action FROM actions WHERE game_id = 2 AND"
+	    " idx = 1", buf, sizeof(buf));
+	assert_string_equal(buf, "{\"seat\":");
+	sqlite3_close(db);
+	game_destroy(a);
+	game_destroy(b);
+	game_destroy(c);
+	temp_remove(&t);
+}
+
+/* The mode bits of path, or -1 when it does not exist. */
+static int
+mode_of(const char *path, const char *suffix)
+{
+	char name[320];
+	struct stat st;
+
+	snprintf(name, sizeof(name), "%s%s", path, suffix);
+	return stat(name, &st) == 0 ? (int)(st.st_mode & 0777) : -1;
+}
+
+/*
+ * The store, its WAL and its shared memory are the owner's alone, whatever
+ * the umask; a store an older stichbot left readable is made private.
+ */
+static void
+test_permissions(void **unused)
+{
+	struct store *store;
+	struct temp t;
+	mode_t mask;
+	FILE *f;
+
+	(void)unused;
+	mask = umask(0);
+	temp_store(&t);
+	store = open_store(t.path);
+	assert_int_equal(store_kv_set(store, "k", "v"), 0);
+	assert_int_equal(mode_of(t.path, ""), 0600);
+	assert_int_equal(mode_of(t.path, "-wal"), 0600);
+	assert_int_equal(mode_of(t.path, "-shm"), 0600);
+	store_close(store);
+	temp_remove(&t);
+
+	temp_store(&t);
+	f = fopen(t.path, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(chmod(t.path, 0666), 0);
+	store = open_store(t.path);
+	assert_int_equal(store_kv_set(store, "k", "v"), 0);
+	assert_int_equal(mode_of(t.path, ""), 0600);
+	assert_int_equal(mode_of(t.path, "-wal"), 0600);
+	assert_int_equal(mode_of(t.path, "-shm"), 0600);
+	store_close(store);
+	temp_remove(&t);
+	umask(mask);
+}
+
 int
 main(void)
 {
@@ -1279,6 +1655,11 @@ main(void)
 		cmocka_unit_test(test_lobbies),
 		cmocka_unit_test(test_batch_outbox),
 		cmocka_unit_test(test_crash_safety),
+		cmocka_unit_test(test_lock),
+		cmocka_unit_test(test_deleted_detected),
+		cmocka_unit_test(test_replaced_detected),
+		cmocka_unit_test(test_damaged_set_aside),
+		cmocka_unit_test(test_permissions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -846,8 +846,14 @@ test_rounds_shortens_any_schedule(void **unused)
 	assert_int_equal(wizard_game.validate_options(&o, 4, err, sizeof(err)),
 	    -1);
 	assert_non_null(strstr(err, "rounds"));
+	/* A value is in range; "off" switches it off. */
 	assert_int_equal(game_option_set(&wizard_game, &o, "rounds=0", err,
-	    sizeof(err)), 0);   /* 0 switches it off */
+	    sizeof(err)), -1);
+	assert_int_equal(game_option_set(&wizard_game, &o, "rounds=+5", err,
+	    sizeof(err)), -1);
+	assert_int_equal(game_option_set(&wizard_game, &o, "rounds=off", err,
+	    sizeof(err)), 0);
+	assert_int_equal(o.value[WIZARD_OPT_ROUNDS], 0);
 	assert_int_equal(game_option_set(&wizard_game, &o, "rounds=21", err,
 	    sizeof(err)), -1);
 	assert_int_equal(game_option_set(&wizard_game, &o, "rounds", err,

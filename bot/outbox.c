@@ -1,0 +1,299 @@
+/*
+ * outbox.c - messages committed with the changes that caused them (see
+ * outbox.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "log.h"
+#include "outbox.h"
+#include "store.h"
+
+/* A message captured inside a batch. */
+struct captured {
+	char *network, *target, *flow;
+	int private_;
+	struct text text;
+};
+
+struct outbox {
+	struct store *store;
+	outbox_send_fn send;
+	void *arg;
+	int depth;
+	struct captured *msgs;
+	int nmsgs, cap;
+	/* The flows the last batch spoke for: network, channel pairs. */
+	char **failed;
+	int nfailed, failed_cap;
+	int tracked;             /* the last batch stored a change */
+};
+
+struct outbox *
+outbox_create(struct store *store, outbox_send_fn send, void *arg)
+{
+	struct outbox *outbox = calloc(1, sizeof(*outbox));
+
+	if (outbox == NULL)
+		return NULL;
+	outbox->store = store;
+	outbox->send = send;
+	outbox->arg = arg;
+	return outbox;
+}
+
+static void
+captured_clear(struct outbox *outbox)
+{
+	for (int i = 0; i < outbox->nmsgs; i++) {
+		struct captured *c = &outbox->msgs[i];
+
+		free(c->network);
+		free(c->target);
+		free(c->flow);
+		text_finish(&c->text);
+	}
+	outbox->nmsgs = 0;
+}
+
+static void
+failed_clear(struct outbox *outbox)
+{
+	for (int i = 0; i < outbox->nfailed * 2; i++)
+		free(outbox->failed[i]);
+	outbox->nfailed = 0;
+}
+
+void
+outbox_destroy(struct outbox *outbox)
+{
+	if (outbox == NULL)
+		return;
+	if (outbox->depth > 0)
+		store_batch_rollback(outbox->store);
+	captured_clear(outbox);
+	free(outbox->msgs);
+	failed_clear(outbox);
+	free(outbox->failed);
+	free(outbox);
+}
+
+int
+outbox_inside(const struct outbox *outbox)
+{
+	return outbox->depth > 0;
+}
+
+void
+outbox_enter(struct outbox *outbox)
+{
+	if (outbox->depth++ > 0)
+		return;
+	/*
+	 * Without a batch every store call still commits on its own: the
+	 * event then runs as before, its messages untracked.
+	 */
+	if (store_batch_begin(outbox->store) != 0)
+		log_error("store: cannot open a transaction; this event's "
+		    "messages are not kept");
+}
+
+/* Remembers the flows of a batch that failed, once each. */
+static void
+failed_note(struct outbox *outbox, const char *network, const char *flow)
+{
+	char *n, *f;
+
+	for (int i = 0; i < outbox->nfailed; i++)
+		if (strcmp(outbox->failed[2 * i], network) == 0 &&
+		    strcmp(outbox->failed[2 * i + 1], flow) == 0)
+			return;
+	if (array_grow((void **)&outbox->failed, &outbox->failed_cap,
+	    2 * (outbox->nfailed + 1), sizeof(*outbox->failed)) != 0)
+		return;
+	n = strdup(network);
+	f = strdup(flow);
+	if (n == NULL || f == NULL) {
+		free(n);
+		free(f);
+		return;
+	}
+	outbox->failed[2 * outbox->nfailed] = n;
+	outbox->failed[2 * outbox->nfailed + 1] = f;
+	outbox->nfailed++;
+}
+
+static void
+send_one(struct outbox *outbox, const struct captured *c, uint64_t id)
+{
+	if (outbox->send(outbox->arg, c->network, c->target, c->private_,
+	    c->flow, &c->text, id) != 0 && id != 0)
+		outbox_sent(outbox, id);
+}
+
+int
+outbox_leave(struct outbox *outbox)
+{
+	int64_t *ids = NULL;
+	int rc = 0, tracked;
+
+	if (outbox->depth == 0 || --outbox->depth > 0)
+		return 0;
+	failed_clear(outbox);
+	tracked = store_batch_changes(outbox->store) > 0;
+	if (tracked && outbox->nmsgs > 0 &&
+	    (ids = calloc((size_t)outbox->nmsgs, sizeof(*ids))) == NULL)
+		rc = -1;
+	for (int i = 0; rc == 0 && tracked && i < outbox->nmsgs; i++) {
+		struct captured *c = &outbox->msgs[i];
+		struct store_message m = {
+			.network = c->network, .target = c->target,
+			.private_ = c->private_, .flow = c->flow,
+			.body = text_str(&c->text),
+		};
+
+		if ((ids[i] = store_outbox_add(outbox->store, &m)) < 0)
+			rc = -1;
+	}
+	if (rc != 0) {
+		store_batch_rollback(outbox->store);
+	} else if (store_batch_commit(outbox->store) != 0) {
+		rc = -1;
+	}
+	outbox->tracked = tracked && rc == 0;
+	for (int i = 0; i < outbox->nmsgs; i++)
+		if (outbox->msgs[i].flow != NULL)
+			failed_note(outbox, outbox->msgs[i].network,
+			    outbox->msgs[i].flow);
+	if (rc != 0) {
+		log_error("store: a change and its %d messages were not "
+		    "stored; nothing of it is said", outbox->nmsgs);
+	} else {
+		/*
+		 * Sent in order.  The list is taken first: should a send
+		 * start another event, that one captures into a new list.
+		 */
+		struct captured *msgs = outbox->msgs;
+		int n = outbox->nmsgs;
+
+		outbox->msgs = NULL;
+		outbox->nmsgs = outbox->cap = 0;
+		for (int i = 0; i < n; i++)
+			send_one(outbox, &msgs[i], ids != NULL ?
+			    (uint64_t)ids[i] : 0);
+		for (int i = 0; i < n; i++) {
+			free(msgs[i].network);
+			free(msgs[i].target);
+			free(msgs[i].flow);
+			text_finish(&msgs[i].text);
+		}
+		free(msgs);
+		free(ids);
+		return 0;
+	}
+	captured_clear(outbox);
+	free(ids);
+	return rc;
+}
+
+int
+outbox_failed_flows(const struct outbox *outbox)
+{
+	return outbox->nfailed;
+}
+
+int
+outbox_last_stored(const struct outbox *outbox)
+{
+	return outbox->tracked;
+}
+
+const char *
+outbox_failed_network(const struct outbox *outbox, int i)
+{
+	return outbox->failed[2 * i];
+}
+
+const char *
+outbox_failed_flow(const struct outbox *outbox, int i)
+{
+	return outbox->failed[2 * i + 1];
+}
+
+void
+outbox_send(struct outbox *outbox, const char *network, const char *target,
+    int private_, const char *flow, const struct text *text)
+{
+	struct captured *c;
+
+	if (outbox->depth == 0) {
+		struct captured now = {
+			.network = (char *)network, .target = (char *)target,
+			.flow = (char *)flow, .private_ = private_,
+			.text = *text,
+		};
+
+		send_one(outbox, &now, 0);
+		return;
+	}
+	if (array_grow((void **)&outbox->msgs, &outbox->cap,
+	    outbox->nmsgs + 1, sizeof(*outbox->msgs)) != 0) {
+		log_error("out of memory: a message to %s is lost", target);
+		return;
+	}
+	c = &outbox->msgs[outbox->nmsgs];
+	memset(c, 0, sizeof(*c));
+	text_init(&c->text);
+	text_addn(&c->text, text->buf != NULL ? text->buf : "", text->len);
+	c->network = strdup(network);
+	c->target = strdup(target);
+	c->flow = flow != NULL ? strdup(flow) : NULL;
+	c->private_ = private_;
+	if (c->network == NULL || c->target == NULL ||
+	    (flow != NULL && c->flow == NULL) || c->text.failed) {
+		free(c->network);
+		free(c->target);
+		free(c->flow);
+		text_finish(&c->text);
+		log_error("out of memory: a message to %s is lost", target);
+		return;
+	}
+	outbox->nmsgs++;
+}
+
+void
+outbox_sent(struct outbox *outbox, uint64_t id)
+{
+	if (id == 0)
+		return;
+	if (store_outbox_sent(outbox->store, (int64_t)id) != 0)
+		log_error("out of memory: message %llu may be sent again "
+		    "after a restart", (unsigned long long)id);
+}
+
+static void
+load_one(const struct store_message *msg, void *arg)
+{
+	struct outbox *outbox = arg;
+	struct captured c = {
+		.network = (char *)msg->network, .target = (char *)msg->target,
+		.flow = (char *)msg->flow, .private_ = msg->private_,
+	};
+
+	text_init(&c.text);
+	text_add(&c.text, msg->body);
+	send_one(outbox, &c, (uint64_t)msg->id);
+	text_finish(&c.text);
+}
+
+int
+outbox_load(struct outbox *outbox)
+{
+	int n = store_each_outbox(outbox->store, load_one, outbox);
+
+	if (n > 0)
+		log_info("store: %d messages that were not sent before the "
+		    "restart go out first", n);
+	return n;
+}

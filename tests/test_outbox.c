@@ -1,0 +1,208 @@
+/*
+ * test_outbox.c - the outbox (bot/outbox.c): messages of an event that
+ * stored a change are committed with it and handed over with their row
+ * ids, in order; an event that changed nothing sends untracked; a failed
+ * commit says nothing and names the flows it spoke for; rows not reported
+ * sent go out again, first, after a restart; nested events are one.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "outbox.h"
+#include "store.h"
+
+/* What the fake adapter was handed, one line per message. */
+struct handed {
+	char lines[32][160];
+	uint64_t ids[32];
+	int n;
+	int refuse;              /* 1: the "network" is gone */
+};
+
+static int
+hand(void *arg, const char *network, const char *target, int private_,
+    const char *flow, const struct text *text, uint64_t id)
+{
+	struct handed *h = arg;
+
+	if (h->refuse)
+		return -1;
+	snprintf(h->lines[h->n], sizeof(h->lines[0]), "%s %s %d %s %s",
+	    network, target, private_, flow != NULL ? flow : "-",
+	    text_str(text));
+	h->ids[h->n++] = id;
+	return 0;
+}
+
+static void
+say(struct outbox *o, const char *target, int private_, const char *flow,
+    const char *words)
+{
+	struct text t;
+
+	text_init(&t);
+	text_add(&t, words);
+	outbox_send(o, "net", target, private_, flow, &t);
+	text_finish(&t);
+}
+
+static struct store *
+temp_store(char *path, size_t len)
+{
+	char err[256];
+	struct store *store;
+	int fd;
+
+	snprintf(path, len, "/tmp/test_outbox_XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	store = store_open(path, err, sizeof(err));
+	assert_non_null(store);
+	return store;
+}
+
+static void
+remove_store(const char *path)
+{
+	char side[96];
+
+	unlink(path);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+}
+
+static void
+test_tracked_and_untracked(void **state)
+{
+	struct handed h = { 0 };
+	char path[64];
+	struct store *store = temp_store(path, sizeof(path));
+	struct outbox *o = outbox_create(store, hand, &h);
+
+	(void)state;
+	/* Outside an event: at once, untracked. */
+	say(o, "#a", 0, "#a", "hello");
+	assert_int_equal(h.n, 1);
+	assert_true(h.ids[0] == 0);
+
+	/* An event that stored nothing: untracked, after the event. */
+	outbox_enter(o);
+	say(o, "alice", 1, NULL, "help text");
+	assert_int_equal(h.n, 1);
+	assert_int_equal(outbox_leave(o), 0);
+	assert_int_equal(h.n, 2);
+	assert_true(h.ids[1] == 0);
+	assert_int_equal(outbox_last_stored(o), 0);
+
+	/* An event that stored a change: rows, in order, nested as one. */
+	outbox_enter(o);
+	assert_int_equal(store_lobby_put(store, "net", "#a", "{}"), 0);
+	say(o, "#a", 0, "#a", "alice joins");
+	outbox_enter(o);
+	say(o, "alice", 1, "#a", "your hand");
+	assert_int_equal(outbox_leave(o), 0);
+	assert_int_equal(h.n, 2);
+	assert_int_equal(outbox_leave(o), 0);
+	assert_int_equal(h.n, 4);
+	assert_string_equal(h.lines[2], "net #a 0 #a alice joins");
+	assert_string_equal(h.lines[3], "net alice 1 #a your hand");
+	assert_true(h.ids[2] > 0 && h.ids[3] == h.ids[2] + 1);
+	assert_int_equal(outbox_last_stored(o), 1);
+	assert_int_equal(outbox_failed_flows(o), 1);
+	assert_string_equal(outbox_failed_flow(o, 0), "#a");
+
+	/* Not reported sent: a restart hands both over again, first. */
+	outbox_destroy(o);
+	store_close(store);
+	{
+		char err[256];
+
+		store = store_open(path, err, sizeof(err));
+		assert_non_null(store);
+	}
+	memset(&h, 0, sizeof(h));
+	o = outbox_create(store, hand, &h);
+	assert_int_equal(outbox_load(o), 2);
+	assert_string_equal(h.lines[0], "net #a 0 #a alice joins");
+	assert_string_equal(h.lines[1], "net alice 1 #a your hand");
+	/* Reported sent (the deletion rides on the next write): gone. */
+	outbox_sent(o, h.ids[0]);
+	outbox_sent(o, h.ids[1]);
+	assert_int_equal(store_flush(store), 0);
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(outbox_load(o), 0);
+	assert_int_equal(h.n, 0);
+
+	/* A network that is gone: the row is forgotten, not kept forever. */
+	outbox_enter(o);
+	assert_int_equal(store_lobby_put(store, "net", "#b", "{}"), 0);
+	h.refuse = 1;
+	say(o, "#b", 0, "#b", "lost");
+	assert_int_equal(outbox_leave(o), 0);
+	h.refuse = 0;
+	assert_int_equal(store_flush(store), 0);
+	assert_int_equal(outbox_load(o), 0);
+	outbox_destroy(o);
+	store_close(store);
+	remove_store(path);
+}
+
+static int
+count_lobby(const char *network, const char *channel, const char *lobby,
+    void *arg)
+{
+	(void)network, (void)channel, (void)lobby, (void)arg;
+	return 0;
+}
+
+static void
+test_failed_commit(void **state)
+{
+	struct handed h = { 0 };
+	char path[64];
+	struct store *store = temp_store(path, sizeof(path));
+	struct outbox *o = outbox_create(store, hand, &h);
+
+	(void)state;
+	outbox_enter(o);
+	assert_int_equal(store_lobby_put(store, "net", "#c", "{}"), 0);
+	say(o, "#c", 0, "#c", "carol joins");
+	say(o, "carol", 1, "#d", "a line of another table");
+	say(o, "carol", 1, NULL, "a reply");
+	store_fail_commits(store, 1);
+	assert_int_equal(outbox_leave(o), -1);
+	/* Nothing was said, and the store has neither change nor message. */
+	assert_int_equal(h.n, 0);
+	assert_int_equal(outbox_failed_flows(o), 2);
+	assert_string_equal(outbox_failed_network(o, 0), "net");
+	assert_string_equal(outbox_failed_flow(o, 0), "#c");
+	assert_string_equal(outbox_failed_flow(o, 1), "#d");
+	assert_int_equal(outbox_load(o), 0);
+	assert_int_equal(store_each_lobby(store, count_lobby, NULL), 0);
+	outbox_destroy(o);
+	store_close(store);
+	remove_store(path);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tracked_and_untracked),
+		cmocka_unit_test(test_failed_commit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
