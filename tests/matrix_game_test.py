@@ -276,9 +276,10 @@ def test_games(world):
     world.check_log()
     print("  Wizard, Sticheln and BirdHead: %d actions stored; killed "
           "with %d command(s) typed but not yet handled, each handled "
-          "once after the restart" % (
+          "once after the restart; %d send(s) repeated a transaction "
+          "the homeserver had (one event each)" % (
               sum(len(r["actions"]) for r in list(records.values()) +
-                  record), unhandled))
+                  record), unhandled, st.repeated_txns))
 
 
 def main():

@@ -181,6 +181,7 @@ class State:
         self.logins = []  # login bodies without the password
         self.last_since = {}  # token -> since of the previous /sync
         self.messages_served = 0  # /messages pages answered
+        self.repeated_txns = 0  # sends answered as a transaction seen before
         self.counter = itertools.count(1)
 
     # Administration, for tests (no HTTP).
@@ -664,6 +665,7 @@ class Handler(BaseHTTPRequestHandler):
                                   retry_after_ms=st.faults.retry_after_ms)
             key = (self.user_id, self.device_id, txn_id)
             if key in st.txns:
+                st.repeated_txns += 1
                 return 200, {"event_id": st.txns[key]}
             room = st.resolve(room_id)
             if room.membership(self.user_id) != "join":
