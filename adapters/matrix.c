@@ -521,12 +521,16 @@ matrix_stop(struct adapter *adapter, const char *goodbye)
 	loop_cancel(m->loop, m->timer);
 	m->timer = 0;
 	/*
-	 * The core runs the loop until queue_depth() is 0 before it stops
-	 * us.  A caller that did not (or a loop that has stopped and would
-	 * not wait) gets a short nested flush here for the goodbyes.
+	 * At SIGTERM the core runs the loop until queue_depth() is 0 before
+	 * it stops us, so nothing is left here.  A caller that did not wait
+	 * gets a short nested flush, unless the loop has already stopped
+	 * (loop_run_once() would not wait then).
 	 */
 	if (m->token != NULL && matrix_queue_depth(adapter) > 0 &&
 	    !loop_stopped(m->loop)) {
+		log_info("matrix %s: %zu messages still queued at stop; "
+		    "waiting up to %d ms", mx_net(m),
+		    matrix_queue_depth(adapter), MX_FLUSH_MS);
 		m->stopping = 1;
 		while (matrix_queue_depth(adapter) > 0) {
 			uint64_t now = mx_clock_ms();

@@ -273,6 +273,10 @@ def test_games(world):
 
     rc = crash["bot"].terminate()
     check(rc == 0, "SIGTERM: exit status %s" % rc)
+    # The core let the goodbyes leave before it stopped the adapter.
+    check("still queued at stop" not in world.bot_log() and
+          "messages were not sent" not in world.bot_log(),
+          "the adapter was stopped with messages queued")
     world.check_log()
     print("  Wizard, Sticheln and BirdHead: %d actions stored; killed "
           "with %d command(s) typed but not yet handled, each handled "
