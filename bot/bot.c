@@ -138,6 +138,21 @@ bot_create(struct loop *loop, struct store *store,
 			return NULL;
 		}
 	}
+	if (bot->commands_allowed != NULL && (settings == NULL ||
+	    settings->network_burst >= 0)) {
+		bot->network_burst = settings != NULL &&
+		    settings->network_burst > 0 ? settings->network_burst : 10;
+		bot->network_interval_ms = settings != NULL &&
+		    settings->network_interval_ms > 0 ?
+		    settings->network_interval_ms : 2000;
+		/* Who was told of the crowd: once in ten minutes at most. */
+		if ((bot->crowd_told = buckets_create(1, 600000)) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			buckets_destroy(bot->commands_allowed);
+			free(bot);
+			return NULL;
+		}
+	}
 	if (seed == 0 && getrandom(&seed, sizeof(seed), 0) !=
 	    (ssize_t)sizeof(seed))
 		seed = loop_now(loop) ^ (uint64_t)(uintptr_t)bot;
@@ -201,6 +216,7 @@ bot_destroy(struct bot *bot)
 	free(bot->index);
 	sitters_free(bot);
 	buckets_destroy(bot->commands_allowed);
+	buckets_destroy(bot->crowd_told);
 	outbox_destroy(bot->outbox);
 	for (int i = 0; i < bot->nnetworks; i++)
 		network_destroy(bot->networks[i]);
@@ -1158,6 +1174,29 @@ user_clean(const struct user *who, struct user *out, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * A seat follows its person's visible name: someone known by an account
+ * who comes back under another nick is shown, and mentioned, by the nick
+ * they use now.
+ */
+static void
+follow_name(struct network *network, const struct user *user)
+{
+	struct channel *tables[16];
+	int n = user_tables(network, user->id, tables, 16);
+
+	for (int i = 0; i < n; i++) {
+		struct table *table = tables[i]->table;
+		int seat = table_seat_of(table, user->id);
+		char *shown = text_sanitize(user->name);
+
+		if (shown != NULL && shown[0] != '\0' &&
+		    strcmp(shown, table->seats[seat].name) != 0)
+			table_rename(table, seat, user);
+		free(shown);
+	}
+}
+
 void
 bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
     const struct user *raw, const char *text)
@@ -1174,6 +1213,7 @@ bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
 	    NULL)
 		return;
 	bot_enter(bot);
+	follow_name(network, from);
 	commands_handle(network, where, from, text);
 	bot_leave(bot);
 }
@@ -1197,8 +1237,10 @@ on_join_event(struct bot *bot, struct adapter *adapter, const char *channel,
 	char buf[512];
 
 	if (network == NULL || channel == NULL ||
-	    user_clean(raw, &clean, buf, sizeof(buf)) != 0 ||
-	    (where = channel_get(network, channel, 0)) == NULL ||
+	    user_clean(raw, &clean, buf, sizeof(buf)) != 0)
+		return;
+	follow_name(network, who);
+	if ((where = channel_get(network, channel, 0)) == NULL ||
 	    where->table == NULL ||
 	    (seat = seat_at(where->table, who->id)) == NULL)
 		return;

@@ -42,6 +42,13 @@ struct bot_settings {
 	 */
 	int command_burst;
 	int command_interval_ms;
+	/*
+	 * Commands other than moves at one's own table, per network:
+	 * network_burst at once, then one per network_interval_ms (defaults
+	 * 10 and 2000); negative network_burst, or command_burst: no limit.
+	 */
+	int network_burst;
+	int network_interval_ms;
 	uint64_t seed;               /* 0: seeds from the system's randomness */
 };
 

@@ -91,6 +91,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_STORE_LOST] = "I can no longer save games, so this one waits "
 	    "here; it goes on from this point once my operator has "
 	    "repaired the store and restarted me.",
+	[MSG_CROWDED] = "Many people are asking me things at once; I answer "
+	    "moves first. Please try again in a little while.",
 	[MSG_NOBODY_SEATED] = "Nobody is seated any more: the game pauses "
 	    "({1}replace NAME takes a seat) and closes in {2} minutes.",
 	[MSG_GAME_SET] = "Next game: {1} ({2}-{3} players). Say {4}join "

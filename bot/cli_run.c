@@ -366,6 +366,9 @@ start(struct run *run)
 	settings.command_burst = run->config->user_interval_ms > 0 ?
 	    run->config->user_burst : -1;
 	settings.command_interval_ms = run->config->user_interval_ms;
+	settings.network_burst = run->config->network_interval_ms > 0 ?
+	    run->config->network_burst : -1;
+	settings.network_interval_ms = run->config->network_interval_ms;
 	if ((run->bot = bot_create(run->loop, run->store, &settings, err,
 	    sizeof(err))) == NULL) {
 		log_error("%s", err);

@@ -1,5 +1,9 @@
 /*
  * commands.c - what people type: parsing, permission checks and answers.
+ * One const entry per command (designated initializers: its aliases,
+ * usage, where it may be said, its arguments, whether it acts on the
+ * person's table); commands_handle() resolves the table once and runs
+ * it.  The admin subcommands are cmd_admin.c's.
  *
  * A line said in a channel is a command when it starts with one of the
  * channel's prefixes (! or / by default); a private line may omit the
@@ -18,47 +22,10 @@
 #include <strings.h>
 
 #include "bucket.h"
-#include "internal.h"
+#include "command.h"
 #include "log.h"
 #include "loop.h"
 #include "store.h"
-
-#define MAX_ARGS 8
-
-/* Where a command may be used. */
-enum where {
-	IN_CHANNEL = 1,
-	IN_PRIVATE = 2,
-	ANYWHERE = 3,
-};
-
-/* One command being handled. */
-struct ctx {
-	struct bot *bot;
-	struct network *network;
-	struct channel *said_in;     /* NULL: said privately */
-	struct channel *channel;     /* the table's channel, once resolved */
-	const struct user *user;
-	enum lang lang;
-	char prefix;
-	const struct command *command;
-	int argc;
-	char *argv[MAX_ARGS];
-	struct text reply;
-	int reply_private;           /* answer privately even in a channel */
-};
-
-struct command {
-	const char *name;
-	const char *aliases;         /* space-separated */
-	enum msg help;               /* "{1}bid N · what it does" */
-	enum where where;
-	/* Acts on a table resolved from the private form's table name. */
-	int needs_table;
-	/* How many arguments it takes; anything else gets the usage. */
-	int min_args, max_args;
-	void (*run)(struct ctx *ctx);
-};
 
 static void cmd_game(struct ctx *);
 static void cmd_join(struct ctx *);
@@ -80,31 +47,72 @@ static void cmd_help(struct ctx *);
 static void cmd_lang(struct ctx *);
 static void cmd_stats(struct ctx *);
 static void cmd_top(struct ctx *);
-static void cmd_admin(struct ctx *);
 
 static const struct command commands[] = {
-	{ "game", "g", CMD_GAME, IN_CHANNEL, 0, 1, 1, cmd_game },
-	{ "join", "j sit", CMD_JOIN, IN_CHANNEL, 0, 0, 0, cmd_join },
-	{ "leave", "l quit", CMD_LEAVE, ANYWHERE, 1, 0, 0, cmd_leave },
-	{ "start", "s go", CMD_START, IN_CHANNEL, 0, 0, 0, cmd_start },
-	{ "option", "o opt options", CMD_OPTION, IN_CHANNEL, 0, 0, 1, cmd_option },
-	{ "bid", "b tip", CMD_BID, ANYWHERE, 1, 1, 1, cmd_bid },
-	{ "trump", "t", CMD_TRUMP, ANYWHERE, 1, 1, 1, cmd_trump },
-	{ "play", "p", CMD_PLAY, ANYWHERE, 1, 0, 3, cmd_play },
-	{ "select", "sel", CMD_SELECT, ANYWHERE, 1, 1, 1, cmd_select },
-	{ "hand", "h cards", CMD_HAND, ANYWHERE, 1, 0, 0, cmd_hand },
-	{ "status", "st", CMD_STATUS, ANYWHERE, 1, 0, 0, cmd_status },
-	{ "scores", "sc score", CMD_SCORES, ANYWHERE, 1, 0, 0, cmd_scores },
-	{ "addbot", "ab bot", CMD_ADDBOT, IN_CHANNEL, 0, 0, 1, cmd_addbot },
-	{ "replace", "r", CMD_REPLACE, IN_CHANNEL, 0, 1, 1, cmd_replace },
-	{ "back", "", CMD_BACK, ANYWHERE, 1, 0, 0, cmd_back },
-	{ "stop", "", CMD_STOP, IN_CHANNEL, 0, 0, 0, cmd_stop },
-	{ "help", "? commands", CMD_HELP, ANYWHERE, 0, 0, 1, cmd_help },
-	{ "lang", "language", CMD_LANG, IN_CHANNEL, 0, 1, 1, cmd_lang },
-	{ "stats", "", CMD_STATS, ANYWHERE, 0, 0, 1, cmd_stats },
-	{ "top", "", CMD_TOP, ANYWHERE, 0, 0, 1, cmd_top },
-	{ "admin", "", CMD_ADMIN, ANYWHERE, 0, 1, 3, cmd_admin },
-	{ NULL, NULL, 0, 0, 0, 0, 0, NULL },
+	{ .name = "game", .aliases = "g", .help = CMD_GAME,
+	    .where = IN_CHANNEL, .min_args = 1, .max_args = 1,
+	    .run = cmd_game },
+	{ .name = "join", .aliases = "j sit", .help = CMD_JOIN,
+	    .where = IN_CHANNEL, .min_args = 0, .max_args = 0,
+	    .run = cmd_join },
+	{ .name = "leave", .aliases = "l quit", .help = CMD_LEAVE,
+	    .where = ANYWHERE, .needs_table = 1, .min_args = 0, .max_args = 0,
+	    .run = cmd_leave },
+	{ .name = "start", .aliases = "s go", .help = CMD_START,
+	    .where = IN_CHANNEL, .min_args = 0, .max_args = 0,
+	    .run = cmd_start },
+	{ .name = "option", .aliases = "o opt options", .help = CMD_OPTION,
+	    .where = IN_CHANNEL, .min_args = 0, .max_args = 1,
+	    .run = cmd_option },
+	{ .name = "bid", .aliases = "b tip", .help = CMD_BID,
+	    .where = ANYWHERE, .needs_table = 1, .min_args = 1, .max_args = 1,
+	    .run = cmd_bid },
+	{ .name = "trump", .aliases = "t", .help = CMD_TRUMP,
+	    .where = ANYWHERE, .needs_table = 1, .min_args = 1, .max_args = 1,
+	    .run = cmd_trump },
+	{ .name = "play", .aliases = "p", .help = CMD_PLAY,
+	    .where = ANYWHERE, .needs_table = 1, .min_args = 0, .max_args = 3,
+	    .run = cmd_play },
+	{ .name = "select", .aliases = "sel", .help = CMD_SELECT,
+	    .where = ANYWHERE, .needs_table = 1, .min_args = 1, .max_args = 1,
+	    .run = cmd_select },
+	{ .name = "hand", .aliases = "h cards", .help = CMD_HAND,
+	    .where = ANYWHERE, .needs_table = 1, .min_args = 0, .max_args = 0,
+	    .run = cmd_hand },
+	{ .name = "status", .aliases = "st", .help = CMD_STATUS,
+	    .where = ANYWHERE, .needs_table = 1, .min_args = 0, .max_args = 0,
+	    .run = cmd_status },
+	{ .name = "scores", .aliases = "sc score", .help = CMD_SCORES,
+	    .where = ANYWHERE, .needs_table = 1, .min_args = 0, .max_args = 0,
+	    .run = cmd_scores },
+	{ .name = "addbot", .aliases = "ab bot", .help = CMD_ADDBOT,
+	    .where = IN_CHANNEL, .min_args = 0, .max_args = 1,
+	    .run = cmd_addbot },
+	{ .name = "replace", .aliases = "r", .help = CMD_REPLACE,
+	    .where = IN_CHANNEL, .min_args = 1, .max_args = 1,
+	    .run = cmd_replace },
+	{ .name = "back", .aliases = "", .help = CMD_BACK,
+	    .where = ANYWHERE, .needs_table = 1, .min_args = 0, .max_args = 0,
+	    .run = cmd_back },
+	{ .name = "stop", .aliases = "", .help = CMD_STOP,
+	    .where = IN_CHANNEL, .min_args = 0, .max_args = 0,
+	    .run = cmd_stop },
+	{ .name = "help", .aliases = "? commands", .help = CMD_HELP,
+	    .where = ANYWHERE, .min_args = 0, .max_args = 1,
+	    .run = cmd_help },
+	{ .name = "lang", .aliases = "language", .help = CMD_LANG,
+	    .where = IN_CHANNEL, .min_args = 1, .max_args = 1,
+	    .run = cmd_lang },
+	{ .name = "stats", .aliases = "", .help = CMD_STATS,
+	    .where = ANYWHERE, .min_args = 0, .max_args = 1,
+	    .run = cmd_stats },
+	{ .name = "top", .aliases = "", .help = CMD_TOP,
+	    .where = ANYWHERE, .min_args = 0, .max_args = 1,
+	    .run = cmd_top },
+	{ .name = "admin", .aliases = "", .help = CMD_ADMIN,
+	    .where = ANYWHERE, .min_args = 1, .max_args = 3,
+	    .run = cmd_admin },
+	{ .name = NULL },
 };
 
 static const struct command *
@@ -129,7 +137,7 @@ command_find(const char *name)
 }
 
 /* "Usage: !bid N · ..." for the command being handled. */
-static void
+void
 usage(struct ctx *ctx)
 {
 	struct text help;
@@ -140,13 +148,13 @@ usage(struct ctx *ctx)
 	text_finish(&help);
 }
 
-static struct table *
+struct table *
 ctx_table(struct ctx *ctx)
 {
 	return ctx->channel != NULL ? ctx->channel->table : NULL;
 }
 
-static int
+int
 ctx_admin(struct ctx *ctx)
 {
 	return bot_is_admin(ctx->bot, ctx->network, ctx->channel != NULL ?
@@ -177,7 +185,7 @@ own_seat(struct ctx *ctx, struct table *table)
 	return seat;
 }
 
-static int
+int
 parse_int(const char *s, int *out)
 {
 	char *end;
@@ -697,7 +705,7 @@ cmd_back(struct ctx *ctx)
 	table_back(table, seat, &ctx->reply);
 }
 
-static void
+void
 stop_now(struct ctx *ctx, struct table *table)
 {
 	struct text t;
@@ -888,150 +896,6 @@ cmd_top(struct ctx *ctx)
 	text_finish(&title);
 }
 
-/* ------------------------------------------------------------------ */
-/* Administration. */
-
-static void
-cmd_admin(struct ctx *ctx)
-{
-	const char *sub;
-	struct table *table = ctx_table(ctx);
-
-	if (!ctx_admin(ctx)) {
-		SAY0(&ctx->reply, ctx->lang, MSG_NOT_ADMIN);
-		return;
-	}
-	sub = ctx->argv[0];
-	/*
-	 * A room's moderators are admins of their own table only: what acts
-	 * on the whole bot needs a configured admin.
-	 */
-	if ((strcasecmp(sub, "status") == 0 || strcasecmp(sub, "reload") ==
-	    0) && !bot_is_admin(ctx->bot, ctx->network, NULL, ctx->user)) {
-		SAY0(&ctx->reply, ctx->lang, MSG_BOT_ADMIN_ONLY);
-		return;
-	}
-	if (strcasecmp(sub, "status") == 0 && ctx->argc == 1) {
-		size_t queued = 0;
-
-		for (int i = 0; i < ctx->bot->nnetworks; i++) {
-			struct adapter *a = &ctx->bot->networks[i]->adapter;
-
-			if (a->impl->queue_depth != NULL)
-				queued += a->impl->queue_depth(a);
-		}
-		SAY(&ctx->reply, ctx->lang, MSG_BOT_STATUS, "ddddd",
-		    (int)((loop_now(ctx->bot->loop) - ctx->bot->started_at) /
-		    1000), ctx->bot->nnetworks, (int)bot_table_count(ctx->bot),
-		    (int)bot_game_count(ctx->bot), (int)queued);
-		return;
-	}
-	if (strcasecmp(sub, "reload") == 0 && ctx->argc == 1) {
-		char err[256];
-
-		if (ctx->bot->reload == NULL ||
-		    ctx->bot->reload(ctx->bot->reload_arg, err,
-		    sizeof(err)) != 0) {
-			SAY(&ctx->reply, ctx->lang, MSG_RELOAD_FAILED, "s",
-			    ctx->bot->reload == NULL ? "-" : err);
-			return;
-		}
-		SAY0(&ctx->reply, ctx->lang, MSG_RELOADED);
-		return;
-	}
-	if (ctx->channel == NULL) {
-		/* The table commands need a channel: say them there. */
-		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
-		return;
-	}
-	if (strcasecmp(sub, "stop") == 0 && ctx->argc == 1) {
-		if (table == NULL) {
-			SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c",
-			    ctx->prefix);
-			return;
-		}
-		stop_now(ctx, table);
-		return;
-	}
-	if (strcasecmp(sub, "part") == 0 && ctx->argc == 1) {
-		/* A room admin asks the bot to go: its table goes with it. */
-		struct network *network = ctx->channel->network;
-		struct text t;
-
-		if (table != NULL)
-			table_close(table, 1);
-		text_init(&t);
-		SAY0(&t, ctx->lang, MSG_PARTING);
-		channel_send(ctx->channel, &t);
-		text_finish(&t);
-		network->adapter.impl->part(&network->adapter,
-		    ctx->channel->name);
-		ctx->channel->joined = 0;
-		ctx->channel->configured = 0;
-		log_info("%s %s: left at %s's request", network->adapter.network,
-		    ctx->channel->name, ctx->user->id);
-		return;
-	}
-	if (strcasecmp(sub, "restart") == 0 && ctx->argc == 1) {
-		if (table == NULL || table->game == NULL) {
-			SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c",
-			    ctx->prefix);
-			return;
-		}
-		table_restart(table, &ctx->reply);
-		return;
-	}
-	if (strcasecmp(sub, "kick") == 0 && ctx->argc == 2) {
-		int seat;
-
-		if (table == NULL || (seat = table_seat_by_name(table,
-		    ctx->argv[1])) < 0) {
-			SAY(&ctx->reply, ctx->lang, MSG_NO_SUCH_SEAT, "s",
-			    ctx->argv[1]);
-			return;
-		}
-		if (table->game == NULL) {
-			table_lobby_remove(table, seat, &ctx->reply);
-			return;
-		}
-		table_stand_in(table, seat, MSG_KICKED);
-		table_next(table);
-		return;
-	}
-	if (strcasecmp(sub, "set") == 0 && ctx->argc == 3) {
-		struct channel_settings *cs = &ctx->channel->settings;
-		const char *key = ctx->argv[1], *value = ctx->argv[2];
-		int n;
-
-		if (strcasecmp(key, "game") == 0 && game_find(value) != NULL) {
-			snprintf(cs->game, sizeof(cs->game), "%s", value);
-			json_array_clear(cs->options);
-		} else if (strcasecmp(key, "lang") == 0 &&
-		    lang_parse(value) >= 0) {
-			cs->lang = (enum lang)lang_parse(value);
-		} else if (strcasecmp(key, "prefix") == 0 &&
-		    strlen(value) < sizeof(cs->prefixes) &&
-		    strspn(value, "!/.@$%&*+-=?~^") == strlen(value)) {
-			snprintf(cs->prefixes, sizeof(cs->prefixes), "%s",
-			    value);
-		} else if (strcasecmp(key, "timer") == 0 &&
-		    parse_int(value, &n) == 0 && (n == 0 ||
-		    (n >= 10 && n <= 3600))) {
-			cs->turn_timer = n;
-		} else if (strcasecmp(key, "formatting") == 0 &&
-		    (strcasecmp(value, "on") == 0 ||
-		    strcasecmp(value, "off") == 0)) {
-			cs->plain = strcasecmp(value, "off") == 0;
-		} else {
-			SAY(&ctx->reply, ctx->lang, MSG_BAD_SETTING, "ss", key,
-			    value);
-			return;
-		}
-		SAY(&ctx->reply, ctx->lang, MSG_SET_DONE, "ss", key, value);
-		return;
-	}
-	usage(ctx);
-}
 
 /* ------------------------------------------------------------------ */
 /* Dispatch. */
@@ -1057,6 +921,48 @@ split_words(char *line, char **words, int max)
 			*p++ = '\0';
 	}
 	return n;
+}
+
+/*
+ * Above each person's allowance, a network-wide one for everything but
+ * moves at one's own table (help, stats, lobby commands...): a crowd of
+ * people each within their own allowance still cannot fill the
+ * connection with replies and delay the games.  Moves always pass.  A
+ * person refused is told once in ten minutes; other refusals are
+ * silent, since every answer would add to the crowd's lines.
+ */
+static int
+crowd_allows(struct ctx *ctx)
+{
+	struct bot *bot = ctx->bot;
+	struct network *network = ctx->network;
+	uint64_t now = loop_now(bot->loop);
+	struct text note;
+
+	if (bot->network_burst <= 0)
+		return 1;
+	if (ctx->command != NULL && ctx->command->needs_table &&
+	    ctx->channel != NULL &&
+	    ctx->channel->table != NULL &&
+	    table_seat_of(ctx->channel->table, ctx->user->id) >= 0)
+		return 1;
+	if (!network->crowd_ready) {
+		bucket_init(&network->crowd, bot->network_burst,
+		    bot->network_interval_ms, now);
+		network->crowd_ready = 1;
+	}
+	if (bucket_take(&network->crowd, now))
+		return 1;
+	if (buckets_take(bot->crowd_told, network, ctx->user->id, now) ==
+	    BUCKET_PASS) {
+		log_info("%s: many commands at once; %s's is not answered",
+		    network->adapter.network, ctx->user->id);
+		text_init(&note);
+		SAY0(&note, ctx->lang, MSG_CROWDED);
+		network_send_private(network, ctx->user->id, NULL, &note);
+		text_finish(&note);
+	}
+	return 0;
 }
 
 /* Private commands name their table when the player sits at several. */
@@ -1177,6 +1083,8 @@ commands_handle(struct network *network, struct channel *channel,
 	if ((n = split_words(line, words, MAX_ARGS + 1)) == 0)
 		goto answer;
 	ctx.command = command_find(words[0]);
+	if (ctx.command == NULL && !crowd_allows(&ctx))
+		goto quiet;
 	if (ctx.command == NULL) {
 		/* Another bot's command, a typo: one line that says where help is. */
 		SAY(&ctx.reply, ctx.lang, MSG_UNKNOWN_COMMAND, "sc", words[0],
@@ -1205,6 +1113,8 @@ commands_handle(struct network *network, struct channel *channel,
 		usage(&ctx);
 		goto answer;
 	}
+	if (!crowd_allows(&ctx))
+		goto quiet;
 	/*
 	 * A table whose lines wait in the adapter's queue takes no command
 	 * that would add more: the person is told privately, and nothing
@@ -1232,5 +1142,6 @@ answer:
 			channel_send(channel, &ctx.reply);
 		}
 	}
+quiet:
 	text_finish(&ctx.reply);
 }

@@ -38,6 +38,7 @@ static const char *const top_keys[] = {
 	"user_flood", "networks", NULL,
 };
 static const char *const user_flood_keys[] = { "burst", "interval_ms",
+	"network_burst", "network_interval_ms",
     NULL };
 static const char *const computer_keys[] = { "level", "budget_ms",
     "delay_ms", NULL };
@@ -591,6 +592,9 @@ config_read(struct config *config, const json_t *root, char *err,
 	/* Each person's commands: 10 at once, then one a second. */
 	config->user_burst = 10;
 	config->user_interval_ms = 1000;
+	/* Everything but moves, per network: 10 at once, one per 2 s. */
+	config->network_burst = 10;
+	config->network_interval_ms = 2000;
 	if ((flood = json_object_get(root, "user_flood")) != NULL) {
 		if (cfg_keys(flood, "user_flood", user_flood_keys, NULL, err,
 		    errlen) != 0)
@@ -605,6 +609,16 @@ config_read(struct config *config, const json_t *root, char *err,
 			return -1;
 		if (rc == 0)
 			config->user_interval_ms = (int)n;
+		if ((rc = cfg_int(flood, "user_flood", "network_burst", 1,
+		    10000, 0, &n, err, errlen)) < 0)
+			return -1;
+		if (rc == 0)
+			config->network_burst = (int)n;
+		if ((rc = cfg_int(flood, "user_flood", "network_interval_ms",
+		    0, 60000, 0, &n, err, errlen)) < 0)
+			return -1;
+		if (rc == 0)
+			config->network_interval_ms = (int)n;
 	}
 
 	networks = json_object_get(root, "networks");

@@ -51,6 +51,13 @@ struct config {
 	int grace;               /* seconds before a player who left is replaced */
 	int user_burst;          /* commands one person may send at once (10) */
 	int user_interval_ms;    /* one more per this many ms; 0: no limit */
+	/*
+	 * Commands other than moves at one's own table, per network: this
+	 * many at once (10), then one per network_interval_ms (2000; 0: no
+	 * limit), so that a crowd cannot fill the connection with replies.
+	 */
+	int network_burst;
+	int network_interval_ms;
 	struct config_network *networks;
 	size_t nnetworks;
 };

@@ -14,6 +14,7 @@
 #include "adapter.h"
 #include "ai.h"
 #include "bot.h"
+#include "bucket.h"
 #include "game.h"
 #include "i18n.h"
 #include "record.h"
@@ -80,6 +81,9 @@ struct network {
 	int configured;          /* still in the configuration */
 	int was_up;              /* connected once: later ups are reconnects */
 	int up;                  /* what bot_on_connected() last said */
+	/* The allowance of commands that are not moves (struct bot). */
+	struct bucket crowd;
+	int crowd_ready;
 };
 
 struct channel {
@@ -104,6 +108,9 @@ struct bot {
 	int computer_delay_ms;
 	/* Each person's command allowance (bucket.h); NULL: no limit. */
 	struct buckets *commands_allowed;
+	/* The network-wide allowance of commands that are not moves. */
+	int network_burst, network_interval_ms;   /* 0: no limit */
+	struct buckets *crowd_told;
 	struct rng rng;
 	struct network **networks;
 	int nnetworks, networks_cap;

@@ -28,6 +28,7 @@ struct outbox {
 	char **failed;
 	int nfailed, failed_cap;
 	int tracked;             /* the last batch stored a change */
+	int open;                /* the store's batch began */
 };
 
 struct outbox *
@@ -94,7 +95,8 @@ outbox_enter(struct outbox *outbox)
 	 * Without a batch every store call still commits on its own: the
 	 * event then runs as before, its messages untracked.
 	 */
-	if (store_batch_begin(outbox->store) != 0)
+	outbox->open = store_batch_begin(outbox->store) == 0;
+	if (!outbox->open)
 		log_error("store: cannot open a transaction; this event's "
 		    "messages are not kept");
 }
@@ -132,6 +134,31 @@ send_one(struct outbox *outbox, const struct captured *c, uint64_t id)
 		outbox_sent(outbox, id);
 }
 
+/*
+ * Within one event, channel lines leave before private ones (a stable
+ * partition): a private line never overtakes the channel line that
+ * caused it (the move before the prompt it makes), and nothing of the
+ * next round (its hands) leaves before the end of the last one is said.
+ */
+static void
+order_causally(struct outbox *outbox)
+{
+	struct captured tmp;
+	int k = 0;
+
+	for (int i = 0; i < outbox->nmsgs; i++) {
+		if (outbox->msgs[i].private_)
+			continue;
+		if (i != k) {
+			tmp = outbox->msgs[i];
+			memmove(&outbox->msgs[k + 1], &outbox->msgs[k],
+			    (size_t)(i - k) * sizeof(*outbox->msgs));
+			outbox->msgs[k] = tmp;
+		}
+		k++;
+	}
+}
+
 int
 outbox_leave(struct outbox *outbox)
 {
@@ -141,7 +168,9 @@ outbox_leave(struct outbox *outbox)
 	if (outbox->depth == 0 || --outbox->depth > 0)
 		return 0;
 	failed_clear(outbox);
-	tracked = store_batch_changes(outbox->store) > 0;
+	/* Without a batch each store call stood alone: say what it said. */
+	tracked = outbox->open && store_batch_changes(outbox->store) > 0;
+	order_causally(outbox);
 	if (tracked && outbox->nmsgs > 0 &&
 	    (ids = calloc((size_t)outbox->nmsgs, sizeof(*ids))) == NULL)
 		rc = -1;
@@ -156,7 +185,9 @@ outbox_leave(struct outbox *outbox)
 		if ((ids[i] = store_outbox_add(outbox->store, &m)) < 0)
 			rc = -1;
 	}
-	if (rc != 0) {
+	if (!outbox->open) {
+		/* Nothing to commit. */
+	} else if (rc != 0) {
 		store_batch_rollback(outbox->store);
 	} else if (store_batch_commit(outbox->store) != 0) {
 		rc = -1;

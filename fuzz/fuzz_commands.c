@@ -73,6 +73,9 @@ struct fx {
 	struct watch *watches;
 	int nwatches;
 	struct text said;        /* said in channels since the last check */
+	/* The last command and its author: it may be echoed back to them. */
+	char last_author[64];
+	struct text last_text;
 	struct text names;       /* every id, name and channel of the input */
 	uint64_t clock;          /* seconds advanced */
 	int restarts;
@@ -195,6 +198,64 @@ seat_hand(const struct table *table, int seat)
 	return hand;
 }
 
+/*
+ * The private lines of a table since the last check name no card held by
+ * a seat other than their addressee's (under clairvoyance everyone sees
+ * the others' cards by the rules, so those games are left out).
+ */
+static void
+check_others_private(struct fx *f, struct channel *channel, int from,
+    size_t n)
+{
+	struct table *table = channel->table;
+	json_t *view = table->impl->view(table->game->state, 0);
+	int clairvoyant = json_object_size(json_object_get(view, "others")) > 0;
+
+	json_decref(view);
+	if (clairvoyant)
+		return;
+	for (size_t k = f->checked; k < n; k++) {
+		const struct memory_line *l = memory_line(f->adapter, k);
+		size_t len;
+		char *visible;
+
+		if (l->channel != NULL || l->flow == NULL ||
+		    strcmp(l->flow, channel->name) != 0)
+			continue;
+		len = strlen(l->marked) + 1;
+		visible = malloc(len);
+		CHECK(visible != NULL);
+		channel_outside_sheets(l->marked, visible, len);
+		for (int seat = 0; seat < table->nseats; seat++) {
+			json_t *hand, *code;
+			size_t i;
+
+			if (strcmp(table->seats[seat].user_id, l->user_id) == 0)
+				continue;
+			hand = seat_hand(table, seat);
+			json_array_foreach(hand, i, code) {
+				const char *c = json_string_value(code);
+
+				if (strcmp(c, "W") == 0 || strcmp(c, "J") == 0 ||
+				    !channel_has_word(visible, c, 0) ||
+				    (strcmp(l->user_id, f->last_author) == 0 &&
+				    channel_has_word(text_str(&f->last_text), c,
+				    1)) ||
+				    channel_played_since(table, from, c) ||
+				    channel_has_word(text_str(&f->said), c, 1) ||
+				    channel_has_word(text_str(&f->names), c, 1))
+					continue;
+				fprintf(stderr, "%s: a private line to %s names "
+				    "%s held by seat %d: %s\n", channel->name,
+				    l->user_id, c, seat, visible);
+				abort();
+			}
+			json_decref(hand);
+		}
+		free(visible);
+	}
+}
+
 /* The lines of a channel since the last check name no held card. */
 static void
 check_private(struct fx *f, struct channel *channel, int from, size_t n)
@@ -217,6 +278,7 @@ check_private(struct fx *f, struct channel *channel, int from, size_t n)
 		channel_outside_sheets(l->marked, visible[nvisible], len);
 		nvisible++;
 	}
+	check_others_private(f, channel, from, n);
 	for (int seat = 0; seat < table->nseats && nvisible > 0; seat++) {
 		json_t *hand = seat_hand(table, seat);
 		json_t *code;
@@ -466,8 +528,12 @@ say(struct fx *f, const char *line)
 		/* What people say in public, the bot may repeat. */
 		note(&f->said, text);
 	}
-	bot_on_message(f->bot, f->adapter, channel[0] != '\0' ? channel :
-	    NULL, &user, text);
+	snprintf(f->last_author, sizeof(f->last_author), "%s", user.id);
+	text_clear(&f->last_text);
+	text_add(&f->last_text, text);
+	/* Said through the medium, which then reports its lines sent. */
+	memory_say_as(f->adapter, channel[0] != '\0' ? channel : NULL, &user,
+	    text);
 }
 
 static void
@@ -554,6 +620,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(&f, 0, sizeof(f));
 	text_init(&f.said);
+	text_init(&f.last_text);
 	text_init(&f.names);
 	f.loop = loop_create(1);
 	CHECK(f.loop != NULL);
@@ -584,6 +651,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(f.watches[i].channel);
 	free(f.watches);
 	text_finish(&f.said);
+	text_finish(&f.last_text);
 	text_finish(&f.names);
 	return 0;
 }

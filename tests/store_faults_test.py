@@ -44,6 +44,8 @@ from matrix_players import (BOT, Failure, World, check,  # noqa: E402
                             drive, wait_until)
 
 STORE_FAILED = "could not save"
+# Once the store is gone for good, every running table hears this once.
+STORE_LOST = "I can no longer save games"
 
 
 class Manager:
@@ -223,10 +225,16 @@ def test_deleted(world, manager):
     os.link(world.store, kept)
     os.link(world.store + "-wal", kept + "-wal")
     os.unlink(world.store)
-    drive(world, people, lambda: bot_said(world, STORE_FAILED), 60,
-          "the refusal of a move")
+    drive(world, people, lambda: bot_said(world, STORE_LOST), 60,
+          "the table told that games cannot be saved")
     wait_until(lambda: "the store file was deleted" in world.bot_log(), 20,
                "the log line")
+    # A move typed now is refused (and nothing moves); the table hears
+    # of the loss only once.
+    drive(world, people, lambda: bot_said(world, STORE_FAILED), 60,
+          "the refusal of a move")
+    check(sum(STORE_LOST in x for x in world.bot_lines(a)) == 1,
+          "the store's loss told more than once")
     check(bot.alive(), "the bot died")
     log = world.bot_log()
     check("store: game %d (mx %s): not stored: the store file was deleted"

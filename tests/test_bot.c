@@ -1529,6 +1529,110 @@ test_crowding(void **state)
 	assert_non_null(strstr(last_to(f, NULL, "bob"), "seated"));
 }
 
+/*
+ * A crowd within each person's allowance still cannot fill the network:
+ * past the network-wide allowance commands that are not moves go
+ * unanswered (each person told once), while the players' moves pass.
+ */
+static void
+test_crowd_allowance(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	size_t mark;
+	int answered = 0, notes = 0, before;
+
+	bot_stop(f->bot, NULL);
+	bot_destroy(f->bot);
+	f->command_burst = 5;
+	f->bot = fx_bot(f);
+	seat_three(f, "#n", "wizard");
+	say(f, "#n", "alice", "!start");
+	table = table_of(f, "#n");
+	loop_advance(f->loop, 60 * 1000);
+	mark = memory_count(f->adapter);
+	for (int i = 0; i < 20; i++) {
+		char who[16];
+
+		snprintf(who, sizeof(who), "guest%d", i);
+		say(f, NULL, who, "help");
+		say(f, NULL, who, "help");
+	}
+	for (size_t i = mark; i < memory_count(f->adapter); i++) {
+		const char *text = memory_line(f->adapter, i)->text;
+
+		if (strstr(text, "Many people") != NULL)
+			notes++;
+		else
+			answered++;
+	}
+	/* Ten at once (the network's burst); each of the others told once. */
+	assert_int_equal(answered, 10);
+	assert_int_equal(notes, 15);
+	before = table->game->nactions;
+	act_first(f, "#n");
+	assert_int_equal(table->game->nactions, before + 1);
+}
+
+/*
+ * Causal order: within what one move makes the bot say, channel lines
+ * come before private ones, so the end of a round (its last card, the
+ * trick, the score sheet) is said before the next round's hands, and a
+ * move before the prompt it causes.
+ */
+static void
+test_causal_order(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	size_t over = 0, hand2 = 0;
+
+	seat_three(f, "#co", "wizard");
+	say(f, "#co", "alice", "!start");
+	table = table_of(f, "#co");
+	for (int guard = 0; guard < 20 &&
+	    table->impl->round(table->game->state) == 0; guard++)
+		act_first(f, "#co");
+	assert_int_equal(table->impl->round(table->game->state), 1);
+	for (size_t i = 0; i < memory_count(f->adapter); i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		if (over == 0 && l->channel != NULL &&
+		    strstr(l->text, "Round 1 is over") != NULL)
+			over = i + 1;
+		if (hand2 == 0 && l->channel == NULL &&
+		    strstr(l->text, "Round 2, your hand") != NULL)
+			hand2 = i + 1;
+	}
+	assert_true(over > 0 && hand2 > 0);
+	assert_true(over < hand2);
+}
+
+/*
+ * A seat follows its person's visible name: an account holder back under
+ * another nick is shown and mentioned by that nick.
+ */
+static void
+test_seat_follows_name(void **state)
+{
+	struct fx *f = *state;
+	struct user alicia = { .id = "account:alice", .name = "alicia" };
+	struct user alice = { .id = "account:alice", .name = "alice" };
+	struct table *table;
+
+	memory_say_as(f->adapter, "#fn", &alice, "!join");
+	say(f, "#fn", "bob", "!join");
+	say(f, "#fn", "carol", "!join");
+	memory_say_as(f->adapter, "#fn", &alice, "!start");
+	table = table_of(f, "#fn");
+	assert_string_equal(table->seats[0].name, "alice");
+	memory_say_as(f->adapter, "#fn", &alicia, "!status");
+	assert_string_equal(table->seats[0].name, "alicia");
+	assert_non_null(strstr(last_to(f, "#fn", NULL), "alicia"));
+	bot_on_join(f->bot, f->adapter, "#fn", &alice);
+	assert_string_equal(table->seats[0].name, "alice");
+}
+
 int
 main(void)
 {
@@ -1565,6 +1669,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_seat_follows_name,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_causal_order,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crowd_allowance,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crowding,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lobby_steering,

@@ -1,0 +1,243 @@
+/*
+ * bench_lines.c - what a whole game costs a chat network: messages and
+ * IRC lines per action, for each game.
+ *
+ * On a chat network the bot's output budget, not its CPU, sets the pace
+ * of every game, so the figure that matters is how much it says per move.
+ * Whole games are played through the bot core with the in-memory adapter
+ * on a virtual clock: every seat is a scripted person who plays a random
+ * legal move (privately in simultaneous phases, in the channel
+ * otherwise), as soon as it is their turn.  Every message the bot sends
+ * is counted as Matrix sends it (one message, in the room or a direct
+ * room) and as IRC does (one PRIVMSG per line of its text, a line longer
+ * than IRC_LINE bytes split).  Replies to the players' commands count
+ * too: they are part of what a move makes the bot say.
+ *
+ * usage: bench_lines [--games N] [--seed S]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "log.h"
+#include "loop.h"
+#include "memory.h"
+#include "store.h"
+
+/* Text bytes in one IRC line, as the IRC adapter splits a long line. */
+#define IRC_LINE 400
+
+struct tally {
+	long actions;
+	long channel_msgs, private_msgs;
+	long irc_lines;
+};
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "bench_lines: %s\n", what);
+	exit(1);
+}
+
+/* The command a person types for a legal action. */
+static void
+command_for(const struct table *table, const struct action *a, char *out,
+    size_t len)
+{
+	static const char suits[] = "rygb";
+	char code[8];
+
+	switch (a->kind) {
+	case ACTION_BID:
+		snprintf(out, len, "bid %d", a->value);
+		break;
+	case ACTION_TRUMP:
+		snprintf(out, len, "trump %c", suits[a->value]);
+		break;
+	case ACTION_SELECT:
+		table->impl->format_card(a->cards[0], code, sizeof(code));
+		snprintf(out, len, "select %s", code);
+		break;
+	default:
+		snprintf(out, len, "play");
+		for (int i = 0; i < a->ncards; i++) {
+			size_t used = strlen(out);
+
+			table->impl->format_card(a->cards[i], code,
+			    sizeof(code));
+			snprintf(out + used, len - used, " %s", code);
+		}
+		break;
+	}
+}
+
+/* IRC lines for one message: one per line of text, long ones split. */
+static long
+irc_lines(const char *text)
+{
+	long n = 0;
+
+	while (*text != '\0') {
+		size_t len = strcspn(text, "\n");
+
+		n += len == 0 ? 0 : (long)((len + IRC_LINE - 1) / IRC_LINE);
+		text += len;
+		if (*text == '\n')
+			text++;
+	}
+	return n;
+}
+
+static void
+count_lines(struct adapter *adapter, size_t from, struct tally *t)
+{
+	for (size_t i = from; i < memory_count(adapter); i++) {
+		const struct memory_line *l = memory_line(adapter, i);
+
+		if (l->channel != NULL)
+			t->channel_msgs++;
+		else
+			t->private_msgs++;
+		t->irc_lines += irc_lines(l->text);
+	}
+}
+
+/* One whole game of name with players seats; adds to t. */
+static void
+play_game(struct loop *loop, struct store *store, const char *name,
+    int players, uint64_t seed, struct tally *t)
+{
+	struct bot_settings settings;
+	struct config_channel defaults;
+	struct adapter *adapter;
+	struct channel *channel;
+	struct bot *bot;
+	struct rng rng;
+	char err[256], user[16], line[96], game[16];
+	size_t mark;
+
+	memset(&settings, 0, sizeof(settings));
+	settings.seed = seed;
+	settings.command_burst = -1;
+	memset(&defaults, 0, sizeof(defaults));
+	defaults.prefixes = "!";
+	defaults.turn_timer = 0;
+	snprintf(game, sizeof(game), "%s", name);
+	defaults.game = game;
+	if ((bot = bot_create(loop, store, &settings, err,
+	    sizeof(err))) == NULL)
+		die(err);
+	if ((adapter = bot_add_adapter(bot, &memory_adapter, "bench", NULL,
+	    &defaults, err, sizeof(err))) == NULL)
+		die(err);
+	if (bot_start(bot) != 0)
+		die("the adapter did not start");
+	loop_advance(loop, 0);
+	rng_seed(&rng, seed);
+	for (int p = 0; p < players; p++) {
+		snprintf(user, sizeof(user), "p%d", p);
+		memory_say(adapter, "#g", user, user, "!join");
+	}
+	/* What a game costs starts with its first deal. */
+	mark = memory_count(adapter);
+	memory_say(adapter, "#g", "p0", "p0", "!start");
+	channel = channel_get(bot->networks[0], "#g", 0);
+	if (channel == NULL || channel->table == NULL ||
+	    channel->table->game == NULL)
+		die("the game did not start");
+	for (int guard = 0; guard < 100000; guard++) {
+		struct table *table = channel->table;
+		struct action legal[GAME_MAX_ACTIONS];
+		int acting[GAME_MAX_SEATS], n, seat;
+		enum game_phase phase;
+		char cmd[64];
+
+		if (table == NULL || table->game == NULL)
+			break;
+		phase = table->impl->phase(table->game->state);
+		n = table->impl->to_act(table->game->state, acting);
+		if (n <= 0)
+			die("nobody is to act");
+		seat = acting[rng_below(&rng, (uint32_t)n)];
+		n = table->impl->legal(table->game->state, seat, legal,
+		    GAME_MAX_ACTIONS);
+		command_for(table, &legal[rng_below(&rng, (uint32_t)n)], cmd,
+		    sizeof(cmd));
+		t->actions++;
+		if (phase == PHASE_BID_SIMULTANEOUS || phase == PHASE_SELECT) {
+			memory_say(adapter, NULL, table->seats[seat].user_id,
+			    table->seats[seat].name, cmd);
+		} else {
+			snprintf(line, sizeof(line), "!%s", cmd);
+			memory_say(adapter, "#g", table->seats[seat].user_id,
+			    table->seats[seat].name, line);
+		}
+	}
+	if (channel->table != NULL)
+		die("the game did not end");
+	count_lines(adapter, mark, t);
+	bot_stop(bot, NULL);
+	bot_destroy(bot);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int players;
+	} games[] = {
+		{ "wizard", 4 },
+		{ "birdhead", 4 },
+		{ "sticheln", 4 },
+	};
+	struct loop *loop;
+	struct store *store;
+	char err[256];
+	int ngames = 3;
+	uint64_t seed = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--games") == 0 && i + 1 < argc)
+			ngames = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 10);
+		else {
+			fprintf(stderr, "usage: bench_lines [--games N] "
+			    "[--seed S]\n");
+			return 2;
+		}
+	}
+	if (ngames < 1 || seed == 0) {
+		fprintf(stderr, "bench_lines: --games and --seed must be "
+		    "positive\n");
+		return 2;
+	}
+	log_setup(LOG_LEVEL_WARN, 0);
+	if ((loop = loop_create(1)) == NULL)
+		die("out of memory");
+	if ((store = store_open(":memory:", err, sizeof(err))) == NULL)
+		die(err);
+	printf("bench_lines: %d whole games of each, 4 scripted people, "
+	    "default options\n", ngames);
+	printf("%-9s %8s %10s %10s %12s %12s\n", "game", "actions",
+	    "room msgs", "private", "IRC/action", "Matrix/action");
+	for (size_t g = 0; g < sizeof(games) / sizeof(games[0]); g++) {
+		struct tally t;
+
+		memset(&t, 0, sizeof(t));
+		for (int k = 0; k < ngames; k++)
+			play_game(loop, store, games[g].name, games[g].players,
+			    seed + (uint64_t)k, &t);
+		printf("%-9s %8ld %10ld %10ld %12.2f %12.2f\n", games[g].name,
+		    t.actions, t.channel_msgs, t.private_msgs,
+		    (double)t.irc_lines / (double)t.actions,
+		    (double)(t.channel_msgs + t.private_msgs) /
+		    (double)t.actions);
+	}
+	store_close(store);
+	loop_destroy(loop);
+	return 0;
+}

@@ -1,0 +1,184 @@
+/*
+ * cmd_admin.c - `!admin SUB ...`: what admins may do, one entry per
+ * subcommand in a const table.
+ *
+ * Configured admins may do everything; a room's own moderators (the
+ * adapter's channel_admin) administer the table of their room only, so
+ * the subcommands that act on the whole bot say `bot_wide`.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "command.h"
+#include "log.h"
+#include "loop.h"
+
+struct admin_command {
+	const char *name;
+	int args;                /* arguments after the subcommand's name */
+	int bot_wide;            /* configured admins only */
+	int needs_channel;       /* acts on the table of the channel */
+	void (*run)(struct ctx *ctx, struct table *table);
+};
+
+static void
+admin_status(struct ctx *ctx, struct table *table)
+{
+	(void)table;
+	SAY(&ctx->reply, ctx->lang, MSG_BOT_STATUS, "ddddd",
+	    (int)((loop_now(ctx->bot->loop) - ctx->bot->started_at) / 1000),
+	    ctx->bot->nnetworks, (int)bot_table_count(ctx->bot),
+	    (int)bot_game_count(ctx->bot), (int)bot_queue_depth(ctx->bot));
+}
+
+static void
+admin_reload(struct ctx *ctx, struct table *table)
+{
+	char err[256];
+
+	(void)table;
+	if (ctx->bot->reload == NULL ||
+	    ctx->bot->reload(ctx->bot->reload_arg, err, sizeof(err)) != 0) {
+		SAY(&ctx->reply, ctx->lang, MSG_RELOAD_FAILED, "s",
+		    ctx->bot->reload == NULL ? "-" : err);
+		return;
+	}
+	SAY0(&ctx->reply, ctx->lang, MSG_RELOADED);
+}
+
+static void
+admin_stop(struct ctx *ctx, struct table *table)
+{
+	if (table == NULL) {
+		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
+		return;
+	}
+	stop_now(ctx, table);
+}
+
+/* A room admin asks the bot to go: its table goes with it. */
+static void
+admin_part(struct ctx *ctx, struct table *table)
+{
+	struct network *network = ctx->channel->network;
+	struct text t;
+
+	if (table != NULL)
+		table_close(table, 1);
+	text_init(&t);
+	SAY0(&t, ctx->lang, MSG_PARTING);
+	channel_send(ctx->channel, &t);
+	text_finish(&t);
+	network->adapter.impl->part(&network->adapter, ctx->channel->name);
+	ctx->channel->joined = 0;
+	ctx->channel->configured = 0;
+	log_info("%s %s: left at %s's request", network->adapter.network,
+	    ctx->channel->name, ctx->user->id);
+}
+
+static void
+admin_restart(struct ctx *ctx, struct table *table)
+{
+	if (table == NULL || table->game == NULL) {
+		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
+		return;
+	}
+	table_restart(table, &ctx->reply);
+}
+
+static void
+admin_kick(struct ctx *ctx, struct table *table)
+{
+	int seat;
+
+	if (table == NULL || (seat = table_seat_by_name(table,
+	    ctx->argv[1])) < 0) {
+		SAY(&ctx->reply, ctx->lang, MSG_NO_SUCH_SEAT, "s",
+		    ctx->argv[1]);
+		return;
+	}
+	if (table->game == NULL) {
+		if (table_lobby_remove(table, seat, &ctx->reply) == 0)
+			table_lobby_save(table);
+		return;
+	}
+	table_stand_in(table, seat, MSG_KICKED);
+	table_next(table);
+}
+
+/* The channel's settings; the channel, not the table, owns them. */
+static void
+admin_set(struct ctx *ctx, struct table *table)
+{
+	struct channel_settings *cs = &ctx->channel->settings;
+	const char *key = ctx->argv[1], *value = ctx->argv[2];
+	int n;
+
+	(void)table;
+	if (strcasecmp(key, "game") == 0 && game_find(value) != NULL) {
+		snprintf(cs->game, sizeof(cs->game), "%s", value);
+		json_array_clear(cs->options);
+	} else if (strcasecmp(key, "lang") == 0 && lang_parse(value) >= 0) {
+		cs->lang = (enum lang)lang_parse(value);
+	} else if (strcasecmp(key, "prefix") == 0 &&
+	    strlen(value) < sizeof(cs->prefixes) &&
+	    strspn(value, "!/.@$%&*+-=?~^") == strlen(value)) {
+		snprintf(cs->prefixes, sizeof(cs->prefixes), "%s", value);
+	} else if (strcasecmp(key, "timer") == 0 &&
+	    parse_int(value, &n) == 0 && (n == 0 || (n >= 10 && n <= 3600))) {
+		cs->turn_timer = n;
+	} else if (strcasecmp(key, "formatting") == 0 &&
+	    (strcasecmp(value, "on") == 0 || strcasecmp(value, "off") == 0)) {
+		cs->plain = strcasecmp(value, "off") == 0;
+	} else {
+		SAY(&ctx->reply, ctx->lang, MSG_BAD_SETTING, "ss", key, value);
+		return;
+	}
+	SAY(&ctx->reply, ctx->lang, MSG_SET_DONE, "ss", key, value);
+}
+
+static const struct admin_command admin_commands[] = {
+	{ .name = "status", .args = 0, .bot_wide = 1, .run = admin_status },
+	{ .name = "reload", .args = 0, .bot_wide = 1, .run = admin_reload },
+	{ .name = "stop", .args = 0, .needs_channel = 1, .run = admin_stop },
+	{ .name = "part", .args = 0, .needs_channel = 1, .run = admin_part },
+	{ .name = "restart", .args = 0, .needs_channel = 1,
+	    .run = admin_restart },
+	{ .name = "kick", .args = 1, .needs_channel = 1, .run = admin_kick },
+	{ .name = "set", .args = 2, .needs_channel = 1, .run = admin_set },
+	{ .name = NULL },
+};
+
+void
+cmd_admin(struct ctx *ctx)
+{
+	const struct admin_command *a;
+
+	if (!ctx_admin(ctx)) {
+		SAY0(&ctx->reply, ctx->lang, MSG_NOT_ADMIN);
+		return;
+	}
+	for (a = admin_commands; a->name != NULL; a++)
+		if (strcasecmp(a->name, ctx->argv[0]) == 0)
+			break;
+	if (a->name == NULL || ctx->argc != a->args + 1) {
+		usage(ctx);
+		return;
+	}
+	/*
+	 * A room's moderators are admins of their own table only: what acts
+	 * on the whole bot needs a configured admin.
+	 */
+	if (a->bot_wide && !bot_is_admin(ctx->bot, ctx->network, NULL,
+	    ctx->user)) {
+		SAY0(&ctx->reply, ctx->lang, MSG_BOT_ADMIN_ONLY);
+		return;
+	}
+	if (a->needs_channel && ctx->channel == NULL) {
+		/* The table commands need a channel: say them there. */
+		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
+		return;
+	}
+	a->run(ctx, ctx_table(ctx));
+}
