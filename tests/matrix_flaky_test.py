@@ -9,13 +9,15 @@ read only the bot's direct rooms.
 
 Checks: both games end; the room never hears "I am back online" and the
 bot's log never says "disconnected" (one failed request is not an
-outage); every command a person sent is exactly one action of the stored
+outage); private lines name the table (configured by its room id) by the
+room's alias, never its id; every command a person sent is exactly one action of the stored
 record (none lost, none done twice); no private prompt is repeated (the
 same hand and task twice in a row); the bot refused nothing.
 Loopback only; bounded by timeouts.
 """
 
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -25,7 +27,10 @@ from matrix_game_test import game_over, start_table  # noqa: E402
 from matrix_players import (BOT, check, check_commands,  # noqa: E402
                             check_scores, drive, wait_until)
 
+# The table is configured by its room id; private lines must name it by
+# the room's alias (the adapter's channel_title), never by that id.
 ROOM = "#flaky:localhost"
+ROOM_ID = re.compile(r"![A-Za-z0-9_.=-]+:[A-Za-z0-9.-]+")
 RECONNECTED = "I am back online"
 
 
@@ -45,7 +50,7 @@ def test_flaky(world):
     room = alice.client.create_room(preset="public_chat",
                                     room_alias_name="flaky")
     bob.client.join(room)
-    world.write_config(world.config([{"name": ROOM, "game": "wizard"}]))
+    world.write_config(world.config([{"name": room, "game": "wizard"}]))
     bot = world.run_bot()
     wait_until(lambda: st.rooms[room].membership(BOT) == "join", 20,
                "the bot in the room")
@@ -88,6 +93,12 @@ def test_flaky(world):
                     b == lines[i - 1]]
         check(not repeated, "%s was told the same twice in a row: %r" % (
             name, repeated[:2]))
+        check(not [b for b in lines if ROOM_ID.search(b)],
+              "%s was told a room id: %r" % (
+                  name, [b for b in lines if ROOM_ID.search(b)][:2]))
+        check(all(b.startswith("[%s] " % ROOM) for b in lines
+                  if "your hand" in b),
+              "%s: a hand does not name the table %s" % (name, ROOM))
     check("disconnected" not in world.bot_log(),
           "the bot logged a disconnection")
     rc = bot.terminate()
