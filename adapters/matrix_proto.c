@@ -14,7 +14,8 @@
 
 static const char *const mx_keys[] = {
 	"homeserver", "user_id", "password_file", "access_token_file",
-	"device_id", "device_name", "invites", "sync_timeout_ms", NULL,
+	"device_id", "device_name", "invites", "sync_timeout_ms", "outage_ms",
+	NULL,
 };
 
 static const char *const mx_invite_keys[] = {
@@ -106,6 +107,7 @@ mx_config_parse(const json_t *network, const char *path,
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->sync_timeout_ms = 30000;
+	cfg->outage_ms = 30000;
 	if (cfg_keys(network, path, mx_keys, config_network_keys, err,
 	    errlen) != 0)
 		return -1;
@@ -147,6 +149,12 @@ mx_config_parse(const json_t *network, const char *path,
 		return -1;
 	if (rc == 0)
 		cfg->sync_timeout_ms = (int)n;
+	rc = cfg_int(network, path, "outage_ms", 1000, 600000, 0, &n, err,
+	    errlen);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		cfg->outage_ms = (int)n;
 
 	cfg->allow_users = json_array();
 	cfg->allow_servers = json_array();
@@ -257,6 +265,13 @@ mx_txn_id(char *out, size_t outlen, uint64_t epoch, uint64_t counter)
 	    (unsigned long long)counter);
 }
 
+void
+mx_txn_id_outbox(char *out, size_t outlen, const char *prefix, uint64_t id)
+{
+	snprintf(out, outlen, "stichbot.o.%s.%llu", prefix,
+	    (unsigned long long)id);
+}
+
 uint64_t
 mx_backoff(unsigned attempt, uint64_t base, uint64_t max, uint64_t rnd)
 {
@@ -340,6 +355,40 @@ mx_message_content(const struct text *t, const char *msgtype)
 		return NULL;
 	}
 	return content;
+}
+
+json_t *
+mx_line_content(const struct text *t, const char *private_to)
+{
+	json_t *content, *mentions, *ids;
+	size_t i;
+	json_t *id;
+	int listed = 0;
+
+	if ((mentions = mx_mentions(t)) == NULL && private_to == NULL)
+		return mx_message_content(t, "m.notice");
+	json_decref(mentions);
+	if ((content = mx_message_content(t, "m.text")) == NULL)
+		return NULL;
+	if (private_to == NULL)
+		return content;
+	/* The recipient of a private line is mentioned as well. */
+	ids = json_object_get(json_object_get(content, "m.mentions"),
+	    "user_ids");
+	json_array_foreach(ids, i, id)
+		if (strcmp(json_string_value(id), private_to) == 0)
+			listed = 1;
+	if (listed)
+		return content;
+	if (ids != NULL) {
+		if (json_array_append_new(ids, json_string(private_to)) == 0)
+			return content;
+	} else if (json_object_set_new(content, "m.mentions",
+	    json_pack("{s:[s]}", "user_ids", private_to)) == 0) {
+		return content;
+	}
+	json_decref(content);
+	return NULL;
 }
 
 const char *
@@ -468,6 +517,8 @@ mx_sync_events(struct mx_sync *out, const json_t *events,
 		    0;
 		ev.prev_membership = json_string_value(json_object_get(
 		    mx_get2(e, "unsigned", "prev_content"), "membership"));
+		ev.prev_is_direct = json_is_true(json_object_get(
+		    mx_get2(e, "unsigned", "prev_content"), "is_direct"));
 		if (mx_sync_add(out, &ev) != 0)
 			return -1;
 	}

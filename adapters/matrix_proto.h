@@ -32,6 +32,11 @@ struct mx_config {
 	json_t *allow_users;      /* owned: globs of users allowed to invite */
 	json_t *allow_servers;    /* owned: servers allowed to invite */
 	int sync_timeout_ms;
+	/*
+	 * How long the homeserver must stay unreachable before the bot
+	 * counts as disconnected: one failed request is not an outage.
+	 */
+	int outage_ms;
 };
 
 /*
@@ -67,6 +72,16 @@ void mx_url_param(struct text *out, const char *key, const char *value);
  * counter, made of URL-safe characters only.
  */
 void mx_txn_id(char *out, size_t outlen, uint64_t epoch, uint64_t counter);
+/*
+ * The transaction id of the core's outbox row id (struct send_info):
+ * the same for every attempt, in every process on the same store, so a
+ * row sent again after a restart is recognised by the homeserver as the
+ * transaction it has (transaction ids are scoped to the device).  prefix
+ * is random per store, so a fresh store on the same device cannot have
+ * its messages taken for old ones.
+ */
+void mx_txn_id_outbox(char *out, size_t outlen, const char *prefix,
+    uint64_t id);
 
 /*
  * The delay before retry number attempt (0 for the first retry): base
@@ -84,6 +99,16 @@ json_t *mx_mentions(const struct text *t);
  * someone.  NULL when memory runs out.
  */
 json_t *mx_message_content(const struct text *t, const char *msgtype);
+/*
+ * The content of a line the bot says, as a Matrix user expects it: a line
+ * that mentions someone (the one that tells a player to act) and every
+ * private line (private_to: its recipient, then mentioned too) are m.text
+ * with m.mentions, since the default push rule .m.rule.suppress_notices
+ * silences notices and the player would never be alerted; other room
+ * lines are m.notice, which clients show as the bot's and other bots
+ * ignore.  NULL when memory runs out.
+ */
+json_t *mx_line_content(const struct text *t, const char *private_to);
 /*
  * The text a user typed: the body without the quoted fallback that
  * clients put in front of a reply (lines starting with "> " and the empty
@@ -132,6 +157,11 @@ struct mx_event {
 	const json_t *content;    /* an object, or NULL when absent */
 	/* unsigned.prev_content.membership, or NULL when absent. */
 	const char *prev_membership;
+	/*
+	 * unsigned.prev_content.is_direct: the invite before a join was to a
+	 * direct room (the join itself does not say so).
+	 */
+	int prev_is_direct;
 	/* Set by mx_sync_mark_history(): said before we were in the room. */
 	int history;
 };

@@ -222,23 +222,30 @@ text_append(struct text *t, const struct text *other)
  * 04, orange 07 for yellow (08 vanishes on white), green 03, teal 10 for
  * blue (12 is too dark on black), magenta 13 for purple; brown has no
  * colour readable everywhere, and 05 is the closest.
+ *
+ * In HTML (Matrix) no text colour can be read well on both a white and
+ * Element's dark background (#15191e): the best one reaches 4.2:1 on
+ * both, short of WCAG's 4.5:1.  So a card is a tile: white text on the
+ * suit's colour (data-mx-bg-color, data-mx-color), which carries its own
+ * background.  Each colour gives the white text at least 4.5:1 and the
+ * tile at least 3:1 against both themes (tests/test_matrix.c checks).
  */
 struct palette {
 	char letter;
 	const char *irc;         /* mIRC colour number, readable on dark and light */
-	const char *html;
+	const char *html;        /* the tile behind white text */
 	const char *ansi;
 };
 
 static const struct palette palettes[] = {
 	{ 'r', "04", "#d32f2f", "\033[31m" },
-	{ 'y', "07", "#c77800", "\033[33m" },
+	{ 'y', "07", "#ad5f00", "\033[33m" },
 	{ 'g', "03", "#2e7d32", "\033[32m" },
-	{ 'b', "10", "#1565c0", "\033[34m" },
-	{ 'n', "05", "#795548", "\033[38;5;130m" },
-	{ 'p', "13", "#7b1fa2", "\033[35m" },
+	{ 'b', "10", "#1a6fc4", "\033[34m" },
+	{ 'n', "05", "#8a6552", "\033[38;5;130m" },
+	{ 'p', "13", "#a040c0", "\033[35m" },
 	{ 'w', NULL, NULL, "\033[1m" },
-	{ 'j', "14", "#757575", "\033[90m" },
+	{ 'j', "14", "#707070", "\033[90m" },
 };
 
 static const struct palette *
@@ -321,7 +328,8 @@ text_render(const struct text *t, enum text_format format, struct text *out)
 				colour_open = 1;
 			} else if (format == TEXT_FORMAT_HTML) {
 				if (colour->html != NULL)
-					text_printf(out, "<font color=\"%s\">",
+					text_printf(out, "<font data-mx-bg-color="
+					    "\"%s\" data-mx-color=\"#ffffff\">",
 					    colour->html);
 				else
 					text_add(out, "<b>");

@@ -130,17 +130,20 @@ known_tag(const char *s, size_t n)
 	static const char *const fixed[] = {
 		"<b>", "</b>", "<pre>", "</pre>", "<br>", "</font>", "</a>",
 	};
-	static const char font[] = "<font color=\"#";
+	static const char font[] = "<font data-mx-bg-color=\"#";
+	static const char font_end[] = "\" data-mx-color=\"#ffffff\">";
 	static const char link[] = "<a href=\"https://matrix.to/#/";
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (n == strlen(fixed[i]) && memcmp(s, fixed[i], n) == 0)
 			return 1;
-	if (n == strlen(font) + 8 && memcmp(s, font, strlen(font)) == 0) {
-		for (size_t i = strlen(font); i < n - 2; i++)
+	if (n == strlen(font) + 6 + strlen(font_end) &&
+	    memcmp(s, font, strlen(font)) == 0) {
+		for (size_t i = strlen(font); i < strlen(font) + 6; i++)
 			if (strchr("0123456789abcdef", s[i]) == NULL)
 				return 0;
-		return memcmp(s + n - 2, "\">", 2) == 0;
+		return memcmp(s + strlen(font) + 6, font_end,
+		    strlen(font_end)) == 0;
 	}
 	if (n > strlen(link) + 1 && memcmp(s, link, strlen(link)) == 0) {
 		/* The id inside the attribute is escaped. */

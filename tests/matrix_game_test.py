@@ -25,6 +25,7 @@ reaches the log.  Loopback only; bounded by timeouts.
 """
 
 import os
+import re
 import sys
 import time
 
@@ -102,6 +103,54 @@ def self_test_privacy(world, room_id, label, players, since, until):
         except Failure:
             continue
         raise Failure("the privacy check missed %s: %r" % (what, body))
+
+
+PILL = re.compile(r'<a href="https://matrix\.to/#/(@[^"]+)">')
+ROOM_ID = re.compile(r"![A-Za-z0-9_.=-]+:[A-Za-z0-9.-]+")
+
+
+def check_line_kinds(world, room_ids, players):
+    """Issue 16.4, as a Matrix user's client sees the lines: in a room,
+    a line that mentions someone (the one telling a player to act) is an
+    m.text with those people in m.mentions and a pill for each, and
+    every other line is an m.notice (quiet under the default push
+    rules); every private line is an m.text mentioning its reader, and
+    none names a table by its raw room id.  Returns the number of turn
+    lines seen."""
+    turns = 0
+    for room_id in room_ids:
+        for _, e in world.room_log(room_id):
+            if e["sender"] != BOT:
+                continue
+            c = e["content"]
+            pills = PILL.findall(c.get("formatted_body", ""))
+            if pills:
+                turns += 1
+                check(c["msgtype"] == "m.text",
+                      "a line mentioning someone is %s: %r" %
+                      (c["msgtype"], c["body"]))
+                check(sorted(set(pills)) ==
+                      sorted(c.get("m.mentions", {}).get("user_ids", [])),
+                      "pills %s but m.mentions %s in %r" %
+                      (pills, c.get("m.mentions"), c["body"]))
+            else:
+                check(c["msgtype"] == "m.notice" and "m.mentions" not in c,
+                      "a room line without a mention is %s: %r" %
+                      (c["msgtype"], c["body"]))
+    for p in players:
+        for dm in p.dms:
+            for _, e in world.room_log(dm):
+                if e["sender"] != BOT:
+                    continue
+                c = e["content"]
+                check(c["msgtype"] == "m.text" and p.user_id in
+                      c.get("m.mentions", {}).get("user_ids", []),
+                      "a private line to %s is %s with %s: %r" %
+                      (p.name, c["msgtype"], c.get("m.mentions"),
+                       c["body"]))
+                check(not ROOM_ID.search(c["body"]),
+                      "a private line names a room id: %r" % c["body"])
+    return turns
 
 
 def test_games(world):
@@ -219,14 +268,22 @@ def test_games(world):
     check_privacy(world, wiz, WIZARD, "birdhead", [bob, carol, dave],
                   False, bh_since)
 
+    turns = check_line_kinds(world, (wiz, sti), people)
+    check(turns > 0, "no line mentioned a player")
+
     rc = crash["bot"].terminate()
     check(rc == 0, "SIGTERM: exit status %s" % rc)
+    # The core let the goodbyes leave before it stopped the adapter.
+    check("still queued at stop" not in world.bot_log() and
+          "messages were not sent" not in world.bot_log(),
+          "the adapter was stopped with messages queued")
     world.check_log()
     print("  Wizard, Sticheln and BirdHead: %d actions stored; killed "
           "with %d command(s) typed but not yet handled, each handled "
-          "once after the restart" % (
+          "once after the restart; %d send(s) repeated a transaction "
+          "the homeserver had (one event each)" % (
               sum(len(r["actions"]) for r in list(records.values()) +
-                  record), unhandled))
+                  record), unhandled, st.repeated_txns))
 
 
 def main():

@@ -3,6 +3,7 @@
  * tests/matrix_test.py.
  *
  *   matrix_harness NETWORK.json STORE.db [--crash-on TEXT]
+ *       [--crash-after TEXT]
  *
  * NETWORK.json is one network object of the configuration ("name" names
  * the network; default "matrix").  Every callback into the core is printed
@@ -16,11 +17,25 @@
  *   {"join": ROOM}  {"part": ROOM}
  *   {"channel_admin": [ROOM, USER]}     prints {"event": "channel_admin"}
  *   {"queue_depth": true}               prints {"event": "queue_depth"}
+ *   {"busy": FLOW}                      prints {"event": "busy"}
+ *   {"self_name": true}                 prints {"event": "self_name"}
+ *   {"channel_title": ROOM}             prints {"event": "channel_title"}
  *   {"stop": GOODBYE}                   or the end of stdin
  *
+ * A stop does what the core does at SIGTERM: it runs the loop until
+ * queue_depth() is 0 (or 5 s passed) and only then calls stop().
+ *
+ * The stub core stores every message it is given as the real core stores
+ * a move: in a batch (store_batch_begin), appended to the JSON array in
+ * the store's kv under "harness:moves", so a test can count how often
+ * each command took effect across crashes.
+ *
  * With --crash-on, a message whose text is TEXT kills the process inside
- * bot_on_message(), before the core would have returned: the adapter must
+ * bot_on_message(), before the core would have stored it: the adapter must
  * deliver that message again after a restart, and nothing before it.
+ * With --crash-after, the process dies right after that message's batch
+ * was committed, before bot_on_message() returns: the adapter must not
+ * deliver it again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +63,8 @@ const char *const config_network_keys[] = {
 static struct loop *harness_loop;
 static struct store *harness_store;
 static struct adapter harness_adapter;
-static const char *crash_on;
+static const char *crash_on, *crash_after;
+static uint64_t drain_end;
 static char input[1 << 16];
 static size_t input_len;
 
@@ -86,6 +102,34 @@ user_json(const struct user *u)
 	return json_pack("{s:s, s:s}", "id", u->id, "name", u->name);
 }
 
+/* Appends text to "harness:moves" in one batch, as the core stores a move. */
+static void
+store_move(const char *text)
+{
+	char *old, *s;
+	json_t *moves;
+
+	if (store_batch_begin(harness_store) != 0)
+		return;
+	old = store_kv_get(harness_store, "harness:moves");
+	moves = old != NULL ? json_loads(old, 0, NULL) : json_array();
+	free(old);
+	if (!json_is_array(moves)) {
+		json_decref(moves);
+		moves = json_array();
+	}
+	json_array_append_new(moves, json_string(text));
+	s = json_dumps(moves, JSON_COMPACT);
+	json_decref(moves);
+	if (s == NULL || store_kv_set(harness_store, "harness:moves", s) != 0) {
+		free(s);
+		store_batch_rollback(harness_store);
+		return;
+	}
+	free(s);
+	store_batch_commit(harness_store);
+}
+
 void
 bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
     const struct user *from, const char *text)
@@ -99,6 +143,12 @@ bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
 	}
 	emit(json_pack("{s:s, s:s?, s:o, s:s}", "event", "message", "channel",
 	    channel, "from", user_json(from), "text", text));
+	store_move(text);
+	if (crash_after != NULL && strcmp(text, crash_after) == 0) {
+		emit(json_pack("{s:s, s:s}", "event", "crashing", "text",
+		    text));
+		_exit(3);
+	}
 }
 
 void
@@ -147,6 +197,28 @@ bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 	emit(json_pack("{s:s, s:b}", "event", "connected", "up", up));
 }
 
+/* Runs the loop until the adapter has nothing left to do, then stops it. */
+static void
+on_drain(struct loop *loop, uint64_t id, void *arg)
+{
+	(void)id;
+	(void)arg;
+	if (harness_adapter.impl->queue_depth(&harness_adapter) == 0 ||
+	    loop_now(loop) >= drain_end)
+		loop_stop(loop);
+	else
+		loop_timer(loop, 20, on_drain, NULL);
+}
+
+static void
+drain(void)
+{
+	if (drain_end != 0)
+		return;
+	drain_end = loop_now(harness_loop) + 5000;
+	loop_timer(harness_loop, 0, on_drain, NULL);
+}
+
 static void
 command(const char *line)
 {
@@ -188,8 +260,21 @@ command(const char *line)
 	else if (json_object_get(cmd, "queue_depth") != NULL)
 		emit(json_pack("{s:s, s:i}", "event", "queue_depth", "depth",
 		    (int)impl->queue_depth(&harness_adapter)));
-	else if (json_object_get(cmd, "stop") != NULL)
-		loop_stop(harness_loop);
+	else if ((v = json_object_get(cmd, "busy")) != NULL)
+		emit(json_pack("{s:s, s:b}", "event", "busy", "busy",
+		    impl->busy(&harness_adapter, json_string_value(v))));
+	else if (json_object_get(cmd, "self_name") != NULL)
+		emit(json_pack("{s:s, s:s?}", "event", "self_name", "name",
+		    impl->self_name(&harness_adapter)));
+	else if ((v = json_object_get(cmd, "channel_title")) != NULL) {
+		char title[256];
+
+		impl->channel_title(&harness_adapter, json_string_value(v),
+		    title, sizeof(title));
+		emit(json_pack("{s:s, s:s}", "event", "channel_title", "title",
+		    title));
+	} else if (json_object_get(cmd, "stop") != NULL)
+		drain();
 	else
 		emit(json_pack("{s:s, s:s}", "event", "bad_command", "line",
 		    line));
@@ -213,7 +298,7 @@ on_stdin(struct loop *loop, int fd, int events, void *arg)
 		return;
 	if (n <= 0) {
 		loop_unwatch(loop, fd);
-		loop_stop(loop);
+		drain();
 		return;
 	}
 	input_len += (size_t)n;
@@ -247,13 +332,19 @@ main(int argc, char **argv)
 	const char *name;
 	char err[512];
 
-	if (argc != 3 && !(argc == 5 && strcmp(argv[3], "--crash-on") == 0)) {
+	for (int i = 3; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--crash-on") == 0)
+			crash_on = argv[i + 1];
+		else if (strcmp(argv[i], "--crash-after") == 0)
+			crash_after = argv[i + 1];
+		else
+			argc = 0;
+	}
+	if (argc < 3 || argc % 2 == 0) {
 		fprintf(stderr, "usage: matrix_harness NETWORK.json STORE.db "
-		    "[--crash-on TEXT]\n");
+		    "[--crash-on TEXT] [--crash-after TEXT]\n");
 		return 2;
 	}
-	if (argc == 5)
-		crash_on = argv[4];
 	log_setup(LOG_LEVEL_DEBUG, 0);
 	log_capture(on_log, NULL);
 	if ((config = json_load_file(argv[1], 0, &error)) == NULL) {

@@ -18,7 +18,9 @@ Endpoints (under /_matrix/client):
        v3/rooms/{r}/invite, v3/rooms/{r}/kick, v3/rooms/{r}/ban
   POST v3/createRoom (preset, is_direct, invite, initial_state, name,
        room_alias_name, power_level_content_override)
-  PUT  v3/rooms/{r}/send/{type}/{txnId} (idempotent per token and txnId)
+  PUT  v3/rooms/{r}/send/{type}/{txnId} (idempotent per device and txnId,
+       as the spec scopes transaction ids since v1.7: a client that logs
+       in again on the same device may repeat a transaction)
   PUT  v3/rooms/{r}/state/{type}/{key}, GET v3/rooms/{r}/state(/{type}/{key})
   GET/PUT v3/user/{u}/account_data/{type}
   GET  v3/profile/{u}, PUT v3/profile/{u}/displayname
@@ -32,6 +34,9 @@ the bot joining a room with old chat in it, sees what was said before.
 Fault switches (Faults, on State.faults; set them under State.cond or with
 the helper methods of Homeserver):
   fail_requests   the next N requests get 500 M_UNKNOWN
+  fail_share      a share (0..1) of the requests of fail_users (all users
+                  when empty) get 500 M_UNKNOWN, drawn from a seeded
+                  generator; failed_paths lists them
   limit_sends     the next N sends get 429 M_LIMIT_EXCEEDED, retry_after_ms
   drop_syncs      the next N /sync requests are cut off mid-response
   drop_sends      the next N sends are stored, then the connection is cut
@@ -40,10 +45,13 @@ the helper methods of Homeserver):
                   previous response's events
   hold_syncs      /sync answers nothing until released
   slow_joins      joins are answered only after this many seconds
+  lazy_members    /sync leaves other members out of rooms' state sections,
+                  as servers that lazy-load members do until they speak
 """
 
 import itertools
 import json
+import random
 import re
 import socket
 import threading
@@ -82,6 +90,11 @@ class Faults:
         self.hold_syncs = False
         self.slow_joins = 0
         self.fail_messages = 0
+        self.fail_share = 0.0
+        self.lazy_members = False
+        self.fail_users = set()
+        self.fail_rng = random.Random(0)
+        self.failed_paths = []
 
 
 class User:
@@ -162,12 +175,13 @@ class State:
         self.rooms = {}
         self.aliases = {}
         self.pos = 0
-        self.txns = {}  # (token, txn_id) -> event_id
+        self.txns = {}  # (user_id, device_id, txn_id) -> event_id
         self.faults = Faults()
         self.requests = []  # (method, path, user_id or None)
         self.logins = []  # login bodies without the password
         self.last_since = {}  # token -> since of the previous /sync
         self.messages_served = 0  # /messages pages answered
+        self.repeated_txns = 0  # sends answered as a transaction seen before
         self.counter = itertools.count(1)
 
     # Administration, for tests (no HTTP).
@@ -204,6 +218,11 @@ class State:
             }
             if state_key is not None:
                 event["state_key"] = state_key
+                # As Synapse does: a state event carries what it replaced.
+                prev = room.state.get((type_, state_key))
+                if prev is not None:
+                    event["unsigned"] = {"prev_content":
+                                         prev[1]["content"]}
                 room.state[(type_, state_key)] = (self.pos, event)
             room.events.append((self.pos, event))
             self.cond.notify_all()
@@ -378,8 +397,9 @@ def type_matches(patterns, type_):
 
 def client_event(event):
     e = {k: v for k, v in event.items() if k != "room_id"}
-    e["unsigned"] = {"age": max(0, int(time.time() * 1000) -
-                                event["origin_server_ts"])}
+    e["unsigned"] = dict(event.get("unsigned", {}))
+    e["unsigned"]["age"] = max(0, int(time.time() * 1000) -
+                               event["origin_server_ts"])
     return e
 
 
@@ -496,8 +516,16 @@ class Handler(BaseHTTPRequestHandler):
             with self.state.cond:
                 self.state.requests.append((method, url.path,
                                             self.token_user()))
-                if self.state.faults.fail_requests > 0:
-                    self.state.faults.fail_requests -= 1
+                faults = self.state.faults
+                if faults.fail_requests > 0:
+                    faults.fail_requests -= 1
+                    raise MatrixError(500, "M_UNKNOWN",
+                                      "Internal server error (injected)")
+                if faults.fail_share > 0 and (
+                        not faults.fail_users or
+                        self.token_user() in faults.fail_users) and \
+                        faults.fail_rng.random() < faults.fail_share:
+                    faults.failed_paths.append(url.path)
                     raise MatrixError(500, "M_UNKNOWN",
                                       "Internal server error (injected)")
             status, body = getattr(self, "r_" + name)(*args)
@@ -628,15 +656,16 @@ class Handler(BaseHTTPRequestHandler):
         return 200, {"room_id": room.room_id}
 
     def r_send(self, room_id, type_, txn_id):
-        token = self.auth()
+        self.auth()
         st = self.state
         with st.cond:
             if st.faults.limit_sends > 0:
                 st.faults.limit_sends -= 1
                 raise MatrixError(429, "M_LIMIT_EXCEEDED", "Too many requests",
                                   retry_after_ms=st.faults.retry_after_ms)
-            key = (token, txn_id)
+            key = (self.user_id, self.device_id, txn_id)
             if key in st.txns:
+                st.repeated_txns += 1
                 return 200, {"event_id": st.txns[key]}
             room = st.resolve(room_id)
             if room.membership(self.user_id) != "join":
@@ -869,6 +898,10 @@ class Handler(BaseHTTPRequestHandler):
                          and type_matches(st_types, e["type"])]
                 if since is not None and not whole:
                     state = []
+                if st.faults.lazy_members:
+                    state = [e for e in state
+                             if e["type"] != "m.room.member"
+                             or e["state_key"] == me]
                 join[room.room_id] = {
                     "timeline": {"events": [client_event(e)
                                             for _, e in events],
@@ -1009,6 +1042,18 @@ class Homeserver:
     def fail_requests(self, n):
         with self.state.cond:
             self.state.faults.fail_requests = n
+
+    def fail_share(self, share, users=(), seed=1):
+        """A share of the requests of users (everyone: empty) fail with
+        500 from now on, drawn from a generator seeded with seed; 0 ends
+        it.  Returns the list the failed request paths are added to."""
+        with self.state.cond:
+            f = self.state.faults
+            f.fail_share = share
+            f.fail_users = set(users)
+            f.fail_rng = random.Random(seed)
+            f.failed_paths = []
+            return f.failed_paths
 
     def fail_messages(self, n):
         """The next n /messages requests fail with 500."""

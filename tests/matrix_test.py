@@ -9,11 +9,16 @@ Checks: password and token login, the first sync ignoring old messages,
 room messages and direct messages reaching the core with the right
 identity, invites, send_private opening a direct room recorded in m.direct
 and reusing it after a restart, order and no duplicates through 429s, 500s,
-cut connections and a homeserver restart, the next_batch contract across a
+cut connections and a homeserver restart, 10% and 30% of requests failing
+without a disconnection and a 60 s outage as one, the next_batch contract across a
 crash, duplicate delivery, HTML in display names, m.mentions, encrypted
 rooms, membership callbacks, room admins, kicks and parts, and the
 history of a room joined late (not commands), and a restart whose first
-/sync comes back before the joins.  Everything runs
+/sync comes back before the joins; the core's outbox rows reported sent
+under transaction ids made from them (a row sent again after a restart
+is one event), busy flows, no command handled twice after a kill right
+after its effect was stored, members' names from /joined_members, room
+titles that are never room ids, and a direct room the player opened.  Everything runs
 on 127.0.0.1 and each check is bounded by timeouts.
 """
 
@@ -44,7 +49,7 @@ PASSWORD = "bot-password-7f3a"
 class Harness:
     """One run of matrix_harness; events are its stdout lines, parsed."""
 
-    def __init__(self, ctx, config, crash_on=None):
+    def __init__(self, ctx, config, crash_on=None, crash_after=None):
         self.ctx = ctx
         path = os.path.join(ctx.dir, "network.json")
         with open(path, "w") as f:
@@ -52,6 +57,8 @@ class Harness:
         args = [ctx.harness, path, ctx.store]
         if crash_on:
             args += ["--crash-on", crash_on]
+        if crash_after:
+            args += ["--crash-after", crash_after]
         self.log = open(ctx.log_path, "a")
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
@@ -168,8 +175,8 @@ class Context:
         config.update(extra)
         return config
 
-    def run(self, crash_on=None, **extra):
-        h = Harness(self, self.config(**extra), crash_on)
+    def run(self, crash_on=None, crash_after=None, **extra):
+        h = Harness(self, self.config(**extra), crash_on, crash_after)
         self.runs.append(h)
         return h
 
@@ -197,9 +204,9 @@ def public_room(ctx, owner, alias):
     return owner.create_room(preset="public_chat", room_alias_name=alias)
 
 
-def joined_harness(ctx, alias, room):
+def joined_harness(ctx, alias, room, **extra):
     """A harness that has connected and joined alias (room's alias)."""
-    h = ctx.run()
+    h = ctx.run(**extra)
     h.wait_connected()
     h.command(join=alias)
     wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "join",
@@ -344,8 +351,11 @@ def test_send_private(ctx):
     assert room.state_content("m.room.encryption") is None
     join_rule = room.state_content("m.room.join_rules")["join_rule"]
     assert join_rule == "invite"
+    # Private lines (hands, prompts) are m.text mentioning the player:
+    # notices are silenced by the default push rules.
     first = ctx.hs.state.room_events(dm, sender=BOT)[0]["content"]
-    assert first["msgtype"] == "m.notice", first
+    assert first["msgtype"] == "m.text", first
+    assert first["m.mentions"] == {"user_ids": [BOB]}, first
     direct = wait_until(lambda: (lambda d: d if d and BOB in d else None)(
         ctx.hs.state.account_data(BOT, "m.direct")), what="m.direct")
     assert direct == {CAROL: ["!old:localhost"], BOB: [dm]}, direct
@@ -385,7 +395,7 @@ def test_send_private(ctx):
 def test_order_through_faults(ctx):
     alice = ctx.client(ALICE)
     room = public_room(ctx, alice, "faults")
-    h = joined_harness(ctx, "#faults:localhost", room)
+    h = joined_harness(ctx, "#faults:localhost", room, outage_ms=2000)
     expected = ["m%02d" % i for i in range(24)]
     ctx.hs.limit_sends(3, 300)
     ctx.hs.fail_requests(2)
@@ -420,6 +430,266 @@ def test_order_through_faults(ctx):
     assert depth["depth"] == 0, depth
     h.stop()
     assert h.texts().count("!during faults") == 1, h.texts()
+
+
+def connected_events(h, start=0):
+    with h.cond:
+        return [e["up"] for e in h.events[start:]
+                if e["event"] == "connected"]
+
+
+def test_sync_failures(ctx):
+    """Issue 14.7: a share of the bot's requests fail (10%, then 30%),
+    /sync among them, while commands come in and lines go out.  Each
+    failure is retried quietly: the core never hears "disconnected", and
+    every command and line arrives once and in order."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "flaky")
+    # The default outage_ms: what a real deployment gets.
+    h = joined_harness(ctx, "#flaky:localhost", room)
+    assert connected_events(h) == [True], h.events
+    for share, seed in ((0.1, 1), (0.3, 2)):
+        failed = ctx.hs.fail_share(share, [BOT], seed)
+        said = ["!say %d %d" % (share * 100, i) for i in range(60)]
+        lines = ["line %d %d" % (share * 100, i) for i in range(60)]
+        before = len(bot_bodies(ctx, room))
+        for text, line in zip(said, lines):
+            alice.say(room, text)
+            h.command(send_channel="#flaky:localhost", text=line)
+            # The pace of a lively table, so that many /syncs happen.
+            time.sleep(0.05)
+        h.wait_message(said[-1], 60)
+        wait_until(lambda: len(bot_bodies(ctx, room)) >= before + 60, 60,
+                   "every line")
+        ctx.hs.fail_share(0)
+        syncs = sum(1 for p in failed if p.endswith("/sync"))
+        assert syncs >= 2, (share, failed)
+        got = [t for t in h.texts() if t in said]
+        assert got == said, (share, got)
+        assert bot_bodies(ctx, room)[before:] == lines, \
+            bot_bodies(ctx, room)[before:]
+        assert connected_events(h) == [True], (share, h.events[-5:])
+        print("  %d%%: %d requests failed, %d of them /sync; no "
+              "disconnection" % (share * 100, len(failed), syncs))
+    h.stop()
+
+
+def test_outage(ctx):
+    """A real outage (the homeserver away for 60 s) is one "down" after
+    outage_ms and one "up" when it answers again; lines said meanwhile
+    go out after it, in order, and commands flow again."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "outage")
+    h = joined_harness(ctx, "#outage:localhost", room, outage_ms=5000)
+    h.command(send_channel="#outage:localhost", text="before")
+    wait_until(lambda: bot_bodies(ctx, room) == ["before"],
+               what="the first line")
+    start = len(h.events)
+    stopped = time.monotonic()
+    ctx.hs.stop()
+    h.command(send_channel="#outage:localhost", text="during")
+    h.wait(lambda e: e["event"] == "connected" and not e["up"], 20,
+           "the disconnection", start=start)
+    down_after = time.monotonic() - stopped
+    assert 4.0 <= down_after <= 12.0, down_after
+    while time.monotonic() - stopped < 60:
+        time.sleep(0.5)
+    assert connected_events(h, start) == [False], h.events[start:]
+    ctx.hs.start()
+    h.wait(lambda e: e["event"] == "connected" and e["up"], 30,
+           "the reconnection", start=start)
+    wait_until(lambda: bot_bodies(ctx, room) == ["before", "during"], 30,
+               "the line said during the outage")
+    alice.say(room, "!after")
+    h.wait_message("!after")
+    assert connected_events(h, start) == [False, True], h.events[start:]
+    h.stop()
+
+
+def sent_ids(h):
+    with h.cond:
+        return [e["id"] for e in h.events if e["event"] == "sent"]
+
+
+def bot_txns(ctx):
+    """The transaction ids of the bot's sends, in the order they came."""
+    return [unquote(p).rsplit("/", 1)[1]
+            for m, p, u in ctx.hs.state.requests
+            if m == "PUT" and "/send/" in p and u == BOT]
+
+
+def test_outbox(ctx):
+    """The core's outbox rows (send_info.id): each is reported sent once
+    the homeserver answered its PUT, under a transaction id made from the
+    row id, so a row the core sends again after a restart is dropped by
+    the homeserver as the same transaction: one event in the room.  A
+    row for a room the bot cannot send to is reported too (it can never
+    be sent).  Tracked messages keep their order through an outage."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "outbox")
+    h = joined_harness(ctx, "#outbox:localhost", room, outage_ms=2000)
+    h.command(send_channel="#outbox:localhost", text="five", id=5,
+              flow="#outbox:localhost")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 5, 20, "sent 5")
+    txn5 = bot_txns(ctx)[-1]
+    assert txn5.endswith(".5"), txn5
+    # The answer to the PUT is lost: the retry is the same transaction,
+    # and the row is reported once.
+    ctx.hs.drop_sends(1)
+    h.command(send_channel="#outbox:localhost", text="six", id=6,
+              flow="#outbox:localhost")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 6, 20, "sent 6")
+    txns = bot_txns(ctx)
+    assert txns[-1] == txns[-2] and txns[-1].endswith(".6"), txns
+    # Untracked lines are not reported.
+    h.command(send_channel="#outbox:localhost", text="reply")
+    wait_until(lambda: bot_bodies(ctx, room)[-1:] == ["reply"],
+               what="the untracked line")
+    h.stop()
+    assert sent_ids(h) == [5, 6], h.events
+
+    # After a restart (a new login, the same device) the core sends its
+    # unconfirmed row 6 again: the homeserver keeps one event.
+    h = ctx.run(outage_ms=2000)
+    h.command(send_channel="#outbox:localhost", text="six", id=6,
+              flow="#outbox:localhost")
+    h.command(join="#outbox:localhost")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 6, 20, "sent 6")
+    assert bot_txns(ctx)[-1] == txns[-1], bot_txns(ctx)
+    assert bot_bodies(ctx, room) == ["five", "six", "reply"], \
+        bot_bodies(ctx, room)
+
+    # Queued through an outage, in order, each reported once.
+    start = len(h.events)
+    ctx.hs.stop()
+    lines = ["t%02d" % i for i in range(10)]
+    for i, text in enumerate(lines):
+        h.command(send_channel="#outbox:localhost", text=text, id=10 + i,
+                  flow="#outbox:localhost")
+    h.wait(lambda e: e["event"] == "connected" and not e["up"], 20,
+           "the disconnection", start=start)
+    h.command(queue_depth=True)
+    depth = h.wait(lambda e: e["event"] == "queue_depth", 5, "depth",
+                   start=start)
+    assert depth["depth"] == 10, depth
+    ctx.hs.start()
+    wait_until(lambda: bot_bodies(ctx, room)[3:] == lines, 40,
+               "the lines queued during the outage")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 19, 20, "sent 19")
+    assert sent_ids(h) == [6] + list(range(10, 20)), sent_ids(h)
+
+    # A private line is tracked the same way.
+    h.command(send_private=BOB, text="your hand", id=30,
+              flow="#outbox:localhost")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 30, 20, "sent 30")
+
+    # Kicked: a row for that room can never be sent, and is reported.
+    alice.kick(room, BOT, "enough")
+    wait_until(lambda: "removed from" in ctx.harness_log(),
+               what="the kick")
+    h.command(send_channel="#outbox:localhost", text="lost", id=40,
+              flow="#outbox:localhost")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 40, 20,
+           "the dropped row reported")
+    h.stop()
+    assert "message 40 for #outbox:localhost can never be sent" in \
+        ctx.harness_log()
+    # The stop ran the loop until queue_depth() was 0, as the core does
+    # at SIGTERM: stop() itself had nothing left to flush.
+    assert "still queued at stop" not in ctx.harness_log()
+
+
+def test_busy(ctx):
+    """A flow with a long backlog is busy (the core then holds back);
+    other flows are not, and it clears once the backlog went out."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "busy1")
+    h = joined_harness(ctx, "#busy1:localhost", room, outage_ms=2000)
+    ctx.hs.stop()
+    for i in range(45):
+        h.command(send_channel="#busy1:localhost", text="b%d" % i,
+                  id=i + 1, flow="#busy1:localhost")
+    h.command(busy="#busy1:localhost")
+    h.command(busy="#other:localhost")
+    b = h.wait(lambda e: e["event"] == "busy", 5, "busy")
+    assert b["busy"] is True, b
+    b = h.wait(lambda e: e["event"] == "busy" and e is not b, 5, "busy")
+    assert b["busy"] is False, b
+    ctx.hs.start()
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 45, 60,
+           "the backlog sent")
+    start = len(h.events)
+    h.command(busy="#busy1:localhost")
+    b = h.wait(lambda e: e["event"] == "busy", 5, "busy", start=start)
+    assert b["busy"] is False, b
+    h.stop()
+
+
+def test_members_titles_and_dms(ctx):
+    """Issue 16.4: people already in a room are known by their display
+    names from GET /joined_members (here the homeserver lazy-loads
+    members, so /sync alone would give raw user ids); a room's title in
+    private lines is its alias or name, never its id; a direct room the
+    player opened is reused; self_name is the bot's user id."""
+    alice = ctx.client(ALICE)
+    bob = ctx.client(BOB)
+    room = public_room(ctx, alice, "names")
+    bob.join(room)
+    named = alice.create_room(preset="public_chat", name="Card Table")
+    bare = alice.create_room(preset="public_chat")
+    bob.join(bare)
+    ctx.hs.state.faults.lazy_members = True
+    h = ctx.run()
+    h.wait_connected()
+    # The channels by room id: titles must not be the ids.
+    for r in (room, named, bare):
+        h.command(join=r)
+    for r in (room, named, bare):
+        wait_until(lambda: ctx.hs.state.rooms[r].membership(BOT) == "join",
+                   what="the bot in " + r)
+    wait_until(lambda: sum(1 for m, p, u in ctx.hs.state.requests
+                           if p.endswith("/joined_members") and u == BOT)
+               >= 3, what="joined_members")
+    bob.say(room, "!join")
+    m = h.wait_message("!join")
+    assert m["from"] == {"id": BOB, "name": "Bob"}, m
+    titles = []
+    for r in (room, named, bare):
+        start = len(h.events)
+        h.command(channel_title=r)
+        titles.append(h.wait(lambda e: e["event"] == "channel_title", 5,
+                             "title", start=start)["title"])
+    assert titles == ["#names:localhost", "Card Table", "Alice and Bob"], \
+        titles
+    h.command(self_name=True)
+    n = h.wait(lambda e: e["event"] == "self_name", 5, "self_name")
+    assert n["name"] == BOT, n
+    h.stop()
+
+    # Carol opens a direct room with the bot; the bot's own m.direct is
+    # lost (never written): her room is still the one used.
+    ctx.hs.state.faults.lazy_members = False
+    ctx.hs.state.users[BOT].account_data.pop("m.direct", None)
+    carol = ctx.client(CAROL)
+    dm = carol.create_room(preset="trusted_private_chat", is_direct=True,
+                           invite=[BOT])
+    h = ctx.run(invites={"allow_users": [CAROL]})
+    h.wait_connected()
+    wait_until(lambda: ctx.hs.state.rooms[dm].membership(BOT) == "join",
+               what="the bot accepting carol's invite")
+    with ctx.hs.state.cond:
+        ctx.hs.state.users[BOT].account_data.pop("m.direct", None)
+    h.stop()
+    h = ctx.run(invites={"allow_users": [CAROL]})
+    h.wait_connected()
+    h.command(send_private=CAROL, text="your turn", id=7)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 7, 20, "sent 7")
+    assert bot_bodies(ctx, dm) == ["your turn"], bot_bodies(ctx, dm)
+    assert ctx.hs.state.rooms_created_by(BOT) == []
+    direct = wait_until(lambda: ctx.hs.state.account_data(BOT, "m.direct"),
+                        what="m.direct")
+    assert direct == {CAROL: [dm]}, direct
+    h.stop()
 
 
 def test_relogin_and_lost_position(ctx):
@@ -499,6 +769,59 @@ def test_next_batch_contract(ctx):
     h.stop()
 
 
+def stored_moves(ctx):
+    """What the harness's stub core stored, as the core stores moves."""
+    db = __import__("sqlite3").connect(ctx.store)
+    try:
+        row = db.execute("SELECT value FROM kv WHERE key = "
+                         "'harness:moves'").fetchone()
+    finally:
+        db.close()
+    return json.loads(row[0]) if row else []
+
+
+def test_exactly_once(ctx):
+    """Issue 14.3: a command whose effect was committed is not handled
+    again after a SIGKILL, however close the kill came after the commit:
+    the event id is marked handled in the core's own transaction.  One
+    killed before the commit comes again."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "once")
+    h = joined_harness(ctx, "#once:localhost", room,
+                       crash_after="!play b7")
+    # Three commands in one /sync batch; the process dies right after
+    # the second one's effect was committed.
+    ctx.hs.hold_syncs(True)
+    for text in ["!bid 3", "!play b7", "!play r2"]:
+        alice.say(room, text)
+    ctx.hs.hold_syncs(False)
+    h.wait(lambda e: e["event"] == "exit", 20, "the crash")
+    h.kill()
+    assert h.proc.returncode == 3, h.proc.returncode
+    assert stored_moves(ctx) == ["!bid 3", "!play b7"], stored_moves(ctx)
+
+    h = ctx.run(crash_on="!play g5")
+    h.command(join="#once:localhost")
+    h.wait_message("!play r2")
+    ctx.hs.hold_syncs(True)
+    for text in ["!play y1", "!play g5", "!play n4"]:
+        alice.say(room, text)
+    ctx.hs.hold_syncs(False)
+    h.wait(lambda e: e["event"] == "exit", 20, "the second crash")
+    h.kill()
+
+    h = ctx.run()
+    h.command(join="#once:localhost")
+    h.wait_message("!play n4")
+    alice.say(room, "!status")
+    h.wait_message("!status")
+    assert h.texts() == ["!play g5", "!play n4", "!status"], h.texts()
+    h.stop()
+    assert stored_moves(ctx) == ["!bid 3", "!play b7", "!play r2",
+                                 "!play y1", "!play g5", "!play n4",
+                                 "!status"], stored_moves(ctx)
+
+
 def test_duplicate_delivery(ctx):
     alice = ctx.client(ALICE)
     room = public_room(ctx, alice, "dup")
@@ -533,8 +856,10 @@ def test_names_mentions_members_admins(ctx):
     h.command(send_channel="#html:localhost",
               text="\x1e%s\x1f%s\x1e, your turn" % (BOB, html_name))
     wait_until(lambda: bot_bodies(ctx, room), what="the mention")
+    # The line that tells a player to act alerts them: m.text with
+    # m.mentions and a pill.
     content = ctx.hs.state.room_events(room, sender=BOT)[-1]["content"]
-    assert content["msgtype"] == "m.notice"
+    assert content["msgtype"] == "m.text", content
     assert content["body"] == html_name + ", your turn", content
     assert content["format"] == "org.matrix.custom.html"
     assert content["formatted_body"] == (
@@ -547,6 +872,7 @@ def test_names_mentions_members_admins(ctx):
                what="the plain message")
     content = ctx.hs.state.room_events(room, sender=BOT)[-1]["content"]
     assert "m.mentions" not in content, content
+    assert content["msgtype"] == "m.notice", content
 
     bob.set_displayname("Robert")
     r = h.wait(lambda e: e["event"] == "rename", 20, "the rename")
@@ -823,8 +1149,14 @@ TESTS = [
     test_direct_messages_and_invites,
     test_send_private,
     test_order_through_faults,
+    test_sync_failures,
+    test_outbox,
+    test_busy,
+    test_members_titles_and_dms,
+    test_outage,
     test_relogin_and_lost_position,
     test_next_batch_contract,
+    test_exactly_once,
     test_duplicate_delivery,
     test_names_mentions_members_admins,
     test_joined_room_history,

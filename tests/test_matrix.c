@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,6 +355,169 @@ test_txn_ids(void **unused)
 }
 
 static void
+test_outbox_txn_ids(void **unused)
+{
+	char a[96], b[96], c[96];
+
+	/* The same row under the same store prefix: the same transaction. */
+	mx_txn_id_outbox(a, sizeof(a), "00ff", 6);
+	mx_txn_id_outbox(b, sizeof(b), "00ff", 6);
+	assert_string_equal(a, b);
+	assert_string_equal(a, "stichbot.o.00ff.6");
+	mx_txn_id_outbox(b, sizeof(b), "00ff", 7);
+	mx_txn_id_outbox(c, sizeof(c), "0100", 6);
+	assert_string_not_equal(a, b);
+	assert_string_not_equal(a, c);
+	/* Never one of the per-process ids. */
+	mx_txn_id(b, sizeof(b), 0xff, 6);
+	assert_string_not_equal(a, b);
+	for (const char *p = a; *p != '\0'; p++)
+		assert_non_null(strchr("abcdefghijklmnopqrstuvwxyz0123456789.",
+		    *p));
+}
+
+static void
+test_line_content(void **unused)
+{
+	struct text t;
+	json_t *c, *ids;
+
+	text_init(&t);
+	/* A room line without a mention: a notice, no m.mentions. */
+	text_add(&t, "Alice plays r7");
+	c = mx_line_content(&t, NULL);
+	assert_string_equal(json_string_value(json_object_get(c, "msgtype")),
+	    "m.notice");
+	assert_null(json_object_get(c, "m.mentions"));
+	json_decref(c);
+	/* A private line: m.text mentioning its recipient. */
+	c = mx_line_content(&t, "@ann:x");
+	assert_string_equal(json_string_value(json_object_get(c, "msgtype")),
+	    "m.text");
+	ids = json_object_get(json_object_get(c, "m.mentions"), "user_ids");
+	assert_int_equal(json_array_size(ids), 1);
+	assert_string_equal(json_string_value(json_array_get(ids, 0)),
+	    "@ann:x");
+	json_decref(c);
+	/* A turn line: m.text with the player in m.mentions and a pill. */
+	text_clear(&t);
+	text_mention(&t, "@bob:y", "Bob");
+	text_add(&t, ", your turn");
+	c = mx_line_content(&t, NULL);
+	assert_string_equal(json_string_value(json_object_get(c, "msgtype")),
+	    "m.text");
+	ids = json_object_get(json_object_get(c, "m.mentions"), "user_ids");
+	assert_int_equal(json_array_size(ids), 1);
+	assert_string_equal(json_string_value(json_array_get(ids, 0)),
+	    "@bob:y");
+	assert_non_null(strstr(json_string_value(json_object_get(c,
+	    "formatted_body")), "<a href=\"https://matrix.to/#/@bob:y\">Bob"
+	    "</a>"));
+	json_decref(c);
+	/* Private and mentioning: both, once each. */
+	c = mx_line_content(&t, "@bob:y");
+	ids = json_object_get(json_object_get(c, "m.mentions"), "user_ids");
+	assert_int_equal(json_array_size(ids), 1);
+	json_decref(c);
+	c = mx_line_content(&t, "@ann:x");
+	ids = json_object_get(json_object_get(c, "m.mentions"), "user_ids");
+	assert_int_equal(json_array_size(ids), 2);
+	assert_string_equal(json_string_value(json_array_get(ids, 1)),
+	    "@ann:x");
+	json_decref(c);
+	text_finish(&t);
+}
+
+/* WCAG 2 relative luminance of "#rrggbb". */
+static double
+luminance(const char *hex)
+{
+	double c[3];
+
+	assert_int_equal(strlen(hex), 7);
+	for (int i = 0; i < 3; i++) {
+		char part[3] = { hex[1 + 2 * i], hex[2 + 2 * i], '\0' };
+		double v = (double)strtol(part, NULL, 16) / 255.0;
+
+		c[i] = v <= 0.03928 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+	}
+	return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+}
+
+static double
+contrast(const char *a, const char *b)
+{
+	double la = luminance(a), lb = luminance(b);
+
+	return la > lb ? (la + 0.05) / (lb + 0.05) : (lb + 0.05) / (la + 0.05);
+}
+
+/* The value of attribute name="..." in html, into out. */
+static void
+attribute(const char *html, const char *name, char *out, size_t outlen)
+{
+	const char *p = strstr(html, name), *end;
+
+	assert_non_null(p);
+	p += strlen(name);
+	assert_memory_equal(p, "=\"", 2);
+	p += 2;
+	end = strchr(p, '"');
+	assert_non_null(end);
+	assert_true((size_t)(end - p) < outlen);
+	memcpy(out, p, (size_t)(end - p));
+	out[end - p] = '\0';
+}
+
+/*
+ * Issue 16.5: every suit colour as Matrix shows it can be read in Element's
+ * light theme (white) and dark theme (#15191e).  Text colour alone cannot
+ * reach WCAG's 4.5:1 against both (at best 4.2:1), so a card is a tile:
+ * its text must reach 4.5:1 against the tile, and the tile 3:1 (WCAG's
+ * figure for what is not text) against both backgrounds.
+ */
+static void
+test_colour_contrast(void **unused)
+{
+	static const char letters[] = "rygbnpj";
+	static const char *const themes[] = { "#ffffff", "#15191e" };
+	struct text t, html;
+	char tile[16], ink[16];
+
+	text_init(&t);
+	text_init(&html);
+	/* No plain text colour does: the reason for tiles. */
+	for (double l = 0.0; l <= 1.0; l += 0.001) {
+		double on_white = 1.05 / (l + 0.05);
+		double on_dark = (l + 0.05) / (luminance("#15191e") + 0.05);
+
+		assert_true(on_white < 4.5 || on_dark < 4.5);
+	}
+	for (const char *c = letters; *c != '\0'; c++) {
+		text_clear(&t);
+		text_card(&t, *c, "x7");
+		text_render(&t, TEXT_FORMAT_HTML, &html);
+		attribute(text_str(&html), "data-mx-bg-color", tile,
+		    sizeof(tile));
+		attribute(text_str(&html), "data-mx-color", ink, sizeof(ink));
+		/* No bare color attribute a client could show without the tile. */
+		assert_null(strstr(text_str(&html), " color="));
+		if (contrast(ink, tile) < 4.5)
+			fail_msg("%c: text %s on %s reaches %.2f:1", *c, ink,
+			    tile, contrast(ink, tile));
+		for (size_t i = 0; i < 2; i++)
+			if (contrast(tile, themes[i]) < 3.0)
+				fail_msg("%c: tile %s on %s reaches %.2f:1", *c,
+				    tile, themes[i], contrast(tile, themes[i]));
+	}
+	/* The old brown and blue as text on the dark theme: 2.7 and 3.1. */
+	assert_true(contrast("#795548", "#15191e") < 2.8);
+	assert_true(contrast("#1565c0", "#15191e") < 3.1);
+	text_finish(&t);
+	text_finish(&html);
+}
+
+static void
 test_backoff(void **unused)
 {
 	uint64_t prev = 0;
@@ -430,7 +594,7 @@ test_message_content(void **unused)
 	html = json_string_value(json_object_get(c, "formatted_body"));
 	assert_non_null(strstr(html, "<a href=\"https://matrix.to/#/@bob:y\">"
 	    "&lt;b&gt;Bob&lt;/b&gt; &amp; co</a>"));
-	assert_non_null(strstr(html, "<font color="));
+	assert_non_null(strstr(html, "<font data-mx-bg-color="));
 	assert_null(strstr(html, "<b>Bob"));
 	assert_string_equal(json_string_value(json_array_get(json_object_get(
 	    json_object_get(c, "m.mentions"), "user_ids"), 0)), "@bob:y");
@@ -671,6 +835,9 @@ main(void)
 		cmocka_unit_test(test_user_ids),
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_txn_ids),
+		cmocka_unit_test(test_outbox_txn_ids),
+		cmocka_unit_test(test_line_content),
+		cmocka_unit_test(test_colour_contrast),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_mentions),
 		cmocka_unit_test(test_message_content),

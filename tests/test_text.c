@@ -89,7 +89,8 @@ test_html_rendering_escapes(void **unused)
 	assert_string_equal(s,
 	    "<a href=\"https://matrix.to/#/@bob:example.org\">&lt;b&gt;Bob"
 	    "&lt;/b&gt;</a>: &lt;script&gt;&amp;&quot;&#39;"
-	    "<font color=\"#2e7d32\">g12</font><br><pre>a  b\nc  d</pre>");
+	    "<font data-mx-bg-color=\"#2e7d32\" data-mx-color=\"#ffffff\">"
+	    "g12</font><br><pre>a  b\nc  d</pre>");
 	free(s);
 	s = render(&t, TEXT_FORMAT_PLAIN);
 	assert_string_equal(s, "<b>Bob</b>: <script>&\"'g12\na  b\nc  d");
@@ -121,7 +122,8 @@ test_cut_text_is_closed(void **unused)
 	text_init(&t);
 	text_add(&t, "\x02" "bold \x03r");
 	s = render(&t, TEXT_FORMAT_HTML);
-	assert_string_equal(s, "<b>bold <font color=\"#d32f2f\"></font></b>");
+	assert_string_equal(s, "<b>bold <font data-mx-bg-color=\"#d32f2f\" "
+	    "data-mx-color=\"#ffffff\"></font></b>");
 	free(s);
 	s = render(&t, TEXT_FORMAT_IRC);
 	assert_string_equal(s, "\x02" "bold \x03" "04\x0f");

@@ -1,0 +1,254 @@
+/*
+ * matrix_int.h - what the parts of the Matrix adapter share: its state
+ * (struct matrix and the rooms, joins and direct rooms it keeps) and the
+ * functions one part calls in another.  matrix.c holds the adapter's
+ * operations and the helpers every part uses, matrix_rooms.c the rooms
+ * and what is sent to them, matrix_sync.c the /sync loop and what it
+ * hands to the core.  Nothing here is for the rest of the bot: it sees
+ * only matrix_adapter (adapter.h).
+ *
+ * Ownership is as each field's comment says; json_t fields marked owned
+ * hold one reference, released when their struct is freed.
+ */
+#ifndef STICHBOT_MATRIX_INT_H
+#define STICHBOT_MATRIX_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "adapter.h"
+#include "matrix_http.h"
+#include "matrix_proto.h"
+#include "rng.h"
+#include "text.h"
+
+/* Retry delays, in ms. */
+#define MX_RETRY_BASE 1000
+#define MX_RETRY_MAX 60000
+#define MX_SEND_RETRY_BASE 500
+#define MX_SEND_RETRY_MAX 30000
+/*
+ * A failed /sync (or login step) is retried soon and quietly: one lost
+ * request is no outage.  The delay doubles up to a cap short enough that
+ * the bot hears again within seconds of the homeserver coming back.
+ */
+#define MX_SYNC_RETRY_BASE 500
+#define MX_SYNC_RETRY_MAX 15000
+/* Delay after a refused login: a wrong password will not fix itself soon. */
+#define MX_LOGIN_REFUSED_MAX 300000
+/* How long a request other than /sync may take. */
+#define MX_REQUEST_TIMEOUT 30000
+/* How long stop() waits for queued messages to go out. */
+#define MX_FLUSH_MS 3000
+/* Messages per room timeline a /sync may return before it is cut. */
+#define MX_TIMELINE_LIMIT 100
+/* The most /messages pages fetched for one cut timeline. */
+#define MX_GAP_PAGES 10
+/* The power level from which a room member is a room admin. */
+#define MX_ADMIN_LEVEL 50
+
+/*
+ * A flow (a table, see struct send_info) with more messages than this
+ * waiting is busy: the core then holds back instead of piling up more.
+ */
+#define MX_BUSY_MAX 40
+
+/* One message waiting to be sent. */
+struct mx_msg {
+	struct mx_msg *next;
+	char txn[96];             /* fixed at queueing, kept across retries */
+	json_t *content;          /* owned */
+	uint64_t id;              /* the core's outbox row; 0: untracked */
+	char *flow;               /* owned: its table's channel, or NULL */
+};
+
+struct mx_queue {
+	struct mx_msg *head, *tail;
+	int n;
+};
+
+enum { MX_OUT, MX_JOINED, MX_PENDING };
+
+/* A room member as the room's state says. */
+struct mx_person {
+	char *user_id;
+	char *name;               /* display name, or NULL */
+	int state;                /* MX_OUT, MX_JOINED, MX_PENDING (invited) */
+};
+
+struct matrix;
+
+struct mx_room {
+	struct matrix *m;
+	struct mx_room *next;
+	char *id;
+	int joined;               /* the bot is a member */
+	int seen_joined;          /* a /sync showed the bot joined here */
+	int encrypted;            /* m.room.encryption seen */
+	struct mx_person *people;
+	int npeople, people_cap;
+	json_t *power;            /* owned: m.room.power_levels content */
+	json_t *warned;           /* owned: users told about encryption */
+	struct mx_queue queue;    /* the head is the message being sent */
+	struct mx_request *sending;
+	uint64_t send_timer;
+	unsigned send_attempt;
+	int parting;              /* leave once the queue is empty */
+	struct mx_request *leaving;
+	struct mx_request *members;  /* GET joined_members after our join */
+	char *alias;              /* m.room.canonical_alias, or NULL */
+	char *name;               /* m.room.name, or NULL */
+	int is_direct;            /* a member event here said is_direct */
+};
+
+/*
+ * A room to join: a channel the core asked for (core), or a room we were
+ * invited to.  A channel's record stays after joining: it maps the name
+ * the core uses (maybe an alias) to the room id.
+ */
+struct mx_join {
+	struct matrix *m;
+	struct mx_join *next;
+	char *name;               /* as given: "!id:server", "#alias:server" */
+	char *room_id;            /* once known */
+	int core;
+	int done;                 /* joined */
+	int failed;               /* refused for good */
+	char *inviter;            /* invites: who invited */
+	int is_direct;            /* invites: flagged as a direct room */
+	struct mx_queue queue;    /* sends before the room id is known */
+	struct mx_request *req;
+	uint64_t timer;
+	unsigned attempt;
+};
+
+/* A direct room being looked for or created for a user. */
+struct mx_dm {
+	struct matrix *m;
+	struct mx_dm *next;
+	char *user_id;
+	struct mx_queue queue;
+	struct mx_request *req;
+	uint64_t timer;
+	unsigned attempt;
+};
+
+enum mx_phase { MX_STOPPED, MX_LOGIN, MX_FILTER, MX_DIRECT, MX_SYNC };
+
+/*
+ * A room whose timeline a /sync cut short ("limited"): what was said
+ * between our last position and the timeline's start is fetched with
+ * /messages, newest first, page by page, before the response is handled.
+ */
+struct mx_gap {
+	struct mx_gap *next;
+	char *room_id;
+	char *from;               /* where the next page starts */
+	json_t *events;           /* owned: fetched so far, newest first */
+	int pages;
+	int done;                 /* 1 complete; -1 given up (still cut) */
+};
+
+struct matrix {
+	struct adapter *adapter;
+	struct mx_config cfg;
+	struct loop *loop;
+	struct store *store;
+	struct mx_http *http;
+	struct rng rng;
+	enum mx_phase phase;
+	int stopping;             /* stop() is flushing the queues */
+	char *token;              /* secret: the access token in use */
+	char *device_id;
+	char *filter_id;
+	char *since;              /* the stored next_batch, or NULL */
+	int full_state;           /* the next /sync asks for full state */
+	int synced;               /* a /sync was handled: room state known */
+	int up;                   /* what bot_on_connected() last said */
+	uint64_t outage_timer;    /* running while /sync fails: at its end
+	                           * the bot counts as disconnected */
+	struct mx_request *req;   /* the login, filter, m.direct or sync */
+	json_t *held;             /* owned: a /sync response waiting for joins
+	                           * or for the gaps in its timelines */
+	struct mx_gap *gaps;      /* timelines of held being filled in */
+	uint64_t timer;           /* retry of that step */
+	unsigned attempt;
+	json_t *direct;           /* owned: m.direct as we know it */
+	json_t *direct_pending;   /* owned: additions not yet written */
+	json_t *direct_inflight;  /* owned: additions being written */
+	json_t *direct_put;       /* owned: the content being PUT */
+	struct mx_request *direct_req;
+	uint64_t direct_timer;
+	unsigned direct_attempt;
+	json_t *handled;          /* owned: ids handled since `since` */
+	struct mx_seen seen;
+	struct mx_room *rooms;
+	struct mx_join *joins;
+	struct mx_dm *dms;
+	uint64_t epoch, txn_counter;
+	char txn_prefix[40];      /* random per store: see mx_txn_id_outbox */
+	uint64_t *dropped;        /* outbox ids that can never be sent, */
+	size_t ndropped, dropped_cap; /* reported by report_timer */
+	uint64_t report_timer;
+	char key_since[192], key_device[192], key_handled[192];
+	char key_txn[192];
+	struct text url;          /* scratch for building URLs */
+};
+
+/* matrix.c: what every part uses (responses, retries, outages, the store) */
+const char *mx_net(const struct matrix *m);
+uint64_t mx_rand(struct matrix *m);
+int mx_ok(const struct mx_response *res);
+int mx_transient(const struct mx_response *res);
+int mx_token_refused(const struct mx_response *res);
+void mx_describe(const struct mx_response *res, char *out, size_t outlen);
+uint64_t mx_retry_delay(struct matrix *m, const struct mx_response *res,
+    unsigned *attempt, uint64_t base, uint64_t max);
+void mx_outage_begin(struct matrix *m);
+void mx_outage_end(struct matrix *m);
+void mx_kv_set(struct matrix *m, const char *key, const char *value);
+
+/* matrix_rooms.c: queues, rooms, sending, m.direct, direct rooms, joins */
+void mx_queue_push(struct mx_queue *q, struct mx_msg *msg);
+void mx_msg_free(struct mx_msg *msg);
+void mx_msg_dropped(struct matrix *m, const struct mx_msg *msg,
+    const char *where);
+void mx_queue_drop(struct matrix *m, struct mx_queue *q, const char *where);
+struct mx_msg *mx_msg_new(struct matrix *m, const struct text *text,
+    const struct send_info *info, const char *private_to);
+struct mx_room *mx_room_find(struct matrix *m, const char *id);
+struct mx_room *mx_room_get(struct matrix *m, const char *id);
+void mx_room_free(struct mx_room *r);
+void mx_room_forget(struct matrix *m, struct mx_room *room);
+struct mx_person *mx_person_find(const struct mx_room *room,
+    const char *user_id);
+void mx_person_set(struct mx_room *room, const char *user_id, int state,
+    const char *name);
+int mx_room_joined_count(const struct mx_room *room);
+const char *mx_room_label(struct matrix *m, const struct mx_room *room);
+int mx_room_is_private(struct matrix *m, const struct mx_room *room,
+    const char *sender);
+struct mx_room *mx_room_of_channel(struct matrix *m, const char *channel);
+void mx_room_push(struct mx_room *room, struct mx_msg *msg);
+void mx_room_leave(struct mx_room *room);
+void mx_kick_all(struct matrix *m);
+void mx_direct_merge(json_t *to, const json_t *from);
+struct mx_room *mx_dm_room_for(struct matrix *m, const char *user_id);
+struct mx_dm *mx_dm_find(struct matrix *m, const char *user_id);
+void mx_dm_free(struct mx_dm *dm);
+void mx_dm_start(struct mx_dm *dm);
+int mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg);
+struct mx_join *mx_join_find(struct matrix *m, const char *name);
+void mx_join_free(struct mx_join *j);
+struct mx_join *mx_join_new(struct matrix *m, const char *name, int core);
+void mx_join_start(struct mx_join *j);
+
+/* matrix_sync.c: handling /sync, cut timelines, login and the /sync loop */
+void mx_sync_release(struct matrix *m);
+void mx_gaps_free(struct matrix *m);
+void mx_login(struct matrix *m);
+void mx_relogin(struct matrix *m);
+
+#endif
