@@ -22,6 +22,14 @@ stops with SIGTERM and must exit 0.  Then:
     index it was typed for (`stichbot export --game ID --running`);
   - every stored game, finished or running, replays with `stichbot replay`
     exit status 0 (no table is corrupted);
+  - what the rooms received (the homeserver's timelines) against the
+    store: every stored action was announced, none twice, and nothing was
+    announced that is not stored (the outbox: a message committed with its
+    change is sent again after a kill under its old transaction id, which
+    the homeserver drops when it had the first);
+  - after each restart that was not killed during start-up, every table
+    whose game was running says where it stands ("The game resumes")
+    within RESUME_S seconds;
   - the bot never logged a damaged or unrestorable game.
 
 STICHBOT_WRAPPER (e.g. "valgrind --error-exitcode=99 ...") is put in front
@@ -62,6 +70,9 @@ ACK_TIMEOUT = 4.0 * SLOW
 PROGRESS_TIMEOUT = 30.0 * SLOW
 TITLES = ("Wizard \u00b7", "BirdHead \u00b7", "Sticheln \u00b7",
           "No game is running")
+RESUMED = "The game resumes"
+# How soon after a restart a running table must hear where it stands.
+RESUME_S = 10.0 * SLOW
 
 TABLES = [
     {"alias": "#wiz:localhost", "game": "wizard", "options": ["rounds=4"]},
@@ -89,11 +100,13 @@ class Bot:
         self.proc = None
         self.generation = 0
         self.cond = threading.Condition()
+        self.starts = []         # (wall time, killed during start-up)
 
     def start(self):
         with open(self.log_path, "a") as log:
             log.write("=== start %d\n" % (self.generation + 1))
             log.flush()
+            self.starts.append([time.time(), False])
             self.proc = subprocess.Popen(
                 WRAPPER + [self.stichbot, "run", "--config", self.config,
                            "--log-level", "info"],
@@ -434,6 +447,7 @@ def run_cycles(ctx, kills, rng, drivers):
         if rng.random() < 0.2:
             # During start-up: login, restore, the first sync.
             time.sleep(rng.uniform(0.0, 0.3 * SLOW))
+            ctx.bot.starts[-1][1] = True
             early += 1
         else:
             if not ctx.wait_progress(since, PROGRESS_TIMEOUT):
@@ -500,6 +514,64 @@ def verify_store(ctx, drivers):
     return len(ids), finished, total
 
 
+def verify_transcripts(ctx):
+    """Compares each room's timeline with the store: (announced actions,
+    stored actions not announced, actions announced twice or not stored,
+    restarts x tables that missed their resume line, resume lines due)."""
+    db = sqlite3.connect(ctx.store)
+    announced = unannounced = twice = missed = due = 0
+    for i, spec in enumerate(TABLES):
+        games = db.execute(
+            "SELECT id, players, strftime('%s', started), "
+            "strftime('%s', ended) FROM games WHERE channel = ? "
+            "ORDER BY id", (spec["alias"],)).fetchall()
+        actions = []
+        spans = []
+        for gid, players, started, ended in games:
+            names = json.loads(players)
+            for (a,) in db.execute("SELECT action FROM actions WHERE "
+                                   "game_id = ? ORDER BY idx", (gid,)):
+                action = json.loads(a)
+                actions.append((names[action["seat"]], action))
+            spans.append((int(started), int(ended) if ended else None))
+        with ctx.hs.state.cond:
+            events = [e for _, e in ctx.hs.state.rooms[ctx.rooms[i]].events
+                      if e["type"] == "m.room.message" and
+                      e["sender"] == BOT]
+        lines = [(e["origin_server_ts"] / 1000.0, first_line(e["content"]))
+                 for e in events]
+        # In order: each stored action by a line of its own, once.  A
+        # line for an action a little further on means the ones between
+        # were never said.
+        k = 0
+        for _, line in lines:
+            later = next((j for j in range(k, min(k + 8, len(actions)))
+                          if acknowledges(line, *actions[j])), None)
+            if later is not None:
+                unannounced += later - k
+                announced += 1
+                k = later + 1
+            elif k > 0 and acknowledges(line, *actions[k - 1]):
+                twice += 1
+        unannounced += len(actions) - k
+        # A restart that got past start-up: a game running across it (by
+        # the store's start and end times, a second's slack) is resumed.
+        for when, early in ctx.bot.starts[1:]:
+            if early:
+                continue
+            running = any(start < when - 1 and (end is None or
+                                                end > when + RESUME_S + 1)
+                          for start, end in spans)
+            if not running:
+                continue
+            due += 1
+            if not any(when <= ts <= when + RESUME_S and
+                       line.startswith(RESUMED) for ts, line in lines):
+                missed += 1
+    db.close()
+    return announced, unannounced, twice, missed, due
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("stichbot")
@@ -543,6 +615,17 @@ def main():
             expect(re.search(bad, log) is None,
                    "the bot's log says %r" % bad)
         games, finished, acked = verify_store(ctx, drivers)
+        announced, unannounced, twice, missed, due = verify_transcripts(ctx)
+        print("rooms against the store: %d actions announced, %d stored "
+              "but never announced, %d announced twice; resume lines: %d "
+              "of %d within %.0f s" % (announced, unannounced, twice,
+                                        due - missed, due, RESUME_S))
+        expect(unannounced == 0, "%d stored actions were never announced"
+               % unannounced)
+        expect(twice == 0, "%d actions were announced twice" % twice)
+        expect(missed == 0, "%d of %d restarts left a running table "
+               "without its resume line within %.0f s" % (missed, due,
+                                                           RESUME_S))
         expect(all(len(d.acked) > 0 for d in drivers),
                "some table never had an action acknowledged")
         print("%d kills (%d during start-up), %d games (%d finished), "
