@@ -71,6 +71,9 @@ PROGRESS_TIMEOUT = 30.0 * SLOW
 TITLES = ("Wizard \u00b7", "BirdHead \u00b7", "Sticheln \u00b7",
           "No game is running")
 RESUMED = "The game resumes"
+# What the bot answers a move it cannot take: the drivers type only legal
+# moves, so one of these means a command was handled twice.
+REFUSED = ("It is not your turn", "Not now:", "Not allowed", "is not allowed")
 # How soon after a restart a running table must hear where it stands.
 RESUME_S = 10.0 * SLOW
 
@@ -517,9 +520,17 @@ def verify_store(ctx, drivers):
 def verify_transcripts(ctx):
     """Compares each room's timeline with the store: (announced actions,
     stored actions not announced, actions announced twice or not stored,
-    restarts x tables that missed their resume line, resume lines due)."""
+    restarts x tables that missed their resume line, resume lines due,
+    refusals of the drivers' legal moves in rooms and direct rooms)."""
     db = sqlite3.connect(ctx.store)
-    announced = unannounced = twice = missed = due = 0
+    announced = unannounced = twice = missed = due = refused = 0
+    with ctx.hs.state.cond:
+        for room in [r for dms in ctx.dms for r in dms] + ctx.rooms:
+            refused += sum(
+                1 for _, e in ctx.hs.state.rooms[room].events
+                if e["type"] == "m.room.message" and e["sender"] == BOT
+                and any(r in e["content"].get("body", "")
+                        for r in REFUSED))
     for i, spec in enumerate(TABLES):
         games = db.execute(
             "SELECT id, players, strftime('%s', started), "
@@ -569,7 +580,7 @@ def verify_transcripts(ctx):
                        line.startswith(RESUMED) for ts, line in lines):
                 missed += 1
     db.close()
-    return announced, unannounced, twice, missed, due
+    return announced, unannounced, twice, missed, due, refused
 
 
 def main():
@@ -615,11 +626,15 @@ def main():
             expect(re.search(bad, log) is None,
                    "the bot's log says %r" % bad)
         games, finished, acked = verify_store(ctx, drivers)
-        announced, unannounced, twice, missed, due = verify_transcripts(ctx)
+        announced, unannounced, twice, missed, due, refused = \
+            verify_transcripts(ctx)
         print("rooms against the store: %d actions announced, %d stored "
-              "but never announced, %d announced twice; resume lines: %d "
-              "of %d within %.0f s" % (announced, unannounced, twice,
-                                        due - missed, due, RESUME_S))
+              "but never announced, %d announced twice, %d commands "
+              "handled twice; resume lines: %d of %d within %.0f s" % (
+                  announced, unannounced, twice, refused, due - missed,
+                  due, RESUME_S))
+        expect(refused == 0, "%d legal commands were refused: handled "
+               "twice" % refused)
         expect(unannounced == 0, "%d stored actions were never announced"
                % unannounced)
         expect(twice == 0, "%d actions were announced twice" % twice)
