@@ -61,6 +61,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/select.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,6 +99,20 @@
 #define NICK_ALLOWANCE 32
 /* The WHOX token that marks our replies. */
 #define WHOX_TOKEN "163"
+/* The WHOX token of a verification: who holds a nick now. */
+#define VERIFY_TOKEN "164"
+/*
+ * A nick's holder learnt from a verification (WHOX) or a private message,
+ * for someone who shares no channel with us (so that a QUIT or NICK of
+ * theirs would go unseen), counts for this long.
+ */
+#define VERIFY_FRESH_MS 5000
+/* A verification unanswered for this long is asked again. */
+#define VERIFY_TIMEOUT_MS 30000
+/* Holders remembered of people outside our channels, at most. */
+#define GLIMPSES_MAX 64
+/* While another holds our nick, ask whether it is free this often. */
+#define RECLAIM_ISON_MS 10000
 
 enum phase {
 	PHASE_IDLE,              /* not started */
@@ -151,6 +166,7 @@ struct irc_config {
 	int join_on_invite;
 	int ping_timeout;        /* s */
 	int reconnect_min, reconnect_max;   /* s */
+	int identity_account;    /* seats need a services account */
 };
 
 /* A byte buffer of the relay. */
@@ -162,7 +178,25 @@ struct buf {
 /* Someone on a channel we share; user, host and account NULL: unknown. */
 struct irc_user {
 	char *nick, *user, *host, *account;
+	int account_known;       /* account (or none) told by the server */
 	int channels;            /* channels we share */
+};
+
+/*
+ * Who held a nick when we last asked (WHOX) or heard from them, for
+ * people outside our channels; absent: nobody did.
+ */
+struct glimpse {
+	char nick[64], user[128], host[256], account[128];
+	int account_known, absent;
+	uint64_t at;
+};
+
+/* A verification (WHO nick) waiting for its answer. */
+struct verify {
+	char nick[64];
+	uint64_t at;
+	int answered;            /* a reply line came before the end */
 };
 
 struct irc_chan {
@@ -219,6 +253,18 @@ struct irc {
 	struct irc_chan **chans;
 	int nchans, chans_cap;
 	struct irc_queue *queue;
+	/* Ids of messages that left, reported from a timer. */
+	uint64_t *sent_ids;
+	int nsent, sent_cap;
+	uint64_t sent_timer;
+	/* Verifying who holds a nick before private lines go to it. */
+	struct glimpse glimpses[GLIMPSES_MAX];
+	int nglimpses;
+	struct verify *verifies;
+	int nverifies, verifies_cap;
+	/* Taking our nick back. */
+	uint64_t reclaim_timer;
+	int monitoring, regain_sent, ghost_sent;
 };
 
 static void connection_lost(struct irc *irc, const char *fmt, ...)
@@ -232,12 +278,13 @@ static const char *const irc_keys[] = {
 	"host", "port", "tls", "tls_verify", "tls_ca_file", "tls_fingerprint",
 	"nick", "alt_nicks", "username", "realname", "server_password_file",
 	"sasl", "nickserv_password_file", "private_messages", "flood",
-	"join_on_invite", "ping_timeout", "reconnect", NULL,
+	"join_on_invite", "ping_timeout", "reconnect", "identity", NULL,
 };
 static const char *const sasl_keys[] = { "username", "password_file", NULL };
 static const char *const flood_keys[] = { "burst", "interval_ms", NULL };
 static const char *const reconnect_keys[] = { "min", "max", NULL };
 static const char *const private_choices[] = { "privmsg", "notice", NULL };
+static const char *const identity_choices[] = { "mask", "account", NULL };
 
 static int
 fail(char *err, size_t errlen, const char *path, const char *key,
@@ -482,6 +529,11 @@ config_read(struct irc_config *c, const json_t *config, const char *path,
 	    &s, err, errlen) < 0)
 		return -1;
 	c->notice = strcmp(s, "notice") == 0;
+	s = "mask";
+	if (cfg_choice(config, path, "identity", identity_choices, 0, &s, err,
+	    errlen) < 0)
+		return -1;
+	c->identity_account = strcmp(s, "account") == 0;
 	c->burst = 4;
 	c->interval_ms = 2000;
 	if ((sub = json_object_get(config, "flood")) != NULL) {
@@ -705,18 +757,24 @@ user_id(const struct irc_user *u, char *out, size_t outlen)
 	    u->account);
 }
 
-/* The struct user of u; id and mask are buffers of the caller. */
+/*
+ * The struct user of u; id and mask are buffers of the caller.  guest
+ * follows the network's "identity": with "account", a person without a
+ * services account may not take a seat.
+ */
 static int
-user_struct(const struct irc_user *u, char *id, size_t idlen, char *mask,
-    size_t masklen, struct user *out)
+user_struct(const struct irc *irc, const struct irc_user *u, char *id,
+    size_t idlen, char *mask, size_t masklen, struct user *out)
 {
 	if (user_id(u, id, idlen) != 0)
 		return -1;
 	snprintf(mask, masklen, "%s!%s@%s", u->nick, u->user != NULL ?
 	    u->user : "*", u->host != NULL ? u->host : "*");
+	memset(out, 0, sizeof(*out));
 	out->id = id;
 	out->name = u->nick;
 	out->mask = mask;
+	out->guest = irc->cfg.identity_account && u->account == NULL;
 	return 0;
 }
 
@@ -732,7 +790,7 @@ notify_rename(struct irc *irc, const struct irc_user *u, const char *old,
 	struct user now;
 
 	if (old == NULL || !alive(irc) ||
-	    user_struct(u, id, sizeof(id), mask, sizeof(mask), &now) != 0)
+	    user_struct(irc, u, id, sizeof(id), mask, sizeof(mask), &now) != 0)
 		return;
 	if (strcmp(old, id) == 0 && !renamed)
 		return;
@@ -755,9 +813,11 @@ user_learn(struct irc *irc, struct irc_user *u, const char *user,
 		set_field(&u->user, user);
 	if (host != NULL && host[0] != '\0')
 		set_field(&u->host, host);
-	if (account != NULL)
+	if (account != NULL) {
 		set_field(&u->account, irc_account_known(account) ? account :
 		    NULL);
+		u->account_known = 1;
+	}
 	notify_rename(irc, u, had ? old : NULL, 0);
 }
 
@@ -852,7 +912,24 @@ chan_drop(struct irc *irc, struct irc_chan *c)
 	free(c);
 }
 
+/* Who sent a line: the parts of its prefix. */
+struct origin {
+	char nick[128], user[128], host[256];
+};
+
+static int
+origin_split(const char *origin, struct origin *o)
+{
+	if (origin == NULL)
+		return -1;
+	return irc_mask_split(origin, o->nick, sizeof(o->nick), o->user,
+	    sizeof(o->user), o->host, sizeof(o->host));
+}
+
 /* Sending. */
+
+static int queue_line(struct irc *irc, enum irc_class cls, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
 
 /* Sends a line now, past the queue (registration, PING); 0 or -1. */
 static int
@@ -880,11 +957,315 @@ queue_send(const char *line, void *arg)
 	return -1;
 }
 
-/* Queues "COMMAND target" lines (JOIN, WHO, PART, NOTICE ...). */
-static int
-queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/*
+ * Reports the ids of messages that left (or never will) from a timer of
+ * our own: the queue finds them while the core may be inside send_*(),
+ * where bot_on_sent() must not be called.
+ */
+static void
+sent_timer(struct loop *loop, uint64_t id, void *arg)
+{
+	struct irc *irc = arg;
 
+	(void)loop;
+	(void)id;
+	irc->sent_timer = 0;
+	enter(irc);
+	for (int i = 0; i < irc->nsent && alive(irc); i++)
+		bot_on_sent(irc->adapter->bot, irc->adapter, irc->sent_ids[i]);
+	irc->nsent = 0;
+	leave(irc);
+}
+
+static void
+queue_done(uint64_t id, int dropped, void *arg)
+{
+	struct irc *irc = arg;
+
+	(void)dropped;
+	if (array_grow((void **)&irc->sent_ids, &irc->sent_cap, irc->nsent + 1,
+	    sizeof(*irc->sent_ids)) != 0) {
+		log_error("irc %s: out of memory: message %llu stays in the "
+		    "outbox", irc->network, (unsigned long long)id);
+		return;
+	}
+	irc->sent_ids[irc->nsent++] = id;
+	if (irc->sent_timer == 0 && irc->loop != NULL)
+		irc->sent_timer = loop_timer(irc->loop, 0, sent_timer, irc);
+}
+
+/*
+ * Everything handed to libircclient has reached the server's socket when
+ * libircclient has nothing left to write, the relay's socket holds no
+ * unread byte and the relay has nothing waiting for the server: then the
+ * lines in flight count as written.
+ */
+static void
+check_written(struct irc *irc)
+{
+	fd_set in, out;
+	int maxfd = 0, unread = 0;
+
+	if (irc->queue == NULL || irc_queue_inflight(irc->queue) == 0 ||
+	    irc->session == NULL || !irc->irc_fd_ok || irc->local_fd < 0 ||
+	    irc->to_up.len > 0 || irc->irc_fd >= FD_SETSIZE)
+		return;
+	FD_ZERO(&in);
+	FD_ZERO(&out);
+	if (irc_add_select_descriptors(irc->session, &in, &out, &maxfd) != 0 ||
+	    FD_ISSET(irc->irc_fd, &out))
+		return;
+	if (ioctl(irc->local_fd, FIONREAD, &unread) != 0 || unread > 0)
+		return;
+	irc_queue_written(irc->queue);
+}
+
+/* Glimpses: who held a nick outside our channels, and when. */
+
+static struct glimpse *
+glimpse_find(struct irc *irc, const char *nick)
+{
+	for (int i = 0; i < irc->nglimpses; i++)
+		if (nick_eq(irc, irc->glimpses[i].nick, nick))
+			return &irc->glimpses[i];
+	return NULL;
+}
+
+static void
+glimpse_forget(struct irc *irc, const char *nick)
+{
+	struct glimpse *g = glimpse_find(irc, nick);
+
+	if (g != NULL)
+		*g = irc->glimpses[--irc->nglimpses];
+}
+
+/* Remembers who holds nick now; account NULL: not told. */
+static void
+glimpse_note(struct irc *irc, const char *nick, const char *user,
+    const char *host, const char *account, int absent)
+{
+	struct glimpse *g = glimpse_find(irc, nick);
+
+	if (strlen(nick) >= sizeof(g->nick))
+		return;
+	if (g == NULL && irc->nglimpses < GLIMPSES_MAX) {
+		g = &irc->glimpses[irc->nglimpses++];
+	} else if (g == NULL) {
+		/* Full: the oldest makes room. */
+		g = &irc->glimpses[0];
+		for (int i = 1; i < irc->nglimpses; i++)
+			if (irc->glimpses[i].at < g->at)
+				g = &irc->glimpses[i];
+	}
+	memset(g, 0, sizeof(*g));
+	snprintf(g->nick, sizeof(g->nick), "%s", nick);
+	snprintf(g->user, sizeof(g->user), "%s", user != NULL ? user : "");
+	snprintf(g->host, sizeof(g->host), "%s", host != NULL ? host : "");
+	if (account != NULL) {
+		g->account_known = 1;
+		if (irc_account_known(account))
+			snprintf(g->account, sizeof(g->account), "%s",
+			    account);
+	}
+	g->absent = absent;
+	g->at = now_ms(irc);
+}
+
+/* Verifications. */
+
+static struct verify *
+verify_find(struct irc *irc, const char *nick)
+{
+	for (int i = 0; i < irc->nverifies; i++)
+		if (nick_eq(irc, irc->verifies[i].nick, nick))
+			return &irc->verifies[i];
+	return NULL;
+}
+
+static void
+verify_remove(struct irc *irc, struct verify *v)
+{
+	*v = irc->verifies[--irc->nverifies];
+}
+
+/*
+ * Asks the server who holds nick now (WHOX with the account, else WHO);
+ * the lines for nick wait for the answer.
+ */
+static void
+verify_ask(struct irc *irc, const char *nick)
+{
+	struct verify *v = verify_find(irc, nick);
+
+	if (v != NULL && now_ms(irc) - v->at < VERIFY_TIMEOUT_MS)
+		return;
+	if (v == NULL) {
+		if (strlen(nick) >= sizeof(v->nick) ||
+		    array_grow((void **)&irc->verifies, &irc->verifies_cap,
+		    irc->nverifies + 1, sizeof(*irc->verifies)) != 0)
+			return;
+		v = &irc->verifies[irc->nverifies++];
+		memset(v, 0, sizeof(*v));
+		snprintf(v->nick, sizeof(v->nick), "%s", nick);
+	}
+	v->at = now_ms(irc);
+	v->answered = 0;
+	log_debug("irc %s: verifying who holds %s before private lines go "
+	    "there", irc->network, nick);
+	if (irc->is.whox)
+		queue_line(irc, IRC_CLASS_CONTROL, "WHO %s %%tuhna,"
+		    VERIFY_TOKEN, nick);
+	else
+		queue_line(irc, IRC_CLASS_CONTROL, "WHO %s", nick);
+}
+
+/* A reply to a verification: nick is held by user@host (account). */
+static void
+verify_reply(struct irc *irc, const char *nick, const char *user,
+    const char *host, const char *account)
+{
+	struct verify *v = verify_find(irc, nick);
+
+	if (v == NULL)
+		return;
+	v->answered = 1;
+	glimpse_note(irc, nick, user, host, account, 0);
+}
+
+/* The end of a WHO: a verification without a reply found nobody. */
+static void
+verify_end(struct irc *irc, const char *mask)
+{
+	struct verify *v = verify_find(irc, mask);
+
+	if (v == NULL)
+		return;
+	if (!v->answered)
+		glimpse_note(irc, mask, NULL, NULL, NULL, 1);
+	verify_remove(irc, v);
+	if (irc->queue != NULL)
+		irc_queue_flush(irc->queue);
+}
+
+/*
+ * May private lines for ident (a seat's identity: "account:NAME" or
+ * nick!user@host) go to nick now?  Only when the adapter knows who holds
+ * nick: a member of a channel we share (whose QUIT or NICK we would see),
+ * or someone we asked about or heard from a moment ago.  Otherwise the
+ * lines wait while we ask.  Someone else: never.
+ */
+static int
+holder_gate(struct irc *irc, const char *nick, const char *ident)
+{
+	struct irc_user *u = user_find(irc, nick);
+	const struct glimpse *g = NULL;
+	const char *user, *host, *account;
+	int account_known, is_account = strncmp(ident, "account:", 8) == 0;
+	struct origin want;
+	struct verify *v;
+
+	if (u != NULL && u->channels > 0) {
+		user = u->user;
+		host = u->host;
+		account = u->account;
+		account_known = u->account_known;
+	} else if ((g = glimpse_find(irc, nick)) != NULL &&
+	    now_ms(irc) - g->at <= VERIFY_FRESH_MS) {
+		if (g->absent) {
+			log_info("irc %s: not sending private lines for %s to "
+			    "%s: nobody holds that nick", irc->network, ident,
+			    nick);
+			return IRC_GATE_DROP;
+		}
+		user = g->user;
+		host = g->host;
+		account = g->account[0] != '\0' ? g->account : NULL;
+		account_known = g->account_known;
+	} else {
+		verify_ask(irc, nick);
+		return IRC_GATE_WAIT;
+	}
+	if (is_account) {
+		if (account != NULL && irc_casecmp(irc->is.casemap, account,
+		    ident + 8) == 0)
+			return IRC_GATE_GO;
+		if (account != NULL || account_known)
+			goto other;
+	} else if (origin_split(ident, &want) == 0 && user != NULL &&
+	    host != NULL && user[0] != '\0' && host[0] != '\0') {
+		if (strcmp(user, want.user) == 0 &&
+		    strcmp(host, want.host) == 0)
+			return IRC_GATE_GO;
+		goto other;
+	}
+	/* Not known well enough: ask, once. */
+	v = verify_find(irc, nick);
+	if (v == NULL && (g == NULL || now_ms(irc) - g->at >
+	    VERIFY_FRESH_MS)) {
+		verify_ask(irc, nick);
+		return IRC_GATE_WAIT;
+	}
+	if (v != NULL)
+		return IRC_GATE_WAIT;
+	log_warn("irc %s: not sending private lines for %s to %s: the "
+	    "server does not tell who holds it", irc->network, ident, nick);
+	return IRC_GATE_DROP;
+other:
+	log_warn("irc %s: not sending private lines for %s to %s: that nick "
+	    "is held by %s!%s@%s%s%s", irc->network, ident, nick, nick,
+	    user != NULL ? user : "*", host != NULL ? host : "*",
+	    account != NULL ? " account " : "", account != NULL ? account : "");
+	return IRC_GATE_DROP;
+}
+
+/* The queue's gate: may this line of a channel or private message go? */
+static int
+queue_gate(const char *line, const char *ident, void *arg)
+{
+	struct irc *irc = arg;
+	const char *target = strchr(line, ' ');
+	char name[IRC_LINE_MAX];
+	size_t n;
+	struct irc_chan *c;
+
+	if (target == NULL)
+		return IRC_GATE_GO;
+	target++;
+	n = strcspn(target, " ");
+	if (n >= sizeof(name))
+		return IRC_GATE_DROP;
+	memcpy(name, target, n);
+	name[n] = '\0';
+	if (ident != NULL)
+		return holder_gate(irc, name, ident);
+	if ((c = chan_find(irc, name)) != NULL && c->joined)
+		return IRC_GATE_GO;
+	if (c != NULL && c->wanted)
+		return IRC_GATE_WAIT;
+	log_warn("irc %s: dropping lines for %s: the bot is not in it",
+	    irc->network, name);
+	return IRC_GATE_DROP;
+}
+
+/* The queue, made at the first line: lines may come before start(). */
+static struct irc_queue *
+queue_get(struct irc *irc)
+{
+	struct irc_queue_ops ops = { queue_send, queue_gate, queue_done, irc };
+
+	if (irc->queue != NULL)
+		return irc->queue;
+	if (irc->loop == NULL && irc->adapter != NULL)
+		irc->loop = bot_loop(irc->adapter->bot);
+	if (irc->loop == NULL)
+		return NULL;
+	irc->queue = irc_queue_create(irc->loop, irc->cfg.burst,
+	    irc->cfg.interval_ms, &ops);
+	return irc->queue;
+}
+
+/* Queues "COMMAND target" lines (JOIN, WHO, PART, NOTICE ...). */
 static int
 queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
 {
@@ -895,7 +1276,7 @@ queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(line) - 2)
+	if (n < 0 || (size_t)n >= sizeof(line) - 2 || queue_get(irc) == NULL)
 		return -1;
 	return irc_queue_push(irc->queue, cls, line);
 }
@@ -917,11 +1298,11 @@ self_mask_length(const struct irc *irc)
 	    IRC_HOST_ALLOWANCE);
 }
 
+/* The lines of one message, collected before they are queued. */
 struct push_ctx {
-	struct irc *irc;
-	enum irc_class cls;
 	const char *command, *target;
-	int failed;
+	char **lines;
+	int n, cap, failed;
 };
 
 static void
@@ -932,21 +1313,32 @@ push_line(const char *line, size_t len, void *arg)
 
 	snprintf(out, sizeof(out), "%s %s :%.*s", ctx->command, ctx->target,
 	    (int)len, line);
-	if (irc_queue_push(ctx->irc->queue, ctx->cls, out) != 0)
+	if (array_grow((void **)&ctx->lines, &ctx->cap, ctx->n + 1,
+	    sizeof(*ctx->lines)) != 0 ||
+	    (ctx->lines[ctx->n] = strdup(out)) == NULL) {
 		ctx->failed = 1;
+		return;
+	}
+	ctx->n++;
 }
 
+/*
+ * Queues text to target as one message of flow: channel lines are gated
+ * on being in the channel, private lines (ident: the seat's identity) on
+ * the nick's holder.
+ */
 static int
-queue_text(struct irc *irc, enum irc_class cls, const char *command,
-    const char *target, const struct text *text)
+queue_text(struct irc *irc, const char *command, const char *target,
+    const char *ident, const char *flow, uint64_t id,
+    const struct text *text)
 {
-	struct push_ctx ctx = { irc, cls, command, target, 0 };
+	struct push_ctx ctx = { command, target, NULL, 0, 0, 0 };
 	struct text out;
 	size_t overhead;
-	int n;
+	int n, rc = -1;
 
 	overhead = irc_overhead("", command, target) + self_mask_length(irc);
-	if (cls != IRC_CLASS_CHANNEL && strlen(target) < NICK_ALLOWANCE)
+	if (ident != NULL && strlen(target) < NICK_ALLOWANCE)
 		overhead += NICK_ALLOWANCE - strlen(target);
 	if (overhead + 16 > IRC_LINE_MAX) {
 		log_warn("irc %s: cannot send to %s: the name is too long",
@@ -958,12 +1350,16 @@ queue_text(struct irc *irc, enum irc_class cls, const char *command,
 	n = irc_split(text_str(&out), out.len, IRC_LINE_MAX - overhead,
 	    push_line, &ctx);
 	text_finish(&out);
-	if (n < 0 || ctx.failed) {
-		log_warn("irc %s: could not queue all of a message to %s",
+	if (n >= 0 && !ctx.failed)
+		rc = irc_queue_push_message(irc->queue, flow, ident, 1, id,
+		    (const char *const *)ctx.lines, ctx.n);
+	if (rc != 0)
+		log_warn("irc %s: could not queue a message to %s",
 		    irc->network, target);
-		return -1;
-	}
-	return 0;
+	for (int i = 0; i < ctx.n; i++)
+		free(ctx.lines[i]);
+	free(ctx.lines);
+	return rc;
 }
 
 /* Joins every channel we want and are not in, several per JOIN line. */
@@ -1133,8 +1529,18 @@ connection_close(struct irc *irc)
 	irc->account[0] = '\0';
 	irc->self_user[0] = irc->self_host[0] = '\0';
 	irc_isupport_init(&irc->is);
+	irc->nglimpses = 0;
+	irc->nverifies = 0;
+	loop_cancel(irc->loop, irc->reclaim_timer);
+	irc->reclaim_timer = 0;
+	irc->monitoring = irc->regain_sent = irc->ghost_sent = 0;
 	if (irc->queue != NULL) {
 		irc_queue_run(irc->queue, 0);
+		/*
+		 * Lines libircclient or the relay still held may never have
+		 * reached the server: they go again, in order.
+		 */
+		irc_queue_requeue(irc->queue);
 		/* This connection's JOINs and WHOs mean nothing later. */
 		irc_queue_clear(irc->queue, IRC_CLASS_CONTROL);
 		irc_queue_clear(irc->queue, IRC_CLASS_BACKGROUND);
@@ -1202,20 +1608,6 @@ up_flush(struct irc *irc)
 		buf_consume(&irc->to_up, (size_t)n);
 	}
 	return 0;
-}
-
-/* Who sent a line: the parts of its prefix. */
-struct origin {
-	char nick[128], user[128], host[256];
-};
-
-static int
-origin_split(const char *origin, struct origin *o)
-{
-	if (origin == NULL)
-		return -1;
-	return irc_mask_split(origin, o->nick, sizeof(o->nick), o->user,
-	    sizeof(o->user), o->host, sizeof(o->host));
 }
 
 /*
@@ -1494,6 +1886,7 @@ hook(struct loop *loop, void *arg)
 	if (FD_ISSET(irc->irc_fd, &out))
 		ev |= LOOP_WRITE;
 	set_watch(irc, irc->irc_fd, &irc->irc_events, ev, on_irc_fd);
+	check_written(irc);
 	return -1;
 }
 
@@ -1898,6 +2291,156 @@ next_nick(struct irc *irc, int erroneous)
 	send_now(irc, line);
 }
 
+/* Our own nick, held by someone else: taking it back. */
+
+static void reclaim_timer(struct loop *loop, uint64_t id, void *arg);
+
+/* The nick is free (or may be): ask for it. */
+static void
+reclaim_now(struct irc *irc)
+{
+	if (irc->phase != PHASE_READY || is_self(irc, irc->cfg.nick))
+		return;
+	log_info("irc %s: asking for our nick %s back", irc->network,
+	    irc->cfg.nick);
+	queue_line(irc, IRC_CLASS_CONTROL, "NICK %s", irc->cfg.nick);
+}
+
+/*
+ * Registered under another nick: watch ours (MONITOR where the server has
+ * it, else ISON now and then) and take it once it is free.  With a
+ * NickServ password, ask services to free it (REGAIN; GHOST where REGAIN
+ * is unknown, after the next poll).
+ */
+static void
+reclaim_start(struct irc *irc)
+{
+	if (is_self(irc, irc->cfg.nick))
+		return;
+	log_info("irc %s: %s is taken; running as %s and watching for it",
+	    irc->network, irc->cfg.nick, irc->nick);
+	if (irc->cfg.nickserv_password != NULL && !irc->regain_sent) {
+		char line[IRC_LINE_MAX];
+
+		irc->regain_sent = 1;
+		snprintf(line, sizeof(line), "PRIVMSG NickServ :REGAIN %s %s",
+		    irc->cfg.nick, irc->cfg.nickserv_password);
+		send_now(irc, line);
+		explicit_bzero(line, sizeof(line));
+	}
+	if (irc->is.monitor) {
+		irc->monitoring = 1;
+		queue_line(irc, IRC_CLASS_CONTROL, "MONITOR + %s",
+		    irc->cfg.nick);
+		return;
+	}
+	loop_cancel(irc->loop, irc->reclaim_timer);
+	irc->reclaim_timer = loop_timer(irc->loop, RECLAIM_ISON_MS,
+	    reclaim_timer, irc);
+}
+
+static void
+reclaim_timer(struct loop *loop, uint64_t id, void *arg)
+{
+	struct irc *irc = arg;
+
+	(void)loop;
+	(void)id;
+	irc->reclaim_timer = 0;
+	if (irc->phase != PHASE_READY || is_self(irc, irc->cfg.nick))
+		return;
+	enter(irc);
+	queue_line(irc, IRC_CLASS_BACKGROUND, "ISON %s", irc->cfg.nick);
+	irc->reclaim_timer = loop_timer(irc->loop, RECLAIM_ISON_MS,
+	    reclaim_timer, irc);
+	leave(irc);
+}
+
+/* Our nick is ours again: stop watching. */
+static void
+reclaim_done(struct irc *irc)
+{
+	log_info("irc %s: we hold our nick %s again", irc->network,
+	    irc->nick);
+	loop_cancel(irc->loop, irc->reclaim_timer);
+	irc->reclaim_timer = 0;
+	if (irc->monitoring)
+		queue_line(irc, IRC_CLASS_CONTROL, "MONITOR - %s",
+		    irc->cfg.nick);
+	irc->monitoring = 0;
+	if (irc->cfg.nickserv_password != NULL && irc->account[0] == '\0') {
+		char line[IRC_LINE_MAX];
+
+		snprintf(line, sizeof(line), "PRIVMSG NickServ :IDENTIFY %s %s",
+		    irc->cfg.nick, irc->cfg.nickserv_password);
+		send_now(irc, line);
+		explicit_bzero(line, sizeof(line));
+	}
+}
+
+/* An ISON answer (303): is our nick online? */
+static void
+ison_reply(struct irc *irc, const char *list)
+{
+	const char *p = list;
+	size_t n = strlen(irc->cfg.nick);
+
+	if (is_self(irc, irc->cfg.nick))
+		return;
+	while (*p != '\0') {
+		size_t len = strcspn(p, " ");
+		char word[64];
+
+		if (len == n && len < sizeof(word)) {
+			memcpy(word, p, len);
+			word[len] = '\0';
+			if (nick_eq(irc, word, irc->cfg.nick)) {
+				/* Still held: services may free it. */
+				if (irc->cfg.nickserv_password != NULL &&
+				    !irc->ghost_sent) {
+					char line[IRC_LINE_MAX];
+
+					irc->ghost_sent = 1;
+					snprintf(line, sizeof(line), "PRIVMSG "
+					    "NickServ :GHOST %s %s",
+					    irc->cfg.nick,
+					    irc->cfg.nickserv_password);
+					send_now(irc, line);
+					explicit_bzero(line, sizeof(line));
+				}
+				return;
+			}
+		}
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	reclaim_now(irc);
+}
+
+/* A MONITOR note (730 online, 731 offline) listing nick[!user@host]s. */
+static void
+monitor_reply(struct irc *irc, const char *list)
+{
+	const char *p = list;
+
+	while (*p != '\0') {
+		size_t len = strcspn(p, ",");
+		size_t nlen = strcspn(p, "!,");
+		char word[64];
+
+		if (nlen < sizeof(word)) {
+			memcpy(word, p, nlen);
+			word[nlen] = '\0';
+			if (nick_eq(irc, word, irc->cfg.nick))
+				reclaim_now(irc);
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+}
+
 /* libircclient's events. */
 
 static struct irc *
@@ -1946,6 +2489,7 @@ on_connect(irc_session_t *session, const char *event, const char *origin,
 		explicit_bzero(line, sizeof(line));
 	}
 	join_wanted(irc);
+	reclaim_start(irc);
 	irc_queue_run(irc->queue, 1);
 	if (alive(irc))
 		bot_on_connected(irc->adapter->bot, irc->adapter, 1);
@@ -1966,8 +2510,16 @@ on_nick(irc_session_t *session, const char *event, const char *origin,
 		return;
 	if (is_self(irc, o.nick)) {
 		snprintf(irc->nick, sizeof(irc->nick), "%s", params[0]);
+		log_info("irc %s: we are %s now", irc->network, irc->nick);
+		if (is_self(irc, irc->cfg.nick))
+			reclaim_done(irc);
 		return;
 	}
+	/* Both nicks change hands: what we knew of them is old. */
+	glimpse_forget(irc, o.nick);
+	glimpse_forget(irc, params[0]);
+	if (nick_eq(irc, o.nick, irc->cfg.nick))
+		reclaim_now(irc);
 	if ((u = user_find(irc, o.nick)) == NULL)
 		return;
 	user_learn(irc, u, o.user, o.host, NULL);
@@ -1978,10 +2530,8 @@ on_nick(irc_session_t *session, const char *event, const char *origin,
 	if (irc->queue != NULL) {
 		size_t max = IRC_LINE_MAX - 4 - self_mask_length(irc);
 
-		irc_queue_retarget(irc->queue, IRC_CLASS_PRIVATE,
-		    irc->is.casemap, o.nick, params[0], max);
-		irc_queue_retarget(irc->queue, IRC_CLASS_LOW,
-		    irc->is.casemap, o.nick, params[0], max);
+		irc_queue_retarget(irc->queue, irc->is.casemap, o.nick,
+		    params[0], max);
 	}
 	notify_rename(irc, u, had ? old : NULL, 1);
 }
@@ -1993,7 +2543,7 @@ tell_leave(struct irc *irc, const char *channel, const struct irc_user *u)
 	char id[512], mask[512];
 	struct user who;
 
-	if (alive(irc) && user_struct(u, id, sizeof(id), mask, sizeof(mask),
+	if (alive(irc) && user_struct(irc, u, id, sizeof(id), mask, sizeof(mask),
 	    &who) == 0)
 		bot_on_leave(irc->adapter->bot, irc->adapter, channel, &who);
 }
@@ -2009,8 +2559,12 @@ on_quit(irc_session_t *session, const char *event, const char *origin,
 	(void)event;
 	(void)params;
 	(void)count;
-	if (origin_split(origin, &o) != 0 || is_self(irc, o.nick) ||
-	    (u = user_find(irc, o.nick)) == NULL)
+	if (origin_split(origin, &o) != 0 || is_self(irc, o.nick))
+		return;
+	glimpse_forget(irc, o.nick);
+	if (nick_eq(irc, o.nick, irc->cfg.nick))
+		reclaim_now(irc);
+	if ((u = user_find(irc, o.nick)) == NULL)
 		return;
 	user_learn(irc, u, o.user, o.host, NULL);
 	tell_leave(irc, NULL, u);
@@ -2074,6 +2628,8 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 		}
 		log_info("irc %s: joined %s", irc->network, c->name);
 		send_who(irc, c->name);
+		/* Its lines waited for the join. */
+		irc_queue_flush(irc->queue);
 		return;
 	}
 	if ((c = chan_find(irc, params[0])) == NULL || !c->joined ||
@@ -2082,7 +2638,7 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 	chan_add(c, u);
 	user_learn(irc, u, o.user, o.host,
 	    (irc->caps & CAP_EXTENDED_JOIN) && count >= 2 ? params[1] : NULL);
-	if (alive(irc) && user_struct(u, id, sizeof(id), mask, sizeof(mask),
+	if (alive(irc) && user_struct(irc, u, id, sizeof(id), mask, sizeof(mask),
 	    &who) == 0)
 		bot_on_join(irc->adapter->bot, irc->adapter, c->name, &who);
 }
@@ -2177,13 +2733,15 @@ on_privmsg(irc_session_t *session, const char *event, const char *origin,
 	if ((u = user_find(irc, o.nick)) != NULL) {
 		user_learn(irc, u, o.user, o.host, NULL);
 	} else {
+		/* Who holds the nick now, for a moment. */
+		glimpse_note(irc, o.nick, o.user, o.host, NULL, 0);
 		memset(&stranger, 0, sizeof(stranger));
 		stranger.nick = o.nick;
 		stranger.user = o.user;
 		stranger.host = o.host;
 		u = &stranger;
 	}
-	if (user_struct(u, id, sizeof(id), mask, sizeof(mask), &who) != 0 ||
+	if (user_struct(irc, u, id, sizeof(id), mask, sizeof(mask), &who) != 0 ||
 	    (text = strdup(params[1])) == NULL)
 		return;
 	irc_strip_codes(text);
@@ -2375,13 +2933,35 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 			names_reply(irc, params[count - 2], last);
 		break;
 	case 352:
-		if (count >= 6)
+		if (count >= 6) {
 			who_reply(irc, params[2], params[3], params[5], NULL);
+			verify_reply(irc, params[5], params[2], params[3],
+			    NULL);
+		}
 		break;
 	case 354:
 		if (count >= 7 && strcmp(params[1], WHOX_TOKEN) == 0)
 			who_reply(irc, params[3], params[4], params[5],
 			    params[6]);
+		if (count >= 6 && strcmp(params[1], VERIFY_TOKEN) == 0) {
+			who_reply(irc, params[2], params[3], params[4],
+			    params[5]);
+			verify_reply(irc, params[4], params[2], params[3],
+			    params[5]);
+		}
+		break;
+	case 315:
+		if (count >= 2)
+			verify_end(irc, params[1]);
+		break;
+	case 303:
+		if (count >= 2)
+			ison_reply(irc, last);
+		break;
+	case 730:
+	case 731:
+		if (count >= 2 && code == 731)
+			monitor_reply(irc, last);
 		break;
 	case 396:
 		if (count >= 2) {
@@ -2513,6 +3093,7 @@ irc_free(struct irc *irc)
 	if (irc->loop != NULL) {
 		connection_close(irc);
 		loop_cancel(irc->loop, irc->reconnect_timer);
+		loop_cancel(irc->loop, irc->sent_timer);
 		if (irc->hooked)
 			loop_unhook(irc->loop, hook, irc);
 	}
@@ -2521,6 +3102,8 @@ irc_free(struct irc *irc)
 	free(irc->chans);
 	free(irc->users);
 	irc_queue_destroy(irc->queue);
+	free(irc->sent_ids);
+	free(irc->verifies);
 	text_finish(&irc->caps_offered);
 	buf_free(&irc->to_up);
 	buf_free(&irc->to_local);
@@ -2557,8 +3140,7 @@ irc_start(struct adapter *adapter)
 	if (irc->phase != PHASE_IDLE && irc->phase != PHASE_STOPPED)
 		return 0;
 	irc->loop = bot_loop(adapter->bot);
-	if (irc->queue == NULL && (irc->queue = irc_queue_create(irc->loop,
-	    irc->cfg.burst, irc->cfg.interval_ms, queue_send, irc)) == NULL)
+	if (queue_get(irc) == NULL)
 		return -1;
 	if (!irc->hooked) {
 		if (loop_hook(irc->loop, hook, irc) != 0)
@@ -2621,6 +3203,12 @@ irc_stop(struct adapter *adapter, const char *goodbye)
 	if (irc->phase == PHASE_READY && irc->session != NULL) {
 		char *g = text_sanitize(goodbye != NULL ? goodbye : "");
 
+		/*
+		 * What the bucket allows now leaves before the QUIT (the core
+		 * waited for the queue to drain; this is what is left).
+		 */
+		if (!irc->in_session && irc->queue != NULL)
+			irc_queue_flush(irc->queue);
 		if (g != NULL) {
 			cut_utf8(g, 300);
 			irc_send_raw(irc->session, "QUIT :%s", g);
@@ -2671,10 +3259,18 @@ irc_part(struct adapter *adapter, const char *channel)
 	if (irc->loop != NULL)
 		loop_cancel(irc->loop, c->rejoin_timer);
 	c->rejoin_timer = 0;
-	if (c->joined && irc->phase == PHASE_READY)
-		queue_line(irc, IRC_CLASS_CONTROL, "PART %s", c->name);
-	else
+	if (c->joined && irc->phase == PHASE_READY) {
+		char line[IRC_LINE_MAX];
+		const char *lines[1] = { line };
+
+		/* Behind the channel's lines, so that they still leave. */
+		snprintf(line, sizeof(line), "PART %s", c->name);
+		if (irc_queue_push_message(irc->queue, c->name, NULL, 0, 0,
+		    lines, 1) != 0)
+			queue_line(irc, IRC_CLASS_CONTROL, "PART %s", c->name);
+	} else {
 		chan_drop(irc, c);
+	}
 	return 0;
 }
 
@@ -2684,12 +3280,18 @@ irc_send_channel(struct adapter *adapter, const char *channel,
 {
 	struct irc *irc = adapter->priv;
 
-	if (irc == NULL || irc->queue == NULL || !valid_channel(channel))
+	if (irc == NULL || queue_get(irc) == NULL || !valid_channel(channel))
 		return -1;
-	return queue_text(irc, IRC_CLASS_CHANNEL, "PRIVMSG", channel, text);
+	return queue_text(irc, "PRIVMSG", channel, NULL, info != NULL &&
+	    info->flow != NULL ? info->flow : channel, info != NULL ?
+	    info->id : 0, text);
 }
 
-/* The nick to reach user_id by, or NULL when it cannot be told. */
+/*
+ * The nick to reach user_id by, or NULL when it cannot be told.  Whether
+ * the nick's holder now is that person is checked when each line leaves
+ * (holder_gate()).
+ */
 static const char *
 private_target(struct irc *irc, const char *user_id, struct origin *o)
 {
@@ -2702,16 +3304,16 @@ private_target(struct irc *irc, const char *user_id, struct origin *o)
 			    nick_eq(irc, u->account, user_id + 8))
 				return u->nick;
 		}
+		for (int i = 0; i < irc->nglimpses; i++)
+			if (irc->glimpses[i].account[0] != '\0' &&
+			    nick_eq(irc, irc->glimpses[i].account,
+			    user_id + 8))
+				return irc->glimpses[i].nick;
 		return NULL;
 	}
 	if (origin_split(user_id, o) != 0 || o->user[0] == '\0' ||
 	    o->host[0] == '\0' || strpbrk(o->nick, " ,:*?") != NULL ||
 	    strspn(o->nick, "#&") > 0)
-		return NULL;
-	/* Someone else may use the nick now: compare user@host. */
-	if ((u = user_find(irc, o->nick)) != NULL && u->user != NULL &&
-	    u->host != NULL && (strcmp(u->user, o->user) != 0 ||
-	    strcmp(u->host, o->host) != 0))
 		return NULL;
 	for (const char *p = o->nick; *p != '\0'; p++)
 		if ((unsigned char)*p < 0x21 || *p == 0x7f)
@@ -2724,18 +3326,23 @@ irc_send_private(struct adapter *adapter, const char *user_id,
     const struct text *text, const struct send_info *info)
 {
 	struct irc *irc = adapter->priv;
+	uint64_t id = info != NULL ? info->id : 0;
 	struct origin o;
 	const char *nick;
 
-	if (irc == NULL || irc->queue == NULL)
+	if (irc == NULL || queue_get(irc) == NULL)
 		return -1;
 	if ((nick = private_target(irc, user_id, &o)) == NULL) {
 		log_warn("irc %s: cannot send privately to %s: not on a "
 		    "channel with us", irc->network, user_id);
+		/* It can never leave: the outbox may forget it. */
+		if (id != 0)
+			queue_done(id, 1, irc);
 		return -1;
 	}
-	return queue_text(irc, IRC_CLASS_PRIVATE, irc->cfg.notice ? "NOTICE" :
-	    "PRIVMSG", nick, text);
+	return queue_text(irc, irc->cfg.notice ? "NOTICE" : "PRIVMSG", nick,
+	    user_id, info != NULL && info->flow != NULL ? info->flow :
+	    user_id, id, text);
 }
 
 static size_t
@@ -2745,6 +3352,25 @@ irc_queue_depth_impl(const struct adapter *adapter)
 
 	return irc != NULL && irc->queue != NULL ?
 	    irc_queue_depth(irc->queue) : 0;
+}
+
+/* The nick we hold now (not the configured one while it is taken). */
+static const char *
+irc_self_name(struct adapter *adapter)
+{
+	struct irc *irc = adapter->priv;
+
+	return irc != NULL && irc->phase == PHASE_READY ? irc->nick : NULL;
+}
+
+/* A flow with IRC_FLOW_BUSY lines waiting takes no more for now. */
+static int
+irc_busy(struct adapter *adapter, const char *flow)
+{
+	struct irc *irc = adapter->priv;
+
+	return irc != NULL && irc->queue != NULL && flow != NULL &&
+	    irc_queue_flow_depth(irc->queue, flow) >= IRC_FLOW_BUSY;
 }
 
 const struct adapter_impl irc_adapter = {
@@ -2759,4 +3385,6 @@ const struct adapter_impl irc_adapter = {
 	.send_private = irc_send_private,
 	.queue_depth = irc_queue_depth_impl,
 	.channel_admin = NULL,
+	.self_name = irc_self_name,
+	.busy = irc_busy,
 };

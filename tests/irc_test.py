@@ -42,6 +42,8 @@ from irc_util import Client, free_port  # noqa: E402
 
 HARNESS = None
 TMP = None
+# adapters/irc_proto.h: reply lines one flow may hold.
+IRC_FLOW_UNTRACKED_MAX = 60
 FAILURES = []
 
 
@@ -369,15 +371,33 @@ def test_flood():
             listener.send("JOIN #flood")
             h.event("join", channel="#flood")
             start = time.monotonic()
+            # Tracked messages (the core's outbox ids) are never refused,
+            # and each is confirmed once written, in order.
             for i in range(200):
-                h.send({"send_channel": "#flood",
+                h.send({"send_channel": "#flood", "id": i + 1,
+                        "flow": "#flood",
                         "text": "%03d " % i + "x" * 380})
             assert h.queue_depth() > 150
             got = listener.privmsgs("#flood", 200, 105, "flooder")
             took = time.monotonic() - start
             assert [t[:3] for t, _ in got] == ["%03d" % i for i in range(200)]
             assert took >= (200 - 4) * 0.4 - 1, took
+            ids = [h.event("sent")["id"] for _ in range(200)]
+            assert ids == list(range(1, 201)), ids
             assert h.queue_depth() == 0
+            # Replies (no id) past a flow's limit are refused, logged.
+            h.send({"send_channel": "#flood", "id": 1000, "flow": "#flood",
+                    "text": "\n".join("l%d" % i for i in range(30))})
+            refused = 0
+            for i in range(IRC_FLOW_UNTRACKED_MAX + 10):
+                h.send({"send_private": "listener!~listener@127.0.0.1",
+                        "flow": "chatty", "text": "reply %d" % i})
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and refused < 10:
+                ev = h.expect(lambda e: e.get("event") == "error", 10,
+                              "a refused reply")
+                refused += 1
+            assert "dropping replies there" in h.logtext()
             assert not any(e.get("event") == "connected" and not e["up"]
                            for e in h.seen), h.seen
             for word in ("exhausted", "too long", "Excess"):
