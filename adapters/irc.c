@@ -101,12 +101,6 @@
 #define WHOX_TOKEN "163"
 /* The WHOX token of a verification: who holds a nick now. */
 #define VERIFY_TOKEN "164"
-/*
- * A nick's holder learnt from a verification (WHOX) or a private message,
- * for someone who shares no channel with us (so that a QUIT or NICK of
- * theirs would go unseen), counts for this long.
- */
-#define VERIFY_FRESH_MS 5000
 /* A verification unanswered for this long is asked again. */
 #define VERIFY_TIMEOUT_MS 30000
 /* Holders remembered of people outside our channels, at most. */
@@ -1150,28 +1144,29 @@ verify_end(struct irc *irc, const char *mask)
 
 /*
  * May private lines for ident (a seat's identity: "account:NAME" or
- * nick!user@host) go to nick now?  Only when the adapter knows who holds
- * nick: a member of a channel we share (whose QUIT or NICK we would see),
- * or someone we asked about or heard from a moment ago.  Otherwise the
+ * nick!user@host), queued at queued, go to nick now?  Only when the
+ * adapter knows who holds nick: a member of a channel we share (whose
+ * QUIT or NICK we would see), or, for someone outside our channels, who
+ * answered a WHO or spoke to us since the message was queued (their QUIT
+ * would go unseen, so older knowledge proves nothing).  Otherwise the
  * lines wait while we ask.  Someone else: never.
  */
 static int
-holder_gate(struct irc *irc, const char *nick, const char *ident)
+holder_gate(struct irc *irc, const char *nick, const char *ident,
+    uint64_t queued)
 {
 	struct irc_user *u = user_find(irc, nick);
 	const struct glimpse *g = NULL;
 	const char *user, *host, *account;
 	int account_known, is_account = strncmp(ident, "account:", 8) == 0;
 	struct origin want;
-	struct verify *v;
 
 	if (u != NULL && u->channels > 0) {
 		user = u->user;
 		host = u->host;
 		account = u->account;
 		account_known = u->account_known;
-	} else if ((g = glimpse_find(irc, nick)) != NULL &&
-	    now_ms(irc) - g->at <= VERIFY_FRESH_MS) {
+	} else if ((g = glimpse_find(irc, nick)) != NULL && g->at >= queued) {
 		if (g->absent) {
 			log_info("irc %s: not sending private lines for %s to "
 			    "%s: nobody holds that nick", irc->network, ident,
@@ -1199,15 +1194,18 @@ holder_gate(struct irc *irc, const char *nick, const char *ident)
 			return IRC_GATE_GO;
 		goto other;
 	}
-	/* Not known well enough: ask, once. */
-	v = verify_find(irc, nick);
-	if (v == NULL && (g == NULL || now_ms(irc) - g->at >
-	    VERIFY_FRESH_MS)) {
+	/*
+	 * A member whose user@host or account we do not know yet: ask once;
+	 * an answer that still does not tell (no account from a plain WHO)
+	 * cannot prove anything.
+	 */
+	if (verify_find(irc, nick) != NULL)
+		return IRC_GATE_WAIT;
+	if (g == NULL && ((g = glimpse_find(irc, nick)) == NULL ||
+	    g->at < queued)) {
 		verify_ask(irc, nick);
 		return IRC_GATE_WAIT;
 	}
-	if (v != NULL)
-		return IRC_GATE_WAIT;
 	log_warn("irc %s: not sending private lines for %s to %s: the "
 	    "server does not tell who holds it", irc->network, ident, nick);
 	return IRC_GATE_DROP;
@@ -1221,7 +1219,7 @@ other:
 
 /* The queue's gate: may this line of a channel or private message go? */
 static int
-queue_gate(const char *line, const char *ident, void *arg)
+queue_gate(const char *line, const char *ident, uint64_t queued, void *arg)
 {
 	struct irc *irc = arg;
 	const char *target = strchr(line, ' ');
@@ -1238,7 +1236,7 @@ queue_gate(const char *line, const char *ident, void *arg)
 	memcpy(name, target, n);
 	name[n] = '\0';
 	if (ident != NULL)
-		return holder_gate(irc, name, ident);
+		return holder_gate(irc, name, ident, queued);
 	if ((c = chan_find(irc, name)) != NULL && c->joined)
 		return IRC_GATE_GO;
 	if (c != NULL && c->wanted)

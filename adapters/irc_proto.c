@@ -728,6 +728,7 @@ struct qline {
 	struct qflow *flow;      /* NULL: a line of a class */
 	uint64_t id;             /* on a message's last line; 0 elsewhere */
 	uint64_t msg;
+	uint64_t at;             /* when its message was queued */
 	const char *ident;
 	int gated, last;
 	int tracked;             /* its message has an id */
@@ -996,6 +997,7 @@ irc_queue_push_message(struct irc_queue *q, const char *flow,
 		}
 		l->flow = f;
 		l->msg = msg;
+		l->at = loop_now(q->loop);
 		l->gated = gated;
 		l->tracked = id != 0;
 		if (last != NULL)
@@ -1125,7 +1127,8 @@ pick_flow(struct irc_queue *q)
 			int g = IRC_GATE_GO;
 
 			if (l->gated && q->ops.gate != NULL)
-				g = q->ops.gate(l->line, l->ident, q->ops.arg);
+				g = q->ops.gate(l->line, l->ident, l->at,
+				    q->ops.arg);
 			if (g == IRC_GATE_DROP) {
 				drop_message(q, f);
 				continue;

@@ -200,8 +200,12 @@ enum irc_gate {
 
 struct irc_queue_ops {
 	irc_send_fn send;
-	/* Of a gated line; ident as queued (NULL for channel lines). */
-	int (*gate)(const char *line, const char *ident, void *arg);
+	/*
+	 * Of a gated line; ident as queued (NULL for channel lines), and
+	 * when its message was queued (loop time).
+	 */
+	int (*gate)(const char *line, const char *ident, uint64_t queued,
+	    void *arg);
 	/* A message with an id left (dropped 0) or never will (1). */
 	void (*done)(uint64_t id, int dropped, void *arg);
 	void *arg;

@@ -13,6 +13,10 @@ callbacks as JSON lines and reads commands from stdin).  GROUP is one of:
   flood   200 queued lines leave paced and ngircd keeps the bot
   tls     ngircd's TLS port with a throwaway CA made with the openssl CLI:
           a good CA, a wrong CA, fingerprint pinning right and wrong
+  identity  against ngircd: lines queued before connecting leave after
+          the join, in order, confirmed once written; a squatted nick is
+          taken back; an impostor holding a player's nick gets nothing
+          private, the player back with her mask gets her hand
   fake    tests/fake_ircd.py: CAP LS 302 first, SASL PLAIN (also chunked
           and failing), NickServ, PASS, services accounts through WHOX,
           extended-join and account-notify, NOTICE for private text, lines
@@ -55,14 +59,20 @@ def Ngircd(**kw):
 class Harness:
     """The adapter with a stub core; events are JSON lines."""
 
-    def __init__(self, config, name="harness"):
+    def __init__(self, config, name="harness", early=None):
         self.path = os.path.join(TMP, name + ".json")
         with open(self.path, "w") as f:
             json.dump(config, f)
+        args = [HARNESS, self.path]
+        if early is not None:
+            # Commands run before start(), as restored games' lines.
+            args.append(os.path.join(TMP, name + ".early"))
+            with open(args[-1], "w") as f:
+                f.write("".join(json.dumps(c) + "\n" for c in early))
         self.errpath = os.path.join(TMP, name + ".log")
         self.err = open(self.errpath, "wb")
         env = dict(os.environ, STICHBOT_LOG="debug")
-        self.proc = subprocess.Popen([HARNESS, self.path], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.err,
                                      env=env)
         self.events = queue.Queue()
@@ -119,6 +129,10 @@ class Harness:
     def queue_depth(self):
         self.send({"queue_depth": True})
         return self.event("queue_depth")["depth"]
+
+    def self_name(self):
+        self.send({"self_name": True})
+        return self.event("self_name").get("name")
 
     def stop(self, goodbye="bye"):
         """Stops the harness; fails unless it exits 0 with no sanitizer
@@ -406,6 +420,124 @@ def test_flood():
     finally:
         if listener is not None:
             listener.close()
+        check("the harness stops cleanly", h.stop)
+        ircd.kill()
+
+
+# Identity: who gets private lines, the bot's own nick, early lines
+
+
+def test_identity():
+    """Issue 15.1, 15.2 and the outbox: private lines reach only the
+    verified holder of a nick; the bot takes its nick back; lines queued
+    before the bot connects leave after it joined, in order; every id is
+    confirmed once written or dropped."""
+    ircd = Ngircd(name="ngircd_identity")
+    # The bot's nick is taken before it connects.
+    squatter = Client(ircd.port, "stichbot", "squat")
+    early = [{"join": "#t"},
+             {"send_channel": "#t", "id": 1, "flow": "#t",
+              "text": "I am back online; the game goes on."},
+             {"send_channel": "#t", "id": 2, "flow": "#t",
+              "text": "resumed line two"}]
+    watcher = Client(ircd.port, "watcher")
+    watcher.send("JOIN #t")
+    watcher.wait(lambda l: " 366 " in l)
+    h = Harness(base_config(ircd.port), "harness_identity", early=early)
+    alice = mallory = None
+    alice_id = "alice!~alice@127.0.0.1"
+    try:
+        def early_lines():
+            h.event("connected", up=True)
+            watcher.wait(lambda l: l.startswith(":stichbot1!") and
+                         " JOIN " in l, 10)
+            got = [t for t, _ in watcher.privmsgs("#t", 2, 15, "stichbot1")]
+            assert got == ["I am back online; the game goes on.",
+                           "resumed line two"], got
+            assert [h.event("sent")["id"] for _ in range(2)] == [1, 2]
+        check("lines queued before connecting leave after the join, in "
+              "order, and are confirmed", early_lines)
+
+        def squatted():
+            assert h.self_name() == "stichbot1"
+            squatter.close()
+            # The squatter shares no channel with the bot: ISON finds
+            # the nick free within RECLAIM_ISON_MS (10 s).
+            watcher.wait(lambda l: l.startswith(":stichbot1!") and
+                         " NICK " in l and "stichbot" in l, 25)
+            h.send({"send_channel": "#t", "text": "my own nick"})
+            watcher.privmsgs("#t", 1, 10, "stichbot")
+            assert h.self_name() == "stichbot"
+        check("a squatted nick is taken back; self_name follows", squatted)
+
+        def impostor():
+            nonlocal alice, mallory
+            alice = Client(ircd.port, "alice")
+            alice.send("JOIN #t")
+            h.event("join", channel="#t")
+            h.send({"send_private": alice_id, "id": 10, "flow": "#t",
+                    "text": "[#t] your hand: r5 g7"})
+            alice.wait(lambda l: " PRIVMSG alice :[#t] your hand" in l, 10)
+            assert h.event("sent")["id"] == 10
+            alice.close()
+            h.event("leave", channel=None)
+            # Someone else takes the nick, in no channel.
+            mallory = Client(ircd.port, "alice", "mallory")
+            h.send({"send_private": alice_id, "id": 11, "flow": "#t",
+                    "text": "[#t] Round 2, your hand: SECRET1 b3"})
+            h.send({"send_channel": "#t", "id": 12, "flow": "#t",
+                    "text": "alice to bid"})
+            # The private message is dropped (confirmed: it can never
+            # reach alice), and the table's next line is not held back.
+            assert h.event("sent", timeout=15)["id"] == 11
+            watcher.privmsgs("#t", 1, 10, "stichbot")
+            assert h.event("sent")["id"] == 12
+            # Mallory speaks to the bot: the holder is known, still not
+            # alice.
+            mallory.send("PRIVMSG stichbot :hand")
+            h.event("message", channel=None)
+            h.send({"send_private": alice_id, "id": 13, "flow": "#t",
+                    "text": "[#t] reminder SECRET2"})
+            assert h.event("sent", timeout=15)["id"] == 13
+            mallory.send("PING :sync")
+            mallory.wait(lambda l: " PONG " in l, 10)
+            assert not any("SECRET" in l for l in mallory.lines), \
+                mallory.lines
+            log = h.logtext()
+            assert "not sending private lines for %s" % alice_id in log
+            assert "SECRET" not in log
+            mallory.close()
+        check("an impostor who takes a player's nick gets nothing private",
+              impostor)
+
+        def comeback():
+            nonlocal alice
+            # alice is back with her mask, in no channel, silent: the bot
+            # asks the server who holds the nick before it sends.
+            alice = Client(ircd.port, "alice")
+            h.send({"send_private": alice_id, "id": 20, "flow": "#t",
+                    "text": "[#t] Round 3, your hand: y1"})
+            alice.wait(lambda l: " PRIVMSG alice :[#t] Round 3" in l, 15)
+            assert h.event("sent")["id"] == 20
+            alice.send("JOIN #t")
+            h.event("join", channel="#t")
+            h.send({"send_private": alice_id, "id": 21, "flow": "#t",
+                    "text": "to bid"})
+            alice.wait(lambda l: " PRIVMSG alice :to bid" in l, 10)
+            assert h.event("sent")["id"] == 21
+        check("the real player back with her mask gets her hand", comeback)
+
+        def busy():
+            h.send({"busy": "#t"})
+            assert h.event("busy")["busy"] is False
+        check("busy() is false for a flow that drained", busy)
+    finally:
+        for c in (alice, mallory, watcher):
+            if c is not None:
+                try:
+                    c.close()
+                except OSError:
+                    pass
         check("the harness stops cleanly", h.stop)
         ircd.kill()
 
@@ -704,7 +836,7 @@ def test_fake():
 def main():
     global HARNESS, TMP
     if len(sys.argv) != 3 or sys.argv[2] not in ("ngircd", "flood", "tls",
-                                                  "fake"):
+                                                  "fake", "identity"):
         print(__doc__)
         return 2
     HARNESS = os.path.abspath(sys.argv[1])
@@ -723,7 +855,7 @@ def main():
     signal.alarm(115)
     try:
         {"ngircd": test_ngircd, "flood": test_flood, "tls": test_tls,
-         "fake": test_fake}[group]()
+         "fake": test_fake, "identity": test_identity}[group]()
     finally:
         if not FAILURES and not os.environ.get("IRC_TEST_KEEP"):
             shutil.rmtree(TMP, ignore_errors=True)

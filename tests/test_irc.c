@@ -619,11 +619,12 @@ record_send(const char *line, void *arg)
 }
 
 static int
-record_gate(const char *line, const char *ident, void *arg)
+record_gate(const char *line, const char *ident, uint64_t queued, void *arg)
 {
 	struct sent *s = arg;
 
 	(void)line;
+	(void)queued;
 	s->gated++;
 	if (ident != NULL && strcmp(ident, "hold") == 0 && s->hold)
 		return IRC_GATE_WAIT;
