@@ -105,6 +105,8 @@
 #define VERIFY_TIMEOUT_MS 30000
 /* Holders remembered of people outside our channels, at most. */
 #define GLIMPSES_MAX 64
+/* How long stop() may wait for queued lines to leave before QUIT. */
+#define STOP_FLUSH_MS 2000
 /* While another holds our nick, ask whether it is free this often. */
 #define RECLAIM_ISON_MS 10000
 
@@ -3202,11 +3204,22 @@ irc_stop(struct adapter *adapter, const char *goodbye)
 		char *g = text_sanitize(goodbye != NULL ? goodbye : "");
 
 		/*
-		 * What the bucket allows now leaves before the QUIT (the core
-		 * waited for the queue to drain; this is what is left).
+		 * What is still queued for tables and people (a goodbye)
+		 * leaves before the QUIT, at the bucket's pace, for at most
+		 * STOP_FLUSH_MS: the core gave the queue time to drain, and
+		 * a stop must not hang on a long backlog.
 		 */
-		if (!irc->in_session && irc->queue != NULL)
+		if (!irc->in_session && irc->queue != NULL) {
+			uint64_t end = now_ms(irc) + STOP_FLUSH_MS;
+
 			irc_queue_flush(irc->queue);
+			while (irc_queue_flows_waiting(irc->queue) > 0 &&
+			    irc->session != NULL && now_ms(irc) < end) {
+				drain(irc, 20);
+				poll(NULL, 0, 20);
+				irc_queue_flush(irc->queue);
+			}
+		}
 		if (g != NULL) {
 			cut_utf8(g, 300);
 			irc_send_raw(irc->session, "QUIT :%s", g);
@@ -3319,6 +3332,33 @@ private_target(struct irc *irc, const char *user_id, struct origin *o)
 	return o->nick;
 }
 
+/*
+ * The flow of a private message: the core's (its table's channel), else
+ * the channel its text names first ("[#t] Round 2, your hand: ...": a
+ * table's private line from a core that does not give flows yet, which
+ * must not overtake that table's channel lines), else the recipient's
+ * own (a reply).
+ */
+static const char *
+private_flow(struct irc *irc, const char *user_id, const struct text *text,
+    const struct send_info *info)
+{
+	const char *s = text_str(text), *end;
+	char name[201];
+	struct irc_chan *c;
+
+	if (info != NULL && info->flow != NULL)
+		return info->flow;
+	if (s[0] == '[' && (end = strchr(s, ']')) != NULL &&
+	    (size_t)(end - s - 1) < sizeof(name)) {
+		memcpy(name, s + 1, (size_t)(end - s - 1));
+		name[end - s - 1] = '\0';
+		if ((c = chan_find(irc, name)) != NULL && c->wanted)
+			return c->name;
+	}
+	return user_id;
+}
+
 static int
 irc_send_private(struct adapter *adapter, const char *user_id,
     const struct text *text, const struct send_info *info)
@@ -3339,8 +3379,7 @@ irc_send_private(struct adapter *adapter, const char *user_id,
 		return -1;
 	}
 	return queue_text(irc, irc->cfg.notice ? "NOTICE" : "PRIVMSG", nick,
-	    user_id, info != NULL && info->flow != NULL ? info->flow :
-	    user_id, id, text);
+	    user_id, private_flow(irc, user_id, text, info), id, text);
 }
 
 static size_t

@@ -1367,6 +1367,16 @@ irc_queue_depth(const struct irc_queue *q)
 }
 
 size_t
+irc_queue_flows_waiting(const struct irc_queue *q)
+{
+	size_t n = q->total;
+
+	for (int c = 0; c < IRC_CLASSES; c++)
+		n -= q->count[c];
+	return n;
+}
+
+size_t
 irc_queue_flow_depth(const struct irc_queue *q, const char *flow)
 {
 	const struct qflow *f = flow_find(q, flow);

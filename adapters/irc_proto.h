@@ -174,8 +174,12 @@ enum irc_class {
 
 /* Waiting lines beyond which replies and class lines are refused. */
 #define IRC_QUEUE_MAX 5000
-/* Waiting reply lines (no id) one flow may hold. */
-#define IRC_FLOW_UNTRACKED_MAX 60
+/*
+ * Waiting lines without an id (replies) one flow may hold.  Fairness
+ * needs no small number here (a flow only gets its turn); this bounds the
+ * memory a flood of replies may take.
+ */
+#define IRC_FLOW_UNTRACKED_MAX 1000
 /*
  * A flow with at least this many lines waiting is busy (the adapter's
  * busy()): the core causes no more there until it drains.  About two
@@ -248,6 +252,8 @@ int irc_queue_retarget(struct irc_queue *q, enum irc_casemap map,
     const char *old, const char *now, size_t max);
 /* Every line not yet known written: waiting and in flight. */
 size_t irc_queue_depth(const struct irc_queue *q);
+/* The lines waiting in every flow (not yet handed to send()). */
+size_t irc_queue_flows_waiting(const struct irc_queue *q);
 /* The lines waiting in one flow. */
 size_t irc_queue_flow_depth(const struct irc_queue *q, const char *flow);
 /* Takes a token now without a queued line (a goodbye); 1 when taken. */
