@@ -20,6 +20,7 @@
 
 #include "adapter.h"
 #include "irc_proto.h"
+#include "text.h"
 #include "irc_tls.h"
 #include "loop.h"
 
@@ -1042,6 +1043,49 @@ test_queue_busy(void **state)
 	loop_destroy(loop);
 }
 
+/*
+ * Issue 16.5: Sticheln's brown (mIRC 05) and red (04) were both red in
+ * irssi.  irssi and WeeChat show mIRC colours as the terminal's 16, in
+ * this order (black, red, green, yellow, blue, magenta, cyan, white, then
+ * the bright ones; irssi's formats.c and WeeChat's irc-color.c agree);
+ * the six colours must fall on six different hues, none of them grey.
+ */
+static void
+test_irc_palette_hues(void **state)
+{
+	static const int terminal[16] = {
+		15, 0, 4, 2, 9, 1, 5, 3, 11, 10, 6, 14, 12, 13, 8, 7,
+	};
+	const char *letters = "rygbnp";
+	int seen[8] = { 0 };
+
+	(void)state;
+	for (const char *l = letters; *l != '\0'; l++) {
+		struct text t, out;
+		const char *s, *c;
+		char code[2] = { *l, '\0' };
+		int n, hue;
+
+		text_init(&t);
+		text_init(&out);
+		text_card(&t, *l, code);
+		text_render(&t, TEXT_FORMAT_IRC, &out);
+		s = text_str(&out);
+		assert_non_null(c = strchr(s, '\x03'));
+		assert_true(c[1] >= '0' && c[1] <= '9' && c[2] >= '0' &&
+		    c[2] <= '9');
+		n = (c[1] - '0') * 10 + (c[2] - '0');
+		assert_true(n < 16);
+		hue = terminal[n] % 8;
+		/* Not black, white or grey, and not another colour's hue. */
+		assert_true(hue != 0 && hue != 7);
+		assert_int_equal(seen[hue], 0);
+		seen[hue] = 1;
+		text_finish(&t);
+		text_finish(&out);
+	}
+}
+
 /* Capabilities and SASL. */
 
 static void
@@ -1460,6 +1504,7 @@ main(void)
 		cmocka_unit_test(test_queue_pace),
 		cmocka_unit_test(test_queue_priority),
 		cmocka_unit_test(test_queue_round_robin),
+		cmocka_unit_test(test_irc_palette_hues),
 		cmocka_unit_test(test_queue_gate),
 		cmocka_unit_test(test_queue_requeue_and_limits),
 		cmocka_unit_test(test_queue_retarget),
