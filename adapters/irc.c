@@ -159,6 +159,7 @@ struct irc_config {
 	char *nickserv_password; /* secret */
 	int notice;              /* private text as NOTICE */
 	int burst, interval_ms;
+	int flood_given;         /* "flood" configured: no server default */
 	int join_on_invite;
 	int ping_timeout;        /* s */
 	int reconnect_min, reconnect_max;   /* s */
@@ -530,9 +531,10 @@ config_read(struct irc_config *c, const json_t *config, const char *path,
 	    errlen) < 0)
 		return -1;
 	c->identity_account = strcmp(s, "account") == 0;
-	c->burst = 4;
-	c->interval_ms = 2000;
+	c->burst = IRC_PACE_BURST;
+	c->interval_ms = IRC_PACE_INTERVAL_MS;
 	if ((sub = json_object_get(config, "flood")) != NULL) {
+		c->flood_given = 1;
 		cfg_path(p, sizeof(p), path, "flood");
 		if (cfg_object(sub, p, err, errlen) != 0 ||
 		    cfg_keys(sub, p, flood_keys, NULL, err, errlen) != 0)
@@ -2962,6 +2964,18 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 	case 731:
 		if (count >= 2 && code == 731)
 			monitor_reply(irc, last);
+		break;
+	case 4:
+		/* RPL_MYINFO: the server's software sets the default pace. */
+		if (count >= 3 && !irc->cfg.flood_given && irc->queue != NULL) {
+			int burst, interval;
+
+			irc_pace_for_server(params[2], &burst, &interval);
+			irc_queue_set_pace(irc->queue, burst, interval);
+			log_info("irc %s: %s: sending %d lines at once, then one "
+			    "per %d ms", irc->network, params[2], burst,
+			    interval);
+		}
 		break;
 	case 396:
 		if (count >= 2) {

@@ -256,6 +256,17 @@ size_t irc_queue_depth(const struct irc_queue *q);
 size_t irc_queue_flows_waiting(const struct irc_queue *q);
 /* The lines waiting in one flow. */
 size_t irc_queue_flow_depth(const struct irc_queue *q, const char *flow);
+/* Changes the bucket's pace, keeping the tokens left (no new burst). */
+void irc_queue_set_pace(struct irc_queue *q, int burst, int interval_ms);
+/*
+ * The pace for a server without "flood" in the configuration: a burst of
+ * IRC_PACE_BURST, then one line per IRC_PACE_INTERVAL_MS (RFC 1459's
+ * limit), faster where the server's software (its version in RPL_MYINFO,
+ * e.g. "ngircd-26.1", "solanum-1.0") is known to allow more.
+ */
+#define IRC_PACE_BURST 4
+#define IRC_PACE_INTERVAL_MS 2000
+void irc_pace_for_server(const char *version, int *burst, int *interval_ms);
 /* Takes a token now without a queued line (a goodbye); 1 when taken. */
 int irc_queue_take(struct irc_queue *q);
 

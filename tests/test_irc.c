@@ -1044,6 +1044,44 @@ test_queue_busy(void **state)
 }
 
 /*
+ * Issue 16.3: the default pace follows the server's software (RPL_MYINFO)
+ * and changing it keeps the tokens already spent.
+ */
+static void
+test_queue_pace_for_server(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	int burst, interval;
+
+	(void)state;
+	irc_pace_for_server("ngircd-26.1", &burst, &interval);
+	assert_true(burst == 5 && interval == 400);
+	irc_pace_for_server("solanum-1.0-dev", &burst, &interval);
+	assert_true(burst == 5 && interval == 500);
+	irc_pace_for_server("u2.10.12.19", &burst, &interval);
+	assert_true(burst == IRC_PACE_BURST &&
+	    interval == IRC_PACE_INTERVAL_MS);
+	irc_pace_for_server(NULL, &burst, &interval);
+	assert_int_equal(interval, IRC_PACE_INTERVAL_MS);
+	q = recorded_queue(loop, &s, 4, 2000);
+	irc_queue_run(q, 1);
+	for (int i = 0; i < 10; i++)
+		push(q, "#c", "x");
+	assert_int_equal(s.n, 4);
+	/* No new burst: the next line comes after the new interval. */
+	irc_queue_set_pace(q, 5, 400);
+	assert_int_equal(s.n, 4);
+	loop_advance(loop, 400);
+	assert_int_equal(s.n, 5);
+	loop_advance(loop, 400 * 5);
+	assert_int_equal(s.n, 10);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
  * Issue 16.5: Sticheln's brown (mIRC 05) and red (04) were both red in
  * irssi.  irssi and WeeChat show mIRC colours as the terminal's 16, in
  * this order (black, red, green, yellow, blue, magenta, cyan, white, then
@@ -1505,6 +1543,7 @@ main(void)
 		cmocka_unit_test(test_queue_priority),
 		cmocka_unit_test(test_queue_round_robin),
 		cmocka_unit_test(test_irc_palette_hues),
+		cmocka_unit_test(test_queue_pace_for_server),
 		cmocka_unit_test(test_queue_gate),
 		cmocka_unit_test(test_queue_requeue_and_limits),
 		cmocka_unit_test(test_queue_retarget),
