@@ -29,18 +29,27 @@
  *   account-notify or account-tag), otherwise "nick!user@host"; seats
  *   follow a person through nick and account changes, and so do the lines
  *   still queued for their old nick.  Admin globs match nick!user@host.
+ *   "identity": "account" marks people without an account as guests, who
+ *   may not sit.
+ * - Private lines go only to a nick whose holder is known to be the
+ *   seat's identity now: a member of a channel we share, or someone the
+ *   server described (WHO/WHOX) or who spoke to us after the lines were
+ *   queued; otherwise they wait for a WHO, and another holder never gets
+ *   them (dropped, logged without their text).
+ * - Our own nick, when taken, is watched (MONITOR, else ISON) and taken
+ *   back once free; NickServ REGAIN/GHOST with a NickServ password.
  * - Flood control.  Lines leave through a token bucket: "flood.burst"
- *   lines at once (4), then one per "flood.interval_ms" (2000), below the
- *   limits of ngircd and Libera.Chat.  JOINs go first, then private and
- *   channel lines in the order they were queued, except that a turn
- *   prompt overtakes the channel lines queued up to two send intervals
- *   before it (more would let a stream of prompts hold the channels back
- *   for good).  The WHO sent for each joined channel (for accounts) waits
- *   until the games' lines are out and leaves at most one a second (a
- *   server charges more for it), so that joining hundreds of channels
- *   does not hold the games back.  Long texts are split at UTF-8 boundaries
- *   so that the line the server relays stays within 512 bytes.
- *   "private_messages": "notice" sends private text as NOTICE.
+ *   lines at once, then one per "flood.interval_ms"; without "flood" the
+ *   pace follows the server's software (irc_pace_for_server()).  Control
+ *   lines first; then flows (a table's lines, private ones included, or
+ *   one person's replies) round-robin, each in order; then the WHO of each
+ *   joined channel (at most one a second) and CTCP replies.  A message
+ *   with an outbox id is confirmed (bot_on_sent) once written to the
+ *   server's socket or when it can never leave; lines not yet written when
+ *   the connection drops go again after the reconnect.  Long texts are
+ *   split at UTF-8 boundaries so that the line the server relays stays
+ *   within 512 bytes.  "private_messages": "notice" sends private text as
+ *   NOTICE.
  * - Resilience.  The adapter sends PING when the server is quiet for half
  *   of "ping_timeout" (240 s) and reconnects when nothing came for all of
  *   it, with exponential backoff and jitter between "reconnect.min" and

@@ -784,6 +784,51 @@ def test_fake():
     check("accounts: WHOX, account-notify, extended-join, account-tag, "
           "NICK; NOTICE; junk lines", accounts)
 
+    def account_gate():
+        srv = fake_ircd.FakeIrcd()
+        srv.channel_members["#acc"] = [("alice", "~a", "a.host", "alice")]
+        h = Harness(base_config(srv.port, identity="account"), "fake_gate")
+        try:
+            h.event("connected", up=True)
+            h.send({"join": "#acc"})
+            srv.wait_line(lambda l: l.startswith("WHO #acc"))
+            # identity "account": people without one are guests.
+            srv.send(":eve!~e@e.host JOIN #acc * :Eve")
+            ev = h.event("join", channel="#acc")
+            assert ev["user"].get("guest") is True, ev
+            srv.send(":bob!~b@b.host JOIN #acc bob :Bob")
+            ev = h.event("join", channel="#acc")
+            assert "guest" not in ev["user"], ev
+            # The holder of alice's nick is asked about (WHOX) unless
+            # already known, and is her account: the line goes.
+            h.send({"send_private": "account:alice", "id": 1, "flow": "#acc",
+                    "text": "your hand"})
+            srv.wait_line(lambda l: l == "PRIVMSG alice :your hand")
+            assert h.event("sent")["id"] == 1
+            # alice logs out; her nick is no longer her account's.
+            srv.send(":alice!~a@a.host ACCOUNT *")
+            h.event("rename")
+            h.send({"send_private": "account:alice", "id": 2, "flow": "#acc",
+                    "text": "SECRET hand"})
+            assert h.event("sent")["id"] == 2
+            # Someone outside our channels, asked about: another account.
+            srv.users["carol"] = ("~c", "c.host", "mallory")
+            h.send({"send_private": "carol!~c@c.host", "id": 3,
+                    "flow": "#acc", "text": "for carol"})
+            srv.wait_line(lambda l: l == "PRIVMSG carol :for carol")
+            assert h.event("sent")["id"] == 3
+            srv.users["dan"] = ("~x", "x.host", None)
+            h.send({"send_private": "dan!~d@d.host", "id": 4,
+                    "flow": "#acc", "text": "SECRET for dan"})
+            assert h.event("sent")["id"] == 4
+            assert not any("SECRET" in l for l in srv.lines), srv.lines
+            assert "SECRET" not in h.logtext()
+        finally:
+            h.stop()
+            srv.close()
+    check("accounts: private lines only to the account's nick; guests",
+          account_gate)
+
     def nick_taken():
         srv = fake_ircd.FakeIrcd(nick_taken={"stichbot", "alt1"},
                                  banned={"#banned"})
