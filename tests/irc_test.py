@@ -531,6 +531,40 @@ def test_identity():
             h.send({"busy": "#t"})
             assert h.event("busy")["busy"] is False
         check("busy() is false for a flow that drained", busy)
+
+        def reconnect_keeps_lines():
+            nonlocal watcher
+            # ngircd dies while 30 stored lines wait: none is lost, each
+            # id is confirmed once, and the lines arrive in order.
+            mark = len(h.seen)
+            for i in range(30):
+                h.send({"send_channel": "#t", "id": 100 + i, "flow": "#t",
+                        "text": "line %02d" % i})
+            watcher.privmsgs("#t", 2, 10, "stichbot")
+            ircd.kill()
+            h.event("connected", up=False, timeout=10)
+            ircd.start()
+            watcher = Client(ircd.port, "watcher")
+            watcher.send("JOIN #t")
+            h.event("connected", up=True, timeout=20)
+            got = []
+            while "line 29" not in got:
+                (text, _), = watcher.privmsgs("#t", 1, 30, "stichbot")
+                got.append(text)
+            # What reached the watcher after the restart is in order and
+            # ends with the last line; nothing after the first is skipped.
+            nums = [int(t.split()[1]) for t in got]
+            assert nums == list(range(nums[0], 30)), (nums, got)
+            h.event("sent", timeout=30, id=129)
+            ids = [e["id"] for e in h.seen[mark:] if e.get("event") == "sent"]
+            assert sorted(ids) == list(range(100, 130)), sorted(ids)
+            # The channel's WHO may still wait its turn for a moment.
+            deadline = time.monotonic() + 10
+            while h.queue_depth() != 0:
+                assert time.monotonic() < deadline, "lines still queued"
+                time.sleep(0.2)
+        check("a reconnect loses no queued line; ids confirmed once, in "
+              "order", reconnect_keeps_lines)
     finally:
         for c in (alice, mallory, watcher):
             if c is not None:
