@@ -1,5 +1,10 @@
 /*
- * irc.c - the IRC adapter, on libircclient, driven by the bot's loop.
+ * irc.c - the IRC adapter, on libircclient, driven by the bot's loop:
+ * the connection and its relay, registration, libircclient's events and
+ * the adapter's operations.  Its other files: irc_config.c (the network's
+ * configuration), irc_verify.c (who holds a nick, before private lines go
+ * there), irc_proto.c (the pure protocol parts and the send queue),
+ * irc_tls.c (the upstream connection), irc_int.h (their shared state).
  *
  * What an admin needs to know:
  *
@@ -80,6 +85,7 @@
 #include "adapter.h"
 #include "array.h"
 #include "irc_config.h"
+#include "irc_int.h"
 #include "irc_proto.h"
 #include "irc_tls.h"
 #include "log.h"
@@ -107,25 +113,10 @@
 #define NICK_ALLOWANCE 32
 /* The WHOX token that marks our replies. */
 #define WHOX_TOKEN "163"
-/* The WHOX token of a verification: who holds a nick now. */
-#define VERIFY_TOKEN "164"
-/* A verification unanswered for this long is asked again. */
-#define VERIFY_TIMEOUT_MS 30000
-/* Holders remembered of people outside our channels, at most. */
-#define GLIMPSES_MAX 64
 /* How long stop() may wait for queued lines to leave before QUIT. */
 #define STOP_FLUSH_MS 2000
 /* While another holds our nick, ask whether it is free this often. */
 #define RECLAIM_ISON_MS 10000
-
-enum phase {
-	PHASE_IDLE,              /* not started */
-	PHASE_WAIT,              /* waiting to reconnect */
-	PHASE_UPSTREAM,          /* libcurl connecting to the server */
-	PHASE_RELAY,             /* relaying, registering */
-	PHASE_READY,             /* registered (001 seen) */
-	PHASE_STOPPED,
-};
 
 /* Capabilities we enable, as bits. */
 enum {
@@ -150,104 +141,6 @@ static const char *const cap_wanted[] = {
 	"userhost-in-names", "chghost", "account-tag", NULL,
 };
 
-
-/* A byte buffer of the relay. */
-struct buf {
-	char *data;
-	size_t len, cap;
-};
-
-/* Someone on a channel we share; user, host and account NULL: unknown. */
-struct irc_user {
-	char *nick, *user, *host, *account;
-	int account_known;       /* account (or none) told by the server */
-	int channels;            /* channels we share */
-};
-
-/*
- * Who held a nick when we last asked (WHOX) or heard from them, for
- * people outside our channels; absent: nobody did.
- */
-struct glimpse {
-	char nick[64], user[128], host[256], account[128];
-	int account_known, absent;
-	uint64_t at;
-};
-
-/* A verification (WHO nick) waiting for its answer. */
-struct verify {
-	char nick[64];
-	uint64_t at;
-	int answered;            /* a reply line came before the end */
-};
-
-struct irc_chan {
-	struct irc *irc;
-	char *name;
-	int wanted;              /* join() asked: joined after reconnects */
-	int joined;
-	uint64_t joined_at;
-	uint64_t rejoin_timer;
-	int retries;
-	struct irc_user **members;
-	int nmembers, members_cap;
-};
-
-struct irc {
-	struct adapter *adapter;
-	char *network;           /* a copy: logs outlive a finished adapter */
-	struct irc_config cfg;
-	struct loop *loop;
-	enum phase phase;
-	int hooked;
-	/* Loop callbacks on the stack, and finish() waiting for them. */
-	int depth;
-	int doomed;
-	/* The connection. */
-	struct irc_tls *up;
-	int up_fd, up_events, up_throttled;
-	int listen_fd;
-	int local_fd, local_events;
-	irc_session_t *session;
-	int irc_fd, irc_fd_ok, irc_events;
-	int in_session;          /* inside irc_process_select_descriptors() */
-	char *lost;              /* why the connection died inside it */
-	struct buf to_up, to_local, line;
-	int discarding;          /* skipping an overlong line */
-	uint64_t last_recv;
-	int ping_sent;
-	uint64_t ping_timer, register_timer, reconnect_timer;
-	uint64_t registered_at;
-	int attempts;
-	uint64_t rng;
-	/* Registration. */
-	char nick[64];
-	int nick_try;
-	char nick_base[48];      /* nick + digits stays within nick[] */
-	char self_user[128], self_host[256];
-	char account[128];       /* our services account; "" none */
-	struct text caps_offered;
-	int caps, cap_reqs, cap_done, sasl_state;
-	struct irc_isupport is;
-	/* People and channels. */
-	struct irc_user **users;
-	int nusers, users_cap;
-	struct irc_chan **chans;
-	int nchans, chans_cap;
-	struct irc_queue *queue;
-	/* Ids of messages that left, reported from a timer. */
-	uint64_t *sent_ids;
-	int nsent, sent_cap;
-	uint64_t sent_timer;
-	/* Verifying who holds a nick before private lines go to it. */
-	struct glimpse glimpses[GLIMPSES_MAX];
-	int nglimpses;
-	struct verify *verifies;
-	int nverifies, verifies_cap;
-	/* Taking our nick back. */
-	uint64_t reclaim_timer;
-	int monitoring, regain_sent, ghost_sent;
-};
 
 static void connection_lost(struct irc *irc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -329,16 +222,16 @@ alive(const struct irc *irc)
 	return !irc->doomed && irc->adapter != NULL;
 }
 
-static uint64_t
-now_ms(const struct irc *irc)
+uint64_t
+irc_now_ms(const struct irc *irc)
 {
 	return loop_now(irc->loop);
 }
 
 /* People. */
 
-static int
-nick_eq(const struct irc *irc, const char *a, const char *b)
+int
+irc_nick_eq(const struct irc *irc, const char *a, const char *b)
 {
 	return irc_casecmp(irc->is.casemap, a, b) == 0;
 }
@@ -346,14 +239,14 @@ nick_eq(const struct irc *irc, const char *a, const char *b)
 static int
 is_self(const struct irc *irc, const char *nick)
 {
-	return nick_eq(irc, nick, irc->nick);
+	return irc_nick_eq(irc, nick, irc->nick);
 }
 
-static struct irc_user *
-user_find(struct irc *irc, const char *nick)
+struct irc_user *
+irc_user_find(struct irc *irc, const char *nick)
 {
 	for (int i = 0; i < irc->nusers; i++)
-		if (nick_eq(irc, irc->users[i]->nick, nick))
+		if (irc_nick_eq(irc, irc->users[i]->nick, nick))
 			return irc->users[i];
 	return NULL;
 }
@@ -371,7 +264,7 @@ user_free(struct irc_user *u)
 static struct irc_user *
 user_get(struct irc *irc, const char *nick)
 {
-	struct irc_user *u = user_find(irc, nick);
+	struct irc_user *u = irc_user_find(irc, nick);
 
 	if (u != NULL)
 		return u;
@@ -497,11 +390,11 @@ user_learn(struct irc *irc, struct irc_user *u, const char *user,
 
 /* Channels. */
 
-static struct irc_chan *
-chan_find(struct irc *irc, const char *name)
+struct irc_chan *
+irc_chan_find(struct irc *irc, const char *name)
 {
 	for (int i = 0; i < irc->nchans; i++)
-		if (nick_eq(irc, irc->chans[i]->name, name))
+		if (irc_nick_eq(irc, irc->chans[i]->name, name))
 			return irc->chans[i];
 	return NULL;
 }
@@ -509,7 +402,7 @@ chan_find(struct irc *irc, const char *name)
 static struct irc_chan *
 chan_get(struct irc *irc, const char *name)
 {
-	struct irc_chan *c = chan_find(irc, name);
+	struct irc_chan *c = irc_chan_find(irc, name);
 
 	if (c != NULL)
 		return c;
@@ -586,13 +479,9 @@ chan_drop(struct irc *irc, struct irc_chan *c)
 	free(c);
 }
 
-/* Who sent a line: the parts of its prefix. */
-struct origin {
-	char nick[128], user[128], host[256];
-};
 
-static int
-origin_split(const char *origin, struct origin *o)
+int
+irc_origin_split(const char *origin, struct origin *o)
 {
 	if (origin == NULL)
 		return -1;
@@ -601,9 +490,6 @@ origin_split(const char *origin, struct origin *o)
 }
 
 /* Sending. */
-
-static int queue_line(struct irc *irc, enum irc_class cls, const char *fmt,
-    ...) __attribute__((format(printf, 3, 4)));
 
 /* Sends a line now, past the queue (registration, PING); 0 or -1. */
 static int
@@ -694,243 +580,12 @@ check_written(struct irc *irc)
 	irc_queue_written(irc->queue);
 }
 
-/* Glimpses: who held a nick outside our channels, and when. */
-
-static struct glimpse *
-glimpse_find(struct irc *irc, const char *nick)
-{
-	for (int i = 0; i < irc->nglimpses; i++)
-		if (nick_eq(irc, irc->glimpses[i].nick, nick))
-			return &irc->glimpses[i];
-	return NULL;
-}
-
-static void
-glimpse_forget(struct irc *irc, const char *nick)
-{
-	struct glimpse *g = glimpse_find(irc, nick);
-
-	if (g != NULL)
-		*g = irc->glimpses[--irc->nglimpses];
-}
-
-/* Remembers who holds nick now; account NULL: not told. */
-static void
-glimpse_note(struct irc *irc, const char *nick, const char *user,
-    const char *host, const char *account, int absent)
-{
-	struct glimpse *g = glimpse_find(irc, nick);
-
-	if (strlen(nick) >= sizeof(g->nick))
-		return;
-	if (g == NULL && irc->nglimpses < GLIMPSES_MAX) {
-		g = &irc->glimpses[irc->nglimpses++];
-	} else if (g == NULL) {
-		/* Full: the oldest makes room. */
-		g = &irc->glimpses[0];
-		for (int i = 1; i < irc->nglimpses; i++)
-			if (irc->glimpses[i].at < g->at)
-				g = &irc->glimpses[i];
-	}
-	memset(g, 0, sizeof(*g));
-	snprintf(g->nick, sizeof(g->nick), "%s", nick);
-	snprintf(g->user, sizeof(g->user), "%s", user != NULL ? user : "");
-	snprintf(g->host, sizeof(g->host), "%s", host != NULL ? host : "");
-	if (account != NULL) {
-		g->account_known = 1;
-		if (irc_account_known(account))
-			snprintf(g->account, sizeof(g->account), "%s",
-			    account);
-	}
-	g->absent = absent;
-	g->at = now_ms(irc);
-}
-
-/* Verifications. */
-
-static struct verify *
-verify_find(struct irc *irc, const char *nick)
-{
-	for (int i = 0; i < irc->nverifies; i++)
-		if (nick_eq(irc, irc->verifies[i].nick, nick))
-			return &irc->verifies[i];
-	return NULL;
-}
-
-static void
-verify_remove(struct irc *irc, struct verify *v)
-{
-	*v = irc->verifies[--irc->nverifies];
-}
-
-/*
- * Asks the server who holds nick now (WHOX with the account, else WHO);
- * the lines for nick wait for the answer.
- */
-static void
-verify_ask(struct irc *irc, const char *nick)
-{
-	struct verify *v = verify_find(irc, nick);
-
-	if (v != NULL && now_ms(irc) - v->at < VERIFY_TIMEOUT_MS)
-		return;
-	if (v == NULL) {
-		if (strlen(nick) >= sizeof(v->nick) ||
-		    array_grow((void **)&irc->verifies, &irc->verifies_cap,
-		    irc->nverifies + 1, sizeof(*irc->verifies)) != 0)
-			return;
-		v = &irc->verifies[irc->nverifies++];
-		memset(v, 0, sizeof(*v));
-		snprintf(v->nick, sizeof(v->nick), "%s", nick);
-	}
-	v->at = now_ms(irc);
-	v->answered = 0;
-	log_debug("irc %s: verifying who holds %s before private lines go "
-	    "there", irc->network, nick);
-	if (irc->is.whox)
-		queue_line(irc, IRC_CLASS_CONTROL, "WHO %s %%tuhna,"
-		    VERIFY_TOKEN, nick);
-	else
-		queue_line(irc, IRC_CLASS_CONTROL, "WHO %s", nick);
-}
-
-/* A reply to a verification: nick is held by user@host (account). */
-static void
-verify_reply(struct irc *irc, const char *nick, const char *user,
-    const char *host, const char *account)
-{
-	struct verify *v = verify_find(irc, nick);
-
-	if (v == NULL)
-		return;
-	v->answered = 1;
-	glimpse_note(irc, nick, user, host, account, 0);
-}
-
-/* The end of a WHO: a verification without a reply found nobody. */
-static void
-verify_end(struct irc *irc, const char *mask)
-{
-	struct verify *v = verify_find(irc, mask);
-
-	if (v == NULL)
-		return;
-	if (!v->answered)
-		glimpse_note(irc, mask, NULL, NULL, NULL, 1);
-	verify_remove(irc, v);
-	if (irc->queue != NULL)
-		irc_queue_flush(irc->queue);
-}
-
-/*
- * May private lines for ident (a seat's identity: "account:NAME" or
- * nick!user@host), queued at queued, go to nick now?  Only when the
- * adapter knows who holds nick: a member of a channel we share (whose
- * QUIT or NICK we would see), or, for someone outside our channels, who
- * answered a WHO or spoke to us since the message was queued (their QUIT
- * would go unseen, so older knowledge proves nothing).  Otherwise the
- * lines wait while we ask.  Someone else: never.
- */
-static int
-holder_gate(struct irc *irc, const char *nick, const char *ident,
-    uint64_t queued)
-{
-	struct irc_user *u = user_find(irc, nick);
-	const struct glimpse *g = NULL;
-	const char *user, *host, *account;
-	int account_known, is_account = strncmp(ident, "account:", 8) == 0;
-	struct origin want;
-
-	if (u != NULL && u->channels > 0) {
-		user = u->user;
-		host = u->host;
-		account = u->account;
-		account_known = u->account_known;
-	} else if ((g = glimpse_find(irc, nick)) != NULL && g->at >= queued) {
-		if (g->absent) {
-			log_info("irc %s: not sending private lines for %s to "
-			    "%s: nobody holds that nick", irc->network, ident,
-			    nick);
-			return IRC_GATE_DROP;
-		}
-		user = g->user;
-		host = g->host;
-		account = g->account[0] != '\0' ? g->account : NULL;
-		account_known = g->account_known;
-	} else {
-		verify_ask(irc, nick);
-		return IRC_GATE_WAIT;
-	}
-	if (is_account) {
-		if (account != NULL && irc_casecmp(irc->is.casemap, account,
-		    ident + 8) == 0)
-			return IRC_GATE_GO;
-		if (account != NULL || account_known)
-			goto other;
-	} else if (origin_split(ident, &want) == 0 && user != NULL &&
-	    host != NULL && user[0] != '\0' && host[0] != '\0') {
-		if (strcmp(user, want.user) == 0 &&
-		    strcmp(host, want.host) == 0)
-			return IRC_GATE_GO;
-		goto other;
-	}
-	/*
-	 * A member whose user@host or account we do not know yet: ask once;
-	 * an answer that still does not tell (no account from a plain WHO)
-	 * cannot prove anything.
-	 */
-	if (verify_find(irc, nick) != NULL)
-		return IRC_GATE_WAIT;
-	if (g == NULL && ((g = glimpse_find(irc, nick)) == NULL ||
-	    g->at < queued)) {
-		verify_ask(irc, nick);
-		return IRC_GATE_WAIT;
-	}
-	log_warn("irc %s: not sending private lines for %s to %s: the "
-	    "server does not tell who holds it", irc->network, ident, nick);
-	return IRC_GATE_DROP;
-other:
-	log_warn("irc %s: not sending private lines for %s to %s: that nick "
-	    "is held by %s!%s@%s%s%s", irc->network, ident, nick, nick,
-	    user != NULL ? user : "*", host != NULL ? host : "*",
-	    account != NULL ? " account " : "", account != NULL ? account : "");
-	return IRC_GATE_DROP;
-}
-
-/* The queue's gate: may this line of a channel or private message go? */
-static int
-queue_gate(const char *line, const char *ident, uint64_t queued, void *arg)
-{
-	struct irc *irc = arg;
-	const char *target = strchr(line, ' ');
-	char name[IRC_LINE_MAX];
-	size_t n;
-	struct irc_chan *c;
-
-	if (target == NULL)
-		return IRC_GATE_GO;
-	target++;
-	n = strcspn(target, " ");
-	if (n >= sizeof(name))
-		return IRC_GATE_DROP;
-	memcpy(name, target, n);
-	name[n] = '\0';
-	if (ident != NULL)
-		return holder_gate(irc, name, ident, queued);
-	if ((c = chan_find(irc, name)) != NULL && c->joined)
-		return IRC_GATE_GO;
-	if (c != NULL && c->wanted)
-		return IRC_GATE_WAIT;
-	log_warn("irc %s: dropping lines for %s: the bot is not in it",
-	    irc->network, name);
-	return IRC_GATE_DROP;
-}
-
 /* The queue, made at the first line: lines may come before start(). */
 static struct irc_queue *
 queue_get(struct irc *irc)
 {
-	struct irc_queue_ops ops = { queue_send, queue_gate, queue_done, irc };
+	struct irc_queue_ops ops = { queue_send, irc_line_gate, queue_done,
+		irc };
 
 	if (irc->queue != NULL)
 		return irc->queue;
@@ -944,8 +599,8 @@ queue_get(struct irc *irc)
 }
 
 /* Queues "COMMAND target" lines (JOIN, WHO, PART, NOTICE ...). */
-static int
-queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
+int
+irc_queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
 {
 	char line[IRC_LINE_MAX];
 	va_list ap;
@@ -1054,7 +709,7 @@ join_wanted(struct irc *irc)
 		if (!c->wanted || c->joined || c->rejoin_timer != 0)
 			continue;
 		if (len > 0 && len + 1 + n >= sizeof(line)) {
-			queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", line);
+			irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", line);
 			len = 0;
 		}
 		if (n >= sizeof(line))
@@ -1065,7 +720,7 @@ join_wanted(struct irc *irc)
 		len += n;
 	}
 	if (len > 0)
-		queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", line);
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", line);
 }
 
 static void
@@ -1078,7 +733,7 @@ rejoin_timer(struct loop *loop, uint64_t id, void *arg)
 	(void)id;
 	c->rejoin_timer = 0;
 	if (c->wanted && !c->joined && irc->phase == PHASE_READY)
-		queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
 }
 
 /* Tries to join c again later, waiting longer after each failure. */
@@ -1245,7 +900,7 @@ connection_lost(struct irc *irc, const char *fmt, ...)
 	if (irc->phase == PHASE_STOPPED || irc->phase == PHASE_IDLE)
 		return;
 	log_warn("irc %s: connection lost: %s", irc->network, reason);
-	if (was_ready && now_ms(irc) - irc->registered_at >= 60000)
+	if (was_ready && irc_now_ms(irc) - irc->registered_at >= 60000)
 		irc->attempts = 0;
 	connection_close(irc);
 	schedule_reconnect(irc);
@@ -1308,10 +963,10 @@ learn_tagged_account(struct irc *irc, const char *line, size_t len)
 		return;
 	memcpy(copy, line, len);
 	copy[len] = '\0';
-	if (irc_parse(copy, &m) != 0 || origin_split(m.prefix, &o) != 0 ||
+	if (irc_parse(copy, &m) != 0 || irc_origin_split(m.prefix, &o) != 0 ||
 	    o.host[0] == '\0')
 		return;
-	if ((u = user_find(irc, o.nick)) != NULL)
+	if ((u = irc_user_find(irc, o.nick)) != NULL)
 		user_learn(irc, u, o.user, o.host, account);
 }
 
@@ -1414,7 +1069,7 @@ up_read(struct irc *irc)
 			connection_lost(irc, "%s", err);
 			return;
 		}
-		irc->last_recv = now_ms(irc);
+		irc->last_recv = irc_now_ms(irc);
 		irc->ping_sent = 0;
 		relay_feed(irc, data, (size_t)n);
 	}
@@ -1585,7 +1240,7 @@ static void
 ping_timer(struct loop *loop, uint64_t id, void *arg)
 {
 	struct irc *irc = arg;
-	uint64_t idle = now_ms(irc) - irc->last_recv;
+	uint64_t idle = irc_now_ms(irc) - irc->last_recv;
 	uint64_t limit = (uint64_t)irc->cfg.ping_timeout * 1000;
 
 	(void)loop;
@@ -1743,7 +1398,7 @@ local_begin(struct irc *irc)
 		return;
 	}
 	irc->phase = PHASE_RELAY;
-	irc->last_recv = now_ms(irc);
+	irc->last_recv = irc_now_ms(irc);
 	irc->ping_sent = 0;
 	irc->ping_timer = loop_timer(irc->loop,
 	    (uint64_t)irc->cfg.ping_timeout * 100, ping_timer, irc);
@@ -1981,7 +1636,7 @@ reclaim_now(struct irc *irc)
 		return;
 	log_info("irc %s: asking for our nick %s back", irc->network,
 	    irc->cfg.nick);
-	queue_line(irc, IRC_CLASS_CONTROL, "NICK %s", irc->cfg.nick);
+	irc_queue_line(irc, IRC_CLASS_CONTROL, "NICK %s", irc->cfg.nick);
 }
 
 /*
@@ -2008,7 +1663,7 @@ reclaim_start(struct irc *irc)
 	}
 	if (irc->is.monitor) {
 		irc->monitoring = 1;
-		queue_line(irc, IRC_CLASS_CONTROL, "MONITOR + %s",
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "MONITOR + %s",
 		    irc->cfg.nick);
 		return;
 	}
@@ -2028,7 +1683,7 @@ reclaim_timer(struct loop *loop, uint64_t id, void *arg)
 	if (irc->phase != PHASE_READY || is_self(irc, irc->cfg.nick))
 		return;
 	enter(irc);
-	queue_line(irc, IRC_CLASS_BACKGROUND, "ISON %s", irc->cfg.nick);
+	irc_queue_line(irc, IRC_CLASS_BACKGROUND, "ISON %s", irc->cfg.nick);
 	irc->reclaim_timer = loop_timer(irc->loop, RECLAIM_ISON_MS,
 	    reclaim_timer, irc);
 	leave(irc);
@@ -2043,7 +1698,7 @@ reclaim_done(struct irc *irc)
 	loop_cancel(irc->loop, irc->reclaim_timer);
 	irc->reclaim_timer = 0;
 	if (irc->monitoring)
-		queue_line(irc, IRC_CLASS_CONTROL, "MONITOR - %s",
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "MONITOR - %s",
 		    irc->cfg.nick);
 	irc->monitoring = 0;
 	if (irc->cfg.nickserv_password != NULL && irc->account[0] == '\0') {
@@ -2072,7 +1727,7 @@ ison_reply(struct irc *irc, const char *list)
 		if (len == n && len < sizeof(word)) {
 			memcpy(word, p, len);
 			word[len] = '\0';
-			if (nick_eq(irc, word, irc->cfg.nick)) {
+			if (irc_nick_eq(irc, word, irc->cfg.nick)) {
 				/* Still held: services may free it. */
 				if (irc->cfg.nickserv_password != NULL &&
 				    !irc->ghost_sent) {
@@ -2110,7 +1765,7 @@ monitor_reply(struct irc *irc, const char *list)
 		if (nlen < sizeof(word)) {
 			memcpy(word, p, nlen);
 			word[nlen] = '\0';
-			if (nick_eq(irc, word, irc->cfg.nick))
+			if (irc_nick_eq(irc, word, irc->cfg.nick))
 				reclaim_now(irc);
 		}
 		p += len;
@@ -2144,7 +1799,7 @@ on_connect(irc_session_t *session, const char *event, const char *origin,
 		const char *word = strrchr(params[count - 1], ' ');
 
 		word = word != NULL ? word + 1 : params[count - 1];
-		if (origin_split(word, &o) == 0 && is_self(irc, o.nick) &&
+		if (irc_origin_split(word, &o) == 0 && is_self(irc, o.nick) &&
 		    o.user[0] != '\0' && o.host[0] != '\0') {
 			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
 			    o.user);
@@ -2153,7 +1808,7 @@ on_connect(irc_session_t *session, const char *event, const char *origin,
 		}
 	}
 	irc->phase = PHASE_READY;
-	irc->registered_at = now_ms(irc);
+	irc->registered_at = irc_now_ms(irc);
 	loop_cancel(irc->loop, irc->register_timer);
 	irc->register_timer = 0;
 	irc->cap_done = 1;
@@ -2184,7 +1839,7 @@ on_nick(irc_session_t *session, const char *event, const char *origin,
 	int had;
 
 	(void)event;
-	if (count < 1 || origin_split(origin, &o) != 0)
+	if (count < 1 || irc_origin_split(origin, &o) != 0)
 		return;
 	if (is_self(irc, o.nick)) {
 		snprintf(irc->nick, sizeof(irc->nick), "%s", params[0]);
@@ -2194,11 +1849,11 @@ on_nick(irc_session_t *session, const char *event, const char *origin,
 		return;
 	}
 	/* Both nicks change hands: what we knew of them is old. */
-	glimpse_forget(irc, o.nick);
-	glimpse_forget(irc, params[0]);
-	if (nick_eq(irc, o.nick, irc->cfg.nick))
+	irc_glimpse_forget(irc, o.nick);
+	irc_glimpse_forget(irc, params[0]);
+	if (irc_nick_eq(irc, o.nick, irc->cfg.nick))
 		reclaim_now(irc);
-	if ((u = user_find(irc, o.nick)) == NULL)
+	if ((u = irc_user_find(irc, o.nick)) == NULL)
 		return;
 	user_learn(irc, u, o.user, o.host, NULL);
 	had = user_id(u, old, sizeof(old)) == 0;
@@ -2237,12 +1892,12 @@ on_quit(irc_session_t *session, const char *event, const char *origin,
 	(void)event;
 	(void)params;
 	(void)count;
-	if (origin_split(origin, &o) != 0 || is_self(irc, o.nick))
+	if (irc_origin_split(origin, &o) != 0 || is_self(irc, o.nick))
 		return;
-	glimpse_forget(irc, o.nick);
-	if (nick_eq(irc, o.nick, irc->cfg.nick))
+	irc_glimpse_forget(irc, o.nick);
+	if (irc_nick_eq(irc, o.nick, irc->cfg.nick))
 		reclaim_now(irc);
-	if ((u = user_find(irc, o.nick)) == NULL)
+	if ((u = irc_user_find(irc, o.nick)) == NULL)
 		return;
 	user_learn(irc, u, o.user, o.host, NULL);
 	tell_leave(irc, NULL, u);
@@ -2270,10 +1925,10 @@ static void
 send_who(struct irc *irc, const char *channel)
 {
 	if (irc->is.whox)
-		queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s %%tcuhna,"
+		irc_queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s %%tcuhna,"
 		    WHOX_TOKEN, channel);
 	else
-		queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s", channel);
+		irc_queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s", channel);
 }
 
 static void
@@ -2288,13 +1943,13 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 	struct user who;
 
 	(void)event;
-	if (count < 1 || origin_split(origin, &o) != 0)
+	if (count < 1 || irc_origin_split(origin, &o) != 0)
 		return;
 	if (is_self(irc, o.nick)) {
 		if ((c = chan_get(irc, params[0])) == NULL)
 			return;
 		c->joined = 1;
-		c->joined_at = now_ms(irc);
+		c->joined_at = irc_now_ms(irc);
 		chan_clear(irc, c);
 		loop_cancel(irc->loop, c->rejoin_timer);
 		c->rejoin_timer = 0;
@@ -2310,7 +1965,7 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 		irc_queue_flush(irc->queue);
 		return;
 	}
-	if ((c = chan_find(irc, params[0])) == NULL || !c->joined ||
+	if ((c = irc_chan_find(irc, params[0])) == NULL || !c->joined ||
 	    (u = user_get(irc, o.nick)) == NULL)
 		return;
 	chan_add(c, u);
@@ -2331,8 +1986,8 @@ on_part(irc_session_t *session, const char *event, const char *origin,
 	struct origin o;
 
 	(void)event;
-	if (count < 1 || origin_split(origin, &o) != 0 ||
-	    (c = chan_find(irc, params[0])) == NULL)
+	if (count < 1 || irc_origin_split(origin, &o) != 0 ||
+	    (c = irc_chan_find(irc, params[0])) == NULL)
 		return;
 	if (is_self(irc, o.nick)) {
 		c->joined = 0;
@@ -2344,7 +1999,7 @@ on_part(irc_session_t *session, const char *event, const char *origin,
 			rejoin_later(irc, c, KICK_REJOIN_MS);
 		return;
 	}
-	if ((u = user_find(irc, o.nick)) == NULL || !chan_has(c, u))
+	if ((u = irc_user_find(irc, o.nick)) == NULL || !chan_has(c, u))
 		return;
 	user_learn(irc, u, o.user, o.host, NULL);
 	tell_leave(irc, c->name, u);
@@ -2360,7 +2015,7 @@ on_kick(irc_session_t *session, const char *event, const char *origin,
 	struct irc_user *u;
 
 	(void)event;
-	if (count < 2 || (c = chan_find(irc, params[0])) == NULL)
+	if (count < 2 || (c = irc_chan_find(irc, params[0])) == NULL)
 		return;
 	if (is_self(irc, params[1])) {
 		log_warn("irc %s: kicked from %s by %s: %s", irc->network,
@@ -2369,7 +2024,7 @@ on_kick(irc_session_t *session, const char *event, const char *origin,
 		c->joined = 0;
 		chan_clear(irc, c);
 		/* Staying a while forgives earlier kicks. */
-		if (now_ms(irc) - c->joined_at > 10 * 60 * 1000)
+		if (irc_now_ms(irc) - c->joined_at > 10 * 60 * 1000)
 			c->retries = 0;
 		if (c->wanted)
 			rejoin_later(irc, c, KICK_REJOIN_MS);
@@ -2377,7 +2032,7 @@ on_kick(irc_session_t *session, const char *event, const char *origin,
 			chan_drop(irc, c);
 		return;
 	}
-	if ((u = user_find(irc, params[1])) == NULL || !chan_has(c, u))
+	if ((u = irc_user_find(irc, params[1])) == NULL || !chan_has(c, u))
 		return;
 	tell_leave(irc, c->name, u);
 	chan_remove(irc, c, u);
@@ -2400,19 +2055,19 @@ on_privmsg(irc_session_t *session, const char *event, const char *origin,
 	 * with the nick it registered, which alternative nicks change; the
 	 * target decides here.
 	 */
-	if (count < 2 || origin_split(origin, &o) != 0 || !alive(irc))
+	if (count < 2 || irc_origin_split(origin, &o) != 0 || !alive(irc))
 		return;
 	if (irc_is_channel(&irc->is, params[0])) {
-		if ((c = chan_find(irc, params[0])) == NULL || !c->joined)
+		if ((c = irc_chan_find(irc, params[0])) == NULL || !c->joined)
 			return;
 	} else if (!is_self(irc, params[0])) {
 		return;
 	}
-	if ((u = user_find(irc, o.nick)) != NULL) {
+	if ((u = irc_user_find(irc, o.nick)) != NULL) {
 		user_learn(irc, u, o.user, o.host, NULL);
 	} else {
 		/* Who holds the nick now, for a moment. */
-		glimpse_note(irc, o.nick, o.user, o.host, NULL, 0);
+		irc_glimpse_note(irc, o.nick, o.user, o.host, NULL, 0);
 		memset(&stranger, 0, sizeof(stranger));
 		stranger.nick = o.nick;
 		stranger.user = o.user;
@@ -2472,7 +2127,7 @@ on_invite(irc_session_t *session, const char *event, const char *origin,
 		return;
 	c->wanted = 1;
 	if (!c->joined)
-		queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
 }
 
 static void
@@ -2483,10 +2138,10 @@ on_ctcp(irc_session_t *session, const char *event, const char *origin,
 	struct origin o;
 
 	(void)event;
-	if (count < 1 || origin_split(origin, &o) != 0 ||
+	if (count < 1 || irc_origin_split(origin, &o) != 0 ||
 	    strcasecmp(params[0], "VERSION") != 0)
 		return;
-	queue_line(irc, IRC_CLASS_LOW, "NOTICE %s :\001VERSION stichbot %s\001",
+	irc_queue_line(irc, IRC_CLASS_LOW, "NOTICE %s :\001VERSION stichbot %s\001",
 	    o.nick, STICHBOT_VERSION);
 }
 
@@ -2503,22 +2158,22 @@ on_unknown(irc_session_t *session, const char *event, const char *origin,
 	} else if (strcmp(event, "AUTHENTICATE") == 0) {
 		authenticate_message(irc, params, count);
 	} else if (strcmp(event, "ACCOUNT") == 0) {
-		if (count < 1 || origin_split(origin, &o) != 0)
+		if (count < 1 || irc_origin_split(origin, &o) != 0)
 			return;
 		if (is_self(irc, o.nick))
 			snprintf(irc->account, sizeof(irc->account), "%s",
 			    irc_account_known(params[0]) ? params[0] : "");
-		else if ((u = user_find(irc, o.nick)) != NULL)
+		else if ((u = irc_user_find(irc, o.nick)) != NULL)
 			user_learn(irc, u, o.user, o.host, params[0]);
 	} else if (strcmp(event, "CHGHOST") == 0) {
-		if (count < 2 || origin_split(origin, &o) != 0)
+		if (count < 2 || irc_origin_split(origin, &o) != 0)
 			return;
 		if (is_self(irc, o.nick)) {
 			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
 			    params[0]);
 			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
 			    params[1]);
-		} else if ((u = user_find(irc, o.nick)) != NULL) {
+		} else if ((u = irc_user_find(irc, o.nick)) != NULL) {
 			user_learn(irc, u, params[0], params[1], NULL);
 		}
 	} else if (strcmp(event, "ERROR") == 0) {
@@ -2531,7 +2186,7 @@ on_unknown(irc_session_t *session, const char *event, const char *origin,
 static void
 names_reply(struct irc *irc, const char *channel, const char *names)
 {
-	struct irc_chan *c = chan_find(irc, channel);
+	struct irc_chan *c = irc_chan_find(irc, channel);
 	char entry[512], nick[128], user[128], host[256];
 	const char *p = names;
 
@@ -2574,7 +2229,7 @@ who_reply(struct irc *irc, const char *user, const char *host,
 			    irc_account_known(account) ? account : "");
 		return;
 	}
-	if ((u = user_find(irc, nick)) != NULL)
+	if ((u = irc_user_find(irc, nick)) != NULL)
 		user_learn(irc, u, user, host, account);
 }
 
@@ -2588,7 +2243,7 @@ join_failed(struct irc *irc, unsigned int code, const char **params,
 		return;
 	log_warn("irc %s: cannot join %s: %s (%03u)", irc->network, params[1],
 	    params[count - 1], code);
-	if ((c = chan_find(irc, params[1])) == NULL || c->joined)
+	if ((c = irc_chan_find(irc, params[1])) == NULL || c->joined)
 		return;
 	/* A ban, a full or invite-only channel, or one for registered
 	 * nicks may change; a wrong name or key will not. */
@@ -2613,7 +2268,7 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 	case 352:
 		if (count >= 6) {
 			who_reply(irc, params[2], params[3], params[5], NULL);
-			verify_reply(irc, params[5], params[2], params[3],
+			irc_verify_reply(irc, params[5], params[2], params[3],
 			    NULL);
 		}
 		break;
@@ -2624,13 +2279,13 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 		if (count >= 6 && strcmp(params[1], VERIFY_TOKEN) == 0) {
 			who_reply(irc, params[2], params[3], params[4],
 			    params[5]);
-			verify_reply(irc, params[4], params[2], params[3],
+			irc_verify_reply(irc, params[4], params[2], params[3],
 			    params[5]);
 		}
 		break;
 	case 315:
 		if (count >= 2)
-			verify_end(irc, params[1]);
+			irc_verify_end(irc, params[1]);
 		break;
 	case 303:
 		if (count >= 2)
@@ -2846,11 +2501,11 @@ irc_start(struct adapter *adapter)
 static void
 drain(struct irc *irc, int timeout)
 {
-	uint64_t end = now_ms(irc) + (uint64_t)timeout;
+	uint64_t end = irc_now_ms(irc) + (uint64_t)timeout;
 	char data[4096];
 
 	while (irc->session != NULL && irc->local_fd >= 0 && irc->up != NULL &&
-	    now_ms(irc) < end) {
+	    irc_now_ms(irc) < end) {
 		struct pollfd pfd;
 		fd_set in, out;
 		int maxfd = 0, pending;
@@ -2900,11 +2555,11 @@ irc_stop(struct adapter *adapter, const char *goodbye)
 		 * a stop must not hang on a long backlog.
 		 */
 		if (!irc->in_session && irc->queue != NULL) {
-			uint64_t end = now_ms(irc) + STOP_FLUSH_MS;
+			uint64_t end = irc_now_ms(irc) + STOP_FLUSH_MS;
 
 			irc_queue_flush(irc->queue);
 			while (irc_queue_flows_waiting(irc->queue) > 0 &&
-			    irc->session != NULL && now_ms(irc) < end) {
+			    irc->session != NULL && irc_now_ms(irc) < end) {
 				drain(irc, 20);
 				poll(NULL, 0, 20);
 				irc_queue_flush(irc->queue);
@@ -2944,7 +2599,7 @@ irc_join(struct adapter *adapter, const char *channel)
 	c->wanted = 1;
 	c->retries = 0;
 	if (irc->phase == PHASE_READY && !c->joined && c->rejoin_timer == 0)
-		queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
 	return 0;
 }
 
@@ -2954,7 +2609,7 @@ irc_part(struct adapter *adapter, const char *channel)
 	struct irc *irc = adapter->priv;
 	struct irc_chan *c;
 
-	if (irc == NULL || (c = chan_find(irc, channel)) == NULL)
+	if (irc == NULL || (c = irc_chan_find(irc, channel)) == NULL)
 		return 0;
 	c->wanted = 0;
 	if (irc->loop != NULL)
@@ -2968,7 +2623,7 @@ irc_part(struct adapter *adapter, const char *channel)
 		snprintf(line, sizeof(line), "PART %s", c->name);
 		if (irc_queue_push_message(irc->queue, c->name, NULL, 0, 0,
 		    lines, 1) != 0)
-			queue_line(irc, IRC_CLASS_CONTROL, "PART %s", c->name);
+			irc_queue_line(irc, IRC_CLASS_CONTROL, "PART %s", c->name);
 	} else {
 		chan_drop(irc, c);
 	}
@@ -3002,17 +2657,17 @@ private_target(struct irc *irc, const char *user_id, struct origin *o)
 		for (int i = 0; i < irc->nusers; i++) {
 			u = irc->users[i];
 			if (u->account != NULL &&
-			    nick_eq(irc, u->account, user_id + 8))
+			    irc_nick_eq(irc, u->account, user_id + 8))
 				return u->nick;
 		}
 		for (int i = 0; i < irc->nglimpses; i++)
 			if (irc->glimpses[i].account[0] != '\0' &&
-			    nick_eq(irc, irc->glimpses[i].account,
+			    irc_nick_eq(irc, irc->glimpses[i].account,
 			    user_id + 8))
 				return irc->glimpses[i].nick;
 		return NULL;
 	}
-	if (origin_split(user_id, o) != 0 || o->user[0] == '\0' ||
+	if (irc_origin_split(user_id, o) != 0 || o->user[0] == '\0' ||
 	    o->host[0] == '\0' || strpbrk(o->nick, " ,:*?") != NULL ||
 	    strspn(o->nick, "#&") > 0)
 		return NULL;
@@ -3043,7 +2698,7 @@ private_flow(struct irc *irc, const char *user_id, const struct text *text,
 	    (size_t)(end - s - 1) < sizeof(name)) {
 		memcpy(name, s + 1, (size_t)(end - s - 1));
 		name[end - s - 1] = '\0';
-		if ((c = chan_find(irc, name)) != NULL && c->wanted)
+		if ((c = irc_chan_find(irc, name)) != NULL && c->wanted)
 			return c->name;
 	}
 	return user_id;

@@ -1,0 +1,170 @@
+/*
+ * irc_int.h - what the files of the IRC adapter share: the adapter's
+ * state (struct irc), the people and channels it knows, and the helpers
+ * more than one of its files use.  Not for anything outside adapters/irc*.
+ *
+ * irc.c: configuration aside (irc_config.c), the connection, the relay,
+ * registration, libircclient's events and the adapter's operations.
+ * irc_verify.c: who holds a nick now, before private lines go to it.
+ */
+#ifndef STICHBOT_IRC_INT_H
+#define STICHBOT_IRC_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libircclient.h>
+
+#include "adapter.h"
+#include "irc_config.h"
+#include "irc_proto.h"
+#include "text.h"
+
+/* The WHOX token of a verification: who holds a nick now. */
+#define VERIFY_TOKEN "164"
+/* A verification unanswered for this long is asked again. */
+#define VERIFY_TIMEOUT_MS 30000
+/* Holders remembered of people outside our channels, at most. */
+#define GLIMPSES_MAX 64
+
+enum phase {
+	PHASE_IDLE,              /* not started */
+	PHASE_WAIT,              /* waiting to reconnect */
+	PHASE_UPSTREAM,          /* libcurl connecting to the server */
+	PHASE_RELAY,             /* relaying, registering */
+	PHASE_READY,             /* registered (001 seen) */
+	PHASE_STOPPED,
+};
+
+/* A byte buffer of the relay. */
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+
+/* Someone on a channel we share; user, host and account NULL: unknown. */
+struct irc_user {
+	char *nick, *user, *host, *account;
+	int account_known;       /* account (or none) told by the server */
+	int channels;            /* channels we share */
+};
+
+/*
+ * Who held a nick when we last asked (WHOX) or heard from them, for
+ * people outside our channels; absent: nobody did.
+ */
+struct glimpse {
+	char nick[64], user[128], host[256], account[128];
+	int account_known, absent;
+	uint64_t at;
+};
+
+/* A verification (WHO nick) waiting for its answer. */
+struct verify {
+	char nick[64];
+	uint64_t at;
+	int answered;            /* a reply line came before the end */
+};
+
+struct irc_chan {
+	struct irc *irc;
+	char *name;
+	int wanted;              /* join() asked: joined after reconnects */
+	int joined;
+	uint64_t joined_at;
+	uint64_t rejoin_timer;
+	int retries;
+	struct irc_user **members;
+	int nmembers, members_cap;
+};
+
+struct irc {
+	struct adapter *adapter;
+	char *network;           /* a copy: logs outlive a finished adapter */
+	struct irc_config cfg;
+	struct loop *loop;
+	enum phase phase;
+	int hooked;
+	/* Loop callbacks on the stack, and finish() waiting for them. */
+	int depth;
+	int doomed;
+	/* The connection. */
+	struct irc_tls *up;
+	int up_fd, up_events, up_throttled;
+	int listen_fd;
+	int local_fd, local_events;
+	irc_session_t *session;
+	int irc_fd, irc_fd_ok, irc_events;
+	int in_session;          /* inside irc_process_select_descriptors() */
+	char *lost;              /* why the connection died inside it */
+	struct buf to_up, to_local, line;
+	int discarding;          /* skipping an overlong line */
+	uint64_t last_recv;
+	int ping_sent;
+	uint64_t ping_timer, register_timer, reconnect_timer;
+	uint64_t registered_at;
+	int attempts;
+	uint64_t rng;
+	/* Registration. */
+	char nick[64];
+	int nick_try;
+	char nick_base[48];      /* nick + digits stays within nick[] */
+	char self_user[128], self_host[256];
+	char account[128];       /* our services account; "" none */
+	struct text caps_offered;
+	int caps, cap_reqs, cap_done, sasl_state;
+	struct irc_isupport is;
+	/* People and channels. */
+	struct irc_user **users;
+	int nusers, users_cap;
+	struct irc_chan **chans;
+	int nchans, chans_cap;
+	struct irc_queue *queue;
+	/* Ids of messages that left, reported from a timer. */
+	uint64_t *sent_ids;
+	int nsent, sent_cap;
+	uint64_t sent_timer;
+	/* Verifying who holds a nick before private lines go to it. */
+	struct glimpse glimpses[GLIMPSES_MAX];
+	int nglimpses;
+	struct verify *verifies;
+	int nverifies, verifies_cap;
+	/* Taking our nick back. */
+	uint64_t reclaim_timer;
+	int monitoring, regain_sent, ghost_sent;
+};
+
+/* Who sent a line: the parts of its prefix. */
+struct origin {
+	char nick[128], user[128], host[256];
+};
+
+/* Milliseconds of the bot's loop. */
+uint64_t irc_now_ms(const struct irc *irc);
+/* Nicks (and channel names) compared under the server's case mapping. */
+int irc_nick_eq(const struct irc *irc, const char *a, const char *b);
+/* Someone on a channel we share, or NULL. */
+struct irc_user *irc_user_find(struct irc *irc, const char *nick);
+struct irc_chan *irc_chan_find(struct irc *irc, const char *name);
+/* A line's prefix split into nick, user and host; -1 when it has none. */
+int irc_origin_split(const char *origin, struct origin *o);
+/* Queues "COMMAND target" lines (JOIN, WHO, PART, NOTICE ...). */
+int irc_queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* irc_verify.c */
+
+/* Remembers who holds nick now (account NULL: not told; absent: nobody). */
+void irc_glimpse_note(struct irc *irc, const char *nick, const char *user,
+    const char *host, const char *account, int absent);
+/* nick changed hands (QUIT, NICK): what we knew of its holder is old. */
+void irc_glimpse_forget(struct irc *irc, const char *nick);
+/* A WHO reply and the end of a WHO, for a verification asked. */
+void irc_verify_reply(struct irc *irc, const char *nick, const char *user,
+    const char *host, const char *account);
+void irc_verify_end(struct irc *irc, const char *mask);
+/* The queue's gate (irc_queue_ops.gate): may this line leave now? */
+int irc_line_gate(const char *line, const char *ident, uint64_t queued,
+    void *arg);
+
+#endif
