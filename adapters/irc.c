@@ -103,8 +103,6 @@
 #define KICK_REJOIN_MS 10000
 #define BAN_REJOIN_MS 60000
 #define REJOIN_MAX_MS (30 * 60 * 1000)
-/* Nicks tried during one registration before giving up. */
-#define NICK_TRIES 50
 /*
  * Private lines are split as if the nick they go to were at least this
  * long, so that they still fit when that person changes nick while they
@@ -115,35 +113,7 @@
 #define WHOX_TOKEN "163"
 /* How long stop() may wait for queued lines to leave before QUIT. */
 #define STOP_FLUSH_MS 2000
-/* While another holds our nick, ask whether it is free this often. */
-#define RECLAIM_ISON_MS 10000
 
-/* Capabilities we enable, as bits. */
-enum {
-	CAP_MULTI_PREFIX = 1 << 0,
-	CAP_EXTENDED_JOIN = 1 << 1,
-	CAP_ACCOUNT_NOTIFY = 1 << 2,
-	CAP_AWAY_NOTIFY = 1 << 3,
-	CAP_USERHOST_IN_NAMES = 1 << 4,
-	CAP_CHGHOST = 1 << 5,
-	CAP_SASL = 1 << 6,
-	CAP_ACCOUNT_TAG = 1 << 7,
-};
-
-static const char *const cap_names[] = {
-	"multi-prefix", "extended-join", "account-notify", "away-notify",
-	"userhost-in-names", "chghost", "sasl", "account-tag", NULL,
-};
-
-/* Every capability above but sasl, which is asked for on its own. */
-static const char *const cap_wanted[] = {
-	"multi-prefix", "extended-join", "account-notify", "away-notify",
-	"userhost-in-names", "chghost", "account-tag", NULL,
-};
-
-
-static void connection_lost(struct irc *irc, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 static void relay_update(struct irc *irc);
 static void irc_free(struct irc *irc);
 
@@ -198,15 +168,15 @@ cut_utf8(char *s, size_t max)
 
 /* Entering and leaving loop callbacks: finish() waits for the last one. */
 
-static void
-enter(struct irc *irc)
+void
+irc_enter(struct irc *irc)
 {
 	irc->depth++;
 }
 
 /* Returns 1 when irc was freed. */
-static int
-leave(struct irc *irc)
+int
+irc_leave(struct irc *irc)
 {
 	if (--irc->depth == 0 && irc->doomed) {
 		irc_free(irc);
@@ -236,8 +206,8 @@ irc_nick_eq(const struct irc *irc, const char *a, const char *b)
 	return irc_casecmp(irc->is.casemap, a, b) == 0;
 }
 
-static int
-is_self(const struct irc *irc, const char *nick)
+int
+irc_is_self(const struct irc *irc, const char *nick)
 {
 	return irc_nick_eq(irc, nick, irc->nick);
 }
@@ -492,8 +462,8 @@ irc_origin_split(const char *origin, struct origin *o)
 /* Sending. */
 
 /* Sends a line now, past the queue (registration, PING); 0 or -1. */
-static int
-send_now(struct irc *irc, const char *line)
+int
+irc_send_now(struct irc *irc, const char *line)
 {
 	if (irc->session == NULL || irc_send_raw(irc->session, "%s", line) != 0)
 		return -1;
@@ -530,11 +500,11 @@ sent_timer(struct loop *loop, uint64_t id, void *arg)
 	(void)loop;
 	(void)id;
 	irc->sent_timer = 0;
-	enter(irc);
+	irc_enter(irc);
 	for (int i = 0; i < irc->nsent && alive(irc); i++)
 		bot_on_sent(irc->adapter->bot, irc->adapter, irc->sent_ids[i]);
 	irc->nsent = 0;
-	leave(irc);
+	irc_leave(irc);
 }
 
 static void
@@ -778,10 +748,10 @@ reconnect_timer(struct loop *loop, uint64_t id, void *arg)
 	(void)loop;
 	(void)id;
 	irc->reconnect_timer = 0;
-	enter(irc);
+	irc_enter(irc);
 	if (irc->phase == PHASE_WAIT)
 		connect_begin(irc);
-	leave(irc);
+	irc_leave(irc);
 }
 
 static void
@@ -881,8 +851,8 @@ connection_close(struct irc *irc)
 	}
 }
 
-static void
-connection_lost(struct irc *irc, const char *fmt, ...)
+void
+irc_connection_lost(struct irc *irc, const char *fmt, ...)
 {
 	char reason[512];
 	va_list ap;
@@ -933,7 +903,7 @@ up_flush(struct irc *irc)
 		    irc->to_up.len, err, sizeof(err));
 
 		if (n < 0) {
-			connection_lost(irc, "%s", err);
+			irc_connection_lost(irc, "%s", err);
 			return -1;
 		}
 		if (n == 0)
@@ -995,7 +965,7 @@ relay_line(struct irc *irc, const char *line, size_t len)
 			irc_isupport_apply(&irc->is, &m);
 	}
 	if (buf_add(&irc->to_local, out, n) != 0)
-		connection_lost(irc, "out of memory");
+		irc_connection_lost(irc, "out of memory");
 }
 
 /* Splits what came from the server into lines. */
@@ -1015,7 +985,7 @@ relay_feed(struct irc *irc, const char *data, size_t n)
 				irc->line.len = 0;
 			} else if (buf_add(&irc->line, data + i, end - i) !=
 			    0) {
-				connection_lost(irc, "out of memory");
+				irc_connection_lost(irc, "out of memory");
 				return;
 			}
 		}
@@ -1041,7 +1011,7 @@ local_flush(struct irc *irc)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		if (n <= 0) {
-			connection_lost(irc, "the relay to libircclient "
+			irc_connection_lost(irc, "the relay to libircclient "
 			    "failed: %s", strerror(errno));
 			return;
 		}
@@ -1066,7 +1036,7 @@ up_read(struct irc *irc)
 		if (n == 0)
 			break;
 		if (n < 0) {
-			connection_lost(irc, "%s", err);
+			irc_connection_lost(irc, "%s", err);
 			return;
 		}
 		irc->last_recv = irc_now_ms(irc);
@@ -1083,7 +1053,7 @@ on_up(struct loop *loop, int fd, int events, void *arg)
 
 	(void)loop;
 	(void)fd;
-	enter(irc);
+	irc_enter(irc);
 	if ((events & LOOP_WRITE) && irc->up != NULL)
 		up_flush(irc);
 	if ((events & LOOP_READ) && irc->up != NULL)
@@ -1091,7 +1061,7 @@ on_up(struct loop *loop, int fd, int events, void *arg)
 	if (irc->up != NULL)
 		local_flush(irc);
 	relay_update(irc);
-	leave(irc);
+	irc_leave(irc);
 }
 
 static void
@@ -1102,7 +1072,7 @@ on_local(struct loop *loop, int fd, int events, void *arg)
 
 	(void)loop;
 	(void)fd;
-	enter(irc);
+	irc_enter(irc);
 	if (events & LOOP_WRITE)
 		local_flush(irc);
 	/* Room again: read what TLS may already hold decrypted. */
@@ -1114,21 +1084,21 @@ on_local(struct loop *loop, int fd, int events, void *arg)
 		ssize_t n = recv(irc->local_fd, data, sizeof(data), 0);
 
 		if (n == 0) {
-			connection_lost(irc, "libircclient closed its "
+			irc_connection_lost(irc, "libircclient closed its "
 			    "connection");
 		} else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
 		    errno != EINTR) {
-			connection_lost(irc, "the relay from libircclient "
+			irc_connection_lost(irc, "the relay from libircclient "
 			    "failed: %s", strerror(errno));
 		} else if (n > 0) {
 			if (buf_add(&irc->to_up, data, (size_t)n) != 0)
-				connection_lost(irc, "out of memory");
+				irc_connection_lost(irc, "out of memory");
 			else
 				up_flush(irc);
 		}
 	}
 	relay_update(irc);
-	leave(irc);
+	irc_leave(irc);
 }
 
 /* Watches both ends of the relay for what each needs now. */
@@ -1160,9 +1130,9 @@ on_irc_fd(struct loop *loop, int fd, int events, void *arg)
 	int rc;
 
 	(void)loop;
-	enter(irc);
+	irc_enter(irc);
 	if (irc->session == NULL || fd != irc->irc_fd || fd >= FD_SETSIZE) {
-		leave(irc);
+		irc_leave(irc);
 		return;
 	}
 	FD_ZERO(&in);
@@ -1181,14 +1151,14 @@ on_irc_fd(struct loop *loop, int fd, int events, void *arg)
 		char *reason = irc->lost;
 
 		irc->lost = NULL;
-		connection_lost(irc, "%s", reason);
+		irc_connection_lost(irc, "%s", reason);
 		free(reason);
 	} else if (rc != 0 && irc->session != NULL) {
-		connection_lost(irc, "libircclient: %s",
+		irc_connection_lost(irc, "libircclient: %s",
 		    irc_strerror(irc_errno(irc->session)));
 	}
 	relay_update(irc);
-	leave(irc);
+	irc_leave(irc);
 }
 
 /*
@@ -1246,20 +1216,20 @@ ping_timer(struct loop *loop, uint64_t id, void *arg)
 	(void)loop;
 	(void)id;
 	irc->ping_timer = 0;
-	enter(irc);
+	irc_enter(irc);
 	if (idle >= limit) {
-		connection_lost(irc, "nothing from the server for %d s",
+		irc_connection_lost(irc, "nothing from the server for %d s",
 		    irc->cfg.ping_timeout);
 	} else {
 		if (idle >= limit / 2 && !irc->ping_sent &&
 		    irc->phase == PHASE_READY) {
-			send_now(irc, "PING :stichbot");
+			irc_send_now(irc, "PING :stichbot");
 			irc->ping_sent = 1;
 		}
 		irc->ping_timer = loop_timer(irc->loop, limit / 10,
 		    ping_timer, irc);
 	}
-	leave(irc);
+	irc_leave(irc);
 }
 
 static void
@@ -1270,11 +1240,11 @@ register_timer(struct loop *loop, uint64_t id, void *arg)
 	(void)loop;
 	(void)id;
 	irc->register_timer = 0;
-	enter(irc);
+	irc_enter(irc);
 	if (irc->phase == PHASE_RELAY)
-		connection_lost(irc, "registration took longer than %d s",
+		irc_connection_lost(irc, "registration took longer than %d s",
 		    irc->cfg.ping_timeout);
-	leave(irc);
+	irc_leave(irc);
 }
 
 /* Accepts libircclient's connection to the relay, and no other. */
@@ -1288,12 +1258,12 @@ on_listen(struct loop *loop, int fd, int events, void *arg)
 
 	(void)loop;
 	(void)events;
-	enter(irc);
+	irc_enter(irc);
 	c = accept(fd, (struct sockaddr *)&peer, &plen);
 	if (c < 0) {
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			connection_lost(irc, "accept: %s", strerror(errno));
-		leave(irc);
+			irc_connection_lost(irc, "accept: %s", strerror(errno));
+		irc_leave(irc);
 		return;
 	}
 	tlen = sizeof(theirs);
@@ -1301,9 +1271,9 @@ on_listen(struct loop *loop, int fd, int events, void *arg)
 	    mine.sin_family != AF_INET ||
 	    getpeername(irc->irc_fd, (struct sockaddr *)&theirs, &tlen) != 0) {
 		close(c);
-		connection_lost(irc, "libircclient's socket is not %d",
+		irc_connection_lost(irc, "libircclient's socket is not %d",
 		    irc->irc_fd);
-		leave(irc);
+		irc_leave(irc);
 		return;
 	}
 	if (peer.sin_port != mine.sin_port ||
@@ -1312,13 +1282,13 @@ on_listen(struct loop *loop, int fd, int events, void *arg)
 		log_warn("irc %s: refused a stranger on the relay socket",
 		    irc->network);
 		close(c);
-		leave(irc);
+		irc_leave(irc);
 		return;
 	}
 	if (set_nonblock(c) != 0) {
 		close(c);
-		connection_lost(irc, "fcntl: %s", strerror(errno));
-		leave(irc);
+		irc_connection_lost(irc, "fcntl: %s", strerror(errno));
+		irc_leave(irc);
 		return;
 	}
 	loop_unwatch(irc->loop, irc->listen_fd);
@@ -1328,7 +1298,7 @@ on_listen(struct loop *loop, int fd, int events, void *arg)
 	irc->irc_fd_ok = 1;
 	local_flush(irc);
 	relay_update(irc);
-	leave(irc);
+	irc_leave(irc);
 }
 
 static irc_session_t *session_create(void);
@@ -1356,12 +1326,12 @@ local_begin(struct irc *irc)
 	    bind(irc->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
 	    listen(irc->listen_fd, 4) != 0 ||
 	    getsockname(irc->listen_fd, (struct sockaddr *)&addr, &len) != 0) {
-		connection_lost(irc, "cannot open the relay socket: %s",
+		irc_connection_lost(irc, "cannot open the relay socket: %s",
 		    strerror(errno));
 		return;
 	}
 	if ((probe = socket(AF_INET, SOCK_STREAM, 0)) < 0) {
-		connection_lost(irc, "socket: %s", strerror(errno));
+		irc_connection_lost(irc, "socket: %s", strerror(errno));
 		return;
 	}
 	close(probe);
@@ -1369,11 +1339,11 @@ local_begin(struct irc *irc)
 		log_error("irc %s: descriptor %d is past FD_SETSIZE (%d), "
 		    "which libircclient cannot use", irc->network,
 		    probe, FD_SETSIZE);
-		connection_lost(irc, "too many open descriptors");
+		irc_connection_lost(irc, "too many open descriptors");
 		return;
 	}
 	if ((irc->session = session_create()) == NULL) {
-		connection_lost(irc, "libircclient could not start");
+		irc_connection_lost(irc, "libircclient could not start");
 		return;
 	}
 	irc_set_ctx(irc->session, irc);
@@ -1383,7 +1353,7 @@ local_begin(struct irc *irc)
 	if (irc_connect(irc->session, "127.0.0.1", ntohs(addr.sin_port),
 	    irc->cfg.server_password, irc->cfg.nick, irc->cfg.username,
 	    irc->cfg.realname) != 0) {
-		connection_lost(irc, "libircclient: %s",
+		irc_connection_lost(irc, "libircclient: %s",
 		    irc_strerror(irc_errno(irc->session)));
 		return;
 	}
@@ -1394,7 +1364,7 @@ local_begin(struct irc *irc)
 	 * holds registration until CAP END and SASL can run before it.
 	 */
 	if (buf_add(&irc->to_up, "CAP LS 302\r\n", 12) != 0) {
-		connection_lost(irc, "out of memory");
+		irc_connection_lost(irc, "out of memory");
 		return;
 	}
 	irc->phase = PHASE_RELAY;
@@ -1413,7 +1383,7 @@ on_up_ready(struct irc_tls *t, int ok, const char *err, void *arg)
 {
 	struct irc *irc = arg;
 
-	enter(irc);
+	irc_enter(irc);
 	if (!ok) {
 		log_warn("irc %s: cannot connect to %s:%d: %s",
 		    irc->network, irc->cfg.host, irc->cfg.port, err);
@@ -1422,14 +1392,14 @@ on_up_ready(struct irc_tls *t, int ok, const char *err, void *arg)
 		connection_close(irc);
 		if (irc->phase == PHASE_UPSTREAM)
 			schedule_reconnect(irc);
-		leave(irc);
+		irc_leave(irc);
 		return;
 	}
 	irc->up_fd = irc_tls_fd(t);
 	log_info("irc %s: connected to %s:%d%s", irc->network,
 	    irc->cfg.host, irc->cfg.port, irc->cfg.tls ? " (TLS)" : "");
 	local_begin(irc);
-	leave(irc);
+	irc_leave(irc);
 }
 
 static void
@@ -1458,322 +1428,6 @@ connect_begin(struct irc *irc)
 	}
 }
 
-/* Registration: capabilities, SASL, nicknames. */
-
-static void
-cap_end(struct irc *irc)
-{
-	if (irc->cap_done)
-		return;
-	irc->cap_done = 1;
-	send_now(irc, "CAP END");
-}
-
-static void
-sasl_chunk(const char *arg, void *ctx)
-{
-	struct irc *irc = ctx;
-	char line[IRC_LINE_MAX];
-
-	snprintf(line, sizeof(line), "AUTHENTICATE %s", arg);
-	send_now(irc, line);
-	explicit_bzero(line, sizeof(line));
-}
-
-/* Every CAP REQ has its answer: log in with SASL, or end negotiation. */
-static void
-cap_requests_answered(struct irc *irc)
-{
-	if ((irc->caps & CAP_SASL) && irc->cfg.sasl_user != NULL &&
-	    irc->sasl_state == 0 && irc->phase == PHASE_RELAY) {
-		irc->sasl_state = 1;
-		send_now(irc, "AUTHENTICATE PLAIN");
-		return;
-	}
-	cap_end(irc);
-}
-
-static void
-cap_set(struct irc *irc, const char *list, int enable)
-{
-	const char *pos = list, *value;
-	char name[64];
-	size_t vlen;
-	int removed;
-
-	while (irc_cap_next(&pos, name, sizeof(name), &value, &vlen,
-	    &removed)) {
-		for (int i = 0; cap_names[i] != NULL; i++) {
-			if (strcmp(cap_names[i], name) != 0)
-				continue;
-			if (enable && !removed)
-				irc->caps |= 1 << i;
-			else
-				irc->caps &= ~(1 << i);
-		}
-	}
-}
-
-static void
-cap_message(struct irc *irc, const char **params, unsigned int count)
-{
-	const char *sub = count > 1 ? params[1] : "";
-	const char *list = count > 2 ? params[count - 1] : "";
-	char req[400], line[IRC_LINE_MAX];
-
-	if (strcmp(sub, "LS") == 0) {
-		int more = count > 3 && strcmp(params[2], "*") == 0;
-
-		if (irc->caps_offered.len > 0)
-			text_add(&irc->caps_offered, " ");
-		text_add(&irc->caps_offered, list);
-		if (more || irc->cap_done)
-			return;
-		if (irc_cap_request(text_str(&irc->caps_offered), cap_wanted,
-		    req, sizeof(req)) > 0) {
-			snprintf(line, sizeof(line), "CAP REQ :%s", req);
-			irc->cap_reqs++;
-			send_now(irc, line);
-		}
-		if (irc->cfg.sasl_user != NULL) {
-			if (irc_cap_sasl_plain(text_str(&irc->caps_offered))) {
-				irc->cap_reqs++;
-				send_now(irc, "CAP REQ :sasl");
-			} else {
-				log_warn("irc %s: the server offers no SASL "
-				    "PLAIN; logging in without it",
-				    irc->network);
-			}
-		}
-		if (irc->cap_reqs == 0)
-			cap_end(irc);
-	} else if (strcmp(sub, "ACK") == 0 || strcmp(sub, "NAK") == 0) {
-		if (sub[0] == 'A')
-			cap_set(irc, list, 1);
-		else
-			log_info("irc %s: the server refused capabilities: %s",
-			    irc->network, list);
-		if (irc->cap_reqs > 0 && --irc->cap_reqs == 0 &&
-		    !irc->cap_done)
-			cap_requests_answered(irc);
-	} else if (strcmp(sub, "NEW") == 0) {
-		const char *want[sizeof(cap_wanted) / sizeof(cap_wanted[0])];
-		int n = 0;
-
-		/* Ask for what is new and wanted, not yet on. */
-		for (int i = 0; cap_wanted[i] != NULL; i++)
-			if (!(irc->caps & (1 << i)) &&
-			    irc_cap_find(list, cap_wanted[i], NULL, NULL))
-				want[n++] = cap_wanted[i];
-		want[n] = NULL;
-		if (irc->caps_offered.len > 0)
-			text_add(&irc->caps_offered, " ");
-		text_add(&irc->caps_offered, list);
-		if (n > 0 && irc_cap_request(list, want, req,
-		    sizeof(req)) > 0) {
-			snprintf(line, sizeof(line), "CAP REQ :%s", req);
-			send_now(irc, line);
-		}
-	} else if (strcmp(sub, "DEL") == 0) {
-		cap_set(irc, list, 0);
-	}
-}
-
-static void
-authenticate_message(struct irc *irc, const char **params, unsigned int count)
-{
-	if (irc->sasl_state != 1 || count < 1 || strcmp(params[0], "+") != 0)
-		return;
-	irc->sasl_state = 2;
-	if (irc_sasl_plain(irc->cfg.sasl_user, irc->cfg.sasl_password,
-	    sasl_chunk, irc) < 0) {
-		send_now(irc, "AUTHENTICATE *");
-		cap_end(irc);
-	}
-}
-
-/* Tries the next nickname after ours was taken (433) or refused (432). */
-static void
-next_nick(struct irc *irc, int erroneous)
-{
-	char line[128];
-	int k;
-
-	if (irc->phase != PHASE_RELAY)
-		return;
-	/* A nick with digits that is too long: drop a letter of the base. */
-	if (erroneous && irc->nick_try > irc->cfg.nalt &&
-	    strlen(irc->nick_base) > 1) {
-		irc->nick_base[strlen(irc->nick_base) - 1] = '\0';
-		irc->nick_try--;
-	}
-	if (++irc->nick_try > NICK_TRIES) {
-		connection_lost(irc, "no nickname was free");
-		return;
-	}
-	k = irc->nick_try;
-	if (k <= irc->cfg.nalt)
-		snprintf(irc->nick, sizeof(irc->nick), "%s",
-		    irc->cfg.alt_nicks[k - 1]);
-	else
-		snprintf(irc->nick, sizeof(irc->nick), "%s%d", irc->nick_base,
-		    k - irc->cfg.nalt);
-	log_info("irc %s: nickname taken; trying %s", irc->network,
-	    irc->nick);
-	snprintf(line, sizeof(line), "NICK %s", irc->nick);
-	send_now(irc, line);
-}
-
-/* Our own nick, held by someone else: taking it back. */
-
-static void reclaim_timer(struct loop *loop, uint64_t id, void *arg);
-
-/* The nick is free (or may be): ask for it. */
-static void
-reclaim_now(struct irc *irc)
-{
-	if (irc->phase != PHASE_READY || is_self(irc, irc->cfg.nick))
-		return;
-	log_info("irc %s: asking for our nick %s back", irc->network,
-	    irc->cfg.nick);
-	irc_queue_line(irc, IRC_CLASS_CONTROL, "NICK %s", irc->cfg.nick);
-}
-
-/*
- * Registered under another nick: watch ours (MONITOR where the server has
- * it, else ISON now and then) and take it once it is free.  With a
- * NickServ password, ask services to free it (REGAIN; GHOST where REGAIN
- * is unknown, after the next poll).
- */
-static void
-reclaim_start(struct irc *irc)
-{
-	if (is_self(irc, irc->cfg.nick))
-		return;
-	log_info("irc %s: %s is taken; running as %s and watching for it",
-	    irc->network, irc->cfg.nick, irc->nick);
-	if (irc->cfg.nickserv_password != NULL && !irc->regain_sent) {
-		char line[IRC_LINE_MAX];
-
-		irc->regain_sent = 1;
-		snprintf(line, sizeof(line), "PRIVMSG NickServ :REGAIN %s %s",
-		    irc->cfg.nick, irc->cfg.nickserv_password);
-		send_now(irc, line);
-		explicit_bzero(line, sizeof(line));
-	}
-	if (irc->is.monitor) {
-		irc->monitoring = 1;
-		irc_queue_line(irc, IRC_CLASS_CONTROL, "MONITOR + %s",
-		    irc->cfg.nick);
-		return;
-	}
-	loop_cancel(irc->loop, irc->reclaim_timer);
-	irc->reclaim_timer = loop_timer(irc->loop, RECLAIM_ISON_MS,
-	    reclaim_timer, irc);
-}
-
-static void
-reclaim_timer(struct loop *loop, uint64_t id, void *arg)
-{
-	struct irc *irc = arg;
-
-	(void)loop;
-	(void)id;
-	irc->reclaim_timer = 0;
-	if (irc->phase != PHASE_READY || is_self(irc, irc->cfg.nick))
-		return;
-	enter(irc);
-	irc_queue_line(irc, IRC_CLASS_BACKGROUND, "ISON %s", irc->cfg.nick);
-	irc->reclaim_timer = loop_timer(irc->loop, RECLAIM_ISON_MS,
-	    reclaim_timer, irc);
-	leave(irc);
-}
-
-/* Our nick is ours again: stop watching. */
-static void
-reclaim_done(struct irc *irc)
-{
-	log_info("irc %s: we hold our nick %s again", irc->network,
-	    irc->nick);
-	loop_cancel(irc->loop, irc->reclaim_timer);
-	irc->reclaim_timer = 0;
-	if (irc->monitoring)
-		irc_queue_line(irc, IRC_CLASS_CONTROL, "MONITOR - %s",
-		    irc->cfg.nick);
-	irc->monitoring = 0;
-	if (irc->cfg.nickserv_password != NULL && irc->account[0] == '\0') {
-		char line[IRC_LINE_MAX];
-
-		snprintf(line, sizeof(line), "PRIVMSG NickServ :IDENTIFY %s %s",
-		    irc->cfg.nick, irc->cfg.nickserv_password);
-		send_now(irc, line);
-		explicit_bzero(line, sizeof(line));
-	}
-}
-
-/* An ISON answer (303): is our nick online? */
-static void
-ison_reply(struct irc *irc, const char *list)
-{
-	const char *p = list;
-	size_t n = strlen(irc->cfg.nick);
-
-	if (is_self(irc, irc->cfg.nick))
-		return;
-	while (*p != '\0') {
-		size_t len = strcspn(p, " ");
-		char word[64];
-
-		if (len == n && len < sizeof(word)) {
-			memcpy(word, p, len);
-			word[len] = '\0';
-			if (irc_nick_eq(irc, word, irc->cfg.nick)) {
-				/* Still held: services may free it. */
-				if (irc->cfg.nickserv_password != NULL &&
-				    !irc->ghost_sent) {
-					char line[IRC_LINE_MAX];
-
-					irc->ghost_sent = 1;
-					snprintf(line, sizeof(line), "PRIVMSG "
-					    "NickServ :GHOST %s %s",
-					    irc->cfg.nick,
-					    irc->cfg.nickserv_password);
-					send_now(irc, line);
-					explicit_bzero(line, sizeof(line));
-				}
-				return;
-			}
-		}
-		p += len;
-		while (*p == ' ')
-			p++;
-	}
-	reclaim_now(irc);
-}
-
-/* A MONITOR note (730 online, 731 offline) listing nick[!user@host]s. */
-static void
-monitor_reply(struct irc *irc, const char *list)
-{
-	const char *p = list;
-
-	while (*p != '\0') {
-		size_t len = strcspn(p, ",");
-		size_t nlen = strcspn(p, "!,");
-		char word[64];
-
-		if (nlen < sizeof(word)) {
-			memcpy(word, p, nlen);
-			word[nlen] = '\0';
-			if (irc_nick_eq(irc, word, irc->cfg.nick))
-				reclaim_now(irc);
-		}
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-}
-
 /* libircclient's events. */
 
 static struct irc *
@@ -1799,7 +1453,8 @@ on_connect(irc_session_t *session, const char *event, const char *origin,
 		const char *word = strrchr(params[count - 1], ' ');
 
 		word = word != NULL ? word + 1 : params[count - 1];
-		if (irc_origin_split(word, &o) == 0 && is_self(irc, o.nick) &&
+		if (irc_origin_split(word, &o) == 0 &&
+		    irc_is_self(irc, o.nick) &&
 		    o.user[0] != '\0' && o.host[0] != '\0') {
 			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
 			    o.user);
@@ -1818,11 +1473,11 @@ on_connect(irc_session_t *session, const char *event, const char *origin,
 
 		snprintf(line, sizeof(line), "PRIVMSG NickServ :IDENTIFY %s %s",
 		    irc->cfg.nick, irc->cfg.nickserv_password);
-		send_now(irc, line);
+		irc_send_now(irc, line);
 		explicit_bzero(line, sizeof(line));
 	}
 	join_wanted(irc);
-	reclaim_start(irc);
+	irc_reclaim_start(irc);
 	irc_queue_run(irc->queue, 1);
 	if (alive(irc))
 		bot_on_connected(irc->adapter->bot, irc->adapter, 1);
@@ -1841,18 +1496,18 @@ on_nick(irc_session_t *session, const char *event, const char *origin,
 	(void)event;
 	if (count < 1 || irc_origin_split(origin, &o) != 0)
 		return;
-	if (is_self(irc, o.nick)) {
+	if (irc_is_self(irc, o.nick)) {
 		snprintf(irc->nick, sizeof(irc->nick), "%s", params[0]);
 		log_info("irc %s: we are %s now", irc->network, irc->nick);
-		if (is_self(irc, irc->cfg.nick))
-			reclaim_done(irc);
+		if (irc_is_self(irc, irc->cfg.nick))
+			irc_reclaim_done(irc);
 		return;
 	}
 	/* Both nicks change hands: what we knew of them is old. */
 	irc_glimpse_forget(irc, o.nick);
 	irc_glimpse_forget(irc, params[0]);
 	if (irc_nick_eq(irc, o.nick, irc->cfg.nick))
-		reclaim_now(irc);
+		irc_reclaim_now(irc);
 	if ((u = irc_user_find(irc, o.nick)) == NULL)
 		return;
 	user_learn(irc, u, o.user, o.host, NULL);
@@ -1876,8 +1531,8 @@ tell_leave(struct irc *irc, const char *channel, const struct irc_user *u)
 	char id[512], mask[512];
 	struct user who;
 
-	if (alive(irc) && user_struct(irc, u, id, sizeof(id), mask, sizeof(mask),
-	    &who) == 0)
+	if (alive(irc) && user_struct(irc, u, id, sizeof(id), mask,
+	    sizeof(mask), &who) == 0)
 		bot_on_leave(irc->adapter->bot, irc->adapter, channel, &who);
 }
 
@@ -1892,11 +1547,11 @@ on_quit(irc_session_t *session, const char *event, const char *origin,
 	(void)event;
 	(void)params;
 	(void)count;
-	if (irc_origin_split(origin, &o) != 0 || is_self(irc, o.nick))
+	if (irc_origin_split(origin, &o) != 0 || irc_is_self(irc, o.nick))
 		return;
 	irc_glimpse_forget(irc, o.nick);
 	if (irc_nick_eq(irc, o.nick, irc->cfg.nick))
-		reclaim_now(irc);
+		irc_reclaim_now(irc);
 	if ((u = irc_user_find(irc, o.nick)) == NULL)
 		return;
 	user_learn(irc, u, o.user, o.host, NULL);
@@ -1945,7 +1600,7 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 	(void)event;
 	if (count < 1 || irc_origin_split(origin, &o) != 0)
 		return;
-	if (is_self(irc, o.nick)) {
+	if (irc_is_self(irc, o.nick)) {
 		if ((c = chan_get(irc, params[0])) == NULL)
 			return;
 		c->joined = 1;
@@ -1971,8 +1626,8 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 	chan_add(c, u);
 	user_learn(irc, u, o.user, o.host,
 	    (irc->caps & CAP_EXTENDED_JOIN) && count >= 2 ? params[1] : NULL);
-	if (alive(irc) && user_struct(irc, u, id, sizeof(id), mask, sizeof(mask),
-	    &who) == 0)
+	if (alive(irc) && user_struct(irc, u, id, sizeof(id), mask,
+	    sizeof(mask), &who) == 0)
 		bot_on_join(irc->adapter->bot, irc->adapter, c->name, &who);
 }
 
@@ -1989,7 +1644,7 @@ on_part(irc_session_t *session, const char *event, const char *origin,
 	if (count < 1 || irc_origin_split(origin, &o) != 0 ||
 	    (c = irc_chan_find(irc, params[0])) == NULL)
 		return;
-	if (is_self(irc, o.nick)) {
+	if (irc_is_self(irc, o.nick)) {
 		c->joined = 0;
 		chan_clear(irc, c);
 		log_info("irc %s: left %s", irc->network, c->name);
@@ -2017,7 +1672,7 @@ on_kick(irc_session_t *session, const char *event, const char *origin,
 	(void)event;
 	if (count < 2 || (c = irc_chan_find(irc, params[0])) == NULL)
 		return;
-	if (is_self(irc, params[1])) {
+	if (irc_is_self(irc, params[1])) {
 		log_warn("irc %s: kicked from %s by %s: %s", irc->network,
 		    c->name, origin != NULL ? origin : "?",
 		    count >= 3 ? params[2] : "");
@@ -2060,7 +1715,7 @@ on_privmsg(irc_session_t *session, const char *event, const char *origin,
 	if (irc_is_channel(&irc->is, params[0])) {
 		if ((c = irc_chan_find(irc, params[0])) == NULL || !c->joined)
 			return;
-	} else if (!is_self(irc, params[0])) {
+	} else if (!irc_is_self(irc, params[0])) {
 		return;
 	}
 	if ((u = irc_user_find(irc, o.nick)) != NULL) {
@@ -2074,7 +1729,8 @@ on_privmsg(irc_session_t *session, const char *event, const char *origin,
 		stranger.host = o.host;
 		u = &stranger;
 	}
-	if (user_struct(irc, u, id, sizeof(id), mask, sizeof(mask), &who) != 0 ||
+	if (user_struct(irc, u, id, sizeof(id), mask, sizeof(mask),
+	    &who) != 0 ||
 	    (text = strdup(params[1])) == NULL)
 		return;
 	irc_strip_codes(text);
@@ -2141,7 +1797,8 @@ on_ctcp(irc_session_t *session, const char *event, const char *origin,
 	if (count < 1 || irc_origin_split(origin, &o) != 0 ||
 	    strcasecmp(params[0], "VERSION") != 0)
 		return;
-	irc_queue_line(irc, IRC_CLASS_LOW, "NOTICE %s :\001VERSION stichbot %s\001",
+	irc_queue_line(irc, IRC_CLASS_LOW,
+	    "NOTICE %s :\001VERSION stichbot %s\001",
 	    o.nick, STICHBOT_VERSION);
 }
 
@@ -2154,13 +1811,13 @@ on_unknown(irc_session_t *session, const char *event, const char *origin,
 	struct origin o;
 
 	if (strcmp(event, "CAP") == 0) {
-		cap_message(irc, params, count);
+		irc_cap_message(irc, params, count);
 	} else if (strcmp(event, "AUTHENTICATE") == 0) {
-		authenticate_message(irc, params, count);
+		irc_authenticate_message(irc, params, count);
 	} else if (strcmp(event, "ACCOUNT") == 0) {
 		if (count < 1 || irc_origin_split(origin, &o) != 0)
 			return;
-		if (is_self(irc, o.nick))
+		if (irc_is_self(irc, o.nick))
 			snprintf(irc->account, sizeof(irc->account), "%s",
 			    irc_account_known(params[0]) ? params[0] : "");
 		else if ((u = irc_user_find(irc, o.nick)) != NULL)
@@ -2168,7 +1825,7 @@ on_unknown(irc_session_t *session, const char *event, const char *origin,
 	} else if (strcmp(event, "CHGHOST") == 0) {
 		if (count < 2 || irc_origin_split(origin, &o) != 0)
 			return;
-		if (is_self(irc, o.nick)) {
+		if (irc_is_self(irc, o.nick)) {
 			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
 			    params[0]);
 			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
@@ -2202,7 +1859,7 @@ names_reply(struct irc *irc, const char *channel, const char *names)
 			entry[n] = '\0';
 			if (irc_names_entry(&irc->is, entry, nick, sizeof(nick),
 			    user, sizeof(user), host, sizeof(host)) == 0 &&
-			    !is_self(irc, nick) &&
+			    !irc_is_self(irc, nick) &&
 			    (u = user_get(irc, nick)) != NULL) {
 				chan_add(c, u);
 				user_learn(irc, u, user, host, NULL);
@@ -2221,7 +1878,7 @@ who_reply(struct irc *irc, const char *user, const char *host,
 {
 	struct irc_user *u;
 
-	if (is_self(irc, nick)) {
+	if (irc_is_self(irc, nick)) {
 		snprintf(irc->self_user, sizeof(irc->self_user), "%s", user);
 		snprintf(irc->self_host, sizeof(irc->self_host), "%s", host);
 		if (account != NULL)
@@ -2289,12 +1946,12 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 		break;
 	case 303:
 		if (count >= 2)
-			ison_reply(irc, last);
+			irc_ison_reply(irc, last);
 		break;
 	case 730:
 	case 731:
 		if (count >= 2 && code == 731)
-			monitor_reply(irc, last);
+			irc_monitor_reply(irc, last);
 		break;
 	case 4:
 		/* RPL_MYINFO: the server's software sets the default pace. */
@@ -2303,8 +1960,8 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 
 			irc_pace_for_server(params[2], &burst, &interval);
 			irc_queue_set_pace(irc->queue, burst, interval);
-			log_info("irc %s: %s: sending %d lines at once, then one "
-			    "per %d ms", irc->network, params[2], burst,
+			log_info("irc %s: %s: sending %d lines at once, then "
+			    "one per %d ms", irc->network, params[2], burst,
 			    interval);
 		}
 		break;
@@ -2319,7 +1976,7 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 	case 432:
 	case 433:
 	case 437:
-		next_nick(irc, code == 432);
+		irc_next_nick(irc, code == 432);
 		break;
 	case 900:
 		if (count >= 3) {
@@ -2334,7 +1991,7 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 		break;
 	case 903:
 		irc->sasl_state = 3;
-		cap_end(irc);
+		irc_cap_end(irc);
 		break;
 	case 902:
 	case 904:
@@ -2342,10 +1999,10 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 	case 906:
 		log_warn("irc %s: SASL login failed: %s (%03u)", irc->network,
 		    last, code);
-		cap_end(irc);
+		irc_cap_end(irc);
 		break;
 	case 907:
-		cap_end(irc);
+		irc_cap_end(irc);
 		break;
 	case 421:
 		if (count >= 2 && strcasecmp(params[1], "CAP") == 0)
@@ -2623,7 +2280,8 @@ irc_part(struct adapter *adapter, const char *channel)
 		snprintf(line, sizeof(line), "PART %s", c->name);
 		if (irc_queue_push_message(irc->queue, c->name, NULL, 0, 0,
 		    lines, 1) != 0)
-			irc_queue_line(irc, IRC_CLASS_CONTROL, "PART %s", c->name);
+			irc_queue_line(irc, IRC_CLASS_CONTROL, "PART %s",
+			    c->name);
 	} else {
 		chan_drop(irc, c);
 	}

@@ -5,6 +5,8 @@
  *
  * irc.c: configuration aside (irc_config.c), the connection, the relay,
  * registration, libircclient's events and the adapter's operations.
+ * irc_register.c: capabilities, SASL, nicknames and taking our own nick
+ * back.
  * irc_verify.c: who holds a nick now, before private lines go to it.
  */
 #ifndef STICHBOT_IRC_INT_H
@@ -139,6 +141,18 @@ struct origin {
 	char nick[128], user[128], host[256];
 };
 
+/* Capabilities we enable, as bits. */
+enum {
+	CAP_MULTI_PREFIX = 1 << 0,
+	CAP_EXTENDED_JOIN = 1 << 1,
+	CAP_ACCOUNT_NOTIFY = 1 << 2,
+	CAP_AWAY_NOTIFY = 1 << 3,
+	CAP_USERHOST_IN_NAMES = 1 << 4,
+	CAP_CHGHOST = 1 << 5,
+	CAP_SASL = 1 << 6,
+	CAP_ACCOUNT_TAG = 1 << 7,
+};
+
 /* Milliseconds of the bot's loop. */
 uint64_t irc_now_ms(const struct irc *irc);
 /* Nicks (and channel names) compared under the server's case mapping. */
@@ -151,6 +165,37 @@ int irc_origin_split(const char *origin, struct origin *o);
 /* Queues "COMMAND target" lines (JOIN, WHO, PART, NOTICE ...). */
 int irc_queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Loop callbacks: irc_leave() returns 1 when finish() freed irc. */
+void irc_enter(struct irc *irc);
+int irc_leave(struct irc *irc);
+/* The nick we hold now is nick. */
+int irc_is_self(const struct irc *irc, const char *nick);
+/* Sends a line now, past the queue (registration, PING); 0 or -1. */
+int irc_send_now(struct irc *irc, const char *line);
+/* The connection died: close it and reconnect later. */
+void irc_connection_lost(struct irc *irc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* irc_register.c */
+
+/* CAP and AUTHENTICATE from the server; CAP END once negotiated. */
+void irc_cap_message(struct irc *irc, const char **params,
+    unsigned int count);
+void irc_authenticate_message(struct irc *irc, const char **params,
+    unsigned int count);
+void irc_cap_end(struct irc *irc);
+/* Tries the next nickname after ours was taken (433) or refused (432). */
+void irc_next_nick(struct irc *irc, int erroneous);
+/* Registered under another nick: watch ours and take it back. */
+void irc_reclaim_start(struct irc *irc);
+/* Our nick may be free (its holder left): ask for it. */
+void irc_reclaim_now(struct irc *irc);
+/* Our nick is ours again. */
+void irc_reclaim_done(struct irc *irc);
+/* ISON (303) and MONITOR offline (731) answers. */
+void irc_ison_reply(struct irc *irc, const char *list);
+void irc_monitor_reply(struct irc *irc, const char *list);
 
 /* irc_verify.c */
 

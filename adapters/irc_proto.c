@@ -974,7 +974,7 @@ irc_queue_push_message(struct irc_queue *q, const char *flow,
 	/* Replies (no id) are refused past their limits; tracked never. */
 	if (id == 0 && (f->untracked + (size_t)n > IRC_FLOW_UNTRACKED_MAX ||
 	    q->untracked + (size_t)n > IRC_QUEUE_MAX)) {
-		/* Once until the flow drains: a flood must not flood the log. */
+		/* Logged once until the flow drains, not once a reply. */
 		if (!f->warned)
 			log_warn("irc: %zu lines wait for %s (%zu in all); "
 			    "dropping replies there", f->count, flow,
@@ -1309,7 +1309,8 @@ irc_queue_retarget(struct irc_queue *q, enum irc_casemap map,
 			if (l->ident == NULL)
 				continue;
 			cmdlen = strcspn(cmd, " ");
-			if (!((cmdlen == 7 && strncmp(cmd, "PRIVMSG", 7) == 0) ||
+			if (!((cmdlen == 7 &&
+			    strncmp(cmd, "PRIVMSG", 7) == 0) ||
 			    (cmdlen == 6 && strncmp(cmd, "NOTICE", 6) == 0)) ||
 			    cmd[cmdlen] != ' ')
 				continue;
