@@ -73,7 +73,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/select.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -91,7 +90,6 @@
 #include "log.h"
 #include "loop.h"
 #include "text.h"
-#include "version.h"
 
 /* Bytes waiting in either direction of the relay before it stops reading. */
 #define RELAY_MAX (256 * 1024)
@@ -99,18 +97,12 @@
 #define RELAY_LINE_MAX 16384
 /* How long connecting (TCP and TLS) may take. */
 #define CONNECT_TIMEOUT_MS 30000
-/* Rejoining after a kick, and after a ban or a full channel. */
-#define KICK_REJOIN_MS 10000
-#define BAN_REJOIN_MS 60000
-#define REJOIN_MAX_MS (30 * 60 * 1000)
 /*
  * Private lines are split as if the nick they go to were at least this
  * long, so that they still fit when that person changes nick while they
  * wait (most networks' NICKLEN is 30 or less).
  */
 #define NICK_ALLOWANCE 32
-/* The WHOX token that marks our replies. */
-#define WHOX_TOKEN "163"
 /* How long stop() may wait for queued lines to leave before QUIT. */
 #define STOP_FLUSH_MS 2000
 
@@ -186,8 +178,8 @@ irc_leave(struct irc *irc)
 }
 
 /* The core is told nothing once finish() has been called. */
-static int
-alive(const struct irc *irc)
+int
+irc_alive(const struct irc *irc)
 {
 	return !irc->doomed && irc->adapter != NULL;
 }
@@ -196,267 +188,6 @@ uint64_t
 irc_now_ms(const struct irc *irc)
 {
 	return loop_now(irc->loop);
-}
-
-/* People. */
-
-int
-irc_nick_eq(const struct irc *irc, const char *a, const char *b)
-{
-	return irc_casecmp(irc->is.casemap, a, b) == 0;
-}
-
-int
-irc_is_self(const struct irc *irc, const char *nick)
-{
-	return irc_nick_eq(irc, nick, irc->nick);
-}
-
-struct irc_user *
-irc_user_find(struct irc *irc, const char *nick)
-{
-	for (int i = 0; i < irc->nusers; i++)
-		if (irc_nick_eq(irc, irc->users[i]->nick, nick))
-			return irc->users[i];
-	return NULL;
-}
-
-static void
-user_free(struct irc_user *u)
-{
-	free(u->nick);
-	free(u->user);
-	free(u->host);
-	free(u->account);
-	free(u);
-}
-
-static struct irc_user *
-user_get(struct irc *irc, const char *nick)
-{
-	struct irc_user *u = irc_user_find(irc, nick);
-
-	if (u != NULL)
-		return u;
-	if (array_grow((void **)&irc->users, &irc->users_cap, irc->nusers + 1,
-	    sizeof(*irc->users)) != 0 || (u = calloc(1, sizeof(*u))) == NULL)
-		return NULL;
-	if ((u->nick = strdup(nick)) == NULL) {
-		free(u);
-		return NULL;
-	}
-	irc->users[irc->nusers++] = u;
-	return u;
-}
-
-/* Forgets u once it shares no channel with us. */
-static void
-user_release(struct irc *irc, struct irc_user *u)
-{
-	if (u->channels > 0)
-		return;
-	for (int i = 0; i < irc->nusers; i++) {
-		if (irc->users[i] == u) {
-			irc->users[i] = irc->users[--irc->nusers];
-			break;
-		}
-	}
-	user_free(u);
-}
-
-/* Replaces *field with s (NULL or "" clears it); 1 when it changed. */
-static int
-set_field(char **field, const char *s)
-{
-	char *copy;
-
-	if (s != NULL && s[0] == '\0')
-		s = NULL;
-	if (s == NULL ? *field == NULL : *field != NULL &&
-	    strcmp(*field, s) == 0)
-		return 0;
-	if (s == NULL) {
-		free(*field);
-		*field = NULL;
-		return 1;
-	}
-	if ((copy = strdup(s)) == NULL)
-		return 0;
-	free(*field);
-	*field = copy;
-	return 1;
-}
-
-static int
-user_id(const struct irc_user *u, char *out, size_t outlen)
-{
-	return irc_identity(out, outlen, u->nick, u->user, u->host,
-	    u->account);
-}
-
-/*
- * The struct user of u; id and mask are buffers of the caller.  guest
- * follows the network's "identity": with "account", a person without a
- * services account may not take a seat.
- */
-static int
-user_struct(const struct irc *irc, const struct irc_user *u, char *id,
-    size_t idlen, char *mask, size_t masklen, struct user *out)
-{
-	if (user_id(u, id, idlen) != 0)
-		return -1;
-	snprintf(mask, masklen, "%s!%s@%s", u->nick, u->user != NULL ?
-	    u->user : "*", u->host != NULL ? u->host : "*");
-	memset(out, 0, sizeof(*out));
-	out->id = id;
-	out->name = u->nick;
-	out->mask = mask;
-	out->guest = irc->cfg.identity_account && u->account == NULL;
-	return 0;
-}
-
-/*
- * Tells the core when u's id (old, NULL when it had none) or name changed:
- * seats follow the person.
- */
-static void
-notify_rename(struct irc *irc, const struct irc_user *u, const char *old,
-    int renamed)
-{
-	char id[512], mask[512];
-	struct user now;
-
-	if (old == NULL || !alive(irc) ||
-	    user_struct(irc, u, id, sizeof(id), mask, sizeof(mask), &now) != 0)
-		return;
-	if (strcmp(old, id) == 0 && !renamed)
-		return;
-	bot_on_rename(irc->adapter->bot, irc->adapter, old, &now);
-}
-
-/*
- * Learns user@host (from a prefix or a WHO reply) and, when account is not
- * NULL, the account ("*" and "0": none) of u; tells the core if its id
- * changed.
- */
-static void
-user_learn(struct irc *irc, struct irc_user *u, const char *user,
-    const char *host, const char *account)
-{
-	char old[512];
-	int had = user_id(u, old, sizeof(old)) == 0;
-
-	if (user != NULL && user[0] != '\0')
-		set_field(&u->user, user);
-	if (host != NULL && host[0] != '\0')
-		set_field(&u->host, host);
-	if (account != NULL) {
-		set_field(&u->account, irc_account_known(account) ? account :
-		    NULL);
-		u->account_known = 1;
-	}
-	notify_rename(irc, u, had ? old : NULL, 0);
-}
-
-/* Channels. */
-
-struct irc_chan *
-irc_chan_find(struct irc *irc, const char *name)
-{
-	for (int i = 0; i < irc->nchans; i++)
-		if (irc_nick_eq(irc, irc->chans[i]->name, name))
-			return irc->chans[i];
-	return NULL;
-}
-
-static struct irc_chan *
-chan_get(struct irc *irc, const char *name)
-{
-	struct irc_chan *c = irc_chan_find(irc, name);
-
-	if (c != NULL)
-		return c;
-	if (array_grow((void **)&irc->chans, &irc->chans_cap, irc->nchans + 1,
-	    sizeof(*irc->chans)) != 0 || (c = calloc(1, sizeof(*c))) == NULL)
-		return NULL;
-	if ((c->name = strdup(name)) == NULL) {
-		free(c);
-		return NULL;
-	}
-	c->irc = irc;
-	irc->chans[irc->nchans++] = c;
-	return c;
-}
-
-static int
-chan_has(const struct irc_chan *c, const struct irc_user *u)
-{
-	for (int i = 0; i < c->nmembers; i++)
-		if (c->members[i] == u)
-			return 1;
-	return 0;
-}
-
-static void
-chan_add(struct irc_chan *c, struct irc_user *u)
-{
-	if (chan_has(c, u) || array_grow((void **)&c->members, &c->members_cap,
-	    c->nmembers + 1, sizeof(*c->members)) != 0)
-		return;
-	c->members[c->nmembers++] = u;
-	u->channels++;
-}
-
-static void
-chan_remove(struct irc *irc, struct irc_chan *c, struct irc_user *u)
-{
-	for (int i = 0; i < c->nmembers; i++) {
-		if (c->members[i] == u) {
-			c->members[i] = c->members[--c->nmembers];
-			u->channels--;
-			user_release(irc, u);
-			return;
-		}
-	}
-}
-
-static void
-chan_clear(struct irc *irc, struct irc_chan *c)
-{
-	while (c->nmembers > 0) {
-		struct irc_user *u = c->members[--c->nmembers];
-
-		u->channels--;
-		user_release(irc, u);
-	}
-}
-
-/* Forgets a channel we no longer want nor are in. */
-static void
-chan_drop(struct irc *irc, struct irc_chan *c)
-{
-	chan_clear(irc, c);
-	if (irc->loop != NULL)
-		loop_cancel(irc->loop, c->rejoin_timer);
-	for (int i = 0; i < irc->nchans; i++) {
-		if (irc->chans[i] == c) {
-			irc->chans[i] = irc->chans[--irc->nchans];
-			break;
-		}
-	}
-	free(c->members);
-	free(c->name);
-	free(c);
-}
-
-
-int
-irc_origin_split(const char *origin, struct origin *o)
-{
-	if (origin == NULL)
-		return -1;
-	return irc_mask_split(origin, o->nick, sizeof(o->nick), o->user,
-	    sizeof(o->user), o->host, sizeof(o->host));
 }
 
 /* Sending. */
@@ -501,7 +232,7 @@ sent_timer(struct loop *loop, uint64_t id, void *arg)
 	(void)id;
 	irc->sent_timer = 0;
 	irc_enter(irc);
-	for (int i = 0; i < irc->nsent && alive(irc); i++)
+	for (int i = 0; i < irc->nsent && irc_alive(irc); i++)
 		bot_on_sent(irc->adapter->bot, irc->adapter, irc->sent_ids[i]);
 	irc->nsent = 0;
 	irc_leave(irc);
@@ -588,8 +319,8 @@ irc_queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
  * The longest prefix the server may put before our lines: our own
  * nick!user@host once it told us, allowances before.
  */
-static size_t
-self_mask_length(const struct irc *irc)
+size_t
+irc_self_mask_length(const struct irc *irc)
 {
 	size_t nick = strlen(irc->nick);
 
@@ -640,7 +371,8 @@ queue_text(struct irc *irc, const char *command, const char *target,
 	size_t overhead;
 	int n, rc = -1;
 
-	overhead = irc_overhead("", command, target) + self_mask_length(irc);
+	overhead = irc_overhead("", command, target) +
+	    irc_self_mask_length(irc);
 	if (ident != NULL && strlen(target) < NICK_ALLOWANCE)
 		overhead += NICK_ALLOWANCE - strlen(target);
 	if (overhead + 16 > IRC_LINE_MAX) {
@@ -666,8 +398,8 @@ queue_text(struct irc *irc, const char *command, const char *target,
 }
 
 /* Joins every channel we want and are not in, several per JOIN line. */
-static void
-join_wanted(struct irc *irc)
+void
+irc_join_wanted(struct irc *irc)
 {
 	char line[400];
 	size_t len = 0;
@@ -707,8 +439,8 @@ rejoin_timer(struct loop *loop, uint64_t id, void *arg)
 }
 
 /* Tries to join c again later, waiting longer after each failure. */
-static void
-rejoin_later(struct irc *irc, struct irc_chan *c, uint64_t base)
+void
+irc_rejoin_later(struct irc *irc, struct irc_chan *c, uint64_t base)
 {
 	uint64_t delay = base;
 
@@ -817,16 +549,16 @@ connection_close(struct irc *irc)
 	for (int i = 0; i < irc->nchans; i++) {
 		struct irc_chan *c = irc->chans[i];
 
-		chan_clear(irc, c);
+		irc_chan_clear(irc, c);
 		c->joined = 0;
 		loop_cancel(irc->loop, c->rejoin_timer);
 		c->rejoin_timer = 0;
 	}
 	for (int i = irc->nchans - 1; i >= 0; i--)
 		if (!irc->chans[i]->wanted)
-			chan_drop(irc, irc->chans[i]);
+			irc_chan_drop(irc, irc->chans[i]);
 	while (irc->nusers > 0)
-		user_free(irc->users[--irc->nusers]);
+		irc_user_free(irc->users[--irc->nusers]);
 	text_clear(&irc->caps_offered);
 	irc->caps = irc->cap_reqs = irc->cap_done = irc->sasl_state = 0;
 	irc->account[0] = '\0';
@@ -874,7 +606,7 @@ irc_connection_lost(struct irc *irc, const char *fmt, ...)
 		irc->attempts = 0;
 	connection_close(irc);
 	schedule_reconnect(irc);
-	if (was_ready && alive(irc))
+	if (was_ready && irc_alive(irc))
 		bot_on_connected(irc->adapter->bot, irc->adapter, 0);
 }
 
@@ -937,7 +669,7 @@ learn_tagged_account(struct irc *irc, const char *line, size_t len)
 	    o.host[0] == '\0')
 		return;
 	if ((u = irc_user_find(irc, o.nick)) != NULL)
-		user_learn(irc, u, o.user, o.host, account);
+		irc_user_learn(irc, u, o.user, o.host, account);
 }
 
 /* Hands a cleaned line of the server to libircclient. */
@@ -1301,8 +1033,6 @@ on_listen(struct loop *loop, int fd, int events, void *arg)
 	irc_leave(irc);
 }
 
-static irc_session_t *session_create(void);
-
 /*
  * The server is connected: opens the loopback listener and lets
  * libircclient connect to it.  libircclient's socket is the lowest free
@@ -1342,7 +1072,7 @@ local_begin(struct irc *irc)
 		irc_connection_lost(irc, "too many open descriptors");
 		return;
 	}
-	if ((irc->session = session_create()) == NULL) {
+	if ((irc->session = irc_session_create()) == NULL) {
 		irc_connection_lost(irc, "libircclient could not start");
 		return;
 	}
@@ -1428,632 +1158,6 @@ connect_begin(struct irc *irc)
 	}
 }
 
-/* libircclient's events. */
-
-static struct irc *
-session_irc(irc_session_t *session)
-{
-	return irc_get_ctx(session);
-}
-
-static void
-on_connect(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct origin o;
-
-	(void)event;
-	(void)origin;
-	if (count < 1 || irc->phase != PHASE_RELAY)
-		return;
-	snprintf(irc->nick, sizeof(irc->nick), "%s", params[0]);
-	/* "Welcome to the ... Network nick!user@host" tells our mask. */
-	if (count >= 2) {
-		const char *word = strrchr(params[count - 1], ' ');
-
-		word = word != NULL ? word + 1 : params[count - 1];
-		if (irc_origin_split(word, &o) == 0 &&
-		    irc_is_self(irc, o.nick) &&
-		    o.user[0] != '\0' && o.host[0] != '\0') {
-			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
-			    o.user);
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    o.host);
-		}
-	}
-	irc->phase = PHASE_READY;
-	irc->registered_at = irc_now_ms(irc);
-	loop_cancel(irc->loop, irc->register_timer);
-	irc->register_timer = 0;
-	irc->cap_done = 1;
-	log_info("irc %s: registered as %s", irc->network, irc->nick);
-	if (irc->cfg.nickserv_password != NULL && irc->account[0] == '\0') {
-		char line[IRC_LINE_MAX];
-
-		snprintf(line, sizeof(line), "PRIVMSG NickServ :IDENTIFY %s %s",
-		    irc->cfg.nick, irc->cfg.nickserv_password);
-		irc_send_now(irc, line);
-		explicit_bzero(line, sizeof(line));
-	}
-	join_wanted(irc);
-	irc_reclaim_start(irc);
-	irc_queue_run(irc->queue, 1);
-	if (alive(irc))
-		bot_on_connected(irc->adapter->bot, irc->adapter, 1);
-}
-
-static void
-on_nick(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_user *u;
-	struct origin o;
-	char old[512];
-	int had;
-
-	(void)event;
-	if (count < 1 || irc_origin_split(origin, &o) != 0)
-		return;
-	if (irc_is_self(irc, o.nick)) {
-		snprintf(irc->nick, sizeof(irc->nick), "%s", params[0]);
-		log_info("irc %s: we are %s now", irc->network, irc->nick);
-		if (irc_is_self(irc, irc->cfg.nick))
-			irc_reclaim_done(irc);
-		return;
-	}
-	/* Both nicks change hands: what we knew of them is old. */
-	irc_glimpse_forget(irc, o.nick);
-	irc_glimpse_forget(irc, params[0]);
-	if (irc_nick_eq(irc, o.nick, irc->cfg.nick))
-		irc_reclaim_now(irc);
-	if ((u = irc_user_find(irc, o.nick)) == NULL)
-		return;
-	user_learn(irc, u, o.user, o.host, NULL);
-	had = user_id(u, old, sizeof(old)) == 0;
-	if (!set_field(&u->nick, params[0]))
-		return;
-	/* Lines still waiting for the old nick would find nobody. */
-	if (irc->queue != NULL) {
-		size_t max = IRC_LINE_MAX - 4 - self_mask_length(irc);
-
-		irc_queue_retarget(irc->queue, irc->is.casemap, o.nick,
-		    params[0], max);
-	}
-	notify_rename(irc, u, had ? old : NULL, 1);
-}
-
-/* Tells the core that u left channel (NULL: quit). */
-static void
-tell_leave(struct irc *irc, const char *channel, const struct irc_user *u)
-{
-	char id[512], mask[512];
-	struct user who;
-
-	if (alive(irc) && user_struct(irc, u, id, sizeof(id), mask,
-	    sizeof(mask), &who) == 0)
-		bot_on_leave(irc->adapter->bot, irc->adapter, channel, &who);
-}
-
-static void
-on_quit(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_user *u;
-	struct origin o;
-
-	(void)event;
-	(void)params;
-	(void)count;
-	if (irc_origin_split(origin, &o) != 0 || irc_is_self(irc, o.nick))
-		return;
-	irc_glimpse_forget(irc, o.nick);
-	if (irc_nick_eq(irc, o.nick, irc->cfg.nick))
-		irc_reclaim_now(irc);
-	if ((u = irc_user_find(irc, o.nick)) == NULL)
-		return;
-	user_learn(irc, u, o.user, o.host, NULL);
-	tell_leave(irc, NULL, u);
-	/* Unlink from every channel first: the last unlink frees u. */
-	for (int i = 0; i < irc->nchans; i++) {
-		struct irc_chan *c = irc->chans[i];
-
-		for (int j = 0; j < c->nmembers; j++) {
-			if (c->members[j] == u) {
-				c->members[j] = c->members[--c->nmembers];
-				u->channels--;
-				break;
-			}
-		}
-	}
-	u->channels = 0;
-	user_release(irc, u);
-}
-
-/*
- * Asks for the members' user@host and accounts once the games' lines are
- * out: a line per channel adds up when joining hundreds.
- */
-static void
-send_who(struct irc *irc, const char *channel)
-{
-	if (irc->is.whox)
-		irc_queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s %%tcuhna,"
-		    WHOX_TOKEN, channel);
-	else
-		irc_queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s", channel);
-}
-
-static void
-on_join(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_chan *c;
-	struct irc_user *u;
-	struct origin o;
-	char id[512], mask[512];
-	struct user who;
-
-	(void)event;
-	if (count < 1 || irc_origin_split(origin, &o) != 0)
-		return;
-	if (irc_is_self(irc, o.nick)) {
-		if ((c = chan_get(irc, params[0])) == NULL)
-			return;
-		c->joined = 1;
-		c->joined_at = irc_now_ms(irc);
-		chan_clear(irc, c);
-		loop_cancel(irc->loop, c->rejoin_timer);
-		c->rejoin_timer = 0;
-		if (o.user[0] != '\0' && o.host[0] != '\0') {
-			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
-			    o.user);
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    o.host);
-		}
-		log_info("irc %s: joined %s", irc->network, c->name);
-		send_who(irc, c->name);
-		/* Its lines waited for the join. */
-		irc_queue_flush(irc->queue);
-		return;
-	}
-	if ((c = irc_chan_find(irc, params[0])) == NULL || !c->joined ||
-	    (u = user_get(irc, o.nick)) == NULL)
-		return;
-	chan_add(c, u);
-	user_learn(irc, u, o.user, o.host,
-	    (irc->caps & CAP_EXTENDED_JOIN) && count >= 2 ? params[1] : NULL);
-	if (alive(irc) && user_struct(irc, u, id, sizeof(id), mask,
-	    sizeof(mask), &who) == 0)
-		bot_on_join(irc->adapter->bot, irc->adapter, c->name, &who);
-}
-
-static void
-on_part(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_chan *c;
-	struct irc_user *u;
-	struct origin o;
-
-	(void)event;
-	if (count < 1 || irc_origin_split(origin, &o) != 0 ||
-	    (c = irc_chan_find(irc, params[0])) == NULL)
-		return;
-	if (irc_is_self(irc, o.nick)) {
-		c->joined = 0;
-		chan_clear(irc, c);
-		log_info("irc %s: left %s", irc->network, c->name);
-		if (!c->wanted)
-			chan_drop(irc, c);
-		else
-			rejoin_later(irc, c, KICK_REJOIN_MS);
-		return;
-	}
-	if ((u = irc_user_find(irc, o.nick)) == NULL || !chan_has(c, u))
-		return;
-	user_learn(irc, u, o.user, o.host, NULL);
-	tell_leave(irc, c->name, u);
-	chan_remove(irc, c, u);
-}
-
-static void
-on_kick(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_chan *c;
-	struct irc_user *u;
-
-	(void)event;
-	if (count < 2 || (c = irc_chan_find(irc, params[0])) == NULL)
-		return;
-	if (irc_is_self(irc, params[1])) {
-		log_warn("irc %s: kicked from %s by %s: %s", irc->network,
-		    c->name, origin != NULL ? origin : "?",
-		    count >= 3 ? params[2] : "");
-		c->joined = 0;
-		chan_clear(irc, c);
-		/* Staying a while forgives earlier kicks. */
-		if (irc_now_ms(irc) - c->joined_at > 10 * 60 * 1000)
-			c->retries = 0;
-		if (c->wanted)
-			rejoin_later(irc, c, KICK_REJOIN_MS);
-		else
-			chan_drop(irc, c);
-		return;
-	}
-	if ((u = irc_user_find(irc, params[1])) == NULL || !chan_has(c, u))
-		return;
-	tell_leave(irc, c->name, u);
-	chan_remove(irc, c, u);
-}
-
-static void
-on_privmsg(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_user *u, stranger;
-	struct irc_chan *c = NULL;
-	struct origin o;
-	char id[512], mask[512], *text;
-	struct user who;
-
-	(void)event;
-	/*
-	 * libircclient tells private from channel messages by comparing
-	 * with the nick it registered, which alternative nicks change; the
-	 * target decides here.
-	 */
-	if (count < 2 || irc_origin_split(origin, &o) != 0 || !alive(irc))
-		return;
-	if (irc_is_channel(&irc->is, params[0])) {
-		if ((c = irc_chan_find(irc, params[0])) == NULL || !c->joined)
-			return;
-	} else if (!irc_is_self(irc, params[0])) {
-		return;
-	}
-	if ((u = irc_user_find(irc, o.nick)) != NULL) {
-		user_learn(irc, u, o.user, o.host, NULL);
-	} else {
-		/* Who holds the nick now, for a moment. */
-		irc_glimpse_note(irc, o.nick, o.user, o.host, NULL, 0);
-		memset(&stranger, 0, sizeof(stranger));
-		stranger.nick = o.nick;
-		stranger.user = o.user;
-		stranger.host = o.host;
-		u = &stranger;
-	}
-	if (user_struct(irc, u, id, sizeof(id), mask, sizeof(mask),
-	    &who) != 0 ||
-	    (text = strdup(params[1])) == NULL)
-		return;
-	irc_strip_codes(text);
-	if (text[0] != '\0' && alive(irc))
-		bot_on_message(irc->adapter->bot, irc->adapter,
-		    c != NULL ? c->name : NULL, &who, text);
-	free(text);
-}
-
-static void
-on_notice(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-
-	(void)event;
-	/* Bots never answer notices; services' replies are worth a log. */
-	if (count >= 2 && origin != NULL)
-		log_debug("irc %s: notice from %s: %s", irc->network, origin,
-		    params[1]);
-}
-
-static int
-valid_channel(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n < 2 || n > 200 || strchr("#&!+", s[0]) == NULL)
-		return 0;
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s <= ' ' || *s == ',' || *s == 0x7f)
-			return 0;
-	return 1;
-}
-
-static void
-on_invite(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_chan *c;
-
-	(void)event;
-	if (count < 2 || !valid_channel(params[1]))
-		return;
-	log_info("irc %s: %s invited us to %s%s", irc->network,
-	    origin != NULL ? origin : "?", params[1],
-	    irc->cfg.join_on_invite ? "" : " (join_on_invite is off)");
-	if (!irc->cfg.join_on_invite || (c = chan_get(irc, params[1])) == NULL)
-		return;
-	c->wanted = 1;
-	if (!c->joined)
-		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
-}
-
-static void
-on_ctcp(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct origin o;
-
-	(void)event;
-	if (count < 1 || irc_origin_split(origin, &o) != 0 ||
-	    strcasecmp(params[0], "VERSION") != 0)
-		return;
-	irc_queue_line(irc, IRC_CLASS_LOW,
-	    "NOTICE %s :\001VERSION stichbot %s\001",
-	    o.nick, STICHBOT_VERSION);
-}
-
-static void
-on_unknown(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_user *u;
-	struct origin o;
-
-	if (strcmp(event, "CAP") == 0) {
-		irc_cap_message(irc, params, count);
-	} else if (strcmp(event, "AUTHENTICATE") == 0) {
-		irc_authenticate_message(irc, params, count);
-	} else if (strcmp(event, "ACCOUNT") == 0) {
-		if (count < 1 || irc_origin_split(origin, &o) != 0)
-			return;
-		if (irc_is_self(irc, o.nick))
-			snprintf(irc->account, sizeof(irc->account), "%s",
-			    irc_account_known(params[0]) ? params[0] : "");
-		else if ((u = irc_user_find(irc, o.nick)) != NULL)
-			user_learn(irc, u, o.user, o.host, params[0]);
-	} else if (strcmp(event, "CHGHOST") == 0) {
-		if (count < 2 || irc_origin_split(origin, &o) != 0)
-			return;
-		if (irc_is_self(irc, o.nick)) {
-			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
-			    params[0]);
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    params[1]);
-		} else if ((u = irc_user_find(irc, o.nick)) != NULL) {
-			user_learn(irc, u, params[0], params[1], NULL);
-		}
-	} else if (strcmp(event, "ERROR") == 0) {
-		log_warn("irc %s: the server says: %s", irc->network,
-		    count > 0 ? params[0] : "");
-	}
-}
-
-/* A NAMES reply (353): the people on a channel we joined. */
-static void
-names_reply(struct irc *irc, const char *channel, const char *names)
-{
-	struct irc_chan *c = irc_chan_find(irc, channel);
-	char entry[512], nick[128], user[128], host[256];
-	const char *p = names;
-
-	if (c == NULL || !c->joined)
-		return;
-	while (*p != '\0') {
-		const char *end = strchr(p, ' ');
-		size_t n = end != NULL ? (size_t)(end - p) : strlen(p);
-		struct irc_user *u;
-
-		if (n > 0 && n < sizeof(entry)) {
-			memcpy(entry, p, n);
-			entry[n] = '\0';
-			if (irc_names_entry(&irc->is, entry, nick, sizeof(nick),
-			    user, sizeof(user), host, sizeof(host)) == 0 &&
-			    !irc_is_self(irc, nick) &&
-			    (u = user_get(irc, nick)) != NULL) {
-				chan_add(c, u);
-				user_learn(irc, u, user, host, NULL);
-			}
-		}
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-}
-
-/* A WHO (352) or WHOX (354) reply; account NULL when WHO has none. */
-static void
-who_reply(struct irc *irc, const char *user, const char *host,
-    const char *nick, const char *account)
-{
-	struct irc_user *u;
-
-	if (irc_is_self(irc, nick)) {
-		snprintf(irc->self_user, sizeof(irc->self_user), "%s", user);
-		snprintf(irc->self_host, sizeof(irc->self_host), "%s", host);
-		if (account != NULL)
-			snprintf(irc->account, sizeof(irc->account), "%s",
-			    irc_account_known(account) ? account : "");
-		return;
-	}
-	if ((u = irc_user_find(irc, nick)) != NULL)
-		user_learn(irc, u, user, host, account);
-}
-
-static void
-join_failed(struct irc *irc, unsigned int code, const char **params,
-    unsigned int count)
-{
-	struct irc_chan *c;
-
-	if (count < 2)
-		return;
-	log_warn("irc %s: cannot join %s: %s (%03u)", irc->network, params[1],
-	    params[count - 1], code);
-	if ((c = irc_chan_find(irc, params[1])) == NULL || c->joined)
-		return;
-	/* A ban, a full or invite-only channel, or one for registered
-	 * nicks may change; a wrong name or key will not. */
-	if (c->wanted && (code == 471 || code == 473 || code == 474 ||
-	    code == 477))
-		rejoin_later(irc, c, BAN_REJOIN_MS);
-}
-
-static void
-on_numeric(irc_session_t *session, unsigned int code, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	const char *last = count > 0 ? params[count - 1] : "";
-
-	(void)origin;
-	switch (code) {
-	case 353:
-		if (count >= 4)
-			names_reply(irc, params[count - 2], last);
-		break;
-	case 352:
-		if (count >= 6) {
-			who_reply(irc, params[2], params[3], params[5], NULL);
-			irc_verify_reply(irc, params[5], params[2], params[3],
-			    NULL);
-		}
-		break;
-	case 354:
-		if (count >= 7 && strcmp(params[1], WHOX_TOKEN) == 0)
-			who_reply(irc, params[3], params[4], params[5],
-			    params[6]);
-		if (count >= 6 && strcmp(params[1], VERIFY_TOKEN) == 0) {
-			who_reply(irc, params[2], params[3], params[4],
-			    params[5]);
-			irc_verify_reply(irc, params[4], params[2], params[3],
-			    params[5]);
-		}
-		break;
-	case 315:
-		if (count >= 2)
-			irc_verify_end(irc, params[1]);
-		break;
-	case 303:
-		if (count >= 2)
-			irc_ison_reply(irc, last);
-		break;
-	case 730:
-	case 731:
-		if (count >= 2 && code == 731)
-			irc_monitor_reply(irc, last);
-		break;
-	case 4:
-		/* RPL_MYINFO: the server's software sets the default pace. */
-		if (count >= 3 && !irc->cfg.flood_given && irc->queue != NULL) {
-			int burst, interval;
-
-			irc_pace_for_server(params[2], &burst, &interval);
-			irc_queue_set_pace(irc->queue, burst, interval);
-			log_info("irc %s: %s: sending %d lines at once, then "
-			    "one per %d ms", irc->network, params[2], burst,
-			    interval);
-		}
-		break;
-	case 396:
-		if (count >= 2) {
-			const char *at = strchr(params[1], '@');
-
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    at != NULL ? at + 1 : params[1]);
-		}
-		break;
-	case 432:
-	case 433:
-	case 437:
-		irc_next_nick(irc, code == 432);
-		break;
-	case 900:
-		if (count >= 3) {
-			snprintf(irc->account, sizeof(irc->account), "%s",
-			    params[2]);
-			log_info("irc %s: logged in as %s", irc->network,
-			    params[2]);
-		}
-		break;
-	case 901:
-		irc->account[0] = '\0';
-		break;
-	case 903:
-		irc->sasl_state = 3;
-		irc_cap_end(irc);
-		break;
-	case 902:
-	case 904:
-	case 905:
-	case 906:
-		log_warn("irc %s: SASL login failed: %s (%03u)", irc->network,
-		    last, code);
-		irc_cap_end(irc);
-		break;
-	case 907:
-		irc_cap_end(irc);
-		break;
-	case 421:
-		if (count >= 2 && strcasecmp(params[1], "CAP") == 0)
-			irc->cap_done = 1;
-		break;
-	case 471:
-	case 473:
-	case 474:
-	case 475:
-	case 477:
-	case 403:
-	case 405:
-	case 476:
-	case 479:
-		join_failed(irc, code, params, count);
-		break;
-	case 404:
-	case 401:
-		if (count >= 2)
-			log_info("irc %s: cannot send to %s: %s", irc->network,
-			    params[1], last);
-		break;
-	default:
-		break;
-	}
-}
-
-static const irc_callbacks_t callbacks = {
-	.event_connect = on_connect,
-	.event_nick = on_nick,
-	.event_quit = on_quit,
-	.event_join = on_join,
-	.event_part = on_part,
-	.event_kick = on_kick,
-	.event_channel = on_privmsg,
-	.event_privmsg = on_privmsg,
-	.event_notice = on_notice,
-	.event_channel_notice = on_notice,
-	.event_invite = on_invite,
-	.event_ctcp_req = on_ctcp,
-	.event_unknown = on_unknown,
-	.event_numeric = on_numeric,
-};
-
-static irc_session_t *
-session_create(void)
-{
-	/* libircclient copies the table; it never writes to ours. */
-	return irc_create_session((irc_callbacks_t *)&callbacks);
-}
-
 /* The adapter. */
 
 static int
@@ -2100,7 +1204,7 @@ irc_free(struct irc *irc)
 			loop_unhook(irc->loop, hook, irc);
 	}
 	while (irc->nchans > 0)
-		chan_drop(irc, irc->chans[0]);
+		irc_chan_drop(irc, irc->chans[0]);
 	free(irc->chans);
 	free(irc->users);
 	irc_queue_destroy(irc->queue);
@@ -2246,12 +1350,12 @@ irc_join(struct adapter *adapter, const char *channel)
 	struct irc *irc = adapter->priv;
 	struct irc_chan *c;
 
-	if (irc == NULL || !valid_channel(channel)) {
+	if (irc == NULL || !irc_valid_channel(channel)) {
 		log_warn("irc %s: cannot join \"%s\": not a channel name",
 		    irc != NULL ? irc->network : "?", channel);
 		return -1;
 	}
-	if ((c = chan_get(irc, channel)) == NULL)
+	if ((c = irc_chan_get(irc, channel)) == NULL)
 		return -1;
 	c->wanted = 1;
 	c->retries = 0;
@@ -2283,7 +1387,7 @@ irc_part(struct adapter *adapter, const char *channel)
 			irc_queue_line(irc, IRC_CLASS_CONTROL, "PART %s",
 			    c->name);
 	} else {
-		chan_drop(irc, c);
+		irc_chan_drop(irc, c);
 	}
 	return 0;
 }
@@ -2294,7 +1398,8 @@ irc_send_channel(struct adapter *adapter, const char *channel,
 {
 	struct irc *irc = adapter->priv;
 
-	if (irc == NULL || queue_get(irc) == NULL || !valid_channel(channel))
+	if (irc == NULL || queue_get(irc) == NULL ||
+	    !irc_valid_channel(channel))
 		return -1;
 	return queue_text(irc, "PRIVMSG", channel, NULL, info != NULL &&
 	    info->flow != NULL ? info->flow : channel, info != NULL ?

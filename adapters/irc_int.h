@@ -3,8 +3,10 @@
  * state (struct irc), the people and channels it knows, and the helpers
  * more than one of its files use.  Not for anything outside adapters/irc*.
  *
- * irc.c: configuration aside (irc_config.c), the connection, the relay,
- * registration, libircclient's events and the adapter's operations.
+ * irc.c: the connection, the relay, the send queue's ends and the
+ * adapter's operations.
+ * irc_people.c: the people and channels the bot shares with them.
+ * irc_events.c: libircclient's events.
  * irc_register.c: capabilities, SASL, nicknames and taking our own nick
  * back.
  * irc_verify.c: who holds a nick now, before private lines go to it.
@@ -22,6 +24,12 @@
 #include "irc_proto.h"
 #include "text.h"
 
+/* Rejoining after a kick, and after a ban or a full channel. */
+#define KICK_REJOIN_MS 10000
+#define BAN_REJOIN_MS 60000
+#define REJOIN_MAX_MS (30 * 60 * 1000)
+/* The WHOX token that marks the replies to a channel's WHO. */
+#define WHOX_TOKEN "163"
 /* The WHOX token of a verification: who holds a nick now. */
 #define VERIFY_TOKEN "164"
 /* A verification unanswered for this long is asked again. */
@@ -165,6 +173,48 @@ int irc_origin_split(const char *origin, struct origin *o);
 /* Queues "COMMAND target" lines (JOIN, WHO, PART, NOTICE ...). */
 int irc_queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The core is told nothing once finish() has been called. */
+int irc_alive(const struct irc *irc);
+/* The longest prefix the server may put before our lines. */
+size_t irc_self_mask_length(const struct irc *irc);
+/* Joins every channel we want and are not in; again later after a kick. */
+void irc_join_wanted(struct irc *irc);
+void irc_rejoin_later(struct irc *irc, struct irc_chan *c, uint64_t base);
+
+/* irc_people.c: the people and channels we share with them. */
+
+struct irc_user *irc_user_get(struct irc *irc, const char *nick);
+void irc_user_free(struct irc_user *u);
+/* Forgets u once it shares no channel with us. */
+void irc_user_release(struct irc *irc, struct irc_user *u);
+/* Replaces *field with s (NULL or "" clears it); 1 when it changed. */
+int irc_set_field(char **field, const char *s);
+/* u's identity for the core; -1 while it cannot be told. */
+int irc_user_id(const struct irc_user *u, char *out, size_t outlen);
+/* The struct user of u; id and mask are buffers of the caller. */
+int irc_user_struct(const struct irc *irc, const struct irc_user *u,
+    char *id, size_t idlen, char *mask, size_t masklen, struct user *out);
+/* Tells the core when u's id (old, NULL: none) or name changed. */
+void irc_notify_rename(struct irc *irc, const struct irc_user *u,
+    const char *old, int renamed);
+/* Learns user@host and (account not NULL) the account of u. */
+void irc_user_learn(struct irc *irc, struct irc_user *u, const char *user,
+    const char *host, const char *account);
+struct irc_chan *irc_chan_get(struct irc *irc, const char *name);
+int irc_chan_has(const struct irc_chan *c, const struct irc_user *u);
+void irc_chan_add(struct irc_chan *c, struct irc_user *u);
+void irc_chan_remove(struct irc *irc, struct irc_chan *c,
+    struct irc_user *u);
+void irc_chan_clear(struct irc *irc, struct irc_chan *c);
+/* Forgets a channel we no longer want nor are in. */
+void irc_chan_drop(struct irc *irc, struct irc_chan *c);
+
+/* irc_events.c: libircclient's events. */
+
+irc_session_t *irc_session_create(void);
+/* A channel name we may join: #&!+, no spaces, commas or controls. */
+int irc_valid_channel(const char *s);
 
 /* Loop callbacks: irc_leave() returns 1 when finish() freed irc. */
 void irc_enter(struct irc *irc);
