@@ -92,6 +92,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "here; it goes on from this point once my operator has "
 	    "repaired the store and restarted me.",
 	[MSG_ME] = "me",
+	[MSG_NO_OPTIONS] = "{1} has no options.",
 	[MSG_CROWDED] = "Many people are asking me things at once; I answer "
 	    "moves first. Please try again in a little while.",
 	[MSG_NOBODY_SEATED] = "Nobody is seated any more: the game pauses "

@@ -349,6 +349,30 @@ options_text(struct text *t, enum lang lang, const struct table *table)
 		text_add(t, "-");
 }
 
+/*
+ * The largest value option i may take at table with the people seated
+ * now (Wizard's rounds depend on the player count), as the engine's own
+ * check says; the option's own maximum while too few are seated to tell.
+ */
+static int
+option_max(const struct game_impl *impl, int i, const struct table *table)
+{
+	const struct game_option_desc *o = &impl->options[i];
+	struct game_options probe;
+	char err[GAME_ERR_LEN];
+
+	if (table == NULL || table->nseats < impl->min_seats)
+		return o->max;
+	for (int v = o->max; v > o->min; v--) {
+		memset(&probe, 0, sizeof(probe));
+		probe.value[i] = v;
+		if (impl->validate_options(&probe, table->nseats, err,
+		    sizeof(err)) == 0)
+			return v;
+	}
+	return o->min;
+}
+
 static void
 cmd_option(struct ctx *ctx)
 {
@@ -369,6 +393,16 @@ cmd_option(struct ctx *ctx)
 		if (impl == NULL)
 			impl = game_registry[0];
 		o = impl->options;
+		if (o[0].name == NULL) {
+			struct text title;
+
+			text_init(&title);
+			game_title(&title, ctx->lang, impl);
+			SAY(&ctx->reply, ctx->lang, MSG_NO_OPTIONS, "r",
+			    text_str(&title));
+			text_finish(&title);
+			return;
+		}
 		text_init(&names);
 		for (int i = 0; o[i].name != NULL; i++) {
 			text_add(&names, i > 0 ? ", " : "");
@@ -376,7 +410,7 @@ cmd_option(struct ctx *ctx)
 				text_add(&names, o[i].name);
 			else
 				text_printf(&names, "%s=%d..%d", o[i].name,
-				    o[i].min, o[i].max);
+				    o[i].min, option_max(impl, i, table));
 		}
 		text_init(&list);
 		if (table != NULL) {

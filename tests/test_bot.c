@@ -1650,6 +1650,27 @@ test_hints_name_the_bot(void **state)
 	    "privately to stichbot_"));
 }
 
+/* !option lists what applies: nothing for BirdHead, ranges by players. */
+static void
+test_option_list(void **state)
+{
+	struct fx *f = *state;
+
+	say(f, "#ol", "alice", "!game birdhead");
+	say(f, "#ol", "alice", "!option");
+	assert_string_equal(last_to(f, "#ol", NULL),
+	    "BirdHead has no options.");
+	say(f, "#ol", "alice", "!game wizard");
+	say(f, "#ol", "alice", "!join");
+	say(f, "#ol", "alice", "!option");
+	assert_non_null(strstr(last_to(f, "#ol", NULL), "rounds=1..20"));
+	say(f, "#ol", "bob", "!join");
+	say(f, "#ol", "carol", "!join");
+	say(f, "#ol", "dave", "!join");
+	say(f, "#ol", "alice", "!option");
+	assert_non_null(strstr(last_to(f, "#ol", NULL), "rounds=1..15"));
+}
+
 int
 main(void)
 {
@@ -1686,6 +1707,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_option_list,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hints_name_the_bot,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seat_follows_name,
