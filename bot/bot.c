@@ -446,11 +446,11 @@ bot_leave(struct bot *bot)
 	if (rc == 0) {
 		/* Stored again: the next failure is told again. */
 		for (int i = 0; outbox_last_stored(bot->outbox) &&
-		    i < outbox_failed_flows(bot->outbox); i++) {
+		    i < outbox_flow_count(bot->outbox); i++) {
 			struct network *network = network_find(bot,
-			    outbox_failed_network(bot->outbox, i));
+			    outbox_flow_network(bot->outbox, i));
 			struct channel *channel = network != NULL ?
-			    channel_get(network, outbox_failed_flow(
+			    channel_get(network, outbox_flow_name(
 			    bot->outbox, i), 0) : NULL;
 
 			if (channel != NULL)
@@ -462,11 +462,11 @@ bot_leave(struct bot *bot)
 	 * Nothing the event caused was said, and the store holds the state
 	 * from before it: the tables it spoke for become that again.
 	 */
-	for (int i = 0; i < outbox_failed_flows(bot->outbox); i++) {
+	for (int i = 0; i < outbox_flow_count(bot->outbox); i++) {
 		struct network *network = network_find(bot,
-		    outbox_failed_network(bot->outbox, i));
+		    outbox_flow_network(bot->outbox, i));
 		struct channel *channel = network != NULL ?
-		    channel_get(network, outbox_failed_flow(bot->outbox, i),
+		    channel_get(network, outbox_flow_name(bot->outbox, i),
 		    0) : NULL;
 
 		if (channel != NULL)

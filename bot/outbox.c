@@ -25,8 +25,8 @@ struct outbox {
 	struct captured *msgs;
 	int nmsgs, cap;
 	/* The flows the last batch spoke for: network, channel pairs. */
-	char **failed;
-	int nfailed, failed_cap;
+	char **flows;
+	int nflows, flows_cap;
 	int tracked;             /* the last batch stored a change */
 	int open;                /* the store's batch began */
 	int stale;               /* rows outbox_load() found too old */
@@ -60,11 +60,11 @@ captured_clear(struct outbox *outbox)
 }
 
 static void
-failed_clear(struct outbox *outbox)
+flows_clear(struct outbox *outbox)
 {
-	for (int i = 0; i < outbox->nfailed * 2; i++)
-		free(outbox->failed[i]);
-	outbox->nfailed = 0;
+	for (int i = 0; i < outbox->nflows * 2; i++)
+		free(outbox->flows[i]);
+	outbox->nflows = 0;
 }
 
 void
@@ -76,8 +76,8 @@ outbox_destroy(struct outbox *outbox)
 		store_batch_rollback(outbox->store);
 	captured_clear(outbox);
 	free(outbox->msgs);
-	failed_clear(outbox);
-	free(outbox->failed);
+	flows_clear(outbox);
+	free(outbox->flows);
 	free(outbox);
 }
 
@@ -102,18 +102,18 @@ outbox_enter(struct outbox *outbox)
 		    "messages are not kept");
 }
 
-/* Remembers the flows of a batch that failed, once each. */
+/* Remembers a flow the batch spoke for, once each. */
 static void
-failed_note(struct outbox *outbox, const char *network, const char *flow)
+flow_note(struct outbox *outbox, const char *network, const char *flow)
 {
 	char *n, *f;
 
-	for (int i = 0; i < outbox->nfailed; i++)
-		if (strcmp(outbox->failed[2 * i], network) == 0 &&
-		    strcmp(outbox->failed[2 * i + 1], flow) == 0)
+	for (int i = 0; i < outbox->nflows; i++)
+		if (strcmp(outbox->flows[2 * i], network) == 0 &&
+		    strcmp(outbox->flows[2 * i + 1], flow) == 0)
 			return;
-	if (array_grow((void **)&outbox->failed, &outbox->failed_cap,
-	    2 * (outbox->nfailed + 1), sizeof(*outbox->failed)) != 0)
+	if (array_grow((void **)&outbox->flows, &outbox->flows_cap,
+	    2 * (outbox->nflows + 1), sizeof(*outbox->flows)) != 0)
 		return;
 	n = strdup(network);
 	f = strdup(flow);
@@ -122,9 +122,9 @@ failed_note(struct outbox *outbox, const char *network, const char *flow)
 		free(f);
 		return;
 	}
-	outbox->failed[2 * outbox->nfailed] = n;
-	outbox->failed[2 * outbox->nfailed + 1] = f;
-	outbox->nfailed++;
+	outbox->flows[2 * outbox->nflows] = n;
+	outbox->flows[2 * outbox->nflows + 1] = f;
+	outbox->nflows++;
 }
 
 static void
@@ -168,7 +168,7 @@ outbox_leave(struct outbox *outbox)
 
 	if (outbox->depth == 0 || --outbox->depth > 0)
 		return 0;
-	failed_clear(outbox);
+	flows_clear(outbox);
 	/* Without a batch each store call stood alone: say what it said. */
 	tracked = outbox->open && store_batch_changes(outbox->store) > 0;
 	order_causally(outbox);
@@ -196,7 +196,7 @@ outbox_leave(struct outbox *outbox)
 	outbox->tracked = tracked && rc == 0;
 	for (int i = 0; i < outbox->nmsgs; i++)
 		if (outbox->msgs[i].flow != NULL)
-			failed_note(outbox, outbox->msgs[i].network,
+			flow_note(outbox, outbox->msgs[i].network,
 			    outbox->msgs[i].flow);
 	if (rc != 0) {
 		log_error("store: a change and its %d messages were not "
@@ -230,9 +230,9 @@ outbox_leave(struct outbox *outbox)
 }
 
 int
-outbox_failed_flows(const struct outbox *outbox)
+outbox_flow_count(const struct outbox *outbox)
 {
-	return outbox->nfailed;
+	return outbox->nflows;
 }
 
 int
@@ -242,15 +242,15 @@ outbox_last_stored(const struct outbox *outbox)
 }
 
 const char *
-outbox_failed_network(const struct outbox *outbox, int i)
+outbox_flow_network(const struct outbox *outbox, int i)
 {
-	return outbox->failed[2 * i];
+	return outbox->flows[2 * i];
 }
 
 const char *
-outbox_failed_flow(const struct outbox *outbox, int i)
+outbox_flow_name(const struct outbox *outbox, int i)
 {
-	return outbox->failed[2 * i + 1];
+	return outbox->flows[2 * i + 1];
 }
 
 void

@@ -48,16 +48,16 @@ void outbox_enter(struct outbox *outbox);
 /*
  * Closes the batch opened by the matching outbox_enter().  The outermost
  * one commits and sends what was captured; 0, or -1 when the commit
- * failed (nothing was sent).  Either way outbox_failed_flow(outbox, i)
+ * failed (nothing was sent).  Either way outbox_flow_name(outbox, i)
  * then names the flows the event spoke for, for i below
- * outbox_failed_flows(), and outbox_last_stored() says whether it stored
+ * outbox_flow_count(), and outbox_last_stored() says whether it stored
  * a change.
  */
 int outbox_leave(struct outbox *outbox);
-int outbox_failed_flows(const struct outbox *outbox);
+int outbox_flow_count(const struct outbox *outbox);
 int outbox_last_stored(const struct outbox *outbox);
-const char *outbox_failed_network(const struct outbox *outbox, int i);
-const char *outbox_failed_flow(const struct outbox *outbox, int i);
+const char *outbox_flow_network(const struct outbox *outbox, int i);
+const char *outbox_flow_name(const struct outbox *outbox, int i);
 /* 1 while a batch is open. */
 int outbox_inside(const struct outbox *outbox);
 

@@ -122,8 +122,8 @@ test_tracked_and_untracked(void **state)
 	assert_string_equal(h.lines[3], "net alice 1 #a your hand");
 	assert_true(h.ids[2] > 0 && h.ids[3] == h.ids[2] + 1);
 	assert_int_equal(outbox_last_stored(o), 1);
-	assert_int_equal(outbox_failed_flows(o), 1);
-	assert_string_equal(outbox_failed_flow(o, 0), "#a");
+	assert_int_equal(outbox_flow_count(o), 1);
+	assert_string_equal(outbox_flow_name(o, 0), "#a");
 
 	/* Not reported sent: a restart hands both over again, first. */
 	outbox_destroy(o);
@@ -187,10 +187,10 @@ test_failed_commit(void **state)
 	assert_int_equal(outbox_leave(o), -1);
 	/* Nothing was said, and the store has neither change nor message. */
 	assert_int_equal(h.n, 0);
-	assert_int_equal(outbox_failed_flows(o), 2);
-	assert_string_equal(outbox_failed_network(o, 0), "net");
-	assert_string_equal(outbox_failed_flow(o, 0), "#c");
-	assert_string_equal(outbox_failed_flow(o, 1), "#d");
+	assert_int_equal(outbox_flow_count(o), 2);
+	assert_string_equal(outbox_flow_network(o, 0), "net");
+	assert_string_equal(outbox_flow_name(o, 0), "#c");
+	assert_string_equal(outbox_flow_name(o, 1), "#d");
 	assert_int_equal(outbox_load(o), 0);
 	assert_int_equal(store_each_lobby(store, count_lobby, NULL), 0);
 	outbox_destroy(o);
