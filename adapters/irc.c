@@ -1,10 +1,12 @@
 /*
  * irc.c - the IRC adapter, on libircclient, driven by the bot's loop:
- * the connection and its relay, registration, libircclient's events and
- * the adapter's operations.  Its other files: irc_config.c (the network's
- * configuration), irc_verify.c (who holds a nick, before private lines go
- * there), irc_proto.c (the pure protocol parts and the send queue),
- * irc_tls.c (the upstream connection), irc_int.h (their shared state).
+ * the connection and its relay, both ends of the send queue and the
+ * adapter's operations.  Its other files: irc_config.c (the network's
+ * configuration), irc_people.c (people and channels), irc_events.c
+ * (libircclient's events), irc_register.c (capabilities, SASL, nicks),
+ * irc_verify.c (who holds a nick, before private lines go there),
+ * irc_proto.c (the pure protocol parts and the send queue), irc_tls.c
+ * (the upstream connection), irc_int.h (their shared state).
  *
  * What an admin needs to know:
  *
