@@ -925,15 +925,19 @@ bot_start(struct bot *bot)
 		}
 		network->started = 1;
 	}
-	/* What the last run committed but could not say goes out first. */
-	if (!bot->outbox_loaded) {
-		bot->outbox_loaded = 1;
-		(void)outbox_load(bot->outbox);
-	}
 	for (int c = 0; c < bot->nchannels; c++)
 		if (bot->channels[c]->configured ||
 		    bot->channels[c]->table != NULL)
 			channel_join(bot->channels[c]);
+	/*
+	 * What the last run committed but could not say goes out first,
+	 * once the adapters know which channels to join: a line for a
+	 * channel not yet joined waits for the join.
+	 */
+	if (!bot->outbox_loaded) {
+		bot->outbox_loaded = 1;
+		(void)outbox_load(bot->outbox);
+	}
 	return rc;
 }
 
