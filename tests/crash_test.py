@@ -22,6 +22,8 @@ stops with SIGTERM and must exit 0.  Then:
     index it was typed for (`stichbot export --game ID --running`);
   - every stored game, finished or running, replays with `stichbot replay`
     exit status 0 (no table is corrupted);
+  - the bot refused nothing: a refusal of a driver's legal move means a
+    command handled a second time after a restart;
   - the bot never logged a damaged or unrestorable game.
 
 STICHBOT_WRAPPER (e.g. "valgrind --error-exitcode=99 ...") is put in front
@@ -50,6 +52,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
 
 import reference  # noqa: E402
+from bot_lines import REFUSALS  # noqa: E402
 from matrix_client import MatrixClient  # noqa: E402
 from matrix_homeserver import Homeserver  # noqa: E402
 
@@ -500,6 +503,27 @@ def verify_store(ctx, drivers):
     return len(ids), finished, total
 
 
+def refusals(ctx, drivers):
+    """What the bot refused in the tables' rooms and direct rooms.  The
+    drivers type only legal moves and wait for each to be acknowledged
+    (after a restart, for the answer to `!status`), so a refusal means a
+    command was handled again after a kill (issue 14.3): typically "not
+    your turn" for a move already stored."""
+    st = ctx.hs.state
+    found = []
+    with st.cond:
+        for d in drivers:
+            for room_id in [d.room] + list(d.dms):
+                for _, e in st.rooms[room_id].events:
+                    body = e["content"].get("body", "") if \
+                        e["type"] == "m.room.message" else ""
+                    if e["sender"] != BOT or body.startswith(TITLES):
+                        continue
+                    if any(r in body for r in REFUSALS):
+                        found.append((d.index, body.split("\n")[0]))
+    return found
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("stichbot")
@@ -543,6 +567,9 @@ def main():
             expect(re.search(bad, log) is None,
                    "the bot's log says %r" % bad)
         games, finished, acked = verify_store(ctx, drivers)
+        refused = refusals(ctx, drivers)
+        expect(not refused, "the bot refused %d command(s), handled "
+               "again after a kill: %s" % (len(refused), refused[:5]))
         expect(all(len(d.acked) > 0 for d in drivers),
                "some table never had an action acknowledged")
         print("%d kills (%d during start-up), %d games (%d finished), "
