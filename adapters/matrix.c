@@ -647,7 +647,8 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 		mx_join_start(j);
 		return 0;
 	}
-	log_error("matrix %s: cannot send to %s: not joined", mx_net(m), channel);
+	log_error("matrix %s: cannot send to %s: not joined", mx_net(m),
+	    channel);
 	mx_msg_dropped(m, msg, channel);
 	mx_msg_free(msg);
 	return -1;
