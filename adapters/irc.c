@@ -1,5 +1,10 @@
 /*
- * irc.c - the IRC adapter, on libircclient, driven by the bot's loop.
+ * irc.c - the IRC adapter, on libircclient, driven by the bot's loop:
+ * the connection and its relay, registration, libircclient's events and
+ * the adapter's operations.  Its other files: irc_config.c (the network's
+ * configuration), irc_verify.c (who holds a nick, before private lines go
+ * there), irc_proto.c (the pure protocol parts and the send queue),
+ * irc_tls.c (the upstream connection), irc_int.h (their shared state).
  *
  * What an admin needs to know:
  *
@@ -29,18 +34,27 @@
  *   account-notify or account-tag), otherwise "nick!user@host"; seats
  *   follow a person through nick and account changes, and so do the lines
  *   still queued for their old nick.  Admin globs match nick!user@host.
+ *   "identity": "account" marks people without an account as guests, who
+ *   may not sit.
+ * - Private lines go only to a nick whose holder is known to be the
+ *   seat's identity now: a member of a channel we share, or someone the
+ *   server described (WHO/WHOX) or who spoke to us after the lines were
+ *   queued; otherwise they wait for a WHO, and another holder never gets
+ *   them (dropped, logged without their text).
+ * - Our own nick, when taken, is watched (MONITOR, else ISON) and taken
+ *   back once free; NickServ REGAIN/GHOST with a NickServ password.
  * - Flood control.  Lines leave through a token bucket: "flood.burst"
- *   lines at once (4), then one per "flood.interval_ms" (2000), below the
- *   limits of ngircd and Libera.Chat.  JOINs go first, then private and
- *   channel lines in the order they were queued, except that a turn
- *   prompt overtakes the channel lines queued up to two send intervals
- *   before it (more would let a stream of prompts hold the channels back
- *   for good).  The WHO sent for each joined channel (for accounts) waits
- *   until the games' lines are out and leaves at most one a second (a
- *   server charges more for it), so that joining hundreds of channels
- *   does not hold the games back.  Long texts are split at UTF-8 boundaries
- *   so that the line the server relays stays within 512 bytes.
- *   "private_messages": "notice" sends private text as NOTICE.
+ *   lines at once, then one per "flood.interval_ms"; without "flood" the
+ *   pace follows the server's software (irc_pace_for_server()).  Control
+ *   lines first; then flows (a table's lines, private ones included, or
+ *   one person's replies) round-robin, each in order; then the WHO of each
+ *   joined channel (at most one a second) and CTCP replies.  A message
+ *   with an outbox id is confirmed (bot_on_sent) once written to the
+ *   server's socket or when it can never leave; lines not yet written when
+ *   the connection drops go again after the reconnect.  Long texts are
+ *   split at UTF-8 boundaries so that the line the server relays stays
+ *   within 512 bytes.  "private_messages": "notice" sends private text as
+ *   NOTICE.
  * - Resilience.  The adapter sends PING when the server is quiet for half
  *   of "ping_timeout" (240 s) and reconnects when nothing came for all of
  *   it, with exponential backoff and jitter between "reconnect.min" and
@@ -59,8 +73,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/select.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,14 +83,13 @@
 
 #include "adapter.h"
 #include "array.h"
-#include "cfg.h"
-#include "config.h"
+#include "irc_config.h"
+#include "irc_int.h"
 #include "irc_proto.h"
 #include "irc_tls.h"
 #include "log.h"
 #include "loop.h"
 #include "text.h"
-#include "version.h"
 
 /* Bytes waiting in either direction of the relay before it stops reading. */
 #define RELAY_MAX (256 * 1024)
@@ -84,449 +97,17 @@
 #define RELAY_LINE_MAX 16384
 /* How long connecting (TCP and TLS) may take. */
 #define CONNECT_TIMEOUT_MS 30000
-/* Rejoining after a kick, and after a ban or a full channel. */
-#define KICK_REJOIN_MS 10000
-#define BAN_REJOIN_MS 60000
-#define REJOIN_MAX_MS (30 * 60 * 1000)
-/* Nicks tried during one registration before giving up. */
-#define NICK_TRIES 50
 /*
  * Private lines are split as if the nick they go to were at least this
  * long, so that they still fit when that person changes nick while they
  * wait (most networks' NICKLEN is 30 or less).
  */
 #define NICK_ALLOWANCE 32
-/* The WHOX token that marks our replies. */
-#define WHOX_TOKEN "163"
+/* How long stop() may wait for queued lines to leave before QUIT. */
+#define STOP_FLUSH_MS 2000
 
-enum phase {
-	PHASE_IDLE,              /* not started */
-	PHASE_WAIT,              /* waiting to reconnect */
-	PHASE_UPSTREAM,          /* libcurl connecting to the server */
-	PHASE_RELAY,             /* relaying, registering */
-	PHASE_READY,             /* registered (001 seen) */
-	PHASE_STOPPED,
-};
-
-/* Capabilities we enable, as bits. */
-enum {
-	CAP_MULTI_PREFIX = 1 << 0,
-	CAP_EXTENDED_JOIN = 1 << 1,
-	CAP_ACCOUNT_NOTIFY = 1 << 2,
-	CAP_AWAY_NOTIFY = 1 << 3,
-	CAP_USERHOST_IN_NAMES = 1 << 4,
-	CAP_CHGHOST = 1 << 5,
-	CAP_SASL = 1 << 6,
-	CAP_ACCOUNT_TAG = 1 << 7,
-};
-
-static const char *const cap_names[] = {
-	"multi-prefix", "extended-join", "account-notify", "away-notify",
-	"userhost-in-names", "chghost", "sasl", "account-tag", NULL,
-};
-
-/* Every capability above but sasl, which is asked for on its own. */
-static const char *const cap_wanted[] = {
-	"multi-prefix", "extended-join", "account-notify", "away-notify",
-	"userhost-in-names", "chghost", "account-tag", NULL,
-};
-
-struct irc_config {
-	char *host;
-	int port;
-	int tls, tls_verify;
-	char *ca_file;
-	int pin;
-	unsigned char fingerprint[32];
-	char *nick;
-	char **alt_nicks;
-	int nalt;
-	char *username, *realname;
-	char *server_password;   /* secret */
-	char *sasl_user;
-	char *sasl_password;     /* secret */
-	char *nickserv_password; /* secret */
-	int notice;              /* private text as NOTICE */
-	int burst, interval_ms;
-	int join_on_invite;
-	int ping_timeout;        /* s */
-	int reconnect_min, reconnect_max;   /* s */
-};
-
-/* A byte buffer of the relay. */
-struct buf {
-	char *data;
-	size_t len, cap;
-};
-
-/* Someone on a channel we share; user, host and account NULL: unknown. */
-struct irc_user {
-	char *nick, *user, *host, *account;
-	int channels;            /* channels we share */
-};
-
-struct irc_chan {
-	struct irc *irc;
-	char *name;
-	int wanted;              /* join() asked: joined after reconnects */
-	int joined;
-	uint64_t joined_at;
-	uint64_t rejoin_timer;
-	int retries;
-	struct irc_user **members;
-	int nmembers, members_cap;
-};
-
-struct irc {
-	struct adapter *adapter;
-	char *network;           /* a copy: logs outlive a finished adapter */
-	struct irc_config cfg;
-	struct loop *loop;
-	enum phase phase;
-	int hooked;
-	/* Loop callbacks on the stack, and finish() waiting for them. */
-	int depth;
-	int doomed;
-	/* The connection. */
-	struct irc_tls *up;
-	int up_fd, up_events, up_throttled;
-	int listen_fd;
-	int local_fd, local_events;
-	irc_session_t *session;
-	int irc_fd, irc_fd_ok, irc_events;
-	int in_session;          /* inside irc_process_select_descriptors() */
-	char *lost;              /* why the connection died inside it */
-	struct buf to_up, to_local, line;
-	int discarding;          /* skipping an overlong line */
-	uint64_t last_recv;
-	int ping_sent;
-	uint64_t ping_timer, register_timer, reconnect_timer;
-	uint64_t registered_at;
-	int attempts;
-	uint64_t rng;
-	/* Registration. */
-	char nick[64];
-	int nick_try;
-	char nick_base[48];      /* nick + digits stays within nick[] */
-	char self_user[128], self_host[256];
-	char account[128];       /* our services account; "" none */
-	struct text caps_offered;
-	int caps, cap_reqs, cap_done, sasl_state;
-	struct irc_isupport is;
-	/* People and channels. */
-	struct irc_user **users;
-	int nusers, users_cap;
-	struct irc_chan **chans;
-	int nchans, chans_cap;
-	struct irc_queue *queue;
-};
-
-static void connection_lost(struct irc *irc, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 static void relay_update(struct irc *irc);
 static void irc_free(struct irc *irc);
-
-/* Configuration. */
-
-static const char *const irc_keys[] = {
-	"host", "port", "tls", "tls_verify", "tls_ca_file", "tls_fingerprint",
-	"nick", "alt_nicks", "username", "realname", "server_password_file",
-	"sasl", "nickserv_password_file", "private_messages", "flood",
-	"join_on_invite", "ping_timeout", "reconnect", NULL,
-};
-static const char *const sasl_keys[] = { "username", "password_file", NULL };
-static const char *const flood_keys[] = { "burst", "interval_ms", NULL };
-static const char *const reconnect_keys[] = { "min", "max", NULL };
-static const char *const private_choices[] = { "privmsg", "notice", NULL };
-
-static int
-fail(char *err, size_t errlen, const char *path, const char *key,
-    const char *what)
-{
-	char p[256];
-
-	cfg_path(p, sizeof(p), path, key);
-	snprintf(err, errlen, "%s: %s", p, what);
-	return -1;
-}
-
-static int
-valid_host(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > 253)
-		return 0;
-	for (; *s != '\0'; s++)
-		if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') &&
-		    !(*s >= '0' && *s <= '9') && strchr(".-:_%", *s) == NULL)
-			return 0;
-	return 1;
-}
-
-/* RFC 2812 nicknames, a little longer: networks allow 30 and more. */
-static int
-valid_nick(const char *s)
-{
-	static const char special[] = "[]\\`_^{|}";
-	size_t n = strlen(s);
-
-	if (n == 0 || n > 32 || (s[0] >= '0' && s[0] <= '9') || s[0] == '-')
-		return 0;
-	for (; *s != '\0'; s++)
-		if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') &&
-		    !(*s >= '0' && *s <= '9') && *s != '-' &&
-		    strchr(special, *s) == NULL)
-			return 0;
-	return 1;
-}
-
-/* A user name or real name: printable, one line; user names one word. */
-static int
-valid_word(const char *s, int spaces, size_t max)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > max)
-		return 0;
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f ||
-		    (!spaces && (*s == ' ' || *s == '@' || *s == ':')))
-			return 0;
-	return 1;
-}
-
-static int
-dup_string(char **out, const char *s, char *err, size_t errlen)
-{
-	if ((*out = strdup(s)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-static void
-config_free(struct irc_config *c)
-{
-	free(c->host);
-	free(c->ca_file);
-	free(c->nick);
-	for (int i = 0; i < c->nalt; i++)
-		free(c->alt_nicks[i]);
-	free(c->alt_nicks);
-	free(c->username);
-	free(c->realname);
-	cfg_secret_free(c->server_password);
-	free(c->sasl_user);
-	cfg_secret_free(c->sasl_password);
-	cfg_secret_free(c->nickserv_password);
-	memset(c, 0, sizeof(*c));
-}
-
-static int
-config_read(struct irc_config *c, const json_t *config, const char *path,
-    char *err, size_t errlen)
-{
-	const json_t *alts, *sub;
-	const char *s;
-	char p[256];
-	long long v;
-	int rc, verify_given;
-
-	memset(c, 0, sizeof(*c));
-	if (cfg_object(config, path, err, errlen) != 0 ||
-	    cfg_keys(config, path, irc_keys, config_network_keys, err,
-	    errlen) != 0)
-		return -1;
-	if (cfg_string(config, path, "host", 1, &s, err, errlen) != 0)
-		return -1;
-	if (!valid_host(s))
-		return fail(err, errlen, path, "host",
-		    "expected a host name or address");
-	if (dup_string(&c->host, s, err, errlen) != 0)
-		return -1;
-	c->tls = 1;
-	if (cfg_bool(config, path, "tls", 0, &c->tls, err, errlen) < 0)
-		return -1;
-	v = c->tls ? 6697 : 6667;
-	if (cfg_int(config, path, "port", 1, 65535, 0, &v, err, errlen) < 0)
-		return -1;
-	c->port = (int)v;
-	c->tls_verify = 1;
-	if ((rc = cfg_bool(config, path, "tls_verify", 0, &c->tls_verify, err,
-	    errlen)) < 0)
-		return -1;
-	verify_given = rc == 0;
-	if ((rc = cfg_string(config, path, "tls_ca_file", 0, &s, err,
-	    errlen)) < 0)
-		return -1;
-	if (rc == 0) {
-		if (access(s, R_OK) != 0) {
-			char what[512];
-
-			snprintf(what, sizeof(what), "cannot read %s: %s", s,
-			    strerror(errno));
-			return fail(err, errlen, path, "tls_ca_file", what);
-		}
-		if (dup_string(&c->ca_file, s, err, errlen) != 0)
-			return -1;
-	}
-	if ((rc = cfg_string(config, path, "tls_fingerprint", 0, &s, err,
-	    errlen)) < 0)
-		return -1;
-	if (rc == 0) {
-		if (irc_fingerprint_parse(s, c->fingerprint) != 0)
-			return fail(err, errlen, path, "tls_fingerprint",
-			    "expected a SHA-256 fingerprint: 64 hexadecimal "
-			    "digits, colons allowed");
-		c->pin = 1;
-		/* The pin is the check unless verification was asked for. */
-		if (!verify_given)
-			c->tls_verify = 0;
-	}
-	if (!c->tls) {
-		static const char *const tls_only[] = {
-			"tls_verify", "tls_ca_file", "tls_fingerprint", NULL,
-		};
-
-		for (int i = 0; tls_only[i] != NULL; i++)
-			if (json_object_get(config, tls_only[i]) != NULL)
-				return fail(err, errlen, path, tls_only[i],
-				    "needs \"tls\": true");
-	}
-	if (cfg_string(config, path, "nick", 1, &s, err, errlen) != 0)
-		return -1;
-	if (!valid_nick(s))
-		return fail(err, errlen, path, "nick",
-		    "expected an IRC nickname (letters, digits, -[]\\`_^{|}, "
-		    "not starting with a digit or -)");
-	if (dup_string(&c->nick, s, err, errlen) != 0)
-		return -1;
-	if ((rc = cfg_strings(config, path, "alt_nicks", 0, &alts, err,
-	    errlen)) < 0)
-		return -1;
-	if (rc == 0 && json_array_size(alts) > 0) {
-		size_t n = json_array_size(alts);
-
-		if ((c->alt_nicks = calloc(n, sizeof(char *))) == NULL)
-			return fail(err, errlen, path, "alt_nicks",
-			    "out of memory");
-		for (size_t i = 0; i < n; i++) {
-			s = json_string_value(json_array_get(alts, i));
-			if (!valid_nick(s)) {
-				cfg_path(p, sizeof(p), path, "alt_nicks");
-				snprintf(err, errlen, "%s[%zu]: expected an "
-				    "IRC nickname", p, i);
-				return -1;
-			}
-			if (dup_string(&c->alt_nicks[i], s, err, errlen) != 0)
-				return -1;
-			c->nalt++;
-		}
-	}
-	s = "stichbot";
-	if (cfg_string(config, path, "username", 0, &s, err, errlen) < 0)
-		return -1;
-	if (!valid_word(s, 0, 32))
-		return fail(err, errlen, path, "username",
-		    "expected one word without '@' or ':' (at most 32 bytes)");
-	if (dup_string(&c->username, s, err, errlen) != 0)
-		return -1;
-	s = "stichbot card games";
-	if (cfg_string(config, path, "realname", 0, &s, err, errlen) < 0)
-		return -1;
-	if (!valid_word(s, 1, 128))
-		return fail(err, errlen, path, "realname",
-		    "expected one line of text (at most 128 bytes)");
-	if (dup_string(&c->realname, s, err, errlen) != 0)
-		return -1;
-	if (cfg_secret(config, path, "server_password_file", 0,
-	    &c->server_password, err, errlen) < 0)
-		return -1;
-	/* PASS and NickServ IDENTIFY must fit one line. */
-	if (c->server_password != NULL && strlen(c->server_password) > 400)
-		return fail(err, errlen, path, "server_password_file",
-		    "the password is longer than 400 bytes");
-	if ((sub = json_object_get(config, "sasl")) != NULL) {
-		cfg_path(p, sizeof(p), path, "sasl");
-		if (cfg_object(sub, p, err, errlen) != 0 ||
-		    cfg_keys(sub, p, sasl_keys, NULL, err, errlen) != 0 ||
-		    cfg_string(sub, p, "username", 1, &s, err, errlen) != 0)
-			return -1;
-		if (!valid_word(s, 0, 128))
-			return fail(err, errlen, p, "username",
-			    "expected an account name");
-		if (dup_string(&c->sasl_user, s, err, errlen) != 0 ||
-		    cfg_secret(sub, p, "password_file", 1, &c->sasl_password,
-		    err, errlen) != 0)
-			return -1;
-		/*
-		 * The AUTHENTICATE lines go through libircclient's 1 KiB
-		 * output buffer at once.
-		 */
-		if (2 * strlen(c->sasl_user) + strlen(c->sasl_password) > 600)
-			return fail(err, errlen, p, "password_file",
-			    "the account name twice and the password are "
-			    "longer than 600 bytes");
-	}
-	if (cfg_secret(config, path, "nickserv_password_file", 0,
-	    &c->nickserv_password, err, errlen) < 0)
-		return -1;
-	if (c->nickserv_password != NULL &&
-	    strlen(c->nickserv_password) > 400)
-		return fail(err, errlen, path, "nickserv_password_file",
-		    "the password is longer than 400 bytes");
-	s = "privmsg";
-	if (cfg_choice(config, path, "private_messages", private_choices, 0,
-	    &s, err, errlen) < 0)
-		return -1;
-	c->notice = strcmp(s, "notice") == 0;
-	c->burst = 4;
-	c->interval_ms = 2000;
-	if ((sub = json_object_get(config, "flood")) != NULL) {
-		cfg_path(p, sizeof(p), path, "flood");
-		if (cfg_object(sub, p, err, errlen) != 0 ||
-		    cfg_keys(sub, p, flood_keys, NULL, err, errlen) != 0)
-			return -1;
-		v = c->burst;
-		if (cfg_int(sub, p, "burst", 1, 20, 0, &v, err, errlen) < 0)
-			return -1;
-		c->burst = (int)v;
-		v = c->interval_ms;
-		if (cfg_int(sub, p, "interval_ms", 100, 10000, 0, &v, err,
-		    errlen) < 0)
-			return -1;
-		c->interval_ms = (int)v;
-	}
-	if (cfg_bool(config, path, "join_on_invite", 0, &c->join_on_invite,
-	    err, errlen) < 0)
-		return -1;
-	v = 240;
-	if (cfg_int(config, path, "ping_timeout", 30, 600, 0, &v, err,
-	    errlen) < 0)
-		return -1;
-	c->ping_timeout = (int)v;
-	c->reconnect_min = 2;
-	c->reconnect_max = 300;
-	if ((sub = json_object_get(config, "reconnect")) != NULL) {
-		cfg_path(p, sizeof(p), path, "reconnect");
-		if (cfg_object(sub, p, err, errlen) != 0 ||
-		    cfg_keys(sub, p, reconnect_keys, NULL, err, errlen) != 0)
-			return -1;
-		v = c->reconnect_min;
-		if (cfg_int(sub, p, "min", 1, 3600, 0, &v, err, errlen) < 0)
-			return -1;
-		c->reconnect_min = (int)v;
-		v = c->reconnect_max > c->reconnect_min ? c->reconnect_max :
-		    c->reconnect_min;
-		if (cfg_int(sub, p, "max", c->reconnect_min, 86400, 0, &v, err,
-		    errlen) < 0)
-			return -1;
-		c->reconnect_max = (int)v;
-	}
-	return 0;
-}
 
 /* Byte buffers. */
 
@@ -579,15 +160,15 @@ cut_utf8(char *s, size_t max)
 
 /* Entering and leaving loop callbacks: finish() waits for the last one. */
 
-static void
-enter(struct irc *irc)
+void
+irc_enter(struct irc *irc)
 {
 	irc->depth++;
 }
 
 /* Returns 1 when irc was freed. */
-static int
-leave(struct irc *irc)
+int
+irc_leave(struct irc *irc)
 {
 	if (--irc->depth == 0 && irc->doomed) {
 		irc_free(irc);
@@ -597,266 +178,23 @@ leave(struct irc *irc)
 }
 
 /* The core is told nothing once finish() has been called. */
-static int
-alive(const struct irc *irc)
+int
+irc_alive(const struct irc *irc)
 {
 	return !irc->doomed && irc->adapter != NULL;
 }
 
-static uint64_t
-now_ms(const struct irc *irc)
+uint64_t
+irc_now_ms(const struct irc *irc)
 {
 	return loop_now(irc->loop);
-}
-
-/* People. */
-
-static int
-nick_eq(const struct irc *irc, const char *a, const char *b)
-{
-	return irc_casecmp(irc->is.casemap, a, b) == 0;
-}
-
-static int
-is_self(const struct irc *irc, const char *nick)
-{
-	return nick_eq(irc, nick, irc->nick);
-}
-
-static struct irc_user *
-user_find(struct irc *irc, const char *nick)
-{
-	for (int i = 0; i < irc->nusers; i++)
-		if (nick_eq(irc, irc->users[i]->nick, nick))
-			return irc->users[i];
-	return NULL;
-}
-
-static void
-user_free(struct irc_user *u)
-{
-	free(u->nick);
-	free(u->user);
-	free(u->host);
-	free(u->account);
-	free(u);
-}
-
-static struct irc_user *
-user_get(struct irc *irc, const char *nick)
-{
-	struct irc_user *u = user_find(irc, nick);
-
-	if (u != NULL)
-		return u;
-	if (array_grow((void **)&irc->users, &irc->users_cap, irc->nusers + 1,
-	    sizeof(*irc->users)) != 0 || (u = calloc(1, sizeof(*u))) == NULL)
-		return NULL;
-	if ((u->nick = strdup(nick)) == NULL) {
-		free(u);
-		return NULL;
-	}
-	irc->users[irc->nusers++] = u;
-	return u;
-}
-
-/* Forgets u once it shares no channel with us. */
-static void
-user_release(struct irc *irc, struct irc_user *u)
-{
-	if (u->channels > 0)
-		return;
-	for (int i = 0; i < irc->nusers; i++) {
-		if (irc->users[i] == u) {
-			irc->users[i] = irc->users[--irc->nusers];
-			break;
-		}
-	}
-	user_free(u);
-}
-
-/* Replaces *field with s (NULL or "" clears it); 1 when it changed. */
-static int
-set_field(char **field, const char *s)
-{
-	char *copy;
-
-	if (s != NULL && s[0] == '\0')
-		s = NULL;
-	if (s == NULL ? *field == NULL : *field != NULL &&
-	    strcmp(*field, s) == 0)
-		return 0;
-	if (s == NULL) {
-		free(*field);
-		*field = NULL;
-		return 1;
-	}
-	if ((copy = strdup(s)) == NULL)
-		return 0;
-	free(*field);
-	*field = copy;
-	return 1;
-}
-
-static int
-user_id(const struct irc_user *u, char *out, size_t outlen)
-{
-	return irc_identity(out, outlen, u->nick, u->user, u->host,
-	    u->account);
-}
-
-/* The struct user of u; id and mask are buffers of the caller. */
-static int
-user_struct(const struct irc_user *u, char *id, size_t idlen, char *mask,
-    size_t masklen, struct user *out)
-{
-	if (user_id(u, id, idlen) != 0)
-		return -1;
-	snprintf(mask, masklen, "%s!%s@%s", u->nick, u->user != NULL ?
-	    u->user : "*", u->host != NULL ? u->host : "*");
-	out->id = id;
-	out->name = u->nick;
-	out->mask = mask;
-	return 0;
-}
-
-/*
- * Tells the core when u's id (old, NULL when it had none) or name changed:
- * seats follow the person.
- */
-static void
-notify_rename(struct irc *irc, const struct irc_user *u, const char *old,
-    int renamed)
-{
-	char id[512], mask[512];
-	struct user now = { 0 };
-
-	if (old == NULL || !alive(irc) ||
-	    user_struct(u, id, sizeof(id), mask, sizeof(mask), &now) != 0)
-		return;
-	if (strcmp(old, id) == 0 && !renamed)
-		return;
-	bot_on_rename(irc->adapter->bot, irc->adapter, old, &now);
-}
-
-/*
- * Learns user@host (from a prefix or a WHO reply) and, when account is not
- * NULL, the account ("*" and "0": none) of u; tells the core if its id
- * changed.
- */
-static void
-user_learn(struct irc *irc, struct irc_user *u, const char *user,
-    const char *host, const char *account)
-{
-	char old[512];
-	int had = user_id(u, old, sizeof(old)) == 0;
-
-	if (user != NULL && user[0] != '\0')
-		set_field(&u->user, user);
-	if (host != NULL && host[0] != '\0')
-		set_field(&u->host, host);
-	if (account != NULL)
-		set_field(&u->account, irc_account_known(account) ? account :
-		    NULL);
-	notify_rename(irc, u, had ? old : NULL, 0);
-}
-
-/* Channels. */
-
-static struct irc_chan *
-chan_find(struct irc *irc, const char *name)
-{
-	for (int i = 0; i < irc->nchans; i++)
-		if (nick_eq(irc, irc->chans[i]->name, name))
-			return irc->chans[i];
-	return NULL;
-}
-
-static struct irc_chan *
-chan_get(struct irc *irc, const char *name)
-{
-	struct irc_chan *c = chan_find(irc, name);
-
-	if (c != NULL)
-		return c;
-	if (array_grow((void **)&irc->chans, &irc->chans_cap, irc->nchans + 1,
-	    sizeof(*irc->chans)) != 0 || (c = calloc(1, sizeof(*c))) == NULL)
-		return NULL;
-	if ((c->name = strdup(name)) == NULL) {
-		free(c);
-		return NULL;
-	}
-	c->irc = irc;
-	irc->chans[irc->nchans++] = c;
-	return c;
-}
-
-static int
-chan_has(const struct irc_chan *c, const struct irc_user *u)
-{
-	for (int i = 0; i < c->nmembers; i++)
-		if (c->members[i] == u)
-			return 1;
-	return 0;
-}
-
-static void
-chan_add(struct irc_chan *c, struct irc_user *u)
-{
-	if (chan_has(c, u) || array_grow((void **)&c->members, &c->members_cap,
-	    c->nmembers + 1, sizeof(*c->members)) != 0)
-		return;
-	c->members[c->nmembers++] = u;
-	u->channels++;
-}
-
-static void
-chan_remove(struct irc *irc, struct irc_chan *c, struct irc_user *u)
-{
-	for (int i = 0; i < c->nmembers; i++) {
-		if (c->members[i] == u) {
-			c->members[i] = c->members[--c->nmembers];
-			u->channels--;
-			user_release(irc, u);
-			return;
-		}
-	}
-}
-
-static void
-chan_clear(struct irc *irc, struct irc_chan *c)
-{
-	while (c->nmembers > 0) {
-		struct irc_user *u = c->members[--c->nmembers];
-
-		u->channels--;
-		user_release(irc, u);
-	}
-}
-
-/* Forgets a channel we no longer want nor are in. */
-static void
-chan_drop(struct irc *irc, struct irc_chan *c)
-{
-	chan_clear(irc, c);
-	if (irc->loop != NULL)
-		loop_cancel(irc->loop, c->rejoin_timer);
-	for (int i = 0; i < irc->nchans; i++) {
-		if (irc->chans[i] == c) {
-			irc->chans[i] = irc->chans[--irc->nchans];
-			break;
-		}
-	}
-	free(c->members);
-	free(c->name);
-	free(c);
 }
 
 /* Sending. */
 
 /* Sends a line now, past the queue (registration, PING); 0 or -1. */
-static int
-send_now(struct irc *irc, const char *line)
+int
+irc_send_now(struct irc *irc, const char *line)
 {
 	if (irc->session == NULL || irc_send_raw(irc->session, "%s", line) != 0)
 		return -1;
@@ -880,13 +218,90 @@ queue_send(const char *line, void *arg)
 	return -1;
 }
 
-/* Queues "COMMAND target" lines (JOIN, WHO, PART, NOTICE ...). */
-static int
-queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/*
+ * Reports the ids of messages that left (or never will) from a timer of
+ * our own: the queue finds them while the core may be inside send_*(),
+ * where bot_on_sent() must not be called.
+ */
+static void
+sent_timer(struct loop *loop, uint64_t id, void *arg)
+{
+	struct irc *irc = arg;
 
-static int
-queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
+	(void)loop;
+	(void)id;
+	irc->sent_timer = 0;
+	irc_enter(irc);
+	for (int i = 0; i < irc->nsent && irc_alive(irc); i++)
+		bot_on_sent(irc->adapter->bot, irc->adapter, irc->sent_ids[i]);
+	irc->nsent = 0;
+	irc_leave(irc);
+}
+
+static void
+queue_done(uint64_t id, int dropped, void *arg)
+{
+	struct irc *irc = arg;
+
+	(void)dropped;
+	if (array_grow((void **)&irc->sent_ids, &irc->sent_cap, irc->nsent + 1,
+	    sizeof(*irc->sent_ids)) != 0) {
+		log_error("irc %s: out of memory: message %llu stays in the "
+		    "outbox", irc->network, (unsigned long long)id);
+		return;
+	}
+	irc->sent_ids[irc->nsent++] = id;
+	if (irc->sent_timer == 0 && irc->loop != NULL)
+		irc->sent_timer = loop_timer(irc->loop, 0, sent_timer, irc);
+}
+
+/*
+ * Everything handed to libircclient has reached the server's socket when
+ * libircclient has nothing left to write, the relay's socket holds no
+ * unread byte and the relay has nothing waiting for the server: then the
+ * lines in flight count as written.
+ */
+static void
+check_written(struct irc *irc)
+{
+	fd_set in, out;
+	int maxfd = 0, unread = 0;
+
+	if (irc->queue == NULL || irc_queue_inflight(irc->queue) == 0 ||
+	    irc->session == NULL || !irc->irc_fd_ok || irc->local_fd < 0 ||
+	    irc->to_up.len > 0 || irc->irc_fd >= FD_SETSIZE)
+		return;
+	FD_ZERO(&in);
+	FD_ZERO(&out);
+	if (irc_add_select_descriptors(irc->session, &in, &out, &maxfd) != 0 ||
+	    FD_ISSET(irc->irc_fd, &out))
+		return;
+	if (ioctl(irc->local_fd, FIONREAD, &unread) != 0 || unread > 0)
+		return;
+	irc_queue_written(irc->queue);
+}
+
+/* The queue, made at the first line: lines may come before start(). */
+static struct irc_queue *
+queue_get(struct irc *irc)
+{
+	struct irc_queue_ops ops = { queue_send, irc_line_gate, queue_done,
+		irc };
+
+	if (irc->queue != NULL)
+		return irc->queue;
+	if (irc->loop == NULL && irc->adapter != NULL)
+		irc->loop = bot_loop(irc->adapter->bot);
+	if (irc->loop == NULL)
+		return NULL;
+	irc->queue = irc_queue_create(irc->loop, irc->cfg.burst,
+	    irc->cfg.interval_ms, &ops);
+	return irc->queue;
+}
+
+/* Queues "COMMAND target" lines (JOIN, WHO, PART, NOTICE ...). */
+int
+irc_queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
 {
 	char line[IRC_LINE_MAX];
 	va_list ap;
@@ -895,7 +310,7 @@ queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(line) - 2)
+	if (n < 0 || (size_t)n >= sizeof(line) - 2 || queue_get(irc) == NULL)
 		return -1;
 	return irc_queue_push(irc->queue, cls, line);
 }
@@ -904,8 +319,8 @@ queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
  * The longest prefix the server may put before our lines: our own
  * nick!user@host once it told us, allowances before.
  */
-static size_t
-self_mask_length(const struct irc *irc)
+size_t
+irc_self_mask_length(const struct irc *irc)
 {
 	size_t nick = strlen(irc->nick);
 
@@ -917,11 +332,11 @@ self_mask_length(const struct irc *irc)
 	    IRC_HOST_ALLOWANCE);
 }
 
+/* The lines of one message, collected before they are queued. */
 struct push_ctx {
-	struct irc *irc;
-	enum irc_class cls;
 	const char *command, *target;
-	int failed;
+	char **lines;
+	int n, cap, failed;
 };
 
 static void
@@ -932,21 +347,33 @@ push_line(const char *line, size_t len, void *arg)
 
 	snprintf(out, sizeof(out), "%s %s :%.*s", ctx->command, ctx->target,
 	    (int)len, line);
-	if (irc_queue_push(ctx->irc->queue, ctx->cls, out) != 0)
+	if (array_grow((void **)&ctx->lines, &ctx->cap, ctx->n + 1,
+	    sizeof(*ctx->lines)) != 0 ||
+	    (ctx->lines[ctx->n] = strdup(out)) == NULL) {
 		ctx->failed = 1;
+		return;
+	}
+	ctx->n++;
 }
 
+/*
+ * Queues text to target as one message of flow: channel lines are gated
+ * on being in the channel, private lines (ident: the seat's identity) on
+ * the nick's holder.
+ */
 static int
-queue_text(struct irc *irc, enum irc_class cls, const char *command,
-    const char *target, const struct text *text)
+queue_text(struct irc *irc, const char *command, const char *target,
+    const char *ident, const char *flow, uint64_t id,
+    const struct text *text)
 {
-	struct push_ctx ctx = { irc, cls, command, target, 0 };
+	struct push_ctx ctx = { command, target, NULL, 0, 0, 0 };
 	struct text out;
 	size_t overhead;
-	int n;
+	int n, rc = -1;
 
-	overhead = irc_overhead("", command, target) + self_mask_length(irc);
-	if (cls != IRC_CLASS_CHANNEL && strlen(target) < NICK_ALLOWANCE)
+	overhead = irc_overhead("", command, target) +
+	    irc_self_mask_length(irc);
+	if (ident != NULL && strlen(target) < NICK_ALLOWANCE)
 		overhead += NICK_ALLOWANCE - strlen(target);
 	if (overhead + 16 > IRC_LINE_MAX) {
 		log_warn("irc %s: cannot send to %s: the name is too long",
@@ -958,17 +385,21 @@ queue_text(struct irc *irc, enum irc_class cls, const char *command,
 	n = irc_split(text_str(&out), out.len, IRC_LINE_MAX - overhead,
 	    push_line, &ctx);
 	text_finish(&out);
-	if (n < 0 || ctx.failed) {
-		log_warn("irc %s: could not queue all of a message to %s",
+	if (n >= 0 && !ctx.failed)
+		rc = irc_queue_push_message(irc->queue, flow, ident, 1, id,
+		    (const char *const *)ctx.lines, ctx.n);
+	if (rc != 0)
+		log_warn("irc %s: could not queue a message to %s",
 		    irc->network, target);
-		return -1;
-	}
-	return 0;
+	for (int i = 0; i < ctx.n; i++)
+		free(ctx.lines[i]);
+	free(ctx.lines);
+	return rc;
 }
 
 /* Joins every channel we want and are not in, several per JOIN line. */
-static void
-join_wanted(struct irc *irc)
+void
+irc_join_wanted(struct irc *irc)
 {
 	char line[400];
 	size_t len = 0;
@@ -980,7 +411,7 @@ join_wanted(struct irc *irc)
 		if (!c->wanted || c->joined || c->rejoin_timer != 0)
 			continue;
 		if (len > 0 && len + 1 + n >= sizeof(line)) {
-			queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", line);
+			irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", line);
 			len = 0;
 		}
 		if (n >= sizeof(line))
@@ -991,7 +422,7 @@ join_wanted(struct irc *irc)
 		len += n;
 	}
 	if (len > 0)
-		queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", line);
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", line);
 }
 
 static void
@@ -1004,12 +435,12 @@ rejoin_timer(struct loop *loop, uint64_t id, void *arg)
 	(void)id;
 	c->rejoin_timer = 0;
 	if (c->wanted && !c->joined && irc->phase == PHASE_READY)
-		queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
 }
 
 /* Tries to join c again later, waiting longer after each failure. */
-static void
-rejoin_later(struct irc *irc, struct irc_chan *c, uint64_t base)
+void
+irc_rejoin_later(struct irc *irc, struct irc_chan *c, uint64_t base)
 {
 	uint64_t delay = base;
 
@@ -1049,10 +480,10 @@ reconnect_timer(struct loop *loop, uint64_t id, void *arg)
 	(void)loop;
 	(void)id;
 	irc->reconnect_timer = 0;
-	enter(irc);
+	irc_enter(irc);
 	if (irc->phase == PHASE_WAIT)
 		connect_begin(irc);
-	leave(irc);
+	irc_leave(irc);
 }
 
 static void
@@ -1118,23 +549,33 @@ connection_close(struct irc *irc)
 	for (int i = 0; i < irc->nchans; i++) {
 		struct irc_chan *c = irc->chans[i];
 
-		chan_clear(irc, c);
+		irc_chan_clear(irc, c);
 		c->joined = 0;
 		loop_cancel(irc->loop, c->rejoin_timer);
 		c->rejoin_timer = 0;
 	}
 	for (int i = irc->nchans - 1; i >= 0; i--)
 		if (!irc->chans[i]->wanted)
-			chan_drop(irc, irc->chans[i]);
+			irc_chan_drop(irc, irc->chans[i]);
 	while (irc->nusers > 0)
-		user_free(irc->users[--irc->nusers]);
+		irc_user_free(irc->users[--irc->nusers]);
 	text_clear(&irc->caps_offered);
 	irc->caps = irc->cap_reqs = irc->cap_done = irc->sasl_state = 0;
 	irc->account[0] = '\0';
 	irc->self_user[0] = irc->self_host[0] = '\0';
 	irc_isupport_init(&irc->is);
+	irc->nglimpses = 0;
+	irc->nverifies = 0;
+	loop_cancel(irc->loop, irc->reclaim_timer);
+	irc->reclaim_timer = 0;
+	irc->monitoring = irc->regain_sent = irc->ghost_sent = 0;
 	if (irc->queue != NULL) {
 		irc_queue_run(irc->queue, 0);
+		/*
+		 * Lines libircclient or the relay still held may never have
+		 * reached the server: they go again, in order.
+		 */
+		irc_queue_requeue(irc->queue);
 		/* This connection's JOINs and WHOs mean nothing later. */
 		irc_queue_clear(irc->queue, IRC_CLASS_CONTROL);
 		irc_queue_clear(irc->queue, IRC_CLASS_BACKGROUND);
@@ -1142,8 +583,8 @@ connection_close(struct irc *irc)
 	}
 }
 
-static void
-connection_lost(struct irc *irc, const char *fmt, ...)
+void
+irc_connection_lost(struct irc *irc, const char *fmt, ...)
 {
 	char reason[512];
 	va_list ap;
@@ -1161,11 +602,11 @@ connection_lost(struct irc *irc, const char *fmt, ...)
 	if (irc->phase == PHASE_STOPPED || irc->phase == PHASE_IDLE)
 		return;
 	log_warn("irc %s: connection lost: %s", irc->network, reason);
-	if (was_ready && now_ms(irc) - irc->registered_at >= 60000)
+	if (was_ready && irc_now_ms(irc) - irc->registered_at >= 60000)
 		irc->attempts = 0;
 	connection_close(irc);
 	schedule_reconnect(irc);
-	if (was_ready && alive(irc))
+	if (was_ready && irc_alive(irc))
 		bot_on_connected(irc->adapter->bot, irc->adapter, 0);
 }
 
@@ -1194,7 +635,7 @@ up_flush(struct irc *irc)
 		    irc->to_up.len, err, sizeof(err));
 
 		if (n < 0) {
-			connection_lost(irc, "%s", err);
+			irc_connection_lost(irc, "%s", err);
 			return -1;
 		}
 		if (n == 0)
@@ -1202,20 +643,6 @@ up_flush(struct irc *irc)
 		buf_consume(&irc->to_up, (size_t)n);
 	}
 	return 0;
-}
-
-/* Who sent a line: the parts of its prefix. */
-struct origin {
-	char nick[128], user[128], host[256];
-};
-
-static int
-origin_split(const char *origin, struct origin *o)
-{
-	if (origin == NULL)
-		return -1;
-	return irc_mask_split(origin, o->nick, sizeof(o->nick), o->user,
-	    sizeof(o->user), o->host, sizeof(o->host));
 }
 
 /*
@@ -1238,11 +665,11 @@ learn_tagged_account(struct irc *irc, const char *line, size_t len)
 		return;
 	memcpy(copy, line, len);
 	copy[len] = '\0';
-	if (irc_parse(copy, &m) != 0 || origin_split(m.prefix, &o) != 0 ||
+	if (irc_parse(copy, &m) != 0 || irc_origin_split(m.prefix, &o) != 0 ||
 	    o.host[0] == '\0')
 		return;
-	if ((u = user_find(irc, o.nick)) != NULL)
-		user_learn(irc, u, o.user, o.host, account);
+	if ((u = irc_user_find(irc, o.nick)) != NULL)
+		irc_user_learn(irc, u, o.user, o.host, account);
 }
 
 /* Hands a cleaned line of the server to libircclient. */
@@ -1270,7 +697,7 @@ relay_line(struct irc *irc, const char *line, size_t len)
 			irc_isupport_apply(&irc->is, &m);
 	}
 	if (buf_add(&irc->to_local, out, n) != 0)
-		connection_lost(irc, "out of memory");
+		irc_connection_lost(irc, "out of memory");
 }
 
 /* Splits what came from the server into lines. */
@@ -1290,7 +717,7 @@ relay_feed(struct irc *irc, const char *data, size_t n)
 				irc->line.len = 0;
 			} else if (buf_add(&irc->line, data + i, end - i) !=
 			    0) {
-				connection_lost(irc, "out of memory");
+				irc_connection_lost(irc, "out of memory");
 				return;
 			}
 		}
@@ -1316,7 +743,7 @@ local_flush(struct irc *irc)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		if (n <= 0) {
-			connection_lost(irc, "the relay to libircclient "
+			irc_connection_lost(irc, "the relay to libircclient "
 			    "failed: %s", strerror(errno));
 			return;
 		}
@@ -1341,10 +768,10 @@ up_read(struct irc *irc)
 		if (n == 0)
 			break;
 		if (n < 0) {
-			connection_lost(irc, "%s", err);
+			irc_connection_lost(irc, "%s", err);
 			return;
 		}
-		irc->last_recv = now_ms(irc);
+		irc->last_recv = irc_now_ms(irc);
 		irc->ping_sent = 0;
 		relay_feed(irc, data, (size_t)n);
 	}
@@ -1358,7 +785,7 @@ on_up(struct loop *loop, int fd, int events, void *arg)
 
 	(void)loop;
 	(void)fd;
-	enter(irc);
+	irc_enter(irc);
 	if ((events & LOOP_WRITE) && irc->up != NULL)
 		up_flush(irc);
 	if ((events & LOOP_READ) && irc->up != NULL)
@@ -1366,7 +793,7 @@ on_up(struct loop *loop, int fd, int events, void *arg)
 	if (irc->up != NULL)
 		local_flush(irc);
 	relay_update(irc);
-	leave(irc);
+	irc_leave(irc);
 }
 
 static void
@@ -1377,7 +804,7 @@ on_local(struct loop *loop, int fd, int events, void *arg)
 
 	(void)loop;
 	(void)fd;
-	enter(irc);
+	irc_enter(irc);
 	if (events & LOOP_WRITE)
 		local_flush(irc);
 	/* Room again: read what TLS may already hold decrypted. */
@@ -1389,21 +816,21 @@ on_local(struct loop *loop, int fd, int events, void *arg)
 		ssize_t n = recv(irc->local_fd, data, sizeof(data), 0);
 
 		if (n == 0) {
-			connection_lost(irc, "libircclient closed its "
+			irc_connection_lost(irc, "libircclient closed its "
 			    "connection");
 		} else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
 		    errno != EINTR) {
-			connection_lost(irc, "the relay from libircclient "
+			irc_connection_lost(irc, "the relay from libircclient "
 			    "failed: %s", strerror(errno));
 		} else if (n > 0) {
 			if (buf_add(&irc->to_up, data, (size_t)n) != 0)
-				connection_lost(irc, "out of memory");
+				irc_connection_lost(irc, "out of memory");
 			else
 				up_flush(irc);
 		}
 	}
 	relay_update(irc);
-	leave(irc);
+	irc_leave(irc);
 }
 
 /* Watches both ends of the relay for what each needs now. */
@@ -1435,9 +862,9 @@ on_irc_fd(struct loop *loop, int fd, int events, void *arg)
 	int rc;
 
 	(void)loop;
-	enter(irc);
+	irc_enter(irc);
 	if (irc->session == NULL || fd != irc->irc_fd || fd >= FD_SETSIZE) {
-		leave(irc);
+		irc_leave(irc);
 		return;
 	}
 	FD_ZERO(&in);
@@ -1456,14 +883,14 @@ on_irc_fd(struct loop *loop, int fd, int events, void *arg)
 		char *reason = irc->lost;
 
 		irc->lost = NULL;
-		connection_lost(irc, "%s", reason);
+		irc_connection_lost(irc, "%s", reason);
 		free(reason);
 	} else if (rc != 0 && irc->session != NULL) {
-		connection_lost(irc, "libircclient: %s",
+		irc_connection_lost(irc, "libircclient: %s",
 		    irc_strerror(irc_errno(irc->session)));
 	}
 	relay_update(irc);
-	leave(irc);
+	irc_leave(irc);
 }
 
 /*
@@ -1494,6 +921,7 @@ hook(struct loop *loop, void *arg)
 	if (FD_ISSET(irc->irc_fd, &out))
 		ev |= LOOP_WRITE;
 	set_watch(irc, irc->irc_fd, &irc->irc_events, ev, on_irc_fd);
+	check_written(irc);
 	return -1;
 }
 
@@ -1514,26 +942,26 @@ static void
 ping_timer(struct loop *loop, uint64_t id, void *arg)
 {
 	struct irc *irc = arg;
-	uint64_t idle = now_ms(irc) - irc->last_recv;
+	uint64_t idle = irc_now_ms(irc) - irc->last_recv;
 	uint64_t limit = (uint64_t)irc->cfg.ping_timeout * 1000;
 
 	(void)loop;
 	(void)id;
 	irc->ping_timer = 0;
-	enter(irc);
+	irc_enter(irc);
 	if (idle >= limit) {
-		connection_lost(irc, "nothing from the server for %d s",
+		irc_connection_lost(irc, "nothing from the server for %d s",
 		    irc->cfg.ping_timeout);
 	} else {
 		if (idle >= limit / 2 && !irc->ping_sent &&
 		    irc->phase == PHASE_READY) {
-			send_now(irc, "PING :stichbot");
+			irc_send_now(irc, "PING :stichbot");
 			irc->ping_sent = 1;
 		}
 		irc->ping_timer = loop_timer(irc->loop, limit / 10,
 		    ping_timer, irc);
 	}
-	leave(irc);
+	irc_leave(irc);
 }
 
 static void
@@ -1544,11 +972,11 @@ register_timer(struct loop *loop, uint64_t id, void *arg)
 	(void)loop;
 	(void)id;
 	irc->register_timer = 0;
-	enter(irc);
+	irc_enter(irc);
 	if (irc->phase == PHASE_RELAY)
-		connection_lost(irc, "registration took longer than %d s",
+		irc_connection_lost(irc, "registration took longer than %d s",
 		    irc->cfg.ping_timeout);
-	leave(irc);
+	irc_leave(irc);
 }
 
 /* Accepts libircclient's connection to the relay, and no other. */
@@ -1562,12 +990,12 @@ on_listen(struct loop *loop, int fd, int events, void *arg)
 
 	(void)loop;
 	(void)events;
-	enter(irc);
+	irc_enter(irc);
 	c = accept(fd, (struct sockaddr *)&peer, &plen);
 	if (c < 0) {
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			connection_lost(irc, "accept: %s", strerror(errno));
-		leave(irc);
+			irc_connection_lost(irc, "accept: %s", strerror(errno));
+		irc_leave(irc);
 		return;
 	}
 	tlen = sizeof(theirs);
@@ -1575,9 +1003,9 @@ on_listen(struct loop *loop, int fd, int events, void *arg)
 	    mine.sin_family != AF_INET ||
 	    getpeername(irc->irc_fd, (struct sockaddr *)&theirs, &tlen) != 0) {
 		close(c);
-		connection_lost(irc, "libircclient's socket is not %d",
+		irc_connection_lost(irc, "libircclient's socket is not %d",
 		    irc->irc_fd);
-		leave(irc);
+		irc_leave(irc);
 		return;
 	}
 	if (peer.sin_port != mine.sin_port ||
@@ -1586,13 +1014,13 @@ on_listen(struct loop *loop, int fd, int events, void *arg)
 		log_warn("irc %s: refused a stranger on the relay socket",
 		    irc->network);
 		close(c);
-		leave(irc);
+		irc_leave(irc);
 		return;
 	}
 	if (set_nonblock(c) != 0) {
 		close(c);
-		connection_lost(irc, "fcntl: %s", strerror(errno));
-		leave(irc);
+		irc_connection_lost(irc, "fcntl: %s", strerror(errno));
+		irc_leave(irc);
 		return;
 	}
 	loop_unwatch(irc->loop, irc->listen_fd);
@@ -1602,10 +1030,8 @@ on_listen(struct loop *loop, int fd, int events, void *arg)
 	irc->irc_fd_ok = 1;
 	local_flush(irc);
 	relay_update(irc);
-	leave(irc);
+	irc_leave(irc);
 }
-
-static irc_session_t *session_create(void);
 
 /*
  * The server is connected: opens the loopback listener and lets
@@ -1630,12 +1056,12 @@ local_begin(struct irc *irc)
 	    bind(irc->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
 	    listen(irc->listen_fd, 4) != 0 ||
 	    getsockname(irc->listen_fd, (struct sockaddr *)&addr, &len) != 0) {
-		connection_lost(irc, "cannot open the relay socket: %s",
+		irc_connection_lost(irc, "cannot open the relay socket: %s",
 		    strerror(errno));
 		return;
 	}
 	if ((probe = socket(AF_INET, SOCK_STREAM, 0)) < 0) {
-		connection_lost(irc, "socket: %s", strerror(errno));
+		irc_connection_lost(irc, "socket: %s", strerror(errno));
 		return;
 	}
 	close(probe);
@@ -1643,11 +1069,11 @@ local_begin(struct irc *irc)
 		log_error("irc %s: descriptor %d is past FD_SETSIZE (%d), "
 		    "which libircclient cannot use", irc->network,
 		    probe, FD_SETSIZE);
-		connection_lost(irc, "too many open descriptors");
+		irc_connection_lost(irc, "too many open descriptors");
 		return;
 	}
-	if ((irc->session = session_create()) == NULL) {
-		connection_lost(irc, "libircclient could not start");
+	if ((irc->session = irc_session_create()) == NULL) {
+		irc_connection_lost(irc, "libircclient could not start");
 		return;
 	}
 	irc_set_ctx(irc->session, irc);
@@ -1657,7 +1083,7 @@ local_begin(struct irc *irc)
 	if (irc_connect(irc->session, "127.0.0.1", ntohs(addr.sin_port),
 	    irc->cfg.server_password, irc->cfg.nick, irc->cfg.username,
 	    irc->cfg.realname) != 0) {
-		connection_lost(irc, "libircclient: %s",
+		irc_connection_lost(irc, "libircclient: %s",
 		    irc_strerror(irc_errno(irc->session)));
 		return;
 	}
@@ -1668,11 +1094,11 @@ local_begin(struct irc *irc)
 	 * holds registration until CAP END and SASL can run before it.
 	 */
 	if (buf_add(&irc->to_up, "CAP LS 302\r\n", 12) != 0) {
-		connection_lost(irc, "out of memory");
+		irc_connection_lost(irc, "out of memory");
 		return;
 	}
 	irc->phase = PHASE_RELAY;
-	irc->last_recv = now_ms(irc);
+	irc->last_recv = irc_now_ms(irc);
 	irc->ping_sent = 0;
 	irc->ping_timer = loop_timer(irc->loop,
 	    (uint64_t)irc->cfg.ping_timeout * 100, ping_timer, irc);
@@ -1687,7 +1113,7 @@ on_up_ready(struct irc_tls *t, int ok, const char *err, void *arg)
 {
 	struct irc *irc = arg;
 
-	enter(irc);
+	irc_enter(irc);
 	if (!ok) {
 		log_warn("irc %s: cannot connect to %s:%d: %s",
 		    irc->network, irc->cfg.host, irc->cfg.port, err);
@@ -1696,14 +1122,14 @@ on_up_ready(struct irc_tls *t, int ok, const char *err, void *arg)
 		connection_close(irc);
 		if (irc->phase == PHASE_UPSTREAM)
 			schedule_reconnect(irc);
-		leave(irc);
+		irc_leave(irc);
 		return;
 	}
 	irc->up_fd = irc_tls_fd(t);
 	log_info("irc %s: connected to %s:%d%s", irc->network,
 	    irc->cfg.host, irc->cfg.port, irc->cfg.tls ? " (TLS)" : "");
 	local_begin(irc);
-	leave(irc);
+	irc_leave(irc);
 }
 
 static void
@@ -1732,746 +1158,6 @@ connect_begin(struct irc *irc)
 	}
 }
 
-/* Registration: capabilities, SASL, nicknames. */
-
-static void
-cap_end(struct irc *irc)
-{
-	if (irc->cap_done)
-		return;
-	irc->cap_done = 1;
-	send_now(irc, "CAP END");
-}
-
-static void
-sasl_chunk(const char *arg, void *ctx)
-{
-	struct irc *irc = ctx;
-	char line[IRC_LINE_MAX];
-
-	snprintf(line, sizeof(line), "AUTHENTICATE %s", arg);
-	send_now(irc, line);
-	explicit_bzero(line, sizeof(line));
-}
-
-/* Every CAP REQ has its answer: log in with SASL, or end negotiation. */
-static void
-cap_requests_answered(struct irc *irc)
-{
-	if ((irc->caps & CAP_SASL) && irc->cfg.sasl_user != NULL &&
-	    irc->sasl_state == 0 && irc->phase == PHASE_RELAY) {
-		irc->sasl_state = 1;
-		send_now(irc, "AUTHENTICATE PLAIN");
-		return;
-	}
-	cap_end(irc);
-}
-
-static void
-cap_set(struct irc *irc, const char *list, int enable)
-{
-	const char *pos = list, *value;
-	char name[64];
-	size_t vlen;
-	int removed;
-
-	while (irc_cap_next(&pos, name, sizeof(name), &value, &vlen,
-	    &removed)) {
-		for (int i = 0; cap_names[i] != NULL; i++) {
-			if (strcmp(cap_names[i], name) != 0)
-				continue;
-			if (enable && !removed)
-				irc->caps |= 1 << i;
-			else
-				irc->caps &= ~(1 << i);
-		}
-	}
-}
-
-static void
-cap_message(struct irc *irc, const char **params, unsigned int count)
-{
-	const char *sub = count > 1 ? params[1] : "";
-	const char *list = count > 2 ? params[count - 1] : "";
-	char req[400], line[IRC_LINE_MAX];
-
-	if (strcmp(sub, "LS") == 0) {
-		int more = count > 3 && strcmp(params[2], "*") == 0;
-
-		if (irc->caps_offered.len > 0)
-			text_add(&irc->caps_offered, " ");
-		text_add(&irc->caps_offered, list);
-		if (more || irc->cap_done)
-			return;
-		if (irc_cap_request(text_str(&irc->caps_offered), cap_wanted,
-		    req, sizeof(req)) > 0) {
-			snprintf(line, sizeof(line), "CAP REQ :%s", req);
-			irc->cap_reqs++;
-			send_now(irc, line);
-		}
-		if (irc->cfg.sasl_user != NULL) {
-			if (irc_cap_sasl_plain(text_str(&irc->caps_offered))) {
-				irc->cap_reqs++;
-				send_now(irc, "CAP REQ :sasl");
-			} else {
-				log_warn("irc %s: the server offers no SASL "
-				    "PLAIN; logging in without it",
-				    irc->network);
-			}
-		}
-		if (irc->cap_reqs == 0)
-			cap_end(irc);
-	} else if (strcmp(sub, "ACK") == 0 || strcmp(sub, "NAK") == 0) {
-		if (sub[0] == 'A')
-			cap_set(irc, list, 1);
-		else
-			log_info("irc %s: the server refused capabilities: %s",
-			    irc->network, list);
-		if (irc->cap_reqs > 0 && --irc->cap_reqs == 0 &&
-		    !irc->cap_done)
-			cap_requests_answered(irc);
-	} else if (strcmp(sub, "NEW") == 0) {
-		const char *want[sizeof(cap_wanted) / sizeof(cap_wanted[0])];
-		int n = 0;
-
-		/* Ask for what is new and wanted, not yet on. */
-		for (int i = 0; cap_wanted[i] != NULL; i++)
-			if (!(irc->caps & (1 << i)) &&
-			    irc_cap_find(list, cap_wanted[i], NULL, NULL))
-				want[n++] = cap_wanted[i];
-		want[n] = NULL;
-		if (irc->caps_offered.len > 0)
-			text_add(&irc->caps_offered, " ");
-		text_add(&irc->caps_offered, list);
-		if (n > 0 && irc_cap_request(list, want, req,
-		    sizeof(req)) > 0) {
-			snprintf(line, sizeof(line), "CAP REQ :%s", req);
-			send_now(irc, line);
-		}
-	} else if (strcmp(sub, "DEL") == 0) {
-		cap_set(irc, list, 0);
-	}
-}
-
-static void
-authenticate_message(struct irc *irc, const char **params, unsigned int count)
-{
-	if (irc->sasl_state != 1 || count < 1 || strcmp(params[0], "+") != 0)
-		return;
-	irc->sasl_state = 2;
-	if (irc_sasl_plain(irc->cfg.sasl_user, irc->cfg.sasl_password,
-	    sasl_chunk, irc) < 0) {
-		send_now(irc, "AUTHENTICATE *");
-		cap_end(irc);
-	}
-}
-
-/* Tries the next nickname after ours was taken (433) or refused (432). */
-static void
-next_nick(struct irc *irc, int erroneous)
-{
-	char line[128];
-	int k;
-
-	if (irc->phase != PHASE_RELAY)
-		return;
-	/* A nick with digits that is too long: drop a letter of the base. */
-	if (erroneous && irc->nick_try > irc->cfg.nalt &&
-	    strlen(irc->nick_base) > 1) {
-		irc->nick_base[strlen(irc->nick_base) - 1] = '\0';
-		irc->nick_try--;
-	}
-	if (++irc->nick_try > NICK_TRIES) {
-		connection_lost(irc, "no nickname was free");
-		return;
-	}
-	k = irc->nick_try;
-	if (k <= irc->cfg.nalt)
-		snprintf(irc->nick, sizeof(irc->nick), "%s",
-		    irc->cfg.alt_nicks[k - 1]);
-	else
-		snprintf(irc->nick, sizeof(irc->nick), "%s%d", irc->nick_base,
-		    k - irc->cfg.nalt);
-	log_info("irc %s: nickname taken; trying %s", irc->network,
-	    irc->nick);
-	snprintf(line, sizeof(line), "NICK %s", irc->nick);
-	send_now(irc, line);
-}
-
-/* libircclient's events. */
-
-static struct irc *
-session_irc(irc_session_t *session)
-{
-	return irc_get_ctx(session);
-}
-
-static void
-on_connect(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct origin o;
-
-	(void)event;
-	(void)origin;
-	if (count < 1 || irc->phase != PHASE_RELAY)
-		return;
-	snprintf(irc->nick, sizeof(irc->nick), "%s", params[0]);
-	/* "Welcome to the ... Network nick!user@host" tells our mask. */
-	if (count >= 2) {
-		const char *word = strrchr(params[count - 1], ' ');
-
-		word = word != NULL ? word + 1 : params[count - 1];
-		if (origin_split(word, &o) == 0 && is_self(irc, o.nick) &&
-		    o.user[0] != '\0' && o.host[0] != '\0') {
-			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
-			    o.user);
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    o.host);
-		}
-	}
-	irc->phase = PHASE_READY;
-	irc->registered_at = now_ms(irc);
-	loop_cancel(irc->loop, irc->register_timer);
-	irc->register_timer = 0;
-	irc->cap_done = 1;
-	log_info("irc %s: registered as %s", irc->network, irc->nick);
-	if (irc->cfg.nickserv_password != NULL && irc->account[0] == '\0') {
-		char line[IRC_LINE_MAX];
-
-		snprintf(line, sizeof(line), "PRIVMSG NickServ :IDENTIFY %s %s",
-		    irc->cfg.nick, irc->cfg.nickserv_password);
-		send_now(irc, line);
-		explicit_bzero(line, sizeof(line));
-	}
-	join_wanted(irc);
-	irc_queue_run(irc->queue, 1);
-	if (alive(irc))
-		bot_on_connected(irc->adapter->bot, irc->adapter, 1);
-}
-
-static void
-on_nick(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_user *u;
-	struct origin o;
-	char old[512];
-	int had;
-
-	(void)event;
-	if (count < 1 || origin_split(origin, &o) != 0)
-		return;
-	if (is_self(irc, o.nick)) {
-		snprintf(irc->nick, sizeof(irc->nick), "%s", params[0]);
-		return;
-	}
-	if ((u = user_find(irc, o.nick)) == NULL)
-		return;
-	user_learn(irc, u, o.user, o.host, NULL);
-	had = user_id(u, old, sizeof(old)) == 0;
-	if (!set_field(&u->nick, params[0]))
-		return;
-	/* Lines still waiting for the old nick would find nobody. */
-	if (irc->queue != NULL) {
-		size_t max = IRC_LINE_MAX - 4 - self_mask_length(irc);
-
-		irc_queue_retarget(irc->queue, IRC_CLASS_PRIVATE,
-		    irc->is.casemap, o.nick, params[0], max);
-		irc_queue_retarget(irc->queue, IRC_CLASS_LOW,
-		    irc->is.casemap, o.nick, params[0], max);
-	}
-	notify_rename(irc, u, had ? old : NULL, 1);
-}
-
-/* Tells the core that u left channel (NULL: quit). */
-static void
-tell_leave(struct irc *irc, const char *channel, const struct irc_user *u)
-{
-	char id[512], mask[512];
-	struct user who = { 0 };
-
-	if (alive(irc) && user_struct(u, id, sizeof(id), mask, sizeof(mask),
-	    &who) == 0)
-		bot_on_leave(irc->adapter->bot, irc->adapter, channel, &who);
-}
-
-static void
-on_quit(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_user *u;
-	struct origin o;
-
-	(void)event;
-	(void)params;
-	(void)count;
-	if (origin_split(origin, &o) != 0 || is_self(irc, o.nick) ||
-	    (u = user_find(irc, o.nick)) == NULL)
-		return;
-	user_learn(irc, u, o.user, o.host, NULL);
-	tell_leave(irc, NULL, u);
-	/* Unlink from every channel first: the last unlink frees u. */
-	for (int i = 0; i < irc->nchans; i++) {
-		struct irc_chan *c = irc->chans[i];
-
-		for (int j = 0; j < c->nmembers; j++) {
-			if (c->members[j] == u) {
-				c->members[j] = c->members[--c->nmembers];
-				u->channels--;
-				break;
-			}
-		}
-	}
-	u->channels = 0;
-	user_release(irc, u);
-}
-
-/*
- * Asks for the members' user@host and accounts once the games' lines are
- * out: a line per channel adds up when joining hundreds.
- */
-static void
-send_who(struct irc *irc, const char *channel)
-{
-	if (irc->is.whox)
-		queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s %%tcuhna,"
-		    WHOX_TOKEN, channel);
-	else
-		queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s", channel);
-}
-
-static void
-on_join(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_chan *c;
-	struct irc_user *u;
-	struct origin o;
-	char id[512], mask[512];
-	struct user who = { 0 };
-
-	(void)event;
-	if (count < 1 || origin_split(origin, &o) != 0)
-		return;
-	if (is_self(irc, o.nick)) {
-		if ((c = chan_get(irc, params[0])) == NULL)
-			return;
-		c->joined = 1;
-		c->joined_at = now_ms(irc);
-		chan_clear(irc, c);
-		loop_cancel(irc->loop, c->rejoin_timer);
-		c->rejoin_timer = 0;
-		if (o.user[0] != '\0' && o.host[0] != '\0') {
-			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
-			    o.user);
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    o.host);
-		}
-		log_info("irc %s: joined %s", irc->network, c->name);
-		send_who(irc, c->name);
-		return;
-	}
-	if ((c = chan_find(irc, params[0])) == NULL || !c->joined ||
-	    (u = user_get(irc, o.nick)) == NULL)
-		return;
-	chan_add(c, u);
-	user_learn(irc, u, o.user, o.host,
-	    (irc->caps & CAP_EXTENDED_JOIN) && count >= 2 ? params[1] : NULL);
-	if (alive(irc) && user_struct(u, id, sizeof(id), mask, sizeof(mask),
-	    &who) == 0)
-		bot_on_join(irc->adapter->bot, irc->adapter, c->name, &who);
-}
-
-static void
-on_part(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_chan *c;
-	struct irc_user *u;
-	struct origin o;
-
-	(void)event;
-	if (count < 1 || origin_split(origin, &o) != 0 ||
-	    (c = chan_find(irc, params[0])) == NULL)
-		return;
-	if (is_self(irc, o.nick)) {
-		c->joined = 0;
-		chan_clear(irc, c);
-		log_info("irc %s: left %s", irc->network, c->name);
-		if (!c->wanted)
-			chan_drop(irc, c);
-		else
-			rejoin_later(irc, c, KICK_REJOIN_MS);
-		return;
-	}
-	if ((u = user_find(irc, o.nick)) == NULL || !chan_has(c, u))
-		return;
-	user_learn(irc, u, o.user, o.host, NULL);
-	tell_leave(irc, c->name, u);
-	chan_remove(irc, c, u);
-}
-
-static void
-on_kick(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_chan *c;
-	struct irc_user *u;
-
-	(void)event;
-	if (count < 2 || (c = chan_find(irc, params[0])) == NULL)
-		return;
-	if (is_self(irc, params[1])) {
-		log_warn("irc %s: kicked from %s by %s: %s", irc->network,
-		    c->name, origin != NULL ? origin : "?",
-		    count >= 3 ? params[2] : "");
-		c->joined = 0;
-		chan_clear(irc, c);
-		/* Staying a while forgives earlier kicks. */
-		if (now_ms(irc) - c->joined_at > 10 * 60 * 1000)
-			c->retries = 0;
-		if (c->wanted)
-			rejoin_later(irc, c, KICK_REJOIN_MS);
-		else
-			chan_drop(irc, c);
-		return;
-	}
-	if ((u = user_find(irc, params[1])) == NULL || !chan_has(c, u))
-		return;
-	tell_leave(irc, c->name, u);
-	chan_remove(irc, c, u);
-}
-
-static void
-on_privmsg(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_user *u, stranger;
-	struct irc_chan *c = NULL;
-	struct origin o;
-	char id[512], mask[512], *text;
-	struct user who = { 0 };
-
-	(void)event;
-	/*
-	 * libircclient tells private from channel messages by comparing
-	 * with the nick it registered, which alternative nicks change; the
-	 * target decides here.
-	 */
-	if (count < 2 || origin_split(origin, &o) != 0 || !alive(irc))
-		return;
-	if (irc_is_channel(&irc->is, params[0])) {
-		if ((c = chan_find(irc, params[0])) == NULL || !c->joined)
-			return;
-	} else if (!is_self(irc, params[0])) {
-		return;
-	}
-	if ((u = user_find(irc, o.nick)) != NULL) {
-		user_learn(irc, u, o.user, o.host, NULL);
-	} else {
-		memset(&stranger, 0, sizeof(stranger));
-		stranger.nick = o.nick;
-		stranger.user = o.user;
-		stranger.host = o.host;
-		u = &stranger;
-	}
-	if (user_struct(u, id, sizeof(id), mask, sizeof(mask), &who) != 0 ||
-	    (text = strdup(params[1])) == NULL)
-		return;
-	irc_strip_codes(text);
-	if (text[0] != '\0' && alive(irc))
-		bot_on_message(irc->adapter->bot, irc->adapter,
-		    c != NULL ? c->name : NULL, &who, text);
-	free(text);
-}
-
-static void
-on_notice(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-
-	(void)event;
-	/* Bots never answer notices; services' replies are worth a log. */
-	if (count >= 2 && origin != NULL)
-		log_debug("irc %s: notice from %s: %s", irc->network, origin,
-		    params[1]);
-}
-
-static int
-valid_channel(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n < 2 || n > 200 || strchr("#&!+", s[0]) == NULL)
-		return 0;
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s <= ' ' || *s == ',' || *s == 0x7f)
-			return 0;
-	return 1;
-}
-
-static void
-on_invite(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_chan *c;
-
-	(void)event;
-	if (count < 2 || !valid_channel(params[1]))
-		return;
-	log_info("irc %s: %s invited us to %s%s", irc->network,
-	    origin != NULL ? origin : "?", params[1],
-	    irc->cfg.join_on_invite ? "" : " (join_on_invite is off)");
-	if (!irc->cfg.join_on_invite || (c = chan_get(irc, params[1])) == NULL)
-		return;
-	c->wanted = 1;
-	if (!c->joined)
-		queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
-}
-
-static void
-on_ctcp(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct origin o;
-
-	(void)event;
-	if (count < 1 || origin_split(origin, &o) != 0 ||
-	    strcasecmp(params[0], "VERSION") != 0)
-		return;
-	queue_line(irc, IRC_CLASS_LOW, "NOTICE %s :\001VERSION stichbot %s\001",
-	    o.nick, STICHBOT_VERSION);
-}
-
-static void
-on_unknown(irc_session_t *session, const char *event, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	struct irc_user *u;
-	struct origin o;
-
-	if (strcmp(event, "CAP") == 0) {
-		cap_message(irc, params, count);
-	} else if (strcmp(event, "AUTHENTICATE") == 0) {
-		authenticate_message(irc, params, count);
-	} else if (strcmp(event, "ACCOUNT") == 0) {
-		if (count < 1 || origin_split(origin, &o) != 0)
-			return;
-		if (is_self(irc, o.nick))
-			snprintf(irc->account, sizeof(irc->account), "%s",
-			    irc_account_known(params[0]) ? params[0] : "");
-		else if ((u = user_find(irc, o.nick)) != NULL)
-			user_learn(irc, u, o.user, o.host, params[0]);
-	} else if (strcmp(event, "CHGHOST") == 0) {
-		if (count < 2 || origin_split(origin, &o) != 0)
-			return;
-		if (is_self(irc, o.nick)) {
-			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
-			    params[0]);
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    params[1]);
-		} else if ((u = user_find(irc, o.nick)) != NULL) {
-			user_learn(irc, u, params[0], params[1], NULL);
-		}
-	} else if (strcmp(event, "ERROR") == 0) {
-		log_warn("irc %s: the server says: %s", irc->network,
-		    count > 0 ? params[0] : "");
-	}
-}
-
-/* A NAMES reply (353): the people on a channel we joined. */
-static void
-names_reply(struct irc *irc, const char *channel, const char *names)
-{
-	struct irc_chan *c = chan_find(irc, channel);
-	char entry[512], nick[128], user[128], host[256];
-	const char *p = names;
-
-	if (c == NULL || !c->joined)
-		return;
-	while (*p != '\0') {
-		const char *end = strchr(p, ' ');
-		size_t n = end != NULL ? (size_t)(end - p) : strlen(p);
-		struct irc_user *u;
-
-		if (n > 0 && n < sizeof(entry)) {
-			memcpy(entry, p, n);
-			entry[n] = '\0';
-			if (irc_names_entry(&irc->is, entry, nick, sizeof(nick),
-			    user, sizeof(user), host, sizeof(host)) == 0 &&
-			    !is_self(irc, nick) &&
-			    (u = user_get(irc, nick)) != NULL) {
-				chan_add(c, u);
-				user_learn(irc, u, user, host, NULL);
-			}
-		}
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-}
-
-/* A WHO (352) or WHOX (354) reply; account NULL when WHO has none. */
-static void
-who_reply(struct irc *irc, const char *user, const char *host,
-    const char *nick, const char *account)
-{
-	struct irc_user *u;
-
-	if (is_self(irc, nick)) {
-		snprintf(irc->self_user, sizeof(irc->self_user), "%s", user);
-		snprintf(irc->self_host, sizeof(irc->self_host), "%s", host);
-		if (account != NULL)
-			snprintf(irc->account, sizeof(irc->account), "%s",
-			    irc_account_known(account) ? account : "");
-		return;
-	}
-	if ((u = user_find(irc, nick)) != NULL)
-		user_learn(irc, u, user, host, account);
-}
-
-static void
-join_failed(struct irc *irc, unsigned int code, const char **params,
-    unsigned int count)
-{
-	struct irc_chan *c;
-
-	if (count < 2)
-		return;
-	log_warn("irc %s: cannot join %s: %s (%03u)", irc->network, params[1],
-	    params[count - 1], code);
-	if ((c = chan_find(irc, params[1])) == NULL || c->joined)
-		return;
-	/* A ban, a full or invite-only channel, or one for registered
-	 * nicks may change; a wrong name or key will not. */
-	if (c->wanted && (code == 471 || code == 473 || code == 474 ||
-	    code == 477))
-		rejoin_later(irc, c, BAN_REJOIN_MS);
-}
-
-static void
-on_numeric(irc_session_t *session, unsigned int code, const char *origin,
-    const char **params, unsigned int count)
-{
-	struct irc *irc = session_irc(session);
-	const char *last = count > 0 ? params[count - 1] : "";
-
-	(void)origin;
-	switch (code) {
-	case 353:
-		if (count >= 4)
-			names_reply(irc, params[count - 2], last);
-		break;
-	case 352:
-		if (count >= 6)
-			who_reply(irc, params[2], params[3], params[5], NULL);
-		break;
-	case 354:
-		if (count >= 7 && strcmp(params[1], WHOX_TOKEN) == 0)
-			who_reply(irc, params[3], params[4], params[5],
-			    params[6]);
-		break;
-	case 396:
-		if (count >= 2) {
-			const char *at = strchr(params[1], '@');
-
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    at != NULL ? at + 1 : params[1]);
-		}
-		break;
-	case 432:
-	case 433:
-	case 437:
-		next_nick(irc, code == 432);
-		break;
-	case 900:
-		if (count >= 3) {
-			snprintf(irc->account, sizeof(irc->account), "%s",
-			    params[2]);
-			log_info("irc %s: logged in as %s", irc->network,
-			    params[2]);
-		}
-		break;
-	case 901:
-		irc->account[0] = '\0';
-		break;
-	case 903:
-		irc->sasl_state = 3;
-		cap_end(irc);
-		break;
-	case 902:
-	case 904:
-	case 905:
-	case 906:
-		log_warn("irc %s: SASL login failed: %s (%03u)", irc->network,
-		    last, code);
-		cap_end(irc);
-		break;
-	case 907:
-		cap_end(irc);
-		break;
-	case 421:
-		if (count >= 2 && strcasecmp(params[1], "CAP") == 0)
-			irc->cap_done = 1;
-		break;
-	case 471:
-	case 473:
-	case 474:
-	case 475:
-	case 477:
-	case 403:
-	case 405:
-	case 476:
-	case 479:
-		join_failed(irc, code, params, count);
-		break;
-	case 404:
-	case 401:
-		if (count >= 2)
-			log_info("irc %s: cannot send to %s: %s", irc->network,
-			    params[1], last);
-		break;
-	default:
-		break;
-	}
-}
-
-static const irc_callbacks_t callbacks = {
-	.event_connect = on_connect,
-	.event_nick = on_nick,
-	.event_quit = on_quit,
-	.event_join = on_join,
-	.event_part = on_part,
-	.event_kick = on_kick,
-	.event_channel = on_privmsg,
-	.event_privmsg = on_privmsg,
-	.event_notice = on_notice,
-	.event_channel_notice = on_notice,
-	.event_invite = on_invite,
-	.event_ctcp_req = on_ctcp,
-	.event_unknown = on_unknown,
-	.event_numeric = on_numeric,
-};
-
-static irc_session_t *
-session_create(void)
-{
-	/* libircclient copies the table; it never writes to ours. */
-	return irc_create_session((irc_callbacks_t *)&callbacks);
-}
-
 /* The adapter. */
 
 static int
@@ -2485,12 +1171,12 @@ irc_init(struct adapter *adapter, const json_t *config, const char *path,
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -1;
 	}
-	if (config_read(&irc->cfg, config, path, err, errlen) != 0 ||
+	if (irc_config_read(&irc->cfg, config, path, err, errlen) != 0 ||
 	    (irc->network = strdup(adapter->network != NULL ?
 	    adapter->network : "irc")) == NULL) {
 		if (irc->network == NULL && err[0] == '\0')
 			snprintf(err, errlen, "%s: out of memory", path);
-		config_free(&irc->cfg);
+		irc_config_free(&irc->cfg);
 		free(irc);
 		return -1;
 	}
@@ -2513,19 +1199,22 @@ irc_free(struct irc *irc)
 	if (irc->loop != NULL) {
 		connection_close(irc);
 		loop_cancel(irc->loop, irc->reconnect_timer);
+		loop_cancel(irc->loop, irc->sent_timer);
 		if (irc->hooked)
 			loop_unhook(irc->loop, hook, irc);
 	}
 	while (irc->nchans > 0)
-		chan_drop(irc, irc->chans[0]);
+		irc_chan_drop(irc, irc->chans[0]);
 	free(irc->chans);
 	free(irc->users);
 	irc_queue_destroy(irc->queue);
+	free(irc->sent_ids);
+	free(irc->verifies);
 	text_finish(&irc->caps_offered);
 	buf_free(&irc->to_up);
 	buf_free(&irc->to_local);
 	buf_free(&irc->line);
-	config_free(&irc->cfg);
+	irc_config_free(&irc->cfg);
 	free(irc->network);
 	free(irc);
 }
@@ -2557,8 +1246,7 @@ irc_start(struct adapter *adapter)
 	if (irc->phase != PHASE_IDLE && irc->phase != PHASE_STOPPED)
 		return 0;
 	irc->loop = bot_loop(adapter->bot);
-	if (irc->queue == NULL && (irc->queue = irc_queue_create(irc->loop,
-	    irc->cfg.burst, irc->cfg.interval_ms, queue_send, irc)) == NULL)
+	if (queue_get(irc) == NULL)
 		return -1;
 	if (!irc->hooked) {
 		if (loop_hook(irc->loop, hook, irc) != 0)
@@ -2574,11 +1262,11 @@ irc_start(struct adapter *adapter)
 static void
 drain(struct irc *irc, int timeout)
 {
-	uint64_t end = now_ms(irc) + (uint64_t)timeout;
+	uint64_t end = irc_now_ms(irc) + (uint64_t)timeout;
 	char data[4096];
 
 	while (irc->session != NULL && irc->local_fd >= 0 && irc->up != NULL &&
-	    now_ms(irc) < end) {
+	    irc_now_ms(irc) < end) {
 		struct pollfd pfd;
 		fd_set in, out;
 		int maxfd = 0, pending;
@@ -2621,6 +1309,23 @@ irc_stop(struct adapter *adapter, const char *goodbye)
 	if (irc->phase == PHASE_READY && irc->session != NULL) {
 		char *g = text_sanitize(goodbye != NULL ? goodbye : "");
 
+		/*
+		 * What is still queued for tables and people (a goodbye)
+		 * leaves before the QUIT, at the bucket's pace, for at most
+		 * STOP_FLUSH_MS: the core gave the queue time to drain, and
+		 * a stop must not hang on a long backlog.
+		 */
+		if (!irc->in_session && irc->queue != NULL) {
+			uint64_t end = irc_now_ms(irc) + STOP_FLUSH_MS;
+
+			irc_queue_flush(irc->queue);
+			while (irc_queue_flows_waiting(irc->queue) > 0 &&
+			    irc->session != NULL && irc_now_ms(irc) < end) {
+				drain(irc, 20);
+				poll(NULL, 0, 20);
+				irc_queue_flush(irc->queue);
+			}
+		}
 		if (g != NULL) {
 			cut_utf8(g, 300);
 			irc_send_raw(irc->session, "QUIT :%s", g);
@@ -2645,17 +1350,17 @@ irc_join(struct adapter *adapter, const char *channel)
 	struct irc *irc = adapter->priv;
 	struct irc_chan *c;
 
-	if (irc == NULL || !valid_channel(channel)) {
+	if (irc == NULL || !irc_valid_channel(channel)) {
 		log_warn("irc %s: cannot join \"%s\": not a channel name",
 		    irc != NULL ? irc->network : "?", channel);
 		return -1;
 	}
-	if ((c = chan_get(irc, channel)) == NULL)
+	if ((c = irc_chan_get(irc, channel)) == NULL)
 		return -1;
 	c->wanted = 1;
 	c->retries = 0;
 	if (irc->phase == PHASE_READY && !c->joined && c->rejoin_timer == 0)
-		queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
 	return 0;
 }
 
@@ -2665,16 +1370,25 @@ irc_part(struct adapter *adapter, const char *channel)
 	struct irc *irc = adapter->priv;
 	struct irc_chan *c;
 
-	if (irc == NULL || (c = chan_find(irc, channel)) == NULL)
+	if (irc == NULL || (c = irc_chan_find(irc, channel)) == NULL)
 		return 0;
 	c->wanted = 0;
 	if (irc->loop != NULL)
 		loop_cancel(irc->loop, c->rejoin_timer);
 	c->rejoin_timer = 0;
-	if (c->joined && irc->phase == PHASE_READY)
-		queue_line(irc, IRC_CLASS_CONTROL, "PART %s", c->name);
-	else
-		chan_drop(irc, c);
+	if (c->joined && irc->phase == PHASE_READY) {
+		char line[IRC_LINE_MAX];
+		const char *lines[1] = { line };
+
+		/* Behind the channel's lines, so that they still leave. */
+		snprintf(line, sizeof(line), "PART %s", c->name);
+		if (irc_queue_push_message(irc->queue, c->name, NULL, 0, 0,
+		    lines, 1) != 0)
+			irc_queue_line(irc, IRC_CLASS_CONTROL, "PART %s",
+			    c->name);
+	} else {
+		irc_chan_drop(irc, c);
+	}
 	return 0;
 }
 
@@ -2684,12 +1398,19 @@ irc_send_channel(struct adapter *adapter, const char *channel,
 {
 	struct irc *irc = adapter->priv;
 
-	if (irc == NULL || irc->queue == NULL || !valid_channel(channel))
+	if (irc == NULL || queue_get(irc) == NULL ||
+	    !irc_valid_channel(channel))
 		return -1;
-	return queue_text(irc, IRC_CLASS_CHANNEL, "PRIVMSG", channel, text);
+	return queue_text(irc, "PRIVMSG", channel, NULL, info != NULL &&
+	    info->flow != NULL ? info->flow : channel, info != NULL ?
+	    info->id : 0, text);
 }
 
-/* The nick to reach user_id by, or NULL when it cannot be told. */
+/*
+ * The nick to reach user_id by, or NULL when it cannot be told.  Whether
+ * the nick's holder now is that person is checked when each line leaves
+ * (holder_gate()).
+ */
 static const char *
 private_target(struct irc *irc, const char *user_id, struct origin *o)
 {
@@ -2699,19 +1420,19 @@ private_target(struct irc *irc, const char *user_id, struct origin *o)
 		for (int i = 0; i < irc->nusers; i++) {
 			u = irc->users[i];
 			if (u->account != NULL &&
-			    nick_eq(irc, u->account, user_id + 8))
+			    irc_nick_eq(irc, u->account, user_id + 8))
 				return u->nick;
 		}
+		for (int i = 0; i < irc->nglimpses; i++)
+			if (irc->glimpses[i].account[0] != '\0' &&
+			    irc_nick_eq(irc, irc->glimpses[i].account,
+			    user_id + 8))
+				return irc->glimpses[i].nick;
 		return NULL;
 	}
-	if (origin_split(user_id, o) != 0 || o->user[0] == '\0' ||
+	if (irc_origin_split(user_id, o) != 0 || o->user[0] == '\0' ||
 	    o->host[0] == '\0' || strpbrk(o->nick, " ,:*?") != NULL ||
 	    strspn(o->nick, "#&") > 0)
-		return NULL;
-	/* Someone else may use the nick now: compare user@host. */
-	if ((u = user_find(irc, o->nick)) != NULL && u->user != NULL &&
-	    u->host != NULL && (strcmp(u->user, o->user) != 0 ||
-	    strcmp(u->host, o->host) != 0))
 		return NULL;
 	for (const char *p = o->nick; *p != '\0'; p++)
 		if ((unsigned char)*p < 0x21 || *p == 0x7f)
@@ -2719,23 +1440,54 @@ private_target(struct irc *irc, const char *user_id, struct origin *o)
 	return o->nick;
 }
 
+/*
+ * The flow of a private message: the core's (its table's channel), else
+ * the channel its text names first ("[#t] Round 2, your hand: ...": a
+ * table's private line from a core that does not give flows yet, which
+ * must not overtake that table's channel lines), else the recipient's
+ * own (a reply).
+ */
+static const char *
+private_flow(struct irc *irc, const char *user_id, const struct text *text,
+    const struct send_info *info)
+{
+	const char *s = text_str(text), *end;
+	char name[201];
+	struct irc_chan *c;
+
+	if (info != NULL && info->flow != NULL)
+		return info->flow;
+	if (s[0] == '[' && (end = strchr(s, ']')) != NULL &&
+	    (size_t)(end - s - 1) < sizeof(name)) {
+		memcpy(name, s + 1, (size_t)(end - s - 1));
+		name[end - s - 1] = '\0';
+		if ((c = irc_chan_find(irc, name)) != NULL && c->wanted)
+			return c->name;
+	}
+	return user_id;
+}
+
 static int
 irc_send_private(struct adapter *adapter, const char *user_id,
     const struct text *text, const struct send_info *info)
 {
 	struct irc *irc = adapter->priv;
+	uint64_t id = info != NULL ? info->id : 0;
 	struct origin o;
 	const char *nick;
 
-	if (irc == NULL || irc->queue == NULL)
+	if (irc == NULL || queue_get(irc) == NULL)
 		return -1;
 	if ((nick = private_target(irc, user_id, &o)) == NULL) {
 		log_warn("irc %s: cannot send privately to %s: not on a "
 		    "channel with us", irc->network, user_id);
+		/* It can never leave: the outbox may forget it. */
+		if (id != 0)
+			queue_done(id, 1, irc);
 		return -1;
 	}
-	return queue_text(irc, IRC_CLASS_PRIVATE, irc->cfg.notice ? "NOTICE" :
-	    "PRIVMSG", nick, text);
+	return queue_text(irc, irc->cfg.notice ? "NOTICE" : "PRIVMSG", nick,
+	    user_id, private_flow(irc, user_id, text, info), id, text);
 }
 
 static size_t
@@ -2745,6 +1497,25 @@ irc_queue_depth_impl(const struct adapter *adapter)
 
 	return irc != NULL && irc->queue != NULL ?
 	    irc_queue_depth(irc->queue) : 0;
+}
+
+/* The nick we hold now (not the configured one while it is taken). */
+static const char *
+irc_self_name(struct adapter *adapter)
+{
+	struct irc *irc = adapter->priv;
+
+	return irc != NULL && irc->phase == PHASE_READY ? irc->nick : NULL;
+}
+
+/* A flow with IRC_FLOW_BUSY lines waiting takes no more for now. */
+static int
+irc_busy(struct adapter *adapter, const char *flow)
+{
+	struct irc *irc = adapter->priv;
+
+	return irc != NULL && irc->queue != NULL && flow != NULL &&
+	    irc_queue_flow_depth(irc->queue, flow) >= IRC_FLOW_BUSY;
 }
 
 const struct adapter_impl irc_adapter = {
@@ -2759,4 +1530,6 @@ const struct adapter_impl irc_adapter = {
 	.send_private = irc_send_private,
 	.queue_depth = irc_queue_depth_impl,
 	.channel_admin = NULL,
+	.self_name = irc_self_name,
+	.busy = irc_busy,
 };

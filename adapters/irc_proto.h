@@ -76,6 +76,7 @@ struct irc_isupport {
 	char chantypes[16];      /* "#&" */
 	char prefixes[16];       /* membership prefixes, "@+" */
 	int whox;                /* WHO with %fields */
+	int monitor;             /* MONITOR (IRCv3): online/offline notes */
 	enum irc_casemap casemap;
 	char network[64];
 };
@@ -132,8 +133,6 @@ int irc_split(const char *text, size_t len, size_t max,
 size_t irc_overhead(const char *mask, const char *command,
     const char *target);
 
-/* How many send intervals a private line may overtake channel lines by. */
-#define IRC_PRIVATE_LEAD 2
 /*
  * Background lines leave at most one per this many ms: servers charge a
  * WHO more than other lines (ngircd holds the client back a second for
@@ -142,29 +141,51 @@ size_t irc_overhead(const char *mask, const char *command,
 #define IRC_BACKGROUND_GAP_MS 1000
 
 /*
- * The outgoing queue, in classes sent in this order: control lines (JOIN,
- * PART), private and channel lines, background lines (WHO: one per joined
- * channel, which must not hold the games back after joining many
- * channels; at most one per IRC_BACKGROUND_GAP_MS), and low (CTCP
- * replies, which are dropped when a few already wait).  Private and
- * channel lines leave in the order they were queued, except that a
- * private line (a turn prompt) overtakes the channel lines queued less
- * than IRC_PRIVATE_LEAD send intervals before it: prompts come quickly,
- * yet a stream of them cannot hold the channels back.
- * Lines leave at the bucket's pace from loop timers while the queue is
- * running.
+ * The outgoing queue.  Control lines (JOIN, PART, NICK, a WHO that
+ * verifies who holds a nick) leave first; then the flows, round-robin;
+ * then background lines (the WHO of each joined channel, which must not
+ * hold the games back after joining many channels; at most one per
+ * IRC_BACKGROUND_GAP_MS), and low ones (CTCP replies, dropped when a few
+ * already wait).
+ *
+ * A flow is one table (its channel: its channel lines and its private
+ * lines) or one person (replies to them).  Its messages leave in the
+ * order they were queued, and flows take turns line by line, so a flow
+ * with a long backlog delays another flow's next line by at most one line
+ * of each other flow.  The lines of a gated message are shown to a gate
+ * first, which lets them go, holds the flow (a nick's holder is being
+ * verified, a channel is not joined yet) or drops the rest of the message
+ * (someone else holds the nick; the channel was left).
+ *
+ * A message queued with an id is never refused nor dropped silently: its
+ * id is reported to done() once its last line is known written
+ * (irc_queue_written()) or when it was dropped.  Lines of a flow handed to
+ * send() stay "in flight" until then; when the connection is lost they go
+ * back to the front of their flows (irc_queue_requeue()).  Messages
+ * without an id (replies) are refused past IRC_FLOW_UNTRACKED_MAX lines in
+ * their flow or IRC_QUEUE_MAX in all.
  */
 enum irc_class {
 	IRC_CLASS_CONTROL,
-	IRC_CLASS_PRIVATE,
-	IRC_CLASS_CHANNEL,
 	IRC_CLASS_BACKGROUND,
 	IRC_CLASS_LOW,
 	IRC_CLASSES,
 };
 
-/* Queued lines beyond which new lines are refused (and logged). */
+/* Waiting lines beyond which replies and class lines are refused. */
 #define IRC_QUEUE_MAX 5000
+/*
+ * Waiting lines without an id (replies) one flow may hold.  Fairness
+ * needs no small number here (a flow only gets its turn); this bounds the
+ * memory a flood of replies may take.
+ */
+#define IRC_FLOW_UNTRACKED_MAX 1000
+/*
+ * A flow with at least this many lines waiting is busy (the adapter's
+ * busy()): the core causes no more there until it drains.  About two
+ * deals of a six-player table; at one line a second, 30 s of backlog.
+ */
+#define IRC_FLOW_BUSY 30
 /* CTCP replies kept waiting at most. */
 #define IRC_QUEUE_LOW_MAX 4
 
@@ -174,29 +195,78 @@ enum irc_class {
  */
 typedef int (*irc_send_fn)(const char *line, void *arg);
 
+/* What a gate says of the next line of a gated message. */
+enum irc_gate {
+	IRC_GATE_GO,
+	IRC_GATE_WAIT,
+	IRC_GATE_DROP,
+};
+
+struct irc_queue_ops {
+	irc_send_fn send;
+	/*
+	 * Of a gated line; ident as queued (NULL for channel lines), and
+	 * when its message was queued (loop time).
+	 */
+	int (*gate)(const char *line, const char *ident, uint64_t queued,
+	    void *arg);
+	/* A message with an id left (dropped 0) or never will (1). */
+	void (*done)(uint64_t id, int dropped, void *arg);
+	void *arg;
+};
+
 struct irc_queue;
 
 struct irc_queue *irc_queue_create(struct loop *loop, int burst,
-    int interval_ms, irc_send_fn send, void *arg);
+    int interval_ms, const struct irc_queue_ops *ops);
 void irc_queue_destroy(struct irc_queue *q);
-/* Appends a line (copied); 0, or -1 when refused. */
+/* Appends a line (copied) of a class; 0, or -1 when refused. */
 int irc_queue_push(struct irc_queue *q, enum irc_class cls, const char *line);
+/*
+ * Appends a message of n lines to flow.  ident (copied, may be NULL) is
+ * handed to the gate with each line when gated.  id 0: a reply, refused
+ * past the limits above (-1, logged); otherwise done(id) follows.
+ */
+int irc_queue_push_message(struct irc_queue *q, const char *flow,
+    const char *ident, int gated, uint64_t id, const char *const *lines,
+    int n);
 /* Starts (after registration) or pauses (disconnected) sending. */
 void irc_queue_run(struct irc_queue *q, int running);
 /* Sends what the bucket allows now and sets a timer for the rest. */
 void irc_queue_flush(struct irc_queue *q);
 /* Drops every waiting line of a class (old JOINs after a disconnect). */
 void irc_queue_clear(struct irc_queue *q, enum irc_class cls);
+/* Every line handed to send() so far reached the socket: done() them. */
+void irc_queue_written(struct irc_queue *q);
+/* The connection was lost: lines in flight go back, in order. */
+void irc_queue_requeue(struct irc_queue *q);
+size_t irc_queue_inflight(const struct irc_queue *q);
 /*
- * Readdresses the waiting PRIVMSG and NOTICE lines of class cls that go
- * to nick old (compared under map) to now: someone changed their nick
+ * Readdresses the waiting PRIVMSG and NOTICE lines of gated messages that
+ * go to nick old (compared under map) to now: someone changed their nick
  * while lines for them waited.  A line that would grow beyond max bytes
  * loses the end of its text, cut at a UTF-8 boundary.  Returns the number
  * of lines changed.
  */
-int irc_queue_retarget(struct irc_queue *q, enum irc_class cls,
-    enum irc_casemap map, const char *old, const char *now, size_t max);
+int irc_queue_retarget(struct irc_queue *q, enum irc_casemap map,
+    const char *old, const char *now, size_t max);
+/* Every line not yet known written: waiting and in flight. */
 size_t irc_queue_depth(const struct irc_queue *q);
+/* The lines waiting in every flow (not yet handed to send()). */
+size_t irc_queue_flows_waiting(const struct irc_queue *q);
+/* The lines waiting in one flow. */
+size_t irc_queue_flow_depth(const struct irc_queue *q, const char *flow);
+/* Changes the bucket's pace, keeping the tokens left (no new burst). */
+void irc_queue_set_pace(struct irc_queue *q, int burst, int interval_ms);
+/*
+ * The pace for a server without "flood" in the configuration: a burst of
+ * IRC_PACE_BURST, then one line per IRC_PACE_INTERVAL_MS (RFC 1459's
+ * limit), faster where the server's software (its version in RPL_MYINFO,
+ * e.g. "ngircd-26.1", "solanum-1.0") is known to allow more.
+ */
+#define IRC_PACE_BURST 4
+#define IRC_PACE_INTERVAL_MS 2000
+void irc_pace_for_server(const char *version, int *burst, int *interval_ms);
 /* Takes a token now without a queued line (a goodbye); 1 when taken. */
 int irc_queue_take(struct irc_queue *q);
 

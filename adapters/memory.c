@@ -24,6 +24,7 @@ struct memory {
 	int njoined, joined_cap;
 	int started, connected;
 	char *busy_flow;         /* memory_busy(): the flow called busy */
+	char *self;              /* memory_self_name() */
 	/* "channel user" pairs the medium calls room admins. */
 	char **room_admins;
 	int nroom_admins, room_admins_cap;
@@ -58,6 +59,7 @@ memory_finish(struct adapter *adapter)
 		free(m->room_admins[i]);
 	free(m->room_admins);
 	free(m->busy_flow);
+	free(m->self);
 	if (m->report_timer != 0)
 		loop_cancel(bot_loop(adapter->bot), m->report_timer);
 	for (int i = 0; i < m->njoined; i++)
@@ -247,6 +249,21 @@ memory_busy_impl(struct adapter *adapter, const char *flow)
 	    strcmp(m->busy_flow, flow) == 0;
 }
 
+static const char *
+memory_self_name_impl(struct adapter *adapter)
+{
+	return ((struct memory *)adapter->priv)->self;
+}
+
+void
+memory_self_name(struct adapter *adapter, const char *name)
+{
+	struct memory *m = adapter->priv;
+
+	free(m->self);
+	m->self = name != NULL ? strdup(name) : NULL;
+}
+
 void
 memory_busy(struct adapter *adapter, const char *flow)
 {
@@ -276,6 +293,7 @@ const struct adapter_impl memory_adapter = {
 	.queue_depth = memory_queue_depth,
 	.channel_admin = memory_channel_admin,
 	.busy = memory_busy_impl,
+	.self_name = memory_self_name_impl,
 };
 
 size_t
@@ -326,14 +344,6 @@ memory_joined(const struct adapter *adapter, const char *channel)
 		if (strcmp(m->joined[i], channel) == 0)
 			return 1;
 	return 0;
-}
-
-int
-memory_started(const struct adapter *adapter)
-{
-	const struct memory *m = adapter->priv;
-
-	return m->started;
 }
 
 void

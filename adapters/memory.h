@@ -32,7 +32,6 @@ void memory_clear(struct adapter *adapter);
 void memory_keep(struct adapter *adapter, int keep);
 /* The channels joined and not parted, for tests of reloads. */
 int memory_joined(const struct adapter *adapter, const char *channel);
-int memory_started(const struct adapter *adapter);
 
 /*
  * hold 1: lines are kept but not reported sent (bot_on_sent), as when a
@@ -46,6 +45,8 @@ void memory_hold(struct adapter *adapter, int hold);
 void memory_room_admin(struct adapter *adapter, const char *channel,
     const char *user_id);
 
+/* The name the medium gives the bot from now on (self_name()). */
+void memory_self_name(struct adapter *adapter, const char *name);
 /* From now on flow (a table's channel; NULL: none) is busy (busy()). */
 void memory_busy(struct adapter *adapter, const char *flow);
 /* As memory_say(), with every field of the person given. */

@@ -4,15 +4,21 @@
  * Plays games with hard at seat 0 and normal at the other seats, timing
  * every decision from the call to the answer (the seat's view, the search
  * and the checks included), and prints the median, the 99th percentile
- * and the maximum per level, plus normal's mean.  Run it from a release
+ * and the maximum per level, plus normal's mean, and for hard the share
+ * of its budget a decision used (a decision with a single legal action
+ * takes none, and is left out of that share), by the clock and by the
+ * processor time the thread got: on a shared machine the two differ by
+ * the time other processes held the core.  Run it from a release
  * build on an otherwise idle machine: other processes on the same core
- * show up in the figures.
+ * show up in the figures.  --v1 seats hard-v1, the first hard search,
+ * instead of hard.
  *
- * usage: bench_ai [GAME|all] [--games N] [--seats N] [--budget-ms N]
+ * usage: bench_ai [GAME|all] [--games N] [--seats N] [--budget-ms N] [--v1]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ai.h"
 #include "ai_game.h"
@@ -63,10 +69,46 @@ report(const char *game, const char *level, struct times *t)
 	    t->ms[(long)(0.99 * (double)(t->n - 1) + 0.5)], t->ms[t->n - 1]);
 }
 
-static void
-bench(const struct game_impl *impl, int games, int nseats, int budget)
+/* The processor time of this thread in milliseconds. */
+static double
+cpu_ms(void)
 {
-	struct times hard = { 0 }, normal = { 0 };
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The share of the budget the searching decisions used, p50 and p99. */
+static void
+report_use(const char *game, const char *level, const char *clock,
+    struct times *t, double budget_ms)
+{
+	if (t->n == 0)
+		return;
+	qsort(t->ms, (size_t)t->n, sizeof(*t->ms), compare);
+	printf("%-9s %-7s %7ld searches   budget use (%s) p50 %5.1f%%  p99 "
+	    "%5.1f%%  max %5.1f%% of %.0f ms\n", game, level, t->n, clock,
+	    100 * t->ms[t->n / 2] / budget_ms,
+	    100 * t->ms[(long)(0.99 * (double)(t->n - 1) + 0.5)] / budget_ms,
+	    100 * t->ms[t->n - 1] / budget_ms, budget_ms);
+}
+
+/* Whether seat has more than one legal action (and so searches). */
+static int
+has_choice(const struct game_impl *impl, const void *state, int seat)
+{
+	struct action legal[GAME_MAX_ACTIONS];
+
+	return impl->legal(state, seat, legal, GAME_MAX_ACTIONS) > 1;
+}
+
+static void
+bench(const struct game_impl *impl, int games, int nseats, int budget,
+    enum ai_level level)
+{
+	struct times hard = { 0 }, normal = { 0 }, searches = { 0 };
+	struct times cpu = { 0 };
 	struct rng rng;
 	char err[GAME_ERR_LEN];
 
@@ -87,6 +129,7 @@ bench(const struct game_impl *impl, int games, int nseats, int budget)
 			struct ai_params params;
 			struct action a;
 			int64_t t0;
+			double c0, used;
 
 			if (phase == PHASE_OVER)
 				break;
@@ -103,16 +146,23 @@ bench(const struct game_impl *impl, int games, int nseats, int budget)
 				continue;
 			}
 			impl->to_act(game->state, seats);
-			params.level = seats[0] == 0 ? AI_HARD : AI_NORMAL;
+			params.level = seats[0] == 0 ? level : AI_NORMAL;
 			params.seed = rng_next(&rng);
 			params.budget_ms = budget;
 			t0 = ai_now_ns();
+			c0 = cpu_ms();
 			if (ai_decide_game(game, seats[0], &params, &a) != 0) {
 				fprintf(stderr, "bench_ai: no decision\n");
 				exit(1);
 			}
+			used = cpu_ms() - c0;
 			add(seats[0] == 0 ? &hard : &normal,
 			    (double)(ai_now_ns() - t0) / 1e6);
+			if (seats[0] == 0 && has_choice(impl, game->state,
+			    0)) {
+				add(&searches, hard.ms[hard.n - 1]);
+				add(&cpu, used);
+			}
 			if (game_apply(game, &a, err, sizeof(err)) != 0) {
 				fprintf(stderr, "bench_ai: %s\n", err);
 				exit(1);
@@ -120,10 +170,16 @@ bench(const struct game_impl *impl, int games, int nseats, int budget)
 		}
 		game_destroy(game);
 	}
-	report(impl->name, "hard", &hard);
+	report(impl->name, ai_level_name(level), &hard);
 	report(impl->name, "normal", &normal);
+	report_use(impl->name, ai_level_name(level), "clock", &searches,
+	    budget > 0 ? budget : 100);
+	report_use(impl->name, ai_level_name(level), "cpu", &cpu,
+	    budget > 0 ? budget : 100);
 	free(hard.ms);
 	free(normal.ms);
+	free(searches.ms);
+	free(cpu.ms);
 }
 
 int
@@ -131,6 +187,7 @@ main(int argc, char **argv)
 {
 	const char *name = "all";
 	int games = 1, nseats = 4, budget = 0;
+	enum ai_level level = AI_HARD;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--games") == 0 && i + 1 < argc)
@@ -139,11 +196,14 @@ main(int argc, char **argv)
 			nseats = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--budget-ms") == 0 && i + 1 < argc)
 			budget = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--v1") == 0)
+			level = AI_HARD_V1;
 		else if (argv[i][0] != '-')
 			name = argv[i];
 		else {
 			fprintf(stderr, "usage: bench_ai [GAME|all] "
-			    "[--games N] [--seats N] [--budget-ms N]\n");
+			    "[--games N] [--seats N] [--budget-ms N] "
+			    "[--v1]\n");
 			return 2;
 		}
 	}
@@ -154,6 +214,6 @@ main(int argc, char **argv)
 	for (int i = 0; game_registry[i] != NULL; i++)
 		if (strcmp(name, "all") == 0 ||
 		    strcmp(name, game_registry[i]->name) == 0)
-			bench(game_registry[i], games, nseats, budget);
+			bench(game_registry[i], games, nseats, budget, level);
 	return 0;
 }

@@ -3,21 +3,36 @@
  * actions only (bids, trump choices and selections included), dealing
  * every round, on one core.
  *
- * Two paths are measured.  "engine" goes through struct game_impl (legal()
- * then apply() with all its checks), as replay and the bot do.  For Wizard,
- * "fast" uses the bitmask primitives the computer players simulate with
- * (wizard_playable, wizard_play_id).
+ * Up to four paths are measured per game, in one run:
+ *   engine  through struct game_impl (to_act(), legal() then apply() with
+ *           all its checks), as replay and the bot do;
+ *   fast    the primitives the computer players simulate with: legal
+ *           lists (Wizard: wizard_playable()) and the unchecked play step
+ *           (wizard_play_id, birdhead_play, sticheln_play_face);
+ *   mask    Wizard's card-mask path called directly, as its computer
+ *           player does: legal moves as one mask, an apply that trusts a
+ *           move from it, deals straight into the hands;
+ *   moves   the same mask path through struct game_impl's function
+ *           pointers, as a caller that knows no game would use it.
+ * BirdHead and Sticheln have no mask path: a BirdHead play may hold three
+ * cards, and Sticheln's larger decks have more than 64 cards.
  *
- * usage: bench_engine [GAME] [--seconds S] [--seats N]
+ * With --games N every path plays exactly N games instead of playing for
+ * S seconds, so that instruction counts (valgrind --tool=callgrind) can be
+ * compared, which unlike times do not move with the machine's load.
+ *
+ * usage: bench_engine [GAME] [--seconds S] [--games N] [--seats N] [--path P]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "birdhead.h"
 #include "bits.h"
 #include "game.h"
 #include "rng.h"
+#include "sticheln.h"
 #include "wizard.h"
 
 static double
@@ -117,61 +132,239 @@ random_wizard_fast(const struct game_setup *setup, struct wizard_state *s,
 	}
 }
 
-static void
-report(const char *game, const char *path, int seats, long games, long plays,
-    double seconds)
+/*
+ * One random game on the move path of struct game_impl: deals straight
+ * into the state, one mask of legal moves per action and an apply that
+ * trusts the move.  Every action is chosen uniformly among the legal ones,
+ * as on the engine path.
+ */
+static long
+random_game_moves(const struct game_impl *impl,
+    const struct game_setup *setup, void *state, struct rng *rng)
 {
+	long plays = 0;
+
+	impl->init(state, setup);
+	for (;;) {
+		int seat, k;
+		uint64_t moves = impl->next_moves(state, &seat);
+
+		if (moves == 0) {
+			if (impl->phase(state) == PHASE_OVER)
+				return plays;
+			impl->deal(state, rng);
+			continue;
+		}
+		k = (int)rng_below(rng, (uint32_t)bits_count64(moves));
+		/* The k-th legal move. */
+		while (k-- > 0)
+			moves &= moves - 1;
+		/* Counting plays is the only reason to ask for the phase. */
+		plays += impl->phase(state) == PHASE_PLAY;
+		impl->apply_move(state, seat, bits_lowest64(moves));
+	}
+}
+
+/*
+ * The same on Wizard's own mask functions, as its computer player calls
+ * them: no indirect call at all per move, plays answered inline.
+ */
+static long
+random_wizard_mask(const struct game_setup *setup, struct wizard_state *s,
+    struct rng *rng)
+{
+	long plays = 0;
+
+	wizard_game.init(s, setup);
+	for (;;) {
+		int seat, k;
+		uint64_t moves = wizard_next_moves(s, &seat);
+
+		if (moves == 0) {
+			if (s->r.phase == PHASE_OVER)
+				return plays;
+			wizard_deal(s, rng);
+			continue;
+		}
+		k = (int)rng_below(rng, (uint32_t)bits_count64(moves));
+		while (k-- > 0)
+			moves &= moves - 1;
+		plays += s->r.phase == PHASE_PLAY;
+		wizard_apply_mask(s, seat, bits_lowest64(moves));
+	}
+}
+
+/*
+ * One random BirdHead game on its fast path: the legal plays listed as
+ * usual, the chosen one played without apply()'s checks.
+ */
+static long
+random_birdhead_fast(const struct game_setup *setup, struct birdhead_state *s,
+    struct rng *rng)
+{
+	struct action legal[GAME_MAX_ACTIONS];
+	struct deal deal;
+	long plays = 0;
+
+	birdhead_game.init(s, setup);
+	for (;;) {
+		const struct action *a;
+		int n;
+
+		switch (s->r.phase) {
+		case PHASE_OVER:
+			return plays;
+		case PHASE_DEAL:
+			birdhead_game.make_deal(s, rng, &deal);
+			birdhead_game.start_round(s, &deal, NULL, 0);
+			break;
+		default:
+			n = birdhead_game.legal(s, s->r.turn, legal,
+			    GAME_MAX_ACTIONS);
+			a = &legal[n == 1 ? 0 : rng_below(rng, (uint32_t)n)];
+			birdhead_play(s, a->seat, a->cards, a->ncards);
+			plays++;
+			break;
+		}
+	}
+}
+
+/* The same for Sticheln; penalty cards still go through apply(). */
+static long
+random_sticheln_fast(const struct game_setup *setup, struct sticheln_state *s,
+    struct rng *rng)
+{
+	struct action legal[GAME_MAX_ACTIONS];
+	struct deal deal;
+	long plays = 0;
+
+	sticheln_game.init(s, setup);
+	for (;;) {
+		const struct action *a;
+		int n, seat = 0;
+
+		switch (s->r.phase) {
+		case PHASE_OVER:
+			return plays;
+		case PHASE_DEAL:
+			sticheln_game.make_deal(s, rng, &deal);
+			sticheln_game.start_round(s, &deal, NULL, 0);
+			break;
+		case PHASE_SELECT:
+			while (s->r.selected[seat] >= 0)
+				seat++;
+			n = sticheln_game.legal(s, seat, legal,
+			    GAME_MAX_ACTIONS);
+			sticheln_game.apply(s, &legal[rng_below(rng,
+			    (uint32_t)n)], NULL, 0);
+			break;
+		default:
+			n = sticheln_game.legal(s, s->r.turn, legal,
+			    GAME_MAX_ACTIONS);
+			a = &legal[n == 1 ? 0 : rng_below(rng, (uint32_t)n)];
+			sticheln_play_face(s, a->seat, a->cards[0]);
+			plays++;
+			break;
+		}
+	}
+}
+
+/* The paths a game is measured on; NULL where it has none. */
+typedef long (*random_game_fn)(const struct game_impl *impl,
+    const struct game_setup *setup, void *state, struct rng *rng);
+
+static long
+fast_game(const struct game_impl *impl, const struct game_setup *setup,
+    void *state, struct rng *rng)
+{
+	if (impl == &wizard_game)
+		return random_wizard_fast(setup, state, rng);
+	if (impl == &birdhead_game)
+		return random_birdhead_fast(setup, state, rng);
+	return random_sticheln_fast(setup, state, rng);
+}
+
+static long
+mask_game(const struct game_impl *impl, const struct game_setup *setup,
+    void *state, struct rng *rng)
+{
+	return random_wizard_mask(setup, state, rng);
+}
+
+static void
+measure(const struct game_impl *impl, const char *name, random_game_fn fn,
+    int seats, double budget, long count)
+{
+	struct game_setup setup = { .nseats = seats, .first = 0 };
+	void *state = malloc(impl->state_size);
+	struct rng rng;
+	long games = 0, plays = 0;
+	double start, elapsed;
+
+	/* Every path starts from the same seed. */
+	rng_seed(&rng, 1);
+	start = now();
+	do {
+		for (int k = 0; k < 64 && (count == 0 || games < count);
+		    k++, games++)
+			plays += fn(impl, &setup, state, &rng);
+		elapsed = now() - start;
+	} while (count > 0 ? games < count : elapsed < budget);
 	printf("%-9s %-6s %d seats: %9.0f games/s %12.0f plays/s "
-	    "(%ld games in %.2f s)\n", game, path, seats, games / seconds,
-	    plays / seconds, games, seconds);
+	    "(%ld games in %.2f s)\n", impl->name, name, seats,
+	    games / elapsed, plays / elapsed, games, elapsed);
+	fflush(stdout);
+	free(state);
 }
 
 int
 main(int argc, char **argv)
 {
-	const char *only = NULL;
+	const char *only = NULL, *path = NULL;
 	double budget = 2.0;
+	long count = 0;
 	int seats = 4;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
 			budget = atof(argv[++i]);
+		else if (strcmp(argv[i], "--games") == 0 && i + 1 < argc)
+			count = atol(argv[++i]);
 		else if (strcmp(argv[i], "--seats") == 0 && i + 1 < argc)
 			seats = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc)
+			path = argv[++i];
 		else
 			only = argv[i];
 	}
 	for (size_t g = 0; game_registry[g] != NULL; g++) {
 		const struct game_impl *impl = game_registry[g];
-		struct game_setup setup = { .nseats = seats, .first = 0 };
-		void *state = malloc(impl->state_size);
-		struct rng rng;
-		long games = 0, plays = 0;
-		double start, elapsed;
+		const struct {
+			const char *name;
+			random_game_fn fn;
+		} paths[] = {
+			{ "engine", random_game },
+			{ "fast", fast_game },
+			{ "mask", impl == &wizard_game ? mask_game : NULL },
+			{ "moves", impl->next_moves != NULL ?
+			    random_game_moves : NULL },
+		};
 
 		if (only != NULL && strcmp(only, impl->name) != 0)
 			continue;
-		rng_seed(&rng, 1);
-		start = now();
-		do {
-			for (int k = 0; k < 64; k++, games++)
-				plays += random_game(impl, &setup, state, &rng);
-			elapsed = now() - start;
-		} while (elapsed < budget);
-		report(impl->name, "engine", seats, games, plays, elapsed);
-		if (impl == &wizard_game) {
-			games = plays = 0;
-			start = now();
-			do {
-				for (int k = 0; k < 256; k++, games++)
-					plays += random_wizard_fast(&setup,
-					    state, &rng);
-				elapsed = now() - start;
-			} while (elapsed < budget);
-			report(impl->name, "fast", seats, games, plays,
-			    elapsed);
+		for (size_t p = 0; p < sizeof(paths) / sizeof(*paths); p++) {
+			if (path != NULL && strcmp(path, paths[p].name) != 0)
+				continue;
+			if (paths[p].fn != NULL)
+				measure(impl, paths[p].name, paths[p].fn,
+				    seats, budget, count);
+			else if (strcmp(paths[p].name, "mask") == 0)
+				/* Plays of several cards, or decks of more
+				 * than 64 cards, are no single bit. */
+				printf("%-9s %-6s %d seats: none (a play is "
+				    "not one of 64 moves)\n", impl->name,
+				    paths[p].name, seats);
 		}
-		free(state);
 	}
 	return 0;
 }

@@ -3,15 +3,16 @@
 
     bench_irc.py --stichbot PATH [--channels 500] [--active 50]
                  [--seconds 120] [--warmup 30] [--burst 4]
-                 [--interval-ms 400] [--think-ms 1000] [--no-penalty]
-                 [--seed 1] [--json]
+                 [--interval-ms 400] [--default-pace] [--think-ms 1000]
+                 [--no-penalty] [--seed 1] [--json]
 
 ngircd runs on 127.0.0.1 with its limits raised so that everything fits
 (MaxJoins, MaxConnections, MaxConnectionsIP) and, unless --no-penalty, its
 default flood penalties for ordinary clients: about three lines a second
 are processed, the rest waits.  `stichbot run` is configured with
 --channels channels on one IRC network (one connection) and the given
-flood settings.
+flood settings (with --default-pace none: the adapter's default for the
+server, see README).
 
 Three scripted people (raw sockets; IRC operators with user mode +F, so
 that ngircd does not throttle them) drive it:
@@ -323,12 +324,14 @@ class Bench:
             "networks": [{
                 "name": "bench", "type": "irc", "host": "127.0.0.1",
                 "port": self.ircd.port, "tls": False, "nick": BOT,
-                "flood": {"burst": self.args.burst,
-                          "interval_ms": self.args.interval_ms},
                 "defaults": {"game": "wizard", "turn_timer": 0},
                 "channels": self.channels,
             }],
         }
+        if not self.args.default_pace:
+            config["networks"][0]["flood"] = {
+                "burst": self.args.burst,
+                "interval_ms": self.args.interval_ms}
         path = os.path.join(self.tmp, "stichbot.json")
         with open(path, "w") as f:
             json.dump(config, f)
@@ -460,6 +463,8 @@ def main():
     ap.add_argument("--warmup", type=float, default=30)
     ap.add_argument("--burst", type=int, default=4)
     ap.add_argument("--interval-ms", type=int, default=400)
+    ap.add_argument("--default-pace", action="store_true",
+                    help="no flood settings: the adapter's default pace")
     ap.add_argument("--think-ms", type=int, default=1000)
     ap.add_argument("--no-penalty", action="store_true",
                     help="switch ngircd's flood penalties off")
@@ -490,9 +495,10 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
         else:
             print("files kept in %s" % tmp)
-    print("%d channels, %d with games, flood burst %d / %d ms, ngircd "
-          "penalties %s, think %d ms" % (
-              args.channels, args.active, args.burst, args.interval_ms,
+    print("%d channels, %d with games, flood %s, ngircd penalties %s, "
+          "think %d ms" % (
+              args.channels, args.active, "default" if args.default_pace
+              else "burst %d / %d ms" % (args.burst, args.interval_ms),
               "on" if report["penalty"] else "off", args.think_ms))
     print("plays measured: %d in %.0f s (%.2f/s); bot lines: %.2f/s" % (
         report["plays"], args.seconds, report["plays_per_s"],

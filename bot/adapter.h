@@ -134,6 +134,13 @@ struct adapter_impl {
 	 */
 	void (*channel_title)(struct adapter *adapter, const char *channel,
 	    char *out, size_t outlen);
+	/*
+	 * Optional (NULL: a chat, read by many): the id of the one person who
+	 * reads everything said in channel (the terminal), so that the core
+	 * speaks to them as "you", and tells them what to type on this
+	 * medium for a private command (a line without a prefix).
+	 */
+	const char *(*reader)(struct adapter *adapter, const char *channel);
 };
 
 struct adapter {

@@ -474,6 +474,16 @@ bot_leave(struct bot *bot)
 	}
 }
 
+const char *
+bot_self_name(struct network *network, enum lang lang)
+{
+	struct adapter *adapter = &network->adapter;
+	const char *name = adapter->impl->self_name != NULL ?
+	    adapter->impl->self_name(adapter) : NULL;
+
+	return name != NULL && name[0] != '\0' ? name : i18n_get(lang, MSG_ME);
+}
+
 /* Hands one message of the outbox to its network's adapter. */
 static int
 outbox_to_adapter(void *arg, const char *name, const char *target,
@@ -1043,6 +1053,8 @@ restore_one(const struct store_game *stored, void *arg)
 	 */
 	if (network->up)
 		table_resume(table, MSG_RESUMED);
+	else
+		table->unresumed = 1;
 	return 0;
 }
 
@@ -1377,9 +1389,12 @@ bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 		if (!up) {
 			/* Nobody can answer while we cannot hear them. */
 			table_hold(table);
+			table->unresumed = 1;
 			continue;
 		}
-		table_resume(table, why);
+		/* A game started while the medium came up needs no resume. */
+		if (table->unresumed)
+			table_resume(table, why);
 	}
 	bot_leave(bot);
 }

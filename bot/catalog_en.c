@@ -10,8 +10,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_GAME_BIRDHEAD] = "BirdHead",
 	[MSG_GAME_STICHELN] = "Sticheln",
 	[MSG_LOBBY_IDLE_CLOSED] = "The table closes: nobody started a game "
-	    "for {1} minutes.",
-	[MSG_CARDS_LEFT] = "{1} cards",
+	    "for {1} {1|minute|minutes}.",
+	[MSG_CARDS_LEFT] = "{1} {1|card|cards}",
 	[MSG_SHEET_ROUND] = "Round",
 	[MSG_SHEET_TOTAL] = "Total",
 	[MSG_TASK_TRUMP] = "to choose trump",
@@ -29,10 +29,10 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_DEALER_WORD] = "dealer",
 	[MSG_TURNED_WORD] = "turned",
 	[MSG_NO_TRUMP] = "no trump",
-	[MSG_BIDS_HIDDEN] = "bids are hidden: send yours to me privately "
-	    "({1}bid N)",
-	[MSG_SELECT_PRIVATELY] = "select your penalty card privately "
-	    "({1}select CARD)",
+	[MSG_BIDS_HIDDEN] = "bids are hidden: send yours privately to {2} "
+	    "(bid N)",
+	[MSG_SELECT_PRIVATELY] = "select your penalty card privately: send "
+	    "{2} select CARD",
 	[MSG_STORE_FAILED] = "Sorry, I could not save that; the game is "
 	    "stopped to keep it safe.",
 	[MSG_NOT_SAVED] = "Sorry, I could not save that, so it did not "
@@ -51,7 +51,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "until they say {2}back.",
 	[MSG_HAS_BID] = "{1} has bid ({2} to go)",
 	[MSG_BIDS] = "{1} bids {2}",
-	[MSG_BID_SUM] = "{1} bid for {2} tricks",
+	[MSG_BID_SUM] = "total {1} bid for {2} {2|trick|tricks}",
 	[MSG_CHOOSES_TRUMP] = "{1} chooses trump",
 	[MSG_HAS_SELECTED] = "{1} has selected ({2} to go)",
 	[MSG_PENALTY_CARDS] = "penalty cards:",
@@ -91,6 +91,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_STORE_LOST] = "I can no longer save games, so this one waits "
 	    "here; it goes on from this point once my operator has "
 	    "repaired the store and restarted me.",
+	[MSG_ME] = "me",
+	[MSG_NO_OPTIONS] = "{1} has no options.",
 	[MSG_CROWDED] = "Many people are asking me things at once; I answer "
 	    "moves first. Please try again in a little while.",
 	[MSG_NOBODY_SEATED] = "Nobody is seated any more: the game pauses "
@@ -122,15 +124,16 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_REPLACED] = "{1} takes over the seat of {2}.",
 	[MSG_BACK] = "Welcome back, {1}: your seat is yours again.",
 	[MSG_NOT_AWAY] = "Your seat is already yours.",
-	[MSG_STOP_VOTE] = "{1} votes to stop the game ({2} of {3} votes "
-	    "needed; {4}stop to agree).",
+	[MSG_STOP_VOTE] = "{1} votes to stop the game ({2} of {3} "
+	    "{3|vote|votes} needed; {4}stop to agree).",
 	[MSG_STOPPED] = "The game is stopped.",
 	[MSG_LANG_SET] = "Language: English.",
 	[MSG_BAD_LANG] = "Unknown language \"{1}\": en or ja.",
 	[MSG_HELP] = "Commands: {1}. {2}help COMMAND tells more.",
 	[MSG_HELP_COMMAND] = " (also: {1})",
-	[MSG_STATS] = "{1} in {2}: {3} games, {4} wins, average {5}",
-	[MSG_STATS_WIZARD] = ", exact bids {1}% of {2} rounds",
+	[MSG_STATS] = "{1} in {2}: {3} {3|game|games}, {4} {4|win|wins}, "
+	    "average {5}",
+	[MSG_STATS_WIZARD] = ", exact bids {1}% of {2} {2|round|rounds}",
 	[MSG_STATS_NONE] = "No finished games for {1} yet.",
 	[MSG_TOP] = "Best in {1}:",
 	[MSG_TOP_NONE] = "No finished games of {1} yet.",
@@ -146,15 +149,13 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "timer, formatting on|off).",
 	[MSG_RELOADED] = "Configuration reloaded.",
 	[MSG_RELOAD_FAILED] = "Reload failed: {1}",
-	[MSG_BOT_STATUS] = "Up {1} s; {2} networks, {3} tables, {4} games "
-	    "running, {5} messages queued.",
+	[MSG_BOT_STATUS] = "Up {1} s; {2} {2|network|networks}, {3} "
+	    "{3|table|tables}, {4} {4|game|games} running, {5} "
+	    "{5|message|messages} queued.",
 	[MSG_RESTARTED] = "The game restarts with the same players.",
 	[MSG_NOTHING_TO_DO] = "Nothing to do.",
 	[MSG_WELCOME_BACK] = "Welcome back, {1}: say {2}back to take your "
 	    "seat again.",
-	[MSG_IN_LOBBY_ONLY] = "Only before the game starts.",
-	[MSG_PLAY_PRIVATE_HINT] = "This is secret: send it to me privately "
-	    "(e.g. /msg me {1}bid 2).",
 	[MSG_ANY_CARD] = "(any card)",
 	[MSG_PARTING] = "Leaving this room as an admin asked. Goodbye!",
 	[MSG_PLAY_COUNT] = "({1} cards, e.g. {2})",
@@ -191,4 +192,92 @@ const char *const catalog_en[MSG_COUNT] = {
 	[CMD_TOP] = "{1}top [GAME] · the best players",
 	[CMD_ADMIN] = "{1}admin status|reload|stop|restart|part|kick NAME|"
 	    "set KEY VALUE · for the bot's admins",
+	/* newcomer (issue 17) */
+	[MSG_YOU] = "You",
+	[MSG_YOU_JOIN] = "You join {2} ({3} seated, {4}-{5} players; "
+	    "{6}start when ready).",
+	[MSG_YOU_LEAVE] = "You leave the table.",
+	[MSG_YOU_BID] = "You bid {2}",
+	[MSG_YOU_HAVE_BID] = "You have bid ({2} to go)",
+	[MSG_YOU_CHOOSE_TRUMP] = "You choose trump",
+	[MSG_YOU_HAVE_SELECTED] = "You have selected ({2} to go)",
+	[MSG_YOU_TAKE_TRICK] = "You take the trick",
+	[MSG_YOU_VOTE_STOP] = "You vote to stop the game ({2} of {3} "
+	    "{3|vote|votes} needed; {4}stop to agree).",
+	[MSG_YOUR_TURN] = "your turn {1}",
+	[MSG_SECRET_HINT] = "This is secret: send {1} privately to {2}.",
+	[MSG_SECRET_HINT_TYPE] = "This is secret: type {1} (without {2}), "
+	    "and only you see it.",
+	[MSG_BIDS_HIDDEN_TYPE] = "bids are hidden: type bid N (without {1})",
+	[MSG_SELECT_TYPE] = "select your penalty card in secret: type "
+	    "select CARD (without {1})",
+	[MSG_DID_YOU_MEAN] = "Unknown command \"{1}\"; did you mean {2}? "
+	    "({3}help lists them all)",
+	[MSG_RANKING] = "Ranking:",
+	[MSG_SHEET_LEGEND_BIDS] = "Each round: tricks won/bid, then the "
+	    "round's points.",
+	[MSG_SHEET_LEGEND_SELECTED] = "Each round: the penalty card you "
+	    "selected, then the round's points.",
+	[MSG_SHEET_LEGEND_PENALTY] = "Each round: penalty points (the lowest "
+	    "total wins; 22 ends the game).",
+	[MSG_LINE_TOO_LONG] = "That line is too long (more than {1} "
+	    "characters): nothing was done.",
+	[MSG_PLAY_AGAIN] = "Another game? y: the same table again; n or "
+	    "quit: leave. !stats and !top show the records.",
+	[MSG_RULES_UNKNOWN] = "No rules called \"{1}\": try wizard, "
+	    "birdhead, sticheln or an option name ({2}option lists them).",
+	[MSG_RULES_MORE] = "More: {1}rules OPTION for an option, {1}help "
+	    "for the commands; the full rules are in docs/rules.md.",
+	[MSG_RULES_WIZARD] = "Wizard: 60 cards, 4 suits 1-13, 4 Wizards (W) "
+	    "and 4 Jesters (J). Round k deals k cards; the next card turned "
+	    "up sets trump (Wizard: the dealer picks, Jester: none). Everyone "
+	    "bids how many tricks they will take. Follow the led suit if you "
+	    "can; W and J may always be played. The first Wizard wins, else "
+	    "the highest trump, else the highest of the led suit. An exact "
+	    "bid scores 20 + 10 per trick, a miss -10 per trick off.",
+	[MSG_RULES_BIRDHEAD] = "BirdHead: 50 cards, five of each rank 2-11; "
+	    "ten cards each. The leader plays 1-3 cards of one rank; each "
+	    "other player plays as many, either at least as high as the last "
+	    "play card by card (both sorted) or their lowest cards. The single highest card takes the "
+	    "trick (a tie: the later one). With one card left each, the "
+	    "highest cards lose and add their rank as penalty; at 22 the game "
+	    "ends and the lowest penalty wins.",
+	[MSG_RULES_STICHELN] = "Sticheln: 15 cards each; every round each "
+	    "player secretly selects a penalty card, whose colour is their "
+	    "penalty colour. No need to follow: every colour but the led one "
+	    "is trump, zeros never win. Highest trump wins, else the highest "
+	    "of the led colour. Each captured card scores +1, a card of your "
+	    "penalty colour minus its rank, and your selected card minus its "
+	    "rank. Five rounds; the highest total wins.",
+	[MSG_RULE_NOTEQUAL] = "notequal: the last bidder may not make the "
+	    "bids add up to the cards dealt.",
+	[MSG_RULE_EVENBID] = "evenbid: as notequal, but only while the "
+	    "dealer alone leads the scores.",
+	[MSG_RULE_CANADIAN] = "canadian: as evenbid, but the dealer may "
+	    "always bid 0.",
+	[MSG_RULE_HARDCORE] = "hardcore: from rounds of 4 cards on, the "
+	    "dealer may never make the bids add up to the cards dealt.",
+	[MSG_RULE_HIDDENTIP] = "hiddentip: everyone bids at once, in secret; "
+	    "the bids are shown when the last one is in.",
+	[MSG_RULE_SECRET] = "secret: bids are made at once, in secret, and "
+	    "stay hidden until the round is scored.",
+	[MSG_RULE_QUICK] = "quick: hands grow by two cards a round (1, 3, "
+	    "5, ... with 4 players; 2, 4, 6, ... otherwise).",
+	[MSG_RULE_ROUNDS] = "rounds=N: play only the first N rounds.",
+	[MSG_RULE_AMIGO] = "amigo: the Amigo tournament's ten rounds, for 3 "
+	    "to 5 players.",
+	[MSG_RULE_CUSTOM6] = "custom6: six rounds of set sizes, from one "
+	    "card to the whole deck.",
+	[MSG_RULE_NANNIE] = "nannie=K: hands shrink from the largest to one "
+	    "card; every K rounds (2 or 3) the lowest total is out.",
+	[MSG_RULE_JESTERBID] = "jesterbid: nobody bids (every bid is 0), and "
+	    "the first Jester played wins the trick outright.",
+	[MSG_RULE_CLAIRVOYANCE] = "clairvoyance: in the one-card first "
+	    "round you see everyone's card but your own.",
+	[MSG_RULE_DM] = "dm: four rounds instead of five.",
+	[CMD_RULES] = "{1}rules [GAME|OPTION] · the rules in short",
+	[MSG_YOU_STANDIN] = "A computer plays your seat now; say {2}back to "
+	    "take it again.",
+	[MSG_PLAY_RESUMING] = "Your unfinished game from last time goes on "
+	    "(!stop ends it; then y deals a new one).",
 };

@@ -30,10 +30,10 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_DEALER_WORD] = "親",
 	[MSG_TURNED_WORD] = "めくったカード",
 	[MSG_NO_TRUMP] = "切り札なし",
-	[MSG_BIDS_HIDDEN] = "宣言は非公開: 私に個別メッセージで送って"
-	    "ください（{1}bid N）",
-	[MSG_SELECT_PRIVATELY] = "マイナスカードは個別メッセージで選んで"
-	    "ください（{1}select CARD）",
+	[MSG_BIDS_HIDDEN] = "宣言は非公開: {2}に個別メッセージで送って"
+	    "ください（bid N）",
+	[MSG_SELECT_PRIVATELY] = "マイナスカードは{2}への個別メッセージで"
+	    "選んでください（select CARD）",
 	[MSG_STORE_FAILED] = "すみません、保存できませんでした。安全のため"
 	    "ゲームを中断します。",
 	[MSG_NOT_SAVED] = "すみません、保存できなかったため、今の操作は"
@@ -93,6 +93,8 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_STORE_LOST] = "ゲームを保存できなくなったため、ここで一時停止"
 	    "します。管理者が保存先を直して再起動すれば、この時点から"
 	    "続けます。",
+	[MSG_ME] = "私",
+	[MSG_NO_OPTIONS] = "{1}にはオプションがありません。",
 	[MSG_CROWDED] = "いま多くの人から一度に話しかけられているので、"
 	    "ゲームの手番を先に処理しています。少ししてからもう一度どうぞ。",
 	[MSG_NOBODY_SEATED] = "着席している人がいなくなったので、ゲームを"
@@ -156,9 +158,6 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_NOTHING_TO_DO] = "何もすることはありません。",
 	[MSG_WELCOME_BACK] = "おかえりなさい、{1}。{2}back で席に"
 	    "戻れます。",
-	[MSG_IN_LOBBY_ONLY] = "ゲーム開始前にしかできません。",
-	[MSG_PLAY_PRIVATE_HINT] = "これは秘密です: 私に個別メッセージで"
-	    "送ってください（例: /msg me {1}bid 2）。",
 	[MSG_ANY_CARD] = "（どのカードでも可）",
 	[MSG_PARTING] = "管理者の求めにより退出します。さようなら！",
 	[MSG_PLAY_COUNT] = "（{1}枚、例: {2}）",
@@ -195,4 +194,91 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[CMD_TOP] = "{1}top [GAME] · 上位のプレイヤー",
 	[CMD_ADMIN] = "{1}admin status|reload|stop|restart|part|kick NAME|"
 	    "set KEY VALUE · ボットの管理者用",
+	/* newcomer (issue 17) */
+	[MSG_YOU] = "あなた",
+	[MSG_YOU_JOIN] = "あなたが{2}に参加（{3}人着席、{4}-{5}人。準備が"
+	    "できたら{6}start）。",
+	[MSG_YOU_LEAVE] = "あなたが卓を離れました。",
+	[MSG_YOU_BID] = "あなたは{2}トリックと宣言",
+	[MSG_YOU_HAVE_BID] = "あなたが宣言しました（残り{2}人）",
+	[MSG_YOU_CHOOSE_TRUMP] = "あなたが選んだ切り札:",
+	[MSG_YOU_HAVE_SELECTED] = "あなたが選びました（残り{2}人）",
+	[MSG_YOU_TAKE_TRICK] = "あなたがトリックを取りました",
+	[MSG_YOU_VOTE_STOP] = "あなたがゲームの中止に投票しました（{2}票、必要"
+	    "{3}票。賛成は{4}stop）。",
+	[MSG_YOUR_TURN] = "あなたが{1}です",
+	[MSG_SECRET_HINT] = "これは秘密です: {2}に個別メッセージで {1} と"
+	    "送ってください。",
+	[MSG_SECRET_HINT_TYPE] = "これは秘密です: {2}を付けずに {1} と"
+	    "入力してください（あなただけに見えます）。",
+	[MSG_BIDS_HIDDEN_TYPE] = "宣言は非公開: {1}を付けずに bid N と"
+	    "入力してください",
+	[MSG_SELECT_TYPE] = "マイナスカードは非公開で選びます: {1}を付けずに "
+	    "select CARD と入力してください",
+	[MSG_DID_YOU_MEAN] = "不明なコマンド「{1}」です。{2} のことですか？"
+	    "（{3}help で一覧）",
+	[MSG_RANKING] = "順位:",
+	[MSG_SHEET_LEGEND_BIDS] = "各ラウンド: 取ったトリック数/宣言、"
+	    "そのラウンドの得点。",
+	[MSG_SHEET_LEGEND_SELECTED] = "各ラウンド: 選んだマイナスカード、"
+	    "そのラウンドの得点。",
+	[MSG_SHEET_LEGEND_PENALTY] = "各ラウンド: 失点（合計の少ない人の"
+	    "勝ち。22点でゲーム終了）。",
+	[MSG_LINE_TOO_LONG] = "行が長すぎます（{1}文字まで）。何も"
+	    "しませんでした。",
+	[MSG_PLAY_AGAIN] = "もう一度遊びますか？ y: 同じ卓でもう一度、"
+	    "n か quit: 終了。!stats と !top で成績が見られます。",
+	[MSG_RULES_UNKNOWN] = "「{1}」というルールはありません。wizard、"
+	    "birdhead、sticheln かオプション名を指定してください（一覧は"
+	    "{2}option）。",
+	[MSG_RULES_MORE] = "詳しくは: オプションは {1}rules OPTION、"
+	    "コマンドは {1}help、全ルールは docs/rules.ja.md。",
+	[MSG_RULES_WIZARD] = "ウィザード: 4色1-13の数札にウィザード(W)と"
+	    "ジェスター(J)各4枚、計60枚。第kラウンドはk枚ずつ配り、山札の"
+	    "次の1枚をめくって切り札を決めます（Wなら親が選び、Jなら切り札"
+	    "なし）。全員が取るトリック数を宣言します。台札の色があれば出す"
+	    "義務がありますが、WとJはいつでも出せます。最初のWが勝ち、なければ"
+	    "最も強い切り札、なければ台札の色の最高位が勝ちます。宣言どおりなら"
+	    "20点+1トリック10点、外れたら差1につき-10点。",
+	[MSG_RULES_BIRDHEAD] = "BirdHead: 2-11の札が各5枚、計50枚。10枚ずつ"
+	    "配ります。親は同じ数字を1-3枚出し、他の人は同じ枚数を、小さい順に"
+	    "並べて1枚ずつ前の札以上になるように出すか、手札の最も小さい札を"
+	    "出します。一番強い札を出した人（同じなら後の人）がトリックを"
+	    "取ります。最後の1枚を同時に公開し、最も大きい札の人がその数を"
+	    "失点します。誰かが22点に達したら終了、失点の少ない人の勝ち。",
+	[MSG_RULES_STICHELN] = "針: 15枚ずつ配り、毎ラウンド各自が"
+	    "マイナスカードを1枚こっそり選びます。その色が自分のマイナス色です。"
+	    "台札に従う義務はなく、台札以外の色はすべて切り札、0は勝てません。"
+	    "最も強い切り札、なければ台札の色の最高位が勝ちます。取った札は"
+	    "1枚+1点、ただしマイナス色の札はその数だけ減点、選んだカードの数も"
+	    "減点。5ラウンドで合計の多い人の勝ち。",
+	[MSG_RULE_NOTEQUAL] = "notequal: 最後に宣言する人は、宣言の合計を"
+	    "配った枚数と同じにできません。",
+	[MSG_RULE_EVENBID] = "evenbid: notequal と同じ。ただし親が単独で"
+	    "首位のときだけ。",
+	[MSG_RULE_CANADIAN] = "canadian: evenbid と同じ。ただし親はいつでも"
+	    "0を宣言できます。",
+	[MSG_RULE_HARDCORE] = "hardcore: 4枚以上配るラウンドでは、親は宣言の"
+	    "合計を配った枚数と同じにできません。",
+	[MSG_RULE_HIDDENTIP] = "hiddentip: 全員が同時にこっそり宣言し、全員"
+	    "そろったら公開します。",
+	[MSG_RULE_SECRET] = "secret: 同時にこっそり宣言し、ラウンドの得点"
+	    "計算まで公開しません。",
+	[MSG_RULE_QUICK] = "quick: 配る枚数が2枚ずつ増えます（4人なら1, 3, "
+	    "5…、ほかは2, 4, 6…）。",
+	[MSG_RULE_ROUNDS] = "rounds=N: 最初のNラウンドだけ遊びます。",
+	[MSG_RULE_AMIGO] = "amigo: アミーゴ大会方式の10ラウンド（3-5人）。",
+	[MSG_RULE_CUSTOM6] = "custom6: 1枚から全部までの決まった6ラウンド。",
+	[MSG_RULE_NANNIE] = "nannie=K: 最大枚数から1枚ずつ減らし、Kラウンド"
+	    "（2か3）ごとに合計最下位が脱落します。",
+	[MSG_RULE_JESTERBID] = "jesterbid: 宣言なし（すべて0）。最初に出た"
+	    "ジェスターがトリックを取ります。",
+	[MSG_RULE_CLAIRVOYANCE] = "clairvoyance: 1枚配りの第1ラウンドでは、"
+	    "自分以外の全員の札が見え、自分の札は見えません。",
+	[MSG_RULE_DM] = "dm: 5ラウンドではなく4ラウンド。",
+	[CMD_RULES] = "{1}rules [GAME|OPTION] · ルールの要約",
+	[MSG_YOU_STANDIN] = "コンピューターがあなたの席でプレイします。"
+	    "{2}back で席に戻れます。",
+	[MSG_PLAY_RESUMING] = "前回の途中のゲームを続けます（!stop で終了し、"
+	    "y で新しいゲームを配ります）。",
 };

@@ -9,7 +9,14 @@
  * from a stream seeded with the seed and the game number, so game g is the
  * same deal whatever else runs.  Scores, win shares (a tie of k winners
  * gives each 1/k) and, for Wizard, exact bids are counted per player with
- * 95% confidence intervals (1.96 standard errors over the games).
+ * 95% confidence intervals (1.96 standard errors over the games), and the
+ * win shares are summed per level as well.
+ *
+ * With --duplicate, the n games of each group g div n share their deals
+ * (the stream is seeded with the group, not the game): every player then
+ * holds every seat's cards once, which takes most of the luck of the deal
+ * out of a comparison.  The level hard-v1 (the first hard search) may be
+ * seated only here, to measure hard against it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,6 +51,9 @@ struct arena {
 	long games;
 	uint64_t seed;
 	int budget_ms;
+	int duplicate;                   /* deals shared by groups of n games */
+	/* Per level: the win shares of its players summed per game. */
+	double level_wins[AI_HARD_V1 + 1], level_wins_sq[AI_HARD_V1 + 1];
 	/* Per game: our advantage of player 0 over the others' mean. */
 	double margin, margin_sq;
 };
@@ -53,7 +63,7 @@ usage(FILE *out)
 {
 	fprintf(out, "usage: stichbot arena GAME --seats L,L,... --games N "
 	    "[--option X]... [--seed S]\n"
-	    "                     [--budget-ms N]\n\n"
+	    "                     [--budget-ms N] [--duplicate]\n\n"
 	    "Plays computer players (levels easy, normal, hard) against "
 	    "each other and prints,\nper player, the mean final score and "
 	    "the win rate with 95%% confidence intervals\n(and the exact-bid "
@@ -61,7 +71,10 @@ usage(FILE *out)
 	    "Player k sits at seat (k + g) mod n in game g; the first dealer "
 	    "or leader is\nseat (g div n) mod n.  Deals follow the seed "
 	    "(default 1); --budget-ms is hard's\nthinking time per decision "
-	    "(default 100).\n");
+	    "(default 100).  --duplicate deals the same cards to each\n"
+	    "group of n games, so every player holds every hand once.  The "
+	    "level hard-v1,\nthe first hard search, is there to measure hard "
+	    "against.\n");
 }
 
 static uint64_t
@@ -131,7 +144,7 @@ play_game(struct arena *a, long g)
 		fprintf(stderr, "stichbot arena: %s\n", err);
 		return -1;
 	}
-	rng_seed(&rng, mix(a->seed, (uint64_t)g));
+	rng_seed(&rng, mix(a->seed, (uint64_t)(a->duplicate ? g / n : g)));
 	for (;;) {
 		enum game_phase phase = impl->phase(game->state);
 		int seats[GAME_MAX_SEATS], seat;
@@ -197,6 +210,15 @@ play_game(struct arena *a, long g)
 		p->wins_sq += share[k] * share[k];
 		if (k > 0)
 			others += score[k] / (n - 1);
+	}
+	for (int level = 0; level <= AI_HARD_V1; level++) {
+		double sum = 0;
+
+		for (int k = 0; k < n; k++)
+			if ((int)a->players[k].level == level)
+				sum += share[k];
+		a->level_wins[level] += sum;
+		a->level_wins_sq[level] += sum * sum;
 	}
 	others = lower_wins ? others - score[0] : score[0] - others;
 	a->margin += others;
@@ -278,8 +300,22 @@ report(struct arena *a)
 	    "per game (positive: player 0 better)\n",
 	    ai_level_name(a->players[0].level), a->margin / (double)g,
 	    ci95(a->margin, a->margin_sq, g), unit);
+	printf("\nwins per level (all its players, 95%% CI):\n");
+	for (int level = AI_EASY; level <= AI_HARD_V1; level++) {
+		int seated = 0;
+
+		for (int k = 0; k < a->nplayers; k++)
+			seated += (int)a->players[k].level == level;
+		if (seated > 0)
+			printf("  %-7s %d player%s  %5.1f%% +- %.1f\n",
+			    ai_level_name((enum ai_level)level), seated,
+			    seated == 1 ? " " : "s",
+			    100 * a->level_wins[level] / (double)g,
+			    100 * ci95(a->level_wins[level],
+			    a->level_wins_sq[level], g));
+	}
 	printf("\ndecision time per level:\n");
-	for (int level = AI_EASY; level <= AI_HARD; level++) {
+	for (int level = AI_EASY; level <= AI_HARD_V1; level++) {
 		double *all = NULL;
 		long n = 0;
 
@@ -331,7 +367,8 @@ parse_seats(struct arena *a, const char *text)
 	a->nplayers = 0;
 	for (char *t = strtok_r(buf, ",", &save); t != NULL;
 	    t = strtok_r(NULL, ",", &save)) {
-		int level = ai_level_parse(t);
+		int level = strcmp(t, "hard-v1") == 0 ? AI_HARD_V1 :
+		    ai_level_parse(t);
 
 		if (level < 0 || a->nplayers == GAME_MAX_SEATS)
 			return -1;
@@ -360,6 +397,10 @@ cli_arena(int argc, char **argv)
 		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
 			usage(stdout);
 			return 0;
+		}
+		if (strcmp(arg, "--duplicate") == 0) {
+			a.duplicate = 1;
+			continue;
 		}
 		if (arg[0] != '-') {
 			if (a.impl != NULL || (a.impl = game_find(arg)) ==
@@ -430,7 +471,7 @@ cli_arena(int argc, char **argv)
 	}
 	if (parse_seats(&a, seats) != 0) {
 		fprintf(stderr, "stichbot arena: --seats lists levels (easy, "
-		    "normal, hard) separated by commas\n");
+		    "normal, hard, hard-v1) separated by commas\n");
 		return 2;
 	}
 	if (a.nplayers < a.impl->min_seats || a.nplayers > a.impl->max_seats) {
@@ -448,9 +489,10 @@ cli_arena(int argc, char **argv)
 	    (unsigned long long)a.seed, a.budget_ms > 0 ? a.budget_ms : 100,
 	    options_text[0] ? options_text : "none");
 	printf("player k sits at seat (k + g) mod %d in game g; the first "
-	    "%s is seat (g div %d) mod %d\n", a.nplayers,
+	    "%s is seat (g div %d) mod %d%s\n", a.nplayers,
 	    a.impl == &wizard_game ? "dealer" : "leader", a.nplayers,
-	    a.nplayers);
+	    a.nplayers, a.duplicate ? "; games g and h share their deals "
+	    "when g div n = h div n" : "");
 	fflush(stdout);
 	for (long g = 0; g < a.games && status == 0; g++) {
 		if (play_game(&a, g) != 0)

@@ -3,9 +3,21 @@
  * the way `stichbot run` would read it, including every network's adapter
  * keys, without connecting anywhere, so a change can be checked before
  * `systemctl reload`.
+ *
+ * Secrets named by a bare credential name live in $CREDENTIALS_DIRECTORY,
+ * which only the service has (systemd's LoadCredential=).  Where it is
+ * not set (a fresh checkout, an admin's shell) the check goes on with
+ * stand-in files and says, for each such secret, how the service gets
+ * it; --strict requires every secret to be readable.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "adapter.h"
 #include "cli.h"
@@ -14,10 +26,12 @@
 static void
 usage(FILE *out)
 {
-	fprintf(out, "usage: stichbot check-config FILE\n\n"
+	fprintf(out, "usage: stichbot check-config [--strict] FILE\n\n"
 	    "Checks a configuration file (the common keys and every "
 	    "network's adapter\nkeys, secret files included) without "
-	    "connecting anywhere.\n\n"
+	    "connecting anywhere.  Secrets given as\ncredential names are "
+	    "read from $CREDENTIALS_DIRECTORY; where it is not set,\nthey "
+	    "are noted and not read, unless --strict.\n\n"
 	    "Exit status: 0 when the file is fine, 1 when it is not "
 	    "(the first problem\nis written to stderr), 2 for a wrong "
 	    "argument.\n");
@@ -56,17 +70,120 @@ cli_check_adapters(const struct config *config, char *err, size_t errlen)
 	return 0;
 }
 
+/* The stand-in credentials of a check without $CREDENTIALS_DIRECTORY. */
+struct standins {
+	char dir[64];
+	int made;
+	int count;
+};
+
+/*
+ * Finds every KEY_file that names a credential (a bare name) under value,
+ * at JSON path path; writes a stand-in file for it into the directory and
+ * notes on stderr how the service is to get it.
+ */
+static int
+standin_credentials(const json_t *value, const char *path,
+    struct standins *s)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+	char sub[512], file[PATH_MAX];
+
+	if (json_is_array(value)) {
+		json_array_foreach(value, i, item) {
+			snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
+			if (standin_credentials(item, sub, s) != 0)
+				return -1;
+		}
+		return 0;
+	}
+	json_object_foreach((json_t *)value, key, item) {
+		const char *name = json_string_value(item);
+		size_t n = strlen(key);
+		int fd;
+
+		if (strncmp(key, "//", 2) == 0)
+			continue;
+		snprintf(sub, sizeof(sub), "%s.%s", path, key);
+		if (json_is_object(item) || json_is_array(item)) {
+			if (standin_credentials(item, sub, s) != 0)
+				return -1;
+			continue;
+		}
+		if (n < 5 || strcmp(key + n - 5, "_file") != 0 ||
+		    name == NULL || name[0] == '\0' || strchr(name, '/') != NULL ||
+		    strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+			continue;
+		if (!s->made) {
+			snprintf(s->dir, sizeof(s->dir),
+			    "/tmp/stichbot-check-XXXXXX");
+			if (mkdtemp(s->dir) == NULL)
+				return -1;
+			s->made = 1;
+		}
+		snprintf(file, sizeof(file), "%s/%s", s->dir, name);
+		fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || write(fd, "stand-in\n", 9) != 9) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+		s->count++;
+		fprintf(stderr, "note: %s: credential \"%s\" not read "
+		    "($CREDENTIALS_DIRECTORY is not set); the service gets it "
+		    "with LoadCredential=%s:/path/to/file (or give an "
+		    "absolute path)\n", sub, name, name);
+	}
+	return 0;
+}
+
+/* Removes the stand-in files and their private directory. */
+static void
+standins_remove(struct standins *s)
+{
+	char file[PATH_MAX];
+	struct dirent *entry;
+	DIR *dir;
+
+	if (!s->made)
+		return;
+	if ((dir = opendir(s->dir)) != NULL) {
+		while ((entry = readdir(dir)) != NULL) {
+			if (strcmp(entry->d_name, ".") == 0 ||
+			    strcmp(entry->d_name, "..") == 0)
+				continue;
+			snprintf(file, sizeof(file), "%s/%s", s->dir,
+			    entry->d_name);
+			unlink(file);
+		}
+		closedir(dir);
+	}
+	rmdir(s->dir);
+	s->made = 0;
+}
+
 int
 cli_check_config(int argc, char **argv)
 {
 	struct config *config;
+	struct standins standins;
+	const char *dir = getenv("CREDENTIALS_DIRECTORY");
 	char err[1024];
 	size_t nchannels = 0;
+	int strict = 0;
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
 		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "--strict") == 0) {
+		strict = 1;
+		argc--;
+		argv++;
 	}
 	if (argc != 2 || argv[1][0] == '-') {
 		usage(stderr);
@@ -76,11 +193,29 @@ cli_check_config(int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
+	memset(&standins, 0, sizeof(standins));
+	if (!strict && (dir == NULL || *dir == '\0')) {
+		for (size_t i = 0; i < config->nnetworks; i++) {
+			if (standin_credentials(config->networks[i].json,
+			    config->networks[i].path, &standins) != 0) {
+				fprintf(stderr, "%s: cannot make stand-in "
+				    "credentials: %s\n", argv[1],
+				    strerror(errno));
+				standins_remove(&standins);
+				config_destroy(config);
+				return 1;
+			}
+		}
+		if (standins.made)
+			setenv("CREDENTIALS_DIRECTORY", standins.dir, 1);
+	}
 	if (cli_check_adapters(config, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s: %s\n", argv[1], err);
+		standins_remove(&standins);
 		config_destroy(config);
 		return 1;
 	}
+	standins_remove(&standins);
 	for (size_t i = 0; i < config->nnetworks; i++)
 		nchannels += config->networks[i].nchannels;
 	printf("%s: ok (%zu network%s, %zu channel%s)\n", argv[1],

@@ -3,13 +3,26 @@
  * against computer players, with the same commands, messages and rules as
  * in a channel.  It types the opening commands for the person (game,
  * options, join, addbot, start) so the first round is dealt at once, and
- * ends when the game does.
+ * at the end of a game offers another one.
+ *
+ * The table keeps a store (by default $XDG_STATE_HOME/stichbot/play.db),
+ * so that statistics and an interrupted game survive between runs.  Every
+ * argument is checked before anything starts: a wrong one ends the
+ * command with exit status 2 and the reason, never with a game that
+ * quietly differs from what was asked for.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include <jansson.h>
+
+#include "ai.h"
 #include "bot.h"
 #include "cli.h"
 #include "console.h"
@@ -18,6 +31,25 @@
 #include "loop.h"
 #include "store.h"
 
+/* The defaults, named once for the code and for --help. */
+#define DEFAULT_GAME "wizard"
+#define DEFAULT_PLAYERS 4
+#define DEFAULT_LANG "en"
+#define DEFAULT_LEVEL "normal"
+#define DEFAULT_DELAY 700
+#define MAX_OPTIONS 16
+
+/* What the table is set up with, typed again for another game. */
+struct play {
+	struct adapter *adapter;
+	struct bot *bot;
+	struct loop *loop;
+	const char *game, *level;
+	const char *options[MAX_OPTIONS];
+	int noptions, players;
+	int over;                /* the game ended; another one is offered */
+};
+
 static void
 play_usage(FILE *out)
 {
@@ -25,21 +57,176 @@ play_usage(FILE *out)
 	    "[--option X ...] [--lang en|ja]\n"
 	    "                     [--level easy|normal|hard] [--delay MS] "
 	    "[--seed N] [--store PATH]\n\n"
-	    "Plays GAME (wizard, birdhead or sticheln; default wizard) in the "
-	    "terminal\nagainst computer players.  Commands start with ! at "
-	    "the table (!play r7);\nprivate commands need no prefix (hand, "
-	    "bid 2).  !help lists them; quit leaves.\n");
+	    "Plays GAME (wizard, birdhead or sticheln) in the terminal "
+	    "against computer\nplayers.  Table commands start with ! "
+	    "(!play r7, !scores, !rules); secret\nones are typed without it "
+	    "(bid 2, select r5).  !help lists the commands;\nquit or Ctrl-D "
+	    "leaves, and an unfinished game resumes next time.\n\n"
+	    "  GAME              wizard, birdhead or sticheln (default "
+	    DEFAULT_GAME ")\n"
+	    "  -n, --players N   seats, you included, 3-6 (default %d)\n"
+	    "  -o, --option X    a game option, e.g. hiddentip or rounds=5 "
+	    "(default none;\n"
+	    "                    repeat for more; !rules X explains one)\n"
+	    "  -l, --lang L      en or ja (default " DEFAULT_LANG ")\n"
+	    "  -L, --level L     the computers: easy, normal or hard "
+	    "(default " DEFAULT_LEVEL ")\n"
+	    "  -d, --delay MS    pause before a computer moves, 0-10000 "
+	    "(default %d)\n"
+	    "  -s, --seed N      seeds the deals, for a repeatable game "
+	    "(default random)\n"
+	    "  -S, --store PATH  where games and statistics are kept "
+	    "(default\n"
+	    "                    $XDG_STATE_HOME/stichbot/play.db, else\n"
+	    "                    ~/.local/state/stichbot/play.db; :memory: "
+	    "keeps nothing)\n"
+	    "  -h, --help        this help\n", DEFAULT_PLAYERS, DEFAULT_DELAY);
 }
 
-/* Ends the loop once the game that was started is over. */
+/* A whole decimal number within min..max, or -1. */
+static int
+parse_number(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Makes every missing directory of path's parent; 0 or -1. */
+static int
+make_parents(char *path)
+{
+	for (char *p = path + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+/*
+ * The default store, $XDG_STATE_HOME/stichbot/play.db or
+ * ~/.local/state/stichbot/play.db, with its directory made; NULL when
+ * there is no home to keep it in.  name is the file's name.
+ */
+static char *
+state_path(const char *name)
+{
+	const char *xdg = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	char path[PATH_MAX];
+	int n;
+
+	/* The XDG base directory rules ignore a relative path. */
+	if (xdg != NULL && xdg[0] == '/')
+		n = snprintf(path, sizeof(path), "%s/stichbot/%s", xdg, name);
+	else if (home != NULL && home[0] == '/')
+		n = snprintf(path, sizeof(path), "%s/.local/state/stichbot/%s",
+		    home, name);
+	else
+		return NULL;
+	if (n < 0 || (size_t)n >= sizeof(path) || make_parents(path) != 0)
+		return NULL;
+	return strdup(path);
+}
+
+/* Types the commands that open a table and deal its first round. */
+static void
+play_open(void *arg)
+{
+	struct play *play = arg;
+	char line[128];
+
+	play->over = 0;
+	if (bot_table_count(play->bot) == 0) {
+		snprintf(line, sizeof(line), "!game %s", play->game);
+		console_type(play->adapter, line);
+		for (int i = 0; i < play->noptions; i++) {
+			snprintf(line, sizeof(line), "!option %s",
+			    play->options[i]);
+			console_type(play->adapter, line);
+		}
+		console_type(play->adapter, "!join");
+		for (int i = 1; i < play->players; i++) {
+			snprintf(line, sizeof(line), "!addbot %s",
+			    play->level);
+			console_type(play->adapter, line);
+		}
+	}
+	console_type(play->adapter, "!start");
+}
+
+/* Offers another game once the one that was started is over. */
 static int
 play_watch(struct loop *loop, void *arg)
 {
-	struct bot *bot = arg;
+	struct play *play = arg;
 
-	if (bot_game_count(bot) == 0)
-		loop_stop(loop);
+	if (!play->over && bot_game_count(play->bot) == 0) {
+		play->over = 1;
+		console_offer_again(play->adapter, play_open, play);
+	}
 	return -1;
+}
+
+/* Checks the game, seat count and options as the table would. */
+static int
+play_check(struct play *play)
+{
+	const struct game_impl *impl = game_find(play->game);
+	struct game_options options;
+	char err[GAME_ERR_LEN];
+
+	if (impl == NULL) {
+		fprintf(stderr, "stichbot play: unknown game \"%s\" (wizard, "
+		    "birdhead, sticheln)\n", play->game);
+		return -1;
+	}
+	if (play->players < impl->min_seats ||
+	    play->players > impl->max_seats) {
+		fprintf(stderr, "stichbot play: %s takes %d to %d players\n",
+		    impl->name, impl->min_seats, impl->max_seats);
+		return -1;
+	}
+	memset(&options, 0, sizeof(options));
+	for (int i = 0; i < play->noptions; i++) {
+		int index;
+		char name[32];
+		size_t n = strcspn(play->options[i], "=");
+
+		snprintf(name, sizeof(name), "%.*s", (int)(n < 31 ? n : 31),
+		    play->options[i]);
+		index = game_option_index(impl, name);
+		if (index >= 0 && options.value[index] != 0) {
+			/* `!option X` twice would turn X off again. */
+			fprintf(stderr, "stichbot play: option %s given "
+			    "twice\n", name);
+			return -1;
+		}
+		if (game_option_set(impl, &options, play->options[i], err,
+		    sizeof(err)) != 0) {
+			fprintf(stderr, "stichbot play: option refused: %s\n",
+			    err);
+			return -1;
+		}
+	}
+	if (impl->validate_options(&options, play->players, err,
+	    sizeof(err)) != 0) {
+		fprintf(stderr, "stichbot play: options refused: %s\n", err);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -56,48 +243,69 @@ cli_play(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *game = "wizard", *lang = "en", *level = "normal";
-	const char *store_path = ":memory:";
-	const char *options[16];
-	int noptions = 0, players = 4, delay = 700, ch, rc = 1;
+	struct play play;
+	const char *lang = DEFAULT_LANG, *store_arg = NULL;
+	char *store_path = NULL, *history = NULL;
+	int ch, rc = 1, restored;
+	long long delay = DEFAULT_DELAY, number;
 	unsigned long long seed = 0;
 	struct bot_settings settings;
 	struct config_channel defaults;
 	struct loop *loop = NULL;
 	struct store *store = NULL;
 	struct bot *bot = NULL;
-	struct adapter *adapter;
-	char err[256], line[128];
+	json_t *console_config = NULL;
+	char err[256];
 
+	memset(&play, 0, sizeof(play));
+	play.game = DEFAULT_GAME;
+	play.level = DEFAULT_LEVEL;
+	play.players = DEFAULT_PLAYERS;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "n:o:l:L:d:s:S:h", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'n':
-			players = atoi(optarg);
+			if (parse_number(optarg, 1, GAME_MAX_SEATS,
+			    &number) != 0) {
+				fprintf(stderr, "stichbot play: --players "
+				    "\"%s\": a number of seats, 3-6\n",
+				    optarg);
+				return 2;
+			}
+			play.players = (int)number;
 			break;
 		case 'o':
-			if (noptions == 16) {
+			if (play.noptions == MAX_OPTIONS) {
 				fprintf(stderr, "stichbot play: too many "
 				    "options\n");
 				return 2;
 			}
-			options[noptions++] = optarg;
+			play.options[play.noptions++] = optarg;
 			break;
 		case 'l':
 			lang = optarg;
 			break;
 		case 'L':
-			level = optarg;
+			play.level = optarg;
 			break;
 		case 'd':
-			delay = atoi(optarg);
+			if (parse_number(optarg, 0, 10000, &delay) != 0) {
+				fprintf(stderr, "stichbot play: --delay "
+				    "\"%s\": milliseconds, 0-10000\n", optarg);
+				return 2;
+			}
 			break;
 		case 's':
-			seed = strtoull(optarg, NULL, 0);
+			if (parse_number(optarg, 1, LLONG_MAX, &number) != 0) {
+				fprintf(stderr, "stichbot play: --seed "
+				    "\"%s\": a number from 1\n", optarg);
+				return 2;
+			}
+			seed = (unsigned long long)number;
 			break;
 		case 'S':
-			store_path = optarg;
+			store_arg = optarg;
 			break;
 		case 'h':
 			play_usage(stdout);
@@ -108,39 +316,50 @@ cli_play(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		game = argv[optind++];
+		play.game = argv[optind++];
 	if (optind < argc) {
 		play_usage(stderr);
 		return 2;
 	}
-	{
-		const struct game_impl *impl = game_find(game);
-
-		if (impl == NULL) {
-			fprintf(stderr, "stichbot play: unknown game \"%s\" "
-			    "(wizard, birdhead, sticheln)\n", game);
-			return 2;
-		}
-		if (players < impl->min_seats || players > impl->max_seats) {
-			fprintf(stderr, "stichbot play: %s takes %d to %d "
-			    "players\n", game, impl->min_seats,
-			    impl->max_seats);
-			return 2;
-		}
-	}
+	if (play_check(&play) != 0)
+		return 2;
 	if (strcmp(lang, "en") != 0 && strcmp(lang, "ja") != 0) {
 		fprintf(stderr, "stichbot play: --lang is en or ja\n");
 		return 2;
 	}
+	if (ai_level_parse(play.level) < 0) {
+		fprintf(stderr, "stichbot play: --level is easy, normal or "
+		    "hard\n");
+		return 2;
+	}
+	/* Typed Japanese is UTF-8: the line editor must know. */
+	setlocale(LC_CTYPE, "");
+	if (store_arg != NULL) {
+		store_path = strdup(store_arg);
+	} else if ((store_path = state_path("play.db")) == NULL) {
+		fprintf(stderr, "stichbot play: no $XDG_STATE_HOME or $HOME "
+		    "to keep games in; this one is not kept (--store PATH "
+		    "keeps it)\n");
+		store_path = strdup(":memory:");
+	}
+	if (store_arg == NULL || strcmp(store_arg, ":memory:") != 0)
+		history = state_path("history");
+	console_config = json_pack("{ss}", "lang", lang);
+	if (store_path == NULL || console_config == NULL ||
+	    (history != NULL && json_object_set_new(console_config,
+	    "history", json_string(history)) != 0)) {
+		fprintf(stderr, "stichbot play: out of memory\n");
+		goto out;
+	}
 	log_setup(LOG_LEVEL_WARN, 0);
 	memset(&settings, 0, sizeof(settings));
-	settings.computer_level = level;
-	settings.computer_delay_ms = delay > 0 ? delay : 1;
+	settings.computer_level = play.level;
+	settings.computer_delay_ms = delay > 0 ? (int)delay : 1;
 	settings.seed = seed;
 	/* One person at the terminal: no limit on their commands. */
 	settings.command_burst = -1;
 	memset(&defaults, 0, sizeof(defaults));
-	defaults.game = (char *)game;
+	defaults.game = (char *)play.game;
 	defaults.lang = (char *)lang;
 	defaults.prefixes = "!/";
 	defaults.turn_timer = 0;
@@ -148,32 +367,39 @@ cli_play(int argc, char **argv)
 	    (store = store_open(store_path, err, sizeof(err))) == NULL ||
 	    (bot = bot_create(loop, store, &settings, err,
 	    sizeof(err))) == NULL ||
-	    (adapter = bot_add_adapter(bot, &console_adapter, "terminal",
-	    NULL, &defaults, err, sizeof(err))) == NULL) {
+	    (play.adapter = bot_add_adapter(bot, &console_adapter,
+	    "terminal", console_config, &defaults, err,
+	    sizeof(err))) == NULL) {
 		fprintf(stderr, "stichbot play: %s\n", err);
+		goto out;
+	}
+	play.bot = bot;
+	play.loop = loop;
+	/* A game left unfinished last time goes on where it stopped. */
+	if ((restored = bot_restore(bot)) < 0) {
+		fprintf(stderr, "stichbot play: cannot read the games kept "
+		    "in %s\n", store_path);
 		goto out;
 	}
 	if (bot_start(bot) != 0) {
 		fprintf(stderr, "stichbot play: cannot read the terminal\n");
 		goto out;
 	}
-	snprintf(line, sizeof(line), "!game %s", game);
-	console_type(adapter, line);
-	for (int i = 0; i < noptions; i++) {
-		snprintf(line, sizeof(line), "!option %s", options[i]);
-		console_type(adapter, line);
+	if (bot_game_count(bot) == 0) {
+		/* A lobby kept from a run that ended before its start. */
+		if (bot_table_count(bot) > 0)
+			console_type(play.adapter, "!leave");
+		play_open(&play);
+	} else {
+		/* The arguments are for the next game, not this one. */
+		console_notice(play.adapter, MSG_PLAY_RESUMING);
+		console_type(play.adapter, "!status");
 	}
-	console_type(adapter, "!join");
-	for (int i = 1; i < players; i++) {
-		snprintf(line, sizeof(line), "!addbot %s", level);
-		console_type(adapter, line);
-	}
-	console_type(adapter, "!start");
 	if (bot_game_count(bot) == 0) {
 		fprintf(stderr, "stichbot play: the game did not start\n");
 		goto out;
 	}
-	loop_hook(loop, play_watch, bot);
+	loop_hook(loop, play_watch, &play);
 	loop_run(loop);
 	rc = 0;
 out:
@@ -182,5 +408,8 @@ out:
 	bot_destroy(bot);
 	store_close(store);
 	loop_destroy(loop);
+	json_decref(console_config);
+	free(store_path);
+	free(history);
 	return rc;
 }

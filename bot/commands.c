@@ -47,6 +47,7 @@ static void cmd_help(struct ctx *);
 static void cmd_lang(struct ctx *);
 static void cmd_stats(struct ctx *);
 static void cmd_top(struct ctx *);
+static void cmd_rules(struct ctx *);
 
 static const struct command commands[] = {
 	{ .name = "game", .aliases = "g", .help = CMD_GAME,
@@ -112,6 +113,9 @@ static const struct command commands[] = {
 	{ .name = "admin", .aliases = "", .help = CMD_ADMIN,
 	    .where = ANYWHERE, .min_args = 1, .max_args = 3,
 	    .run = cmd_admin },
+	{ .name = "rules", .aliases = "rule", .help = CMD_RULES,
+	    .where = ANYWHERE, .min_args = 0, .max_args = 1,
+	    .run = cmd_rules },
 	{ .name = NULL },
 };
 
@@ -345,6 +349,30 @@ options_text(struct text *t, enum lang lang, const struct table *table)
 		text_add(t, "-");
 }
 
+/*
+ * The largest value option i may take at table with the people seated
+ * now (Wizard's rounds depend on the player count), as the engine's own
+ * check says; the option's own maximum while too few are seated to tell.
+ */
+static int
+option_max(const struct game_impl *impl, int i, const struct table *table)
+{
+	const struct game_option_desc *o = &impl->options[i];
+	struct game_options probe;
+	char err[GAME_ERR_LEN];
+
+	if (table == NULL || table->nseats < impl->min_seats)
+		return o->max;
+	for (int v = o->max; v > o->min; v--) {
+		memset(&probe, 0, sizeof(probe));
+		probe.value[i] = v;
+		if (impl->validate_options(&probe, table->nseats, err,
+		    sizeof(err)) == 0)
+			return v;
+	}
+	return o->min;
+}
+
 static void
 cmd_option(struct ctx *ctx)
 {
@@ -365,6 +393,16 @@ cmd_option(struct ctx *ctx)
 		if (impl == NULL)
 			impl = game_registry[0];
 		o = impl->options;
+		if (o[0].name == NULL) {
+			struct text title;
+
+			text_init(&title);
+			game_title(&title, ctx->lang, impl);
+			SAY(&ctx->reply, ctx->lang, MSG_NO_OPTIONS, "r",
+			    text_str(&title));
+			text_finish(&title);
+			return;
+		}
 		text_init(&names);
 		for (int i = 0; o[i].name != NULL; i++) {
 			text_add(&names, i > 0 ? ", " : "");
@@ -372,7 +410,7 @@ cmd_option(struct ctx *ctx)
 				text_add(&names, o[i].name);
 			else
 				text_printf(&names, "%s=%d..%d", o[i].name,
-				    o[i].min, o[i].max);
+				    o[i].min, option_max(impl, i, table));
 		}
 		text_init(&list);
 		if (table != NULL) {
@@ -491,6 +529,34 @@ act(struct ctx *ctx, struct table *table, int seat, struct action *action)
 		return;
 }
 
+/*
+ * newcomer (issue 17): tells exactly what to type for the secret command
+ * just said in the channel ("bid 2", "select r5"), privately: on a medium
+ * with one reader (the terminal) it is typed without the prefix, in a
+ * chat it goes in a private message.
+ */
+static void
+secret_hint(struct ctx *ctx)
+{
+	struct text line;
+
+	/* Said back in the channel, the card or bid would be shown twice. */
+	ctx->reply_private = 1;
+	text_init(&line);
+	text_add(&line, ctx->command->name);
+	for (int i = 0; i < ctx->argc; i++) {
+		text_add(&line, " ");
+		text_user(&line, ctx->argv[i]);
+	}
+	if (channel_reader(ctx->said_in) != NULL)
+		SAY(&ctx->reply, ctx->lang, MSG_SECRET_HINT_TYPE, "bc",
+		    text_str(&line), ctx->prefix);
+	else
+		SAY(&ctx->reply, ctx->lang, MSG_SECRET_HINT, "bs",
+		    text_str(&line), bot_self_name(ctx->network, ctx->lang));
+	text_finish(&line);
+}
+
 /* Hidden bids and selections said in a channel would give them away. */
 static int
 must_be_private(struct ctx *ctx, struct table *table, enum game_phase phase)
@@ -499,7 +565,7 @@ must_be_private(struct ctx *ctx, struct table *table, enum game_phase phase)
 		return 0;
 	if (table->impl->phase(table->game->state) != phase)
 		return 0;
-	SAY(&ctx->reply, ctx->lang, MSG_PLAY_PRIVATE_HINT, "c", ctx->prefix);
+	secret_hint(ctx);
 	return 1;
 }
 
@@ -779,6 +845,22 @@ cmd_help(struct ctx *ctx)
 	}
 }
 
+/*
+ * newcomer (issue 17): `rules [GAME|OPTION]`, a short summary of a game
+ * (by default the table's) or of one option (newcomer.c).
+ */
+static void
+cmd_rules(struct ctx *ctx)
+{
+	const struct table *table = ctx->channel != NULL ?
+	    ctx->channel->table : NULL;
+	const char *name = ctx->argc > 0 ? ctx->argv[0] : table != NULL ?
+	    table->impl->name : ctx->channel != NULL ?
+	    ctx->channel->settings.game : ctx->network->defaults.game;
+
+	rules_say(&ctx->reply, ctx->lang, ctx->prefix, name);
+}
+
 static void
 cmd_lang(struct ctx *ctx)
 {
@@ -1040,6 +1122,38 @@ command_allowed(struct ctx *ctx)
 	return 0;
 }
 
+/*
+ * newcomer (issue 17): an unknown command gets the nearest command name
+ * when one is close (a typo: "!stauts" -> !status), else where help is.
+ */
+static void
+unknown_command(struct ctx *ctx, const char *word)
+{
+	const struct command *best = NULL;
+	int best_distance = 3;
+
+	for (const struct command *c = commands; c->name != NULL; c++) {
+		int d = name_distance(word, c->name);
+
+		if (d < best_distance) {
+			best = c;
+			best_distance = d;
+		}
+	}
+	if (best != NULL) {
+		struct text name;
+
+		text_init(&name);
+		text_printf(&name, "%c%s", ctx->prefix, best->name);
+		SAY(&ctx->reply, ctx->lang, MSG_DID_YOU_MEAN, "sbc", word,
+		    text_str(&name), ctx->prefix);
+		text_finish(&name);
+		return;
+	}
+	SAY(&ctx->reply, ctx->lang, MSG_UNKNOWN_COMMAND, "sc", word,
+	    ctx->prefix);
+}
+
 void
 commands_handle(struct network *network, struct channel *channel,
     const struct user *user, const char *text)
@@ -1087,8 +1201,7 @@ commands_handle(struct network *network, struct channel *channel,
 		goto quiet;
 	if (ctx.command == NULL) {
 		/* Another bot's command, a typo: one line that says where help is. */
-		SAY(&ctx.reply, ctx.lang, MSG_UNKNOWN_COMMAND, "sc", words[0],
-		    ctx.prefix);
+		unknown_command(&ctx, words[0]);
 		goto answer;
 	}
 	ctx.argc = n > MAX_ARGS ? MAX_ARGS : n - 1;

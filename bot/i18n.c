@@ -23,12 +23,6 @@ lang_parse(const char *name)
 }
 
 const char *
-lang_name(enum lang lang)
-{
-	return (unsigned)lang < LANG_COUNT ? lang_names[lang] : "en";
-}
-
-const char *
 i18n_id_name(enum msg id)
 {
 	return (unsigned)id < MSG_COUNT ? message_names[id] : "?";
@@ -54,6 +48,30 @@ union arg {
 	int d;
 };
 
+/*
+ * Appends the form of "{N|one|other}" at p that agrees with argument N;
+ * returns the template's position of its closing brace.
+ */
+static const char *
+plural(struct text *t, const char *p, int nargs, const char *types,
+    const union arg *args)
+{
+	int i = p[1] - '1';
+	const char *one = p + 3;
+	const char *other = one + strcspn(one, "|}");
+	const char *end;
+
+	if (*other != '|')
+		return other - 1 + (*other != '\0');
+	other++;
+	end = other + strcspn(other, "}");
+	if (i < nargs && types[i] == 'd' && args[i].d == 1)
+		text_addn(t, one, (size_t)(other - 1 - one));
+	else
+		text_addn(t, other, (size_t)(end - other));
+	return *end == '\0' ? end - 1 : end;
+}
+
 void
 i18n_say(struct text *t, enum lang lang, enum msg id, const char *types, ...)
 {
@@ -72,6 +90,10 @@ i18n_say(struct text *t, enum lang lang, enum msg id, const char *types, ...)
 	}
 	va_end(ap);
 	for (p = tpl; *p != '\0'; p++) {
+		if (p[0] == '{' && p[1] >= '1' && p[1] <= '9' && p[2] == '|') {
+			p = plural(t, p, nargs, types, args);
+			continue;
+		}
 		if (p[0] == '{' && p[1] >= '1' && p[1] <= '9' && p[2] == '}') {
 			int i = p[1] - '1';
 

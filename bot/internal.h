@@ -66,6 +66,8 @@ struct table {
 	/* Nobody seated: the game waits (paused) and closes at this timer. */
 	uint64_t abandon_timer;
 	int paused;
+	/* Restored or cut off: to be resumed once the network is up. */
+	int unresumed;
 	/* The lobby as last stored (table_lobby_save); NULL: none stored. */
 	char *lobby_saved;
 };
@@ -163,6 +165,12 @@ void network_send_private(struct network *network, const char *user_id,
  * the tables the event spoke for from the store and tells them.
  */
 void bot_enter(struct bot *bot);
+/*
+ * The name people reach the bot by on network right now (the IRC nick it
+ * holds, the Matrix user id), for instructions such as "send it privately
+ * to stichbot_"; "me" in lang while the adapter cannot tell.
+ */
+const char *bot_self_name(struct network *network, enum lang lang);
 void bot_leave(struct bot *bot);
 /* Remembers that user_id took a seat in channel (see struct bot). */
 void user_sat(struct channel *channel, const char *user_id);
@@ -287,6 +295,30 @@ char card_color(const char *code);
 void text_cards(struct text *t, const json_t *codes);
 void text_seat(struct text *t, const struct table *table, int seat,
     int mention);
+/*
+ * newcomer.c (issue 17).  The one person who reads everything said in
+ * channel (the terminal; NULL in a chat); whether seat is theirs, so that
+ * sentences about it are said to them; a seat's name as the channel's
+ * reader should read it ("You"); and third, or second when seat is the
+ * reader's ("X takes the trick" / "You take the trick").
+ */
+const char *channel_reader(struct channel *channel);
+int table_addressed(const struct table *table, int seat);
+const char *table_seat_name(const struct table *table, int seat);
+enum msg table_seat_msg(const struct table *table, int seat, enum msg third,
+    enum msg second);
+/* "Ranking: 1. You 120 · 2. CPU1 80 · 2. CPU2 80": ties share a place. */
+void table_ranking(const struct table *table, const json_t *scores,
+    struct text *out);
+/* The short rules of a game or an option (`rules`), or why there are none. */
+void rules_say(struct text *out, enum lang lang, char prefix,
+    const char *name);
+/*
+ * How far word is from a command name, for "did you mean": 0 for a name
+ * begun, the edit distance when it is small for the word's length, else
+ * a large number.
+ */
+int name_distance(const char *word, const char *name);
 
 /* commands.c */
 /* Handles a line said in channel (NULL: privately) by user. */

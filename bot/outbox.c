@@ -29,6 +29,7 @@ struct outbox {
 	int nfailed, failed_cap;
 	int tracked;             /* the last batch stored a change */
 	int open;                /* the store's batch began */
+	int stale;               /* rows outbox_load() found too old */
 };
 
 struct outbox *
@@ -303,6 +304,12 @@ outbox_sent(struct outbox *outbox, uint64_t id)
 		    "after a restart", (unsigned long long)id);
 }
 
+/*
+ * Rows older than this are not sent after a restart: a move of long ago
+ * would only confuse, and the resume line says where each game stands.
+ */
+#define OUTBOX_STALE_S 3600
+
 static void
 load_one(const struct store_message *msg, void *arg)
 {
@@ -312,6 +319,11 @@ load_one(const struct store_message *msg, void *arg)
 		.flow = (char *)msg->flow, .private_ = msg->private_,
 	};
 
+	if (msg->age > OUTBOX_STALE_S) {
+		outbox->stale++;
+		outbox_sent(outbox, (uint64_t)msg->id);
+		return;
+	}
 	text_init(&c.text);
 	text_add(&c.text, msg->body);
 	send_one(outbox, &c, (uint64_t)msg->id);
@@ -321,8 +333,14 @@ load_one(const struct store_message *msg, void *arg)
 int
 outbox_load(struct outbox *outbox)
 {
-	int n = store_each_outbox(outbox->store, load_one, outbox);
+	int n;
 
+	outbox->stale = 0;
+	n = store_each_outbox(outbox->store, load_one, outbox);
+	if (outbox->stale > 0)
+		log_warn("store: %d messages older than an hour were not sent "
+		    "after the restart; the tables are told where their games "
+		    "stand", outbox->stale);
 	if (n > 0)
 		log_info("store: %d messages that were not sent before the "
 		    "restart go out first", n);

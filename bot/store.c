@@ -138,7 +138,8 @@ static const char *const migrations[STORE_VERSION] = {
 	"  target TEXT NOT NULL,"
 	"  private INTEGER NOT NULL,"
 	"  flow TEXT,"
-	"  body TEXT NOT NULL"
+	"  body TEXT NOT NULL,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch())"
 	");",
 };
 
@@ -275,8 +276,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	    " VALUES (?1, ?2, ?3, ?4, ?5)",
 	[STMT_OUTBOX_DELETE] = "DELETE FROM outbox WHERE id = ?1",
 	[STMT_OUTBOX_SELECT] =
-	    "SELECT id, network, target, private, flow, body FROM outbox"
-	    " ORDER BY id",
+	    "SELECT id, network, target, private, flow, body,"
+	    " unixepoch() - created FROM outbox ORDER BY id",
 };
 
 /* A value store_kv_defer() keeps for the next transaction. */
@@ -1957,6 +1958,7 @@ store_each_outbox(struct store *store, store_message_fn fn, void *arg)
 		msg.flow = sqlite3_column_type(st, 4) == SQLITE_NULL ? NULL :
 		    column_text(st, 4);
 		msg.body = column_text(st, 5);
+		msg.age = sqlite3_column_int64(st, 6);
 		fn(&msg, arg);
 		count++;
 	}

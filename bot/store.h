@@ -238,6 +238,7 @@ struct store_message {
 	int private_;
 	const char *flow;        /* the table's channel, or NULL */
 	const char *body;
+	int64_t age;             /* seconds since it was stored (reading) */
 };
 /* Adds a row; returns its id (> 0), or -1. */
 int64_t store_outbox_add(struct store *store, const struct store_message *msg);

@@ -74,7 +74,10 @@ text_seat(struct text *t, const struct table *table, int seat, int mention)
 {
 	const struct seat *s = &table->seats[seat];
 
-	if (mention && !s->computer && !s->standin && s->user_id[0] != '\0')
+	if (table_addressed(table, seat))
+		text_bold(t, table_seat_name(table, seat));
+	else if (mention && !s->computer && !s->standin &&
+	    s->user_id[0] != '\0')
 		text_mention(t, s->user_id, s->name);
 	else
 		text_bold(t, s->name);
@@ -417,7 +420,8 @@ table_lobby_remove(struct table *table, int seat, struct text *out)
 {
 	enum lang lang = table_lang(table);
 
-	SAY(out, lang, MSG_LEFT_LOBBY, "b", table->seats[seat].name);
+	SAY(out, lang, table_seat_msg(table, seat, MSG_LEFT_LOBBY, MSG_YOU_LEAVE),
+	    "b", table_seat_name(table, seat));
 	seat_clear(table, &table->seats[seat]);
 	memmove(&table->seats[seat], &table->seats[seat + 1],
 	    (size_t)(table->nseats - seat - 1) * sizeof(table->seats[0]));
@@ -573,7 +577,7 @@ table_player_lines(struct table *table, struct text *out)
 		if (!first)
 			text_add(out, " · ");
 		first = 0;
-		text_bold(out, table->seats[seat].name);
+		text_bold(out, table_seat_name(table, seat));
 		json_int_at(scores, seat, &score);
 		if (bids != NULL) {
 			int has_bid = json_int_at(bids, seat, &b);
@@ -650,13 +654,13 @@ table_scores(struct table *table, struct text *out)
 	SAY0(&label, lang, MSG_SHEET_ROUND);
 	text_cell(out, text_str(&label), 6, 0);
 	for (int seat = 0; seat < table->nseats; seat++) {
-		int cols = (int)strlen(table->seats[seat].name);
+		int cols = (int)strlen(table_seat_name(table, seat));
 
 		width[seat] = cols < 9 ? 9 : cols > 14 ? 14 : cols;
 		text_add(out, " ");
 		char name[64];
 		snprintf(name, sizeof(name), "%.*s", width[seat],
-		    table->seats[seat].name);
+		    table_seat_name(table, seat));
 		text_cell(out, name, width[seat], 1);
 	}
 	json_array_foreach(rounds, r, round) {
@@ -706,6 +710,15 @@ table_scores(struct table *table, struct text *out)
 		text_cell(out, cell, width[seat], 1);
 	}
 	text_pre_end(out);
+	/* What the cells mean, once the sheet has a round. */
+	if (json_array_size(rounds) > 0) {
+		round = json_array_get(rounds, 0);
+		text_add(out, "\n");
+		SAY0(out, lang, json_object_get(round, "bids") != NULL ?
+		    MSG_SHEET_LEGEND_BIDS : json_object_get(round,
+		    "selected") != NULL ? MSG_SHEET_LEGEND_SELECTED :
+		    MSG_SHEET_LEGEND_PENALTY);
+	}
 	text_finish(&label);
 	json_decref(result);
 }
@@ -731,6 +744,20 @@ text_task(struct text *t, struct table *table, enum game_phase phase)
 		SAY0(t, lang, MSG_TASK_PLAY);
 		break;
 	}
+}
+
+/* newcomer (issue 17): " · your turn to bid" to the channel's reader. */
+static void
+your_turn(struct table *table, enum game_phase phase, struct text *out)
+{
+	struct text task;
+
+	text_init(&task);
+	text_task(&task, table, phase);
+	if (out->len > 0)
+		text_add(out, " · ");
+	SAY(out, table_lang(table), MSG_YOUR_TURN, "r", text_str(&task));
+	text_finish(&task);
 }
 
 static int
@@ -803,7 +830,7 @@ table_send_hand(struct table *table, int seat, int prompt)
 
 			text_add(&t, first ? " " : ", ");
 			first = 0;
-			text_bold(&t, table->seats[other].name);
+			text_bold(&t, table_seat_name(table, other));
 			text_add(&t, " ");
 			text_cards(&t, cards);
 		}
@@ -944,7 +971,7 @@ announce_round(struct table *table, struct text *out)
 		text_add(out, " · ");
 		SAY0(out, lang, MSG_DEALER_WORD);
 		text_add(out, " ");
-		text_bold(out, table->seats[json_integer_value(dealer)].name);
+		text_bold(out, table_seat_name(table, (int)json_integer_value(dealer)));
 	}
 	if (json_is_string(turned)) {
 		const char *code = json_string_value(turned);
@@ -966,12 +993,19 @@ announce_round(struct table *table, struct text *out)
 		text_add(out, " · ");
 		SAY0(out, lang, MSG_NO_TRUMP);
 	}
+	/* Where one person reads the table, a private line is typed bare. */
 	if (phase == PHASE_BID_SIMULTANEOUS) {
 		text_add(out, " · ");
-		SAY(out, lang, MSG_BIDS_HIDDEN, "c", table_prefix(table));
+		SAY(out, lang, channel_reader(table->channel) != NULL ?
+		    MSG_BIDS_HIDDEN_TYPE : MSG_BIDS_HIDDEN, "cs",
+		    table_prefix(table), bot_self_name(table->channel->network,
+		    lang));
 	} else if (phase == PHASE_SELECT) {
 		text_add(out, " · ");
-		SAY(out, lang, MSG_SELECT_PRIVATELY, "c", table_prefix(table));
+		SAY(out, lang, channel_reader(table->channel) != NULL ?
+		    MSG_SELECT_TYPE : MSG_SELECT_PRIVATELY, "cs",
+		    table_prefix(table), bot_self_name(table->channel->network,
+		    lang));
 	}
 	json_decref(view);
 }
@@ -1167,6 +1201,12 @@ table_next_text(struct table *table, struct text *out)
 		if (table->prompted & (1u << acting[i]))
 			continue;
 		table->prompted |= 1u << acting[i];
+		if (table_addressed(table, acting[i])) {
+			/* "your turn to bid", said to the one who reads. */
+			your_turn(table, phase, out);
+			table_send_hand(table, acting[i], 1);
+			continue;
+		}
 		if (fresh++ == 0) {
 			if (out->len > 0)
 				text_add(out, " · ");
@@ -1227,8 +1267,8 @@ abandon_cb(struct loop *loop, uint64_t id, void *arg)
 }
 
 /*
- * Computers never play to an empty room: with nobody seated the game
- * pauses between tricks (saying so once) and closes, its record kept,
+ * Computers never play to an empty room: with nobody seated (and no one
+ * reading, as at the terminal) the game pauses between tricks (saying so once) and closes, its record kept,
  * after the lobby idle time; a person taking a seat resumes it.
  */
 static int
@@ -1238,7 +1278,9 @@ table_paused(struct table *table, struct text *out)
 	json_t *view;
 	size_t trick;
 
-	if (people_present(table) > 0) {
+	/* The terminal's reader watches even when a computer plays for them. */
+	if (people_present(table) > 0 || channel_reader(table->channel) !=
+	    NULL) {
 		loop_cancel(bot->loop, table->abandon_timer);
 		table->abandon_timer = 0;
 		table->paused = 0;
@@ -1446,8 +1488,8 @@ table_stand_in(struct table *table, int seat, enum msg why)
 	s->level = table_bot(table)->computer_level;
 	table_seat_changed(table, seat);
 	text_init(&t);
-	SAY(&t, table_lang(table), why, "bc", s->name,
-	    table_prefix(table));
+	SAY(&t, table_lang(table), table_seat_msg(table, seat, why, MSG_YOU_STANDIN),
+	    "bc", s->name, table_prefix(table));
 	channel_send(table->channel, &t);
 	text_finish(&t);
 }
@@ -1535,10 +1577,12 @@ announce_action(struct table *table, int seat, const struct action *action,
 			int left = phase == PHASE_BID_SIMULTANEOUS ?
 			    table->impl->to_act(table->game->state, acting) : 0;
 
-			SAY(out, lang, MSG_HAS_BID, "bd", table->seats[
-			    seat].name, left);
+			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_BID,
+			    MSG_YOU_HAVE_BID), "bd", table_seat_name(table,
+			    seat), left);
 		} else {
-			SAY(out, lang, MSG_BIDS, "bd", table->seats[seat].name, action->value);
+			SAY(out, lang, table_seat_msg(table, seat, MSG_BIDS, MSG_YOU_BID), "bd",
+			    table_seat_name(table, seat), action->value);
 		}
 		if (phase != PHASE_BID && phase != PHASE_BID_SIMULTANEOUS) {
 			/* Bidding is over: the bids (where public). */
@@ -1551,7 +1595,7 @@ announce_action(struct table *table, int seat, const struct action *action,
 				if (!json_int_at(bids, i, &b))
 					continue;
 				text_add(out, shown++ ? ", " : " · ");
-				text_bold(out, table->seats[i].name);
+				text_bold(out, table_seat_name(table, i));
 				text_printf(out, " %d", b);
 				sum += b;
 			}
@@ -1567,8 +1611,8 @@ announce_action(struct table *table, int seat, const struct action *action,
 		static const char suits[] = "rygb";
 		char s[2] = { suits[action->value & 3], '\0' };
 
-		SAY(out, lang, MSG_CHOOSES_TRUMP, "b", table->seats[
-		    seat].name);
+		SAY(out, lang, table_seat_msg(table, seat, MSG_CHOOSES_TRUMP,
+		    MSG_YOU_CHOOSE_TRUMP), "b", table_seat_name(table, seat));
 		text_add(out, " ");
 		text_card(out, s[0], s);
 		break;
@@ -1577,12 +1621,14 @@ announce_action(struct table *table, int seat, const struct action *action,
 		if (phase == PHASE_SELECT) {
 			int acting[GAME_MAX_SEATS];
 
-			SAY(out, lang, MSG_HAS_SELECTED, "bd", table->seats[seat].name, table->impl->to_act(
+			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_SELECTED,
+			    MSG_YOU_HAVE_SELECTED), "bd", table_seat_name(table, seat), table->impl->to_act(
 			    table->game->state, acting));
 		} else {
 			json_t *selected = json_object_get(view, "selected");
 
-			SAY(out, lang, MSG_HAS_SELECTED, "bd", table->seats[seat].name, 0);
+			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_SELECTED,
+			    MSG_YOU_HAVE_SELECTED), "bd", table_seat_name(table, seat), 0);
 			text_add(out, " · ");
 			SAY0(out, lang, MSG_PENALTY_CARDS);
 			for (int i = 0; i < table->nseats; i++) {
@@ -1590,7 +1636,7 @@ announce_action(struct table *table, int seat, const struct action *action,
 				    json_array_get(selected, (size_t)i));
 
 				text_add(out, i > 0 ? ", " : " ");
-				text_bold(out, table->seats[i].name);
+				text_bold(out, table_seat_name(table, i));
 				text_add(out, " ");
 				if (c != NULL)
 					text_card(out, card_color(c), c);
@@ -1598,7 +1644,7 @@ announce_action(struct table *table, int seat, const struct action *action,
 		}
 		break;
 	case ACTION_PLAY:
-		text_bold(out, table->seats[seat].name);
+		text_bold(out, table_seat_name(table, seat));
 		text_add(out, " ");
 		for (int i = 0; i < action->ncards; i++) {
 			if (i > 0)
@@ -1615,7 +1661,8 @@ announce_action(struct table *table, int seat, const struct action *action,
 
 			table->tricks_seen = (int)json_array_size(tricks);
 			text_add(out, " · ");
-			SAY(out, lang, MSG_TAKES_TRICK, "b", table->seats[winner].name);
+			SAY(out, lang, table_seat_msg(table, winner, MSG_TAKES_TRICK,
+			    MSG_YOU_TAKE_TRICK), "b", table_seat_name(table, winner));
 			/* One line per play: the standings join the trick's. */
 			if (phase == PHASE_PLAY) {
 				text_add(out, " — ");
@@ -1654,7 +1701,7 @@ announce_round_end(struct table *table, json_t *round, struct text *out)
 				if (c == NULL)
 					continue;
 				text_add(out, s > 0 ? ", " : " ");
-				text_bold(out, table->seats[s].name);
+				text_bold(out, table_seat_name(table, s));
 				text_add(out, " ");
 				text_card(out, '0', c);
 			}
@@ -1663,7 +1710,7 @@ announce_round_end(struct table *table, json_t *round, struct text *out)
 		SAY0(out, lang, MSG_LOSERS);
 		json_array_foreach(losers, i, v) {
 			text_add(out, i > 0 ? ", " : " ");
-			text_bold(out, table->seats[json_integer_value(v)].name);
+			text_bold(out, table_seat_name(table, (int)json_integer_value(v)));
 		}
 		json_decref(view);
 	}
@@ -1690,6 +1737,7 @@ announce_game_end(struct table *table, json_t *result, struct text *out)
 		text_printf(out, " (%d)", (int)json_integer_value(
 		    json_array_get(scores, (size_t)seat)));
 	}
+	table_ranking(table, scores, out);
 }
 
 /*
@@ -1919,8 +1967,9 @@ status_summary(struct table *table, struct text *out)
 		SAY0(out, lang, MSG_TRICK_WORD);
 		json_array_foreach(trick, i, play) {
 			text_add(out, i > 0 ? ", " : " ");
-			text_bold(out, table->seats[json_integer_value(
-			    json_object_get(play, "seat"))].name);
+			text_bold(out, table_seat_name(table, (int)
+			    json_integer_value(json_object_get(play,
+			    "seat"))));
 			text_add(out, " ");
 			/* BirdHead's plays hold several "cards". */
 			text_play_cards(out, json_object_get(play, "card") !=
@@ -1951,7 +2000,9 @@ table_status(struct table *table, struct text *out)
 	}
 	status_summary(table, out);
 	n = table->impl->to_act(table->game->state, acting);
-	if (n > 0) {
+	if (n == 1 && table_addressed(table, acting[0])) {
+		your_turn(table, table->impl->phase(table->game->state), out);
+	} else if (n > 0) {
 		text_add(out, " · ");
 		for (int k = 0; k < n; k++) {
 			if (k > 0)
@@ -1972,6 +2023,7 @@ table_resume(struct table *table, enum msg why)
 
 	if (table->game == NULL)
 		return;
+	table->unresumed = 0;
 	text_init(&t);
 	SAY0(&t, table_lang(table), why);
 	text_add(&t, " ");
@@ -2225,7 +2277,8 @@ table_join(struct table *table, const struct user *user, struct text *out)
 	user_sat(table->channel, seat->user_id);
 	text_init(&title);
 	game_title(&title, lang, table->impl);
-	SAY(out, lang, MSG_JOINED, "brdddc", seat->name, text_str(&title),
+	SAY(out, lang, table_addressed(table, table->nseats - 1) ?
+	    MSG_YOU_JOIN : MSG_JOINED, "brdddc", seat->name, text_str(&title),
 	    table->nseats, table->impl->min_seats, table->impl->max_seats,
 	    table_prefix(table));
 	text_finish(&title);
@@ -2386,9 +2439,10 @@ table_vote_stop(struct table *table, int seat, struct text *out)
 	if (votes * 2 > humans)
 		return 1;
 	/* A lobby too is everyone's who sits at it: closing it is a vote. */
-	SAY(out, table_lang(table), table->game != NULL ? MSG_STOP_VOTE :
-	    MSG_CLOSE_VOTE, "bddc", table->seats[seat].name, votes,
-	    humans / 2 + 1, table_prefix(table));
+	SAY(out, table_lang(table), table->game == NULL ? MSG_CLOSE_VOTE :
+	    table_addressed(table, seat) ? MSG_YOU_VOTE_STOP : MSG_STOP_VOTE,
+	    "bddc", table->seats[seat].name, votes, humans / 2 + 1,
+	    table_prefix(table));
 	return 0;
 }
 

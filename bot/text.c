@@ -217,11 +217,17 @@ text_append(struct text *t, const struct text *other)
 }
 
 /*
- * Colours per medium, indexed by the colour letter.  On IRC the suits use
- * the mIRC colours that stay readable on both dark and light themes: red
- * 04, orange 07 for yellow (08 vanishes on white), green 03, teal 10 for
- * blue (12 is too dark on black), magenta 13 for purple; brown has no
- * colour readable everywhere, and 05 is the closest.
+ * Colours per medium, indexed by the colour letter.  On IRC the six
+ * Sticheln colours (and Wizard's four suits among them) must stay apart
+ * where most players see them: irssi and WeeChat map the 16 mIRC colours
+ * onto the terminal's 16, which have only six hues (red, yellow, green,
+ * cyan, blue, magenta) in a dark and a bright shade each, and the two
+ * shades of a hue look alike in many themes.  So each colour takes its
+ * own hue: red 04 (bright red), yellow 07 (orange; the terminal's dark
+ * yellow, as 08 vanishes on white), green 03, blue 12 (light blue: the
+ * terminal's bright blue, readable on black and white), purple 13 (pink:
+ * bright magenta), and brown 10 (teal: cyan), since brown's own 05 is
+ * the terminal's dark red, a shade of red 04 in irssi and WeeChat.
  *
  * In HTML (Matrix) no text colour can be read well on both a white and
  * Element's dark background (#15191e): the best one reaches 4.2:1 on
@@ -241,8 +247,8 @@ static const struct palette palettes[] = {
 	{ 'r', "04", "#d32f2f", "\033[31m" },
 	{ 'y', "07", "#ad5f00", "\033[33m" },
 	{ 'g', "03", "#2e7d32", "\033[32m" },
-	{ 'b', "10", "#1a6fc4", "\033[34m" },
-	{ 'n', "05", "#8a6552", "\033[38;5;130m" },
+	{ 'b', "12", "#1a6fc4", "\033[34m" },
+	{ 'n', "10", "#8a6552", "\033[38;5;130m" },
 	{ 'p', "13", "#a040c0", "\033[35m" },
 	{ 'w', NULL, NULL, "\033[1m" },
 	{ 'j', "14", "#707070", "\033[90m" },

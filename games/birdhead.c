@@ -339,11 +339,14 @@ birdhead_check_play(const struct birdhead_state *s, int seat,
 		if (sorted[i] < BIRDHEAD_LOW || sorted[i] > BIRDHEAD_HIGH)
 			return game_error(err, errlen,
 			    "BirdHead cards are 2 to 11.");
-	format_play(sorted, n, play, sizeof(play));
-	for (int i = 0; i < n; i++)
-		if (++need[sorted[i]] > r->count[seat][sorted[i]])
+	for (int i = 0; i < n; i++) {
+		if (++need[sorted[i]] > r->count[seat][sorted[i]]) {
+			/* Formatting costs more than the play: refusals only. */
+			format_play(sorted, n, play, sizeof(play));
 			return game_error(err, errlen,
 			    "Seat %d does not hold %s.", seat, play);
+		}
+	}
 	if (r->trick_len == 0) {
 		if (sorted[0] != sorted[n - 1])
 			return game_error(err, errlen,
@@ -430,13 +433,13 @@ static inline void
 add_play(struct action *out, int *n, int max, int seat, const uint8_t *faces,
     int ncards)
 {
+	struct action a = { .seat = (int8_t)seat, .kind = ACTION_PLAY,
+	    .ncards = (uint8_t)ncards };
+
 	if (*n >= max)
 		return;
-	out[*n].seat = (int8_t)seat;
-	out[*n].kind = ACTION_PLAY;
-	out[*n].ncards = (uint8_t)ncards;
-	memcpy(out[*n].cards, faces, (size_t)ncards);
-	(*n)++;
+	memcpy(a.cards, faces, (size_t)ncards);
+	out[(*n)++] = a;
 }
 
 /*
@@ -496,7 +499,7 @@ birdhead_legal(const void *state, int seat, struct action *out, int max)
 	if (seat < 0 || seat >= s->nseats || r->phase != PHASE_PLAY ||
 	    seat != r->turn)
 		return 0;
-	memset(out, 0, sizeof(*out) * (size_t)max);
+	/* add_play() writes whole actions, unused cards zero. */
 	if (r->trick_len > 0)
 		return legal_follows(r, seat, out, max);
 	/* A lead of k equal cards must leave at least one in hand. */

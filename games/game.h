@@ -156,6 +156,34 @@ struct game_impl {
 	 * cards, hidden bids or unrevealed selections.
 	 */
 	json_t *(*view)(const void *state, int seat);
+
+	/*
+	 * The move path, for callers that apply millions of actions (the
+	 * computer players, replay, benchmarks); NULL in a game without one.
+	 * A move is a number below 64 whose meaning depends on the phase, the
+	 * legal moves of a seat are one mask, and apply_move() trusts a move
+	 * taken from that mask: it neither checks nor refuses it.
+	 */
+	/* The legal moves of seat now (0 when it may not act). */
+	uint64_t (*legal_moves)(const void *state, int seat);
+	/*
+	 * The legal moves of the seat that acts next, written to *seat (of
+	 * simultaneous actions, the lowest seat's), so a caller needs no
+	 * phase() or to_act() per move; 0 when a deal is due or the game is
+	 * over.
+	 */
+	uint64_t (*next_moves)(const void *state, int *seat);
+	void (*apply_move)(void *state, int seat, int move);
+	/* The move an action stands for when it is legal now, or -1. */
+	int (*action_move)(const void *state, const struct action *action);
+	/* The action a legal move of seat stands for. */
+	void (*move_action)(const void *state, int seat, int move,
+	    struct action *out);
+	/*
+	 * Deals the next round straight into the state (PHASE_DEAL), with
+	 * the same draws and cards as make_deal() then start_round().
+	 */
+	void (*deal)(void *state, struct rng *rng);
 };
 
 /* The registry of games, NULL-terminated. */

@@ -376,14 +376,17 @@ error_object(const char *reason, int action)
 }
 
 /*
- * Applies action index of the record's actions.  Returns 0, 1 for an
- * illegal action, or 2 when the record lacks the deal the action needs.
+ * Applies one action of a record, obj in its JSON form or, when obj is
+ * NULL, action already read.  Returns 0, 1 for an illegal action, or 2 when
+ * the record lacks the deal the action needs.
  */
 static int
-replay_action(struct game *game, const json_t *obj, char *err, size_t errlen)
+replay_action(struct game *game, const json_t *obj, const struct action *a,
+    char *err, size_t errlen)
 {
 	const struct game_impl *impl = game->impl;
 	struct action action;
+	int move;
 
 	switch (impl->phase(game->state)) {
 	case PHASE_DEAL:
@@ -396,42 +399,79 @@ replay_action(struct game *game, const json_t *obj, char *err, size_t errlen)
 	default:
 		break;
 	}
-	if (action_from_json(impl, obj, &action, err, errlen) != 0 ||
-	    impl->apply(game->state, &action, err, errlen) != 0)
+	if (obj != NULL) {
+		if (action_from_json(impl, obj, &action, err, errlen) != 0)
+			return 1;
+		a = &action;
+	}
+	/*
+	 * A game with a move path checks the action once against the legal
+	 * mask and applies the move without apply()'s checks; only a refusal
+	 * goes through apply(), for its reason.
+	 */
+	if (impl->action_move != NULL &&
+	    (move = impl->action_move(game->state, a)) >= 0)
+		impl->apply_move(game->state, a->seat, move);
+	else if (impl->apply(game->state, a, err, errlen) != 0)
 		return 1;
 	return game_advance(game, err, errlen) != 0 ? 2 : 0;
+}
+
+/*
+ * Replays the actions of a record into game, which holds its header and
+ * deals: the JSON list json when list is NULL, else the n actions of list
+ * already read.  Sets *output and returns the exit status.
+ */
+static int
+replay_game(struct game *game, const json_t *json, const struct action *list,
+    size_t n, json_t **output)
+{
+	char err[GAME_ERR_LEN] = "";
+	int status = 0;
+	size_t i = 0;
+
+	if (list == NULL && json != NULL && !json_is_null(json) &&
+	    !json_is_array(json)) {
+		game_error(err, sizeof(err), "\"actions\" must be a list.");
+		status = 2;
+	} else if (game_advance(game, err, sizeof(err)) != 0) {
+		status = 2;
+	}
+	if (list == NULL)
+		n = json_array_size(json);
+	for (; status == 0 && i < n; i++)
+		status = replay_action(game, list == NULL ?
+		    json_array_get(json, i) : NULL, list == NULL ? NULL :
+		    &list[i], err, sizeof(err));
+	/* The engine never keeps the actions of a replay: it needs none. */
+	if (status == 0)
+		*output = game->impl->result(game->state);
+	else
+		*output = error_object(err, status == 1 ? (int)i - 1 : -1);
+	return status;
+}
+
+int
+replay_parsed(struct game *game, const struct action *actions, size_t n,
+    json_t **output)
+{
+	return replay_game(game, NULL, actions, n, output);
 }
 
 int
 replay_record(const json_t *record, json_t **output)
 {
 	char err[GAME_ERR_LEN] = "";
-	const json_t *actions;
 	struct game *game;
-	int status = 0;
-	size_t i = 0;
+	int status;
 
 	game = game_from_record(record, err, sizeof(err));
 	if (game == NULL) {
 		*output = error_object(err, -1);
 		return 2;
 	}
-	actions = json_object_get(record, "actions");
-	if (actions != NULL && !json_is_null(actions) &&
-	    !json_is_array(actions)) {
-		game_error(err, sizeof(err), "\"actions\" must be a list.");
-		status = 2;
-	} else if (game_advance(game, err, sizeof(err)) != 0) {
-		status = 2;
-	}
-	for (; status == 0 && i < json_array_size(actions); i++)
-		status = replay_action(game, json_array_get(actions, i), err,
-		    sizeof(err));
-	/* The engine never keeps the actions of a replay: it needs none. */
-	if (status == 0)
-		*output = game->impl->result(game->state);
-	else
-		*output = error_object(err, status == 1 ? (int)i - 1 : -1);
+	status = replay_game(game, json_object_get(record, "actions"), NULL, 0,
+	    output);
 	game_destroy(game);
 	return status;
 }

@@ -82,5 +82,20 @@ json_t *deal_to_json(const struct game_impl *impl, int nseats,
  * and the object to print (a new reference owned by the caller).
  */
 int replay_record(const json_t *record, json_t **output);
+/*
+ * The same for a game that holds a record's header and deals, and the
+ * record's actions already read (replay_line()).
+ */
+int replay_parsed(struct game *game, const struct action *actions, size_t n,
+    json_t **output);
+/*
+ * Replays one record given as text, as replay_record() would after
+ * parsing it with JSON_REJECT_DUPLICATES, but reading the deals and actions
+ * straight into their engine form, without a JSON value per card or
+ * action.  Returns the exit status with *output set, or -1 (and no output)
+ * when the text is not in the plain form that path reads (escapes, unknown
+ * keys, invalid cards, JSON errors, ...): the caller then parses it whole.
+ */
+int replay_line(const char *text, size_t len, json_t **output);
 
 #endif

@@ -21,14 +21,22 @@ rng_seed(struct rng *rng, uint64_t seed)
 		rng->s[i] = splitmix64(&seed);
 }
 
+/*
+ * The generator is copied into a local for the loop: items are bytes,
+ * which may alias anything, so through the pointer every swap would make
+ * the compiler store and reload all four state words.
+ */
 void
 rng_shuffle(struct rng *rng, uint8_t *items, size_t n)
 {
+	struct rng local = *rng;
+
 	for (size_t i = n; i > 1; i--) {
-		size_t j = rng_below(rng, (uint32_t)i);
+		size_t j = rng_below(&local, (uint32_t)i);
 		uint8_t t = items[i - 1];
 
 		items[i - 1] = items[j];
 		items[j] = t;
 	}
+	*rng = local;
 }

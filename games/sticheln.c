@@ -333,10 +333,12 @@ apply_select(struct sticheln_state *s, const struct action *a, char *err,
 		    "Seat %d has already selected a card.", seat);
 	if (a->ncards != 1)
 		return game_error(err, errlen, "Select one card.");
-	sticheln_format_card(face, code, sizeof(code));
-	if (!holds(r, seat, face))
+	if (!holds(r, seat, face)) {
+		/* Formatting costs more than the play: only on refusal. */
+		sticheln_format_card(face, code, sizeof(code));
 		return game_error(err, errlen, "Seat %d does not hold %s.",
 		    seat, code);
+	}
 	/* The card leaves the hand at once; only its owner sees which. */
 	take(r, seat, face);
 	r->selected[seat] = (int8_t)face;
@@ -376,10 +378,12 @@ sticheln_apply(void *state, const struct action *a, char *err, size_t errlen)
 			    a->seat);
 		if (a->ncards != 1)
 			return game_error(err, errlen, "Play one card.");
-		sticheln_format_card(a->cards[0], code, sizeof(code));
-		if (!holds(r, a->seat, a->cards[0]))
+		if (!holds(r, a->seat, a->cards[0])) {
+			/* The code is formatted only for the refusal. */
+			sticheln_format_card(a->cards[0], code, sizeof(code));
 			return game_error(err, errlen,
 			    "Seat %d does not hold %s.", a->seat, code);
+		}
 		sticheln_play_face(s, a->seat, a->cards[0]);
 		return 0;
 	case ACTION_BID:
@@ -441,16 +445,18 @@ sticheln_legal(const void *state, int seat, struct action *out, int max)
 		kind = ACTION_PLAY;
 	else
 		return 0;
-	memset(out, 0, sizeof(*out) * (size_t)max);
-	/* Any held card, selected or played: nobody must follow. */
+	/*
+	 * Any held card, selected or played: nobody must follow.  Whole
+	 * actions are written, so the unused fields are zero without
+	 * clearing all of out first.
+	 */
 	for (int colour = 0; colour < s->ncolours; colour++) {
 		for (unsigned m = r->hand[seat][colour]; m && n < max;
 		    m &= m - 1) {
-			out[n].seat = (int8_t)seat;
-			out[n].kind = (uint8_t)kind;
-			out[n].ncards = 1;
-			out[n++].cards[0] = (uint8_t)(colour * STICHELN_RANKS +
-			    __builtin_ctz(m));
+			out[n++] = (struct action){ .seat = (int8_t)seat,
+			    .kind = (uint8_t)kind, .ncards = 1,
+			    .cards = { (uint8_t)(colour * STICHELN_RANKS +
+			    __builtin_ctz(m)) } };
 		}
 	}
 	return n;

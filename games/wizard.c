@@ -17,6 +17,7 @@
 #include "game.h"
 #include "rng.h"
 #include "wizard.h"
+#include "wizard_impl.h"
 
 static const char suit_letters[] = "rygb";
 static const char *const suit_names[] = { "red", "yellow", "green", "blue" };
@@ -51,32 +52,14 @@ static const struct game_option_desc wizard_options[] = {
 	[WIZARD_NOPTIONS] = { NULL, 0, 0, 0, NULL },
 };
 
-#define SUIT_MASK(s) WIZARD_SUIT_MASK(s)
 #define WIZARD_MASK WIZARD_WIZARD_MASK
 #define JESTER_MASK WIZARD_JESTER_MASK
-#define SPECIAL_MASK (WIZARD_MASK | JESTER_MASK)
-
-static inline int
-card_face(int id)
-{
-	return id < 52 ? id : id < 56 ? WIZARD_FACE_WIZARD : WIZARD_FACE_JESTER;
-}
+#define SPECIAL_MASK WIZARD_SPECIAL_MASK
 
 static inline int
 lowest_id(uint64_t mask)
 {
 	return bits_lowest64(mask);
-}
-
-/* The ids of face in mask: one id for a suited card, up to four for W/J. */
-static inline uint64_t
-face_ids(int face)
-{
-	if (face == WIZARD_FACE_WIZARD)
-		return WIZARD_MASK;
-	if (face == WIZARD_FACE_JESTER)
-		return JESTER_MASK;
-	return UINT64_C(1) << face;
 }
 
 static int
@@ -280,16 +263,6 @@ wizard_init(void *state, const struct game_setup *setup)
 	s->r.phase = PHASE_DEAL;
 }
 
-/* The next seat after seat that is still in the game. */
-static inline int
-next_active(const struct wizard_state *s, int seat)
-{
-	do
-		seat = seat + 1 == s->nseats ? 0 : seat + 1;
-	while (!(s->active & (1u << seat)));
-	return seat;
-}
-
 static int
 wizard_check_deal(const struct game_setup *setup, int round,
     const struct deal *deal, char *err, size_t errlen)
@@ -362,7 +335,7 @@ wizard_make_deal(const void *state, struct rng *rng, struct deal *out)
 	int k = 0;
 
 	for (int i = 0; i < 60; i++)
-		deck[i] = (uint8_t)card_face(i);
+		deck[i] = (uint8_t)wizard_card_face(i);
 	rng_shuffle(rng, deck, 60);
 	memset(out, 0, sizeof(*out));
 	for (int seat = 0; seat < s->nseats; seat++) {
@@ -380,10 +353,9 @@ wizard_start_round(void *state, const struct deal *deal, char *err,
     size_t errlen)
 {
 	struct wizard_state *s = state;
-	struct wizard_round *r = &s->r;
-	int round = s->round + 1;
+	uint64_t hands[GAME_MAX_SEATS];
 	int wizard_next = 52, jester_next = 56;
-	int dealer, dealt = 0;
+	int dealt = 0;
 
 	for (int seat = 0; seat < s->nseats; seat++) {
 		int in = (s->active >> seat) & 1;
@@ -395,209 +367,18 @@ wizard_start_round(void *state, const struct deal *deal, char *err,
 			    seat);
 		dealt += deal->count[seat];
 	}
-	dealer = round == 0 ? s->first : next_active(s, s->r.dealer);
-	s->round = (int8_t)round;
-	memset(r, 0, sizeof(*r));
-	r->cards = s->schedule[round];
-	r->dealer = (uint8_t)dealer;
 	for (int seat = 0; seat < s->nseats; seat++) {
-		r->bid[seat] = s->jesterbid && (s->active & (1u << seat)) ?
-		    0 : -1;
+		hands[seat] = 0;
 		for (int i = 0; i < deal->count[seat]; i++) {
 			int face = deal->cards[seat][i];
 			int id = face == WIZARD_FACE_WIZARD ? wizard_next++ :
 			    face == WIZARD_FACE_JESTER ? jester_next++ : face;
 
-			r->hand[seat] |= UINT64_C(1) << id;
+			hands[seat] |= UINT64_C(1) << id;
 		}
 	}
-	r->turned = (int8_t)(dealt < 60 ? deal->turned : -1);
-	r->trump = -1;
-	r->lead_suit = -1;
-	r->leader = (uint8_t)next_active(s, dealer);
-	if (r->turned >= 0 && r->turned < 52)
-		r->trump = (int8_t)(r->turned / 13);
-	if (r->turned == WIZARD_FACE_WIZARD) {
-		r->phase = PHASE_TRUMP;
-		r->turn = (uint8_t)dealer;
-	} else {
-		r->turn = r->leader;
-		r->phase = s->jesterbid ? PHASE_PLAY : s->simultaneous ?
-		    PHASE_BID_SIMULTANEOUS : PHASE_BID;
-	}
+	wizard_begin_round(s, hands, dealt < 60 ? deal->turned : -1);
 	return 0;
-}
-
-/* Whether the dealer alone has the highest total before this round. */
-static int
-dealer_leads_alone(const struct wizard_state *s)
-{
-	int dealer = s->r.dealer;
-
-	for (int seat = 0; seat < s->nseats; seat++)
-		if (seat != dealer && (s->active & (1u << seat)) &&
-		    s->total[seat] >= s->total[dealer])
-			return 0;
-	return 1;
-}
-
-/*
- * The bid the dealer may not make under the round's restriction, or -1.
- * Only the last bidder of a sequential round is ever restricted.
- */
-static int
-forbidden_bid(const struct wizard_state *s, int seat)
-{
-	const struct wizard_round *r = &s->r;
-	int sum = 0, forbidden;
-
-	if (seat != r->dealer || s->restriction < 0)
-		return -1;
-	switch (s->restriction) {
-	case WIZARD_OPT_HARDCORE:
-		if (r->cards < 4)
-			return -1;
-		break;
-	case WIZARD_OPT_EVENBID:
-	case WIZARD_OPT_CANADIAN:
-		if (!dealer_leads_alone(s))
-			return -1;
-		break;
-	default:
-		break;
-	}
-	for (int i = 0; i < s->nseats; i++)
-		if (i != seat && r->bid[i] > 0)
-			sum += r->bid[i];
-	forbidden = r->cards - sum;
-	if (forbidden < 0)
-		return -1;
-	if (forbidden == 0 && s->restriction == WIZARD_OPT_CANADIAN)
-		return -1;
-	return forbidden;
-}
-
-static void
-score_round(struct wizard_state *s)
-{
-	struct wizard_round *r = &s->r;
-	int round = s->round;
-
-	for (int seat = 0; seat < s->nseats; seat++) {
-		int points = 0;
-
-		if (s->active & (1u << seat)) {
-			int diff = r->won[seat] - r->bid[seat];
-
-			points = diff == 0 ? 20 + 10 * r->won[seat] :
-			    -10 * (diff < 0 ? -diff : diff);
-		}
-		s->points[round][seat] = (int16_t)points;
-		s->bids[round][seat] = r->bid[seat];
-		s->won[round][seat] = r->won[seat];
-		s->total[seat] = (int16_t)(s->total[seat] + points);
-	}
-	s->scored = (uint8_t)(round + 1);
-}
-
-/* Nannie's rule: after every K rounds the lowest player leaves. */
-static void
-eliminate(struct wizard_state *s)
-{
-	int round = s->round + 1;
-	int seat, loser = -1;
-
-	if (!s->nannie || round % s->nannie != 0 || round >= s->nrounds ||
-	    s->nactive <= 2)
-		return;
-	/* Go around from the seat after the dealer; the latest tie leaves. */
-	seat = s->r.dealer;
-	for (int i = 0; i < s->nseats; i++) {
-		seat = seat + 1 == s->nseats ? 0 : seat + 1;
-		if (!(s->active & (1u << seat)))
-			continue;
-		if (loser < 0 || s->total[seat] <= s->total[loser])
-			loser = seat;
-	}
-	s->active &= (uint8_t)~(1u << loser);
-	s->nactive--;
-}
-
-static void
-finish_trick(struct wizard_state *s)
-{
-	struct wizard_round *r = &s->r;
-	int winner = r->best_seat;
-
-	s->tricks[s->round][r->trick_no] =
-	    (uint8_t)(r->leader | (winner << 4));
-	r->won[winner]++;
-	r->trick_no++;
-	r->trick_len = 0;
-	r->lead_suit = -1;
-	r->leader = (uint8_t)winner;
-	r->turn = (uint8_t)winner;
-	if (r->trick_no < r->cards)
-		return;
-	score_round(s);
-	eliminate(s);
-	r->phase = s->round + 1 >= s->nrounds ? PHASE_OVER : PHASE_DEAL;
-}
-
-/* The strength of id played now; the first card of a trick always leads. */
-static inline int
-strength(const struct wizard_state *s, int id)
-{
-	const struct wizard_round *r = &s->r;
-	int suit, rank;
-
-	if (id >= 56)
-		return s->jesterbid ? 300 : 0;
-	if (id >= 52)
-		return s->jesterbid ? 200 : 300;
-	suit = id / 13;
-	rank = id % 13 + 1;
-	if (suit == r->trump)
-		return 100 + rank;
-	if (suit == r->lead_suit)
-		return 50 + rank;
-	return 0;
-}
-
-void
-wizard_play_id(struct wizard_state *s, int seat, int id)
-{
-	struct wizard_round *r = &s->r;
-	int power;
-
-	r->hand[seat] &= ~(UINT64_C(1) << id);
-	if (r->lead_suit == -1) {
-		if (id < 52)
-			r->lead_suit = (int8_t)(id / 13);
-		else if (id < 56)
-			r->lead_suit = 4;
-	} else if (r->lead_suit < 4 && id < 52 && id / 13 != r->lead_suit) {
-		r->void_suits[seat] |= (uint8_t)(1u << r->lead_suit);
-	}
-	power = strength(s, id);
-	if (r->trick_len == 0 || power > r->best_power) {
-		r->best_power = (uint16_t)power;
-		r->best_seat = (uint8_t)seat;
-	}
-	r->trick_seat[r->trick_len] = (uint8_t)seat;
-	r->trick_card[r->trick_len] = (uint8_t)id;
-	r->trick_len++;
-	if (r->trick_len == s->nactive)
-		finish_trick(s);
-	else
-		r->turn = (uint8_t)next_active(s, seat);
-}
-
-static void
-start_play(struct wizard_state *s)
-{
-	s->r.phase = PHASE_PLAY;
-	s->r.turn = s->r.leader;
 }
 
 static int
@@ -625,17 +406,12 @@ apply_bid(struct wizard_state *s, const struct action *a, char *err,
 	if (a->value < 0 || a->value > r->cards)
 		return game_error(err, errlen, "A bid must be 0 to %d.",
 		    r->cards);
-	if (r->phase == PHASE_BID && a->value == forbidden_bid(s, seat))
+	if (r->phase == PHASE_BID && a->value == wizard_forbidden_bid(s, seat))
 		return game_error(err, errlen,
 		    "The dealer may not bid %d: the bids would add up to %d "
 		    "(%s).", a->value, r->cards,
 		    wizard_options[s->restriction].name);
-	r->bid[seat] = a->value;
-	r->nbids++;
-	if (r->nbids == s->nactive)
-		start_play(s);
-	else if (r->phase == PHASE_BID)
-		r->turn = (uint8_t)next_active(s, seat);
+	wizard_bid(s, seat, a->value);
 	return 0;
 }
 
@@ -647,6 +423,22 @@ wizard_apply(void *state, const struct action *a, char *err, size_t errlen)
 	uint64_t ids;
 	char code[8];
 
+	/*
+	 * A legal play, the common case, passes a few cheap tests and goes
+	 * straight to the play step; everything else, refusals included, takes
+	 * the full checks below in the order their messages need.  The seat
+	 * to play is always in range, so a->seat needs no separate test.
+	 */
+	if (a->kind == ACTION_PLAY && r->phase == PHASE_PLAY &&
+	    a->seat == r->turn && a->ncards == 1 &&
+	    a->cards[0] <= WIZARD_FACE_JESTER) {
+		ids = wizard_playable(s, a->seat) &
+		    wizard_face_ids(a->cards[0]);
+		if (ids != 0) {
+			wizard_play_id(s, a->seat, lowest_id(ids));
+			return 0;
+		}
+	}
 	if (a->seat < 0 || a->seat >= s->nseats)
 		return game_error(err, errlen, "There is no seat %d.", a->seat);
 	if (r->phase == PHASE_OVER)
@@ -664,14 +456,7 @@ wizard_apply(void *state, const struct action *a, char *err, size_t errlen)
 		if (a->value < 0 || a->value > 3)
 			return game_error(err, errlen,
 			    "Trump must be one of r, y, g or b.");
-		r->trump = a->value;
-		/* Bidding (or play) starts left of the dealer. */
-		r->turn = r->leader;
-		if (s->jesterbid)
-			start_play(s);
-		else
-			r->phase = s->simultaneous ? PHASE_BID_SIMULTANEOUS :
-			    PHASE_BID;
+		wizard_set_trump(s, a->value);
 		return 0;
 	case ACTION_BID:
 		if (s->jesterbid)
@@ -688,7 +473,7 @@ wizard_apply(void *state, const struct action *a, char *err, size_t errlen)
 			    r->turn, a->seat);
 		if (a->ncards != 1 || a->cards[0] > WIZARD_FACE_JESTER)
 			return game_error(err, errlen, "Play one card.");
-		ids = r->hand[a->seat] & face_ids(a->cards[0]);
+		ids = r->hand[a->seat] & wizard_face_ids(a->cards[0]);
 		if (ids == 0) {
 			wizard_format_card(a->cards[0], code, sizeof(code));
 			return game_error(err, errlen,
@@ -745,19 +530,29 @@ wizard_to_act(const void *state, int *seats)
 int
 wizard_legal_faces(const struct wizard_state *s, int seat, uint8_t *faces)
 {
-	uint64_t ids = wizard_playable(s, seat);
-	uint64_t suited = ids & ~SPECIAL_MASK;
 	int n = 0;
 
-	while (suited) {
-		faces[n++] = (uint8_t)lowest_id(suited);
-		suited &= suited - 1;
-	}
-	if (ids & WIZARD_MASK)
-		faces[n++] = WIZARD_FACE_WIZARD;
-	if (ids & JESTER_MASK)
-		faces[n++] = WIZARD_FACE_JESTER;
+	for (uint64_t ids = wizard_distinct(wizard_playable(s, seat)); ids;
+	    ids &= ids - 1)
+		faces[n++] = (uint8_t)wizard_card_face(lowest_id(ids));
 	return n;
+}
+
+/*
+ * Writes one action field by field: assembling it in a local struct and
+ * copying that stalls on store forwarding, which cost more than the rest of
+ * legal() together.
+ */
+static inline void
+put_action(struct action *out, int seat, int kind, int value, int card)
+{
+	out->seat = (int8_t)seat;
+	out->kind = (uint8_t)kind;
+	out->ncards = kind == ACTION_PLAY;
+	out->value = (int8_t)value;
+	out->cards[0] = (uint8_t)card;
+	out->cards[1] = 0;
+	out->cards[2] = 0;
 }
 
 static int
@@ -765,42 +560,33 @@ wizard_legal(const void *state, int seat, struct action *out, int max)
 {
 	const struct wizard_state *s = state;
 	const struct wizard_round *r = &s->r;
-	uint8_t faces[GAME_MAX_HAND];
-	int n = 0, count, forbidden;
+	uint64_t moves;
+	int n = 0, kind;
 
-	if (seat < 0 || seat >= s->nseats)
-		return 0;
+	/* Plays, nine actions in ten, skip the call for the mask. */
+	if (r->phase == PHASE_PLAY)
+		moves = seat == r->turn ?
+		    wizard_distinct(wizard_playable(s, seat)) : 0;
+	else
+		moves = wizard_legal_mask(s, seat);
+
+	/* The moves of the mask path, in its order, as actions. */
 	switch (r->phase) {
-	case PHASE_TRUMP:
-		if (seat != r->dealer)
-			return 0;
-		for (int suit = 0; suit < 4 && n < max; suit++) {
-			out[n++] = (struct action){ .seat = (int8_t)seat,
-			    .kind = ACTION_TRUMP, .value = (int8_t)suit };
+	case PHASE_PLAY:
+		/* Of the Wizards and Jesters, the mask holds one id each. */
+		for (; moves && n < max; moves &= moves - 1) {
+			int id = lowest_id(moves);
+
+			put_action(&out[n++], seat, ACTION_PLAY, 0, id < 52 ?
+			    id : WIZARD_FACE_WIZARD + (id >= 56));
 		}
 		return n;
+	case PHASE_TRUMP:
 	case PHASE_BID:
 	case PHASE_BID_SIMULTANEOUS:
-		if (r->phase == PHASE_BID ? seat != r->turn :
-		    !(s->active & (1u << seat)) || r->bid[seat] >= 0)
-			return 0;
-		forbidden = r->phase == PHASE_BID ? forbidden_bid(s, seat) : -1;
-		for (int bid = 0; bid <= r->cards && n < max; bid++) {
-			if (bid == forbidden)
-				continue;
-			out[n++] = (struct action){ .seat = (int8_t)seat,
-			    .kind = ACTION_BID, .value = (int8_t)bid };
-		}
-		return n;
-	case PHASE_PLAY:
-		if (seat != r->turn)
-			return 0;
-		count = wizard_legal_faces(s, seat, faces);
-		for (int i = 0; i < count && n < max; i++) {
-			out[n++] = (struct action){ .seat = (int8_t)seat,
-			    .kind = ACTION_PLAY, .ncards = 1,
-			    .cards = { faces[i] } };
-		}
+		kind = r->phase == PHASE_TRUMP ? ACTION_TRUMP : ACTION_BID;
+		for (; moves && n < max; moves &= moves - 1)
+			put_action(&out[n++], seat, kind, lowest_id(moves), 0);
 		return n;
 	default:
 		return 0;
@@ -939,7 +725,7 @@ wizard_view(const void *state, int seat)
 	for (int i = 0; i < r->trick_len; i++)
 		json_array_append_new(trick, json_pack("{s:i, s:o}", "seat",
 		    r->trick_seat[i], "card",
-		    card_json(card_face(r->trick_card[i]))));
+		    card_json(wizard_card_face(r->trick_card[i]))));
 	json_object_set_new(view, "trick", trick);
 	for (int other = 0; other < s->nseats; other++) {
 		json_array_append_new(bids, r->bid[other] >= 0 &&
@@ -981,6 +767,42 @@ wizard_view(const void *state, int seat)
 	return view;
 }
 
+static uint64_t
+mask_next(const void *state, int *seat)
+{
+	return wizard_next_moves(state, seat);
+}
+
+static uint64_t
+mask_legal(const void *state, int seat)
+{
+	return wizard_legal_mask(state, seat);
+}
+
+static void
+mask_apply(void *state, int seat, int move)
+{
+	wizard_apply_mask(state, seat, move);
+}
+
+static int
+mask_action_move(const void *state, const struct action *a)
+{
+	return wizard_action_move(state, a);
+}
+
+static void
+mask_move_action(const void *state, int seat, int move, struct action *out)
+{
+	wizard_move_action(state, seat, move, out);
+}
+
+static void
+mask_deal(void *state, struct rng *rng)
+{
+	wizard_deal(state, rng);
+}
+
 const struct game_impl wizard_game = {
 	.name = "wizard",
 	.min_seats = 3,
@@ -1002,4 +824,10 @@ const struct game_impl wizard_game = {
 	.format_card = wizard_format_card,
 	.result = wizard_result,
 	.view = wizard_view,
+	.legal_moves = mask_legal,
+	.next_moves = mask_next,
+	.apply_move = mask_apply,
+	.action_move = mask_action_move,
+	.move_action = mask_move_action,
+	.deal = mask_deal,
 };

@@ -9,6 +9,8 @@
 
 #include "game.h"
 
+struct rng;
+
 #define WIZARD_MAX_ROUNDS 20
 #define WIZARD_FACE_WIZARD 52
 #define WIZARD_FACE_JESTER 53
@@ -103,6 +105,20 @@ wizard_playable(const struct wizard_state *s, int seat)
 }
 
 /*
+ * One id for each face in ids: the suited cards, and the lowest of the
+ * Wizards and of the Jesters, which are interchangeable.
+ */
+static inline uint64_t
+wizard_distinct(uint64_t ids)
+{
+	uint64_t wizards = ids & WIZARD_WIZARD_MASK;
+	uint64_t jesters = ids & WIZARD_JESTER_MASK;
+
+	return (ids & ~(WIZARD_WIZARD_MASK | WIZARD_JESTER_MASK)) |
+	    (wizards & (~wizards + 1)) | (jesters & (~jesters + 1));
+}
+
+/*
  * The cards per round for these options and seats; returns the number of
  * rounds, or -1 with a reason.
  */
@@ -112,5 +128,55 @@ int wizard_schedule(const struct game_options *options, int nseats,
 int wizard_legal_faces(const struct wizard_state *s, int seat, uint8_t *faces);
 /* Plays card id for seat without checks; the fast path for simulations. */
 void wizard_play_id(struct wizard_state *s, int seat, int id);
+
+/*
+ * The card-mask path (wizard_mask.c).  A move is a bit number: a card id
+ * while cards are played (one id per face, see wizard_distinct()), the bid
+ * while bidding, the suit while the dealer chooses trump.
+ *
+ * The legal moves of seat now, as a mask (0 when it may not act).
+ */
+uint64_t wizard_legal_mask(const struct wizard_state *s, int seat);
+/* wizard_apply_mask() outside PHASE_PLAY: bids and trump. */
+void wizard_apply_other(struct wizard_state *s, int seat, int move);
+/* wizard_next_moves() outside PHASE_PLAY. */
+uint64_t wizard_next_moves_other(const struct wizard_state *s, int *seat);
+
+/* Applies a move taken from a legal mask without checking it. */
+static inline void
+wizard_apply_mask(struct wizard_state *s, int seat, int move)
+{
+	if (s->r.phase == PHASE_PLAY)
+		wizard_play_id(s, seat, move);
+	else
+		wizard_apply_other(s, seat, move);
+}
+
+/*
+ * The legal moves of the seat that acts next, written to *seat (the
+ * lowest seat still to bid when bids are simultaneous); 0 when a deal is
+ * due or the game is over.  Plays, nine actions in ten, are answered
+ * inline without a call.
+ */
+static inline uint64_t
+wizard_next_moves(const struct wizard_state *s, int *seat)
+{
+	if (s->r.phase == PHASE_PLAY) {
+		*seat = s->r.turn;
+		return wizard_distinct(wizard_playable(s, s->r.turn));
+	}
+	return wizard_next_moves_other(s, seat);
+}
+
+/*
+ * Deals the next round straight into the hands (PHASE_DEAL): the same
+ * draws, cards and state as make_deal() then start_round().
+ */
+void wizard_deal(struct wizard_state *s, struct rng *rng);
+/* The move action stands for if it is legal now, or -1. */
+int wizard_action_move(const struct wizard_state *s, const struct action *a);
+/* The action a legal move of seat stands for. */
+void wizard_move_action(const struct wizard_state *s, int seat, int move,
+    struct action *out);
 
 #endif

@@ -22,8 +22,14 @@ stops with SIGTERM and must exit 0.  Then:
     index it was typed for (`stichbot export --game ID --running`);
   - every stored game, finished or running, replays with `stichbot replay`
     exit status 0 (no table is corrupted);
-  - the bot refused nothing: a refusal of a driver's legal move means a
-    command handled a second time after a restart;
+  - what the rooms received (the homeserver's timelines) against the
+    store: every stored action was announced, none twice, and nothing was
+    announced that is not stored (the outbox: a message committed with its
+    change is sent again after a kill under its old transaction id, which
+    the homeserver drops when it had the first);
+  - after each restart that was not killed during start-up, every table
+    whose game was running says where it stands ("The game resumes")
+    within RESUME_S seconds;
   - the bot never logged a damaged or unrestorable game.
 
 STICHBOT_WRAPPER (e.g. "valgrind --error-exitcode=99 ...") is put in front
@@ -52,7 +58,6 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
 
 import reference  # noqa: E402
-from bot_lines import REFUSALS  # noqa: E402
 from matrix_client import MatrixClient  # noqa: E402
 from matrix_homeserver import Homeserver  # noqa: E402
 
@@ -65,6 +70,12 @@ ACK_TIMEOUT = 4.0 * SLOW
 PROGRESS_TIMEOUT = 30.0 * SLOW
 TITLES = ("Wizard \u00b7", "BirdHead \u00b7", "Sticheln \u00b7",
           "No game is running")
+RESUMED = "The game resumes"
+# What the bot answers a move it cannot take: the drivers type only legal
+# moves, so one of these means a command was handled twice.
+REFUSED = ("It is not your turn", "Not now:", "Not allowed", "is not allowed")
+# How soon after a restart a running table must hear where it stands.
+RESUME_S = 10.0 * SLOW
 
 TABLES = [
     {"alias": "#wiz:localhost", "game": "wizard", "options": ["rounds=4"]},
@@ -92,11 +103,13 @@ class Bot:
         self.proc = None
         self.generation = 0
         self.cond = threading.Condition()
+        self.starts = []         # (wall time, killed during start-up)
 
     def start(self):
         with open(self.log_path, "a") as log:
             log.write("=== start %d\n" % (self.generation + 1))
             log.flush()
+            self.starts.append([time.time(), False])
             self.proc = subprocess.Popen(
                 WRAPPER + [self.stichbot, "run", "--config", self.config,
                            "--log-level", "info"],
@@ -437,6 +450,7 @@ def run_cycles(ctx, kills, rng, drivers):
         if rng.random() < 0.2:
             # During start-up: login, restore, the first sync.
             time.sleep(rng.uniform(0.0, 0.3 * SLOW))
+            ctx.bot.starts[-1][1] = True
             early += 1
         else:
             if not ctx.wait_progress(since, PROGRESS_TIMEOUT):
@@ -503,25 +517,70 @@ def verify_store(ctx, drivers):
     return len(ids), finished, total
 
 
-def refusals(ctx, drivers):
-    """What the bot refused in the tables' rooms and direct rooms.  The
-    drivers type only legal moves and wait for each to be acknowledged
-    (after a restart, for the answer to `!status`), so a refusal means a
-    command was handled again after a kill (issue 14.3): typically "not
-    your turn" for a move already stored."""
-    st = ctx.hs.state
-    found = []
-    with st.cond:
-        for d in drivers:
-            for room_id in [d.room] + list(d.dms):
-                for _, e in st.rooms[room_id].events:
-                    body = e["content"].get("body", "") if \
-                        e["type"] == "m.room.message" else ""
-                    if e["sender"] != BOT or body.startswith(TITLES):
-                        continue
-                    if any(r in body for r in REFUSALS):
-                        found.append((d.index, body.split("\n")[0]))
-    return found
+def verify_transcripts(ctx):
+    """Compares each room's timeline with the store: (announced actions,
+    stored actions not announced, actions announced twice or not stored,
+    restarts x tables that missed their resume line, resume lines due,
+    refusals of the drivers' legal moves in rooms and direct rooms)."""
+    db = sqlite3.connect(ctx.store)
+    announced = unannounced = twice = missed = due = refused = 0
+    with ctx.hs.state.cond:
+        for room in [r for dms in ctx.dms for r in dms] + ctx.rooms:
+            refused += sum(
+                1 for _, e in ctx.hs.state.rooms[room].events
+                if e["type"] == "m.room.message" and e["sender"] == BOT
+                and any(r in e["content"].get("body", "")
+                        for r in REFUSED))
+    for i, spec in enumerate(TABLES):
+        games = db.execute(
+            "SELECT id, players, strftime('%s', started), "
+            "strftime('%s', ended) FROM games WHERE channel = ? "
+            "ORDER BY id", (spec["alias"],)).fetchall()
+        actions = []
+        spans = []
+        for gid, players, started, ended in games:
+            names = json.loads(players)
+            for (a,) in db.execute("SELECT action FROM actions WHERE "
+                                   "game_id = ? ORDER BY idx", (gid,)):
+                action = json.loads(a)
+                actions.append((names[action["seat"]], action))
+            spans.append((int(started), int(ended) if ended else None))
+        with ctx.hs.state.cond:
+            events = [e for _, e in ctx.hs.state.rooms[ctx.rooms[i]].events
+                      if e["type"] == "m.room.message" and
+                      e["sender"] == BOT]
+        lines = [(e["origin_server_ts"] / 1000.0, first_line(e["content"]))
+                 for e in events]
+        # In order: each stored action by a line of its own, once.  A
+        # line for an action a little further on means the ones between
+        # were never said.
+        k = 0
+        for _, line in lines:
+            later = next((j for j in range(k, min(k + 8, len(actions)))
+                          if acknowledges(line, *actions[j])), None)
+            if later is not None:
+                unannounced += later - k
+                announced += 1
+                k = later + 1
+            elif k > 0 and acknowledges(line, *actions[k - 1]):
+                twice += 1
+        unannounced += len(actions) - k
+        # A restart that got past start-up: a game running across it (by
+        # the store's start and end times, a second's slack) is resumed.
+        for when, early in ctx.bot.starts[1:]:
+            if early:
+                continue
+            running = any(start < when - 1 and (end is None or
+                                                end > when + RESUME_S + 1)
+                          for start, end in spans)
+            if not running:
+                continue
+            due += 1
+            if not any(when <= ts <= when + RESUME_S and
+                       line.startswith(RESUMED) for ts, line in lines):
+                missed += 1
+    db.close()
+    return announced, unannounced, twice, missed, due, refused
 
 
 def main():
@@ -567,9 +626,21 @@ def main():
             expect(re.search(bad, log) is None,
                    "the bot's log says %r" % bad)
         games, finished, acked = verify_store(ctx, drivers)
-        refused = refusals(ctx, drivers)
-        expect(not refused, "the bot refused %d command(s), handled "
-               "again after a kill: %s" % (len(refused), refused[:5]))
+        announced, unannounced, twice, missed, due, refused = \
+            verify_transcripts(ctx)
+        print("rooms against the store: %d actions announced, %d stored "
+              "but never announced, %d announced twice, %d commands "
+              "handled twice; resume lines: %d of %d within %.0f s" % (
+                  announced, unannounced, twice, refused, due - missed,
+                  due, RESUME_S))
+        expect(refused == 0, "%d legal commands were refused: handled "
+               "twice" % refused)
+        expect(unannounced == 0, "%d stored actions were never announced"
+               % unannounced)
+        expect(twice == 0, "%d actions were announced twice" % twice)
+        expect(missed == 0, "%d of %d restarts left a running table "
+               "without its resume line within %.0f s" % (missed, due,
+                                                           RESUME_S))
         expect(all(len(d.acked) > 0 for d in drivers),
                "some table never had an action acknowledged")
         print("%d kills (%d during start-up), %d games (%d finished), "

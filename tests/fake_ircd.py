@@ -35,6 +35,7 @@ class FakeIrcd:
         self.connections = 0
         self.silent = False      # stop answering (ping timeout tests)
         self.channel_members = {}  # channel -> [(nick, user, host, account)]
+        self.users = {}          # nick -> (user, host, account): no channel
         self.lock = threading.Lock()
         self.conn = None
         self.nick = None
@@ -265,16 +266,27 @@ class FakeIrcd:
         self._reply(conn, ":fake.test 366 %s %s :End of /NAMES list." % (n, chan))
 
     def _who(self, conn, st, args):
+        """WHO of a channel or of one nick; WHOX fields come in the
+        standard order (token, channel, user, host, nick, account)."""
         n = st["nick"]
-        chan = args[0]
+        mask = args[0]
         fields = args[1] if len(args) > 1 else ""
         token = fields.split(",")[1] if "," in fields else ""
-        for nick, user, host, account in self.channel_members.get(chan, []):
+        wanted = fields[1:].split(",")[0] if fields.startswith("%") else ""
+        if mask.startswith("#"):
+            rows = [(mask,) + m for m in self.channel_members.get(mask, [])]
+        else:
+            rows = [(c,) + m for c, ms in self.channel_members.items()
+                    for m in ms if m[0].lower() == mask.lower()][:1]
+            rows += [("*", nick) + u for nick, u in self.users.items()
+                     if nick.lower() == mask.lower()][:1 - len(rows)]
+        for chan, nick, user, host, account in rows:
             if fields.startswith("%"):
-                self._reply(conn, ":fake.test 354 %s %s %s %s %s %s %s"
-                            % (n, token, chan, user, host, nick,
-                               account or "0"))
+                values = {"t": token, "c": chan, "u": user, "h": host,
+                          "n": nick, "a": account or "0"}
+                out = [values[f] for f in "tcuhna" if f in wanted]
+                self._reply(conn, ":fake.test 354 %s %s" % (n, " ".join(out)))
             else:
                 self._reply(conn, ":fake.test 352 %s %s %s %s fake.test %s H "
                             ":0 real" % (n, chan, user, host, nick))
-        self._reply(conn, ":fake.test 315 %s %s :End of /WHO list." % (n, chan))
+        self._reply(conn, ":fake.test 315 %s %s :End of /WHO list." % (n, mask))

@@ -189,10 +189,15 @@ def flood(world, table):
                            mallory.from_bot(table.botnick)), 10,
                "the note to mallory")
     actions = table.actions
-    # Long enough for every answer the bot might still send, and for the
-    # game to go on meanwhile.
-    world.wait(lambda: table.actions >= actions + 3, 30,
-               "the game to go on after the flood")
+
+    def answered_now():
+        return sum(1 for kind, text, _ in mallory.from_bot(table.botnick)
+                   if kind == "chan" and FROB.match(irc_util.plain(text)))
+    # The answers wait behind the table's backlog (a table's lines leave
+    # in order): wait for them, and for the game to go on meanwhile.
+    world.wait(lambda: answered_now() >= USER_BURST and
+               table.actions >= actions + 3, 60,
+               "the answers to mallory, and the game to go on")
     world.settle(2)
     lines = mallory.from_bot(table.botnick)
     answered = [int(FROB.match(irc_util.plain(text)).group(1))

@@ -1,7 +1,7 @@
 /*
  * irc_harness.c - the IRC adapter with a stub core, for tests/irc_test.py.
  *
- *   irc_harness NETWORK.json
+ *   irc_harness NETWORK.json [EARLY]
  *
  * NETWORK.json is one network object of the configuration ("name" names
  * the network; default "irc").  Every callback into the core is printed as
@@ -14,7 +14,12 @@
  *   bot_on_sent() is reported as {"event": "sent", "id": N})
  *   {"join": CHANNEL}  {"part": CHANNEL}
  *   {"queue_depth": true}                  prints {"event": "queue_depth"}
+ *   {"self_name": true}                    prints {"event": "self_name"}
+ *   {"busy": FLOW}                         prints {"event": "busy"}
  *   {"stop": GOODBYE}                      or the end of stdin
+ *
+ * EARLY is a file of such commands run before start(), as the core does
+ * with the lines of games it restores before it connects.
  *
  * STICHBOT_LOG=debug makes the adapter's log (stderr) verbose.
  */
@@ -83,8 +88,13 @@ emit(json_t *obj)
 static json_t *
 user_json(const struct user *u)
 {
-	return json_pack("{s:s, s:s, s:s?}", "id", u->id, "name", u->name,
-	    "mask", u->mask);
+	json_t *o = json_pack("{s:s, s:s, s:s?}", "id", u->id, "name",
+	    u->name, "mask", u->mask);
+
+	/* Only when set, so that most tests compare three fields. */
+	if (o != NULL && u->guest)
+		json_object_set_new(o, "guest", json_true());
+	return o;
 }
 
 void
@@ -191,6 +201,12 @@ command(const char *line)
 	else if (json_object_get(cmd, "queue_depth") != NULL)
 		emit(json_pack("{s:s, s:I}", "event", "queue_depth", "depth",
 		    (json_int_t)impl->queue_depth(&harness_adapter)));
+	else if (json_object_get(cmd, "self_name") != NULL)
+		emit(json_pack("{s:s, s:s?}", "event", "self_name", "name",
+		    impl->self_name(&harness_adapter)));
+	else if ((v = json_object_get(cmd, "busy")) != NULL)
+		emit(json_pack("{s:s, s:b}", "event", "busy", "busy",
+		    impl->busy(&harness_adapter, json_string_value(v))));
 	else if ((v = json_object_get(cmd, "stop")) != NULL)
 		stop(json_is_string(v) ? json_string_value(v) : NULL);
 	if (rc != 0)
@@ -236,8 +252,8 @@ main(int argc, char **argv)
 	json_t *config, *name;
 	char err[512];
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: irc_harness NETWORK.json\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: irc_harness NETWORK.json [EARLY]\n");
 		return 2;
 	}
 	log_setup(level != NULL && log_level_parse(level) >= 0 ?
@@ -261,6 +277,21 @@ main(int argc, char **argv)
 	harness_loop = loop_create(0);
 	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 	loop_watch(harness_loop, 0, LOOP_READ, on_stdin, NULL);
+	if (argc == 3) {
+		FILE *f = fopen(argv[2], "r");
+		char line[8192];
+
+		if (f == NULL) {
+			fprintf(stderr, "%s: cannot open\n", argv[2]);
+			return 2;
+		}
+		while (fgets(line, sizeof(line), f) != NULL) {
+			line[strcspn(line, "\n")] = '\0';
+			if (line[0] != '\0')
+				command(line);
+		}
+		fclose(f);
+	}
 	if (irc_adapter.start(&harness_adapter) != 0) {
 		emit(json_pack("{s:s}", "event", "start_failed"));
 		return 1;

@@ -13,6 +13,10 @@ callbacks as JSON lines and reads commands from stdin).  GROUP is one of:
   flood   200 queued lines leave paced and ngircd keeps the bot
   tls     ngircd's TLS port with a throwaway CA made with the openssl CLI:
           a good CA, a wrong CA, fingerprint pinning right and wrong
+  identity  against ngircd: lines queued before connecting leave after
+          the join, in order, confirmed once written; a squatted nick is
+          taken back; an impostor holding a player's nick gets nothing
+          private, the player back with her mask gets her hand
   fake    tests/fake_ircd.py: CAP LS 302 first, SASL PLAIN (also chunked
           and failing), NickServ, PASS, services accounts through WHOX,
           extended-join and account-notify, NOTICE for private text, lines
@@ -42,6 +46,8 @@ from irc_util import Client, free_port  # noqa: E402
 
 HARNESS = None
 TMP = None
+# adapters/irc_proto.h: reply lines one flow may hold.
+IRC_FLOW_UNTRACKED_MAX = 1000
 FAILURES = []
 
 
@@ -53,14 +59,20 @@ def Ngircd(**kw):
 class Harness:
     """The adapter with a stub core; events are JSON lines."""
 
-    def __init__(self, config, name="harness"):
+    def __init__(self, config, name="harness", early=None):
         self.path = os.path.join(TMP, name + ".json")
         with open(self.path, "w") as f:
             json.dump(config, f)
+        args = [HARNESS, self.path]
+        if early is not None:
+            # Commands run before start(), as restored games' lines.
+            args.append(os.path.join(TMP, name + ".early"))
+            with open(args[-1], "w") as f:
+                f.write("".join(json.dumps(c) + "\n" for c in early))
         self.errpath = os.path.join(TMP, name + ".log")
         self.err = open(self.errpath, "wb")
         env = dict(os.environ, STICHBOT_LOG="debug")
-        self.proc = subprocess.Popen([HARNESS, self.path], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.err,
                                      env=env)
         self.events = queue.Queue()
@@ -117,6 +129,10 @@ class Harness:
     def queue_depth(self):
         self.send({"queue_depth": True})
         return self.event("queue_depth")["depth"]
+
+    def self_name(self):
+        self.send({"self_name": True})
+        return self.event("self_name").get("name")
 
     def stop(self, goodbye="bye"):
         """Stops the harness; fails unless it exits 0 with no sanitizer
@@ -369,15 +385,33 @@ def test_flood():
             listener.send("JOIN #flood")
             h.event("join", channel="#flood")
             start = time.monotonic()
+            # Tracked messages (the core's outbox ids) are never refused,
+            # and each is confirmed once written, in order.
             for i in range(200):
-                h.send({"send_channel": "#flood",
+                h.send({"send_channel": "#flood", "id": i + 1,
+                        "flow": "#flood",
                         "text": "%03d " % i + "x" * 380})
             assert h.queue_depth() > 150
             got = listener.privmsgs("#flood", 200, 105, "flooder")
             took = time.monotonic() - start
             assert [t[:3] for t, _ in got] == ["%03d" % i for i in range(200)]
             assert took >= (200 - 4) * 0.4 - 1, took
+            ids = [h.event("sent")["id"] for _ in range(200)]
+            assert ids == list(range(1, 201)), ids
             assert h.queue_depth() == 0
+            # Replies (no id) past a flow's limit are refused, logged.
+            h.send({"send_channel": "#flood", "id": 1000, "flow": "#flood",
+                    "text": "\n".join("l%d" % i for i in range(30))})
+            refused = 0
+            for i in range(IRC_FLOW_UNTRACKED_MAX + 10):
+                h.send({"send_private": "listener!~listener@127.0.0.1",
+                        "flow": "chatty", "text": "reply %d" % i})
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and refused < 10:
+                ev = h.expect(lambda e: e.get("event") == "error", 10,
+                              "a refused reply")
+                refused += 1
+            assert "dropping replies there" in h.logtext()
             assert not any(e.get("event") == "connected" and not e["up"]
                            for e in h.seen), h.seen
             for word in ("exhausted", "too long", "Excess"):
@@ -386,6 +420,158 @@ def test_flood():
     finally:
         if listener is not None:
             listener.close()
+        check("the harness stops cleanly", h.stop)
+        ircd.kill()
+
+
+# Identity: who gets private lines, the bot's own nick, early lines
+
+
+def test_identity():
+    """Issue 15.1, 15.2 and the outbox: private lines reach only the
+    verified holder of a nick; the bot takes its nick back; lines queued
+    before the bot connects leave after it joined, in order; every id is
+    confirmed once written or dropped."""
+    ircd = Ngircd(name="ngircd_identity")
+    # The bot's nick is taken before it connects.
+    squatter = Client(ircd.port, "stichbot", "squat")
+    early = [{"join": "#t"},
+             {"send_channel": "#t", "id": 1, "flow": "#t",
+              "text": "I am back online; the game goes on."},
+             {"send_channel": "#t", "id": 2, "flow": "#t",
+              "text": "resumed line two"}]
+    watcher = Client(ircd.port, "watcher")
+    watcher.send("JOIN #t")
+    watcher.wait(lambda l: " 366 " in l)
+    h = Harness(base_config(ircd.port), "harness_identity", early=early)
+    alice = mallory = None
+    alice_id = "alice!~alice@127.0.0.1"
+    try:
+        def early_lines():
+            h.event("connected", up=True)
+            watcher.wait(lambda l: l.startswith(":stichbot1!") and
+                         " JOIN " in l, 10)
+            got = [t for t, _ in watcher.privmsgs("#t", 2, 15, "stichbot1")]
+            assert got == ["I am back online; the game goes on.",
+                           "resumed line two"], got
+            assert [h.event("sent")["id"] for _ in range(2)] == [1, 2]
+        check("lines queued before connecting leave after the join, in "
+              "order, and are confirmed", early_lines)
+
+        def squatted():
+            assert h.self_name() == "stichbot1"
+            squatter.close()
+            # The squatter shares no channel with the bot: ISON finds
+            # the nick free within RECLAIM_ISON_MS (10 s).
+            watcher.wait(lambda l: l.startswith(":stichbot1!") and
+                         " NICK " in l and "stichbot" in l, 25)
+            h.send({"send_channel": "#t", "text": "my own nick"})
+            watcher.privmsgs("#t", 1, 10, "stichbot")
+            assert h.self_name() == "stichbot"
+        check("a squatted nick is taken back; self_name follows", squatted)
+
+        def impostor():
+            nonlocal alice, mallory
+            alice = Client(ircd.port, "alice")
+            alice.send("JOIN #t")
+            h.event("join", channel="#t")
+            h.send({"send_private": alice_id, "id": 10, "flow": "#t",
+                    "text": "[#t] your hand: r5 g7"})
+            alice.wait(lambda l: " PRIVMSG alice :[#t] your hand" in l, 10)
+            assert h.event("sent")["id"] == 10
+            alice.close()
+            h.event("leave", channel=None)
+            # Someone else takes the nick, in no channel.
+            mallory = Client(ircd.port, "alice", "mallory")
+            h.send({"send_private": alice_id, "id": 11, "flow": "#t",
+                    "text": "[#t] Round 2, your hand: SECRET1 b3"})
+            h.send({"send_channel": "#t", "id": 12, "flow": "#t",
+                    "text": "alice to bid"})
+            # The private message is dropped (confirmed: it can never
+            # reach alice), and the table's next line is not held back.
+            assert h.event("sent", timeout=15)["id"] == 11
+            watcher.privmsgs("#t", 1, 10, "stichbot")
+            assert h.event("sent")["id"] == 12
+            # Mallory speaks to the bot: the holder is known, still not
+            # alice.
+            mallory.send("PRIVMSG stichbot :hand")
+            h.event("message", channel=None)
+            h.send({"send_private": alice_id, "id": 13, "flow": "#t",
+                    "text": "[#t] reminder SECRET2"})
+            assert h.event("sent", timeout=15)["id"] == 13
+            mallory.send("PING :sync")
+            mallory.wait(lambda l: " PONG " in l, 10)
+            assert not any("SECRET" in l for l in mallory.lines), \
+                mallory.lines
+            log = h.logtext()
+            assert "not sending private lines for %s" % alice_id in log
+            assert "SECRET" not in log
+            mallory.close()
+        check("an impostor who takes a player's nick gets nothing private",
+              impostor)
+
+        def comeback():
+            nonlocal alice
+            # alice is back with her mask, in no channel, silent: the bot
+            # asks the server who holds the nick before it sends.
+            alice = Client(ircd.port, "alice")
+            h.send({"send_private": alice_id, "id": 20, "flow": "#t",
+                    "text": "[#t] Round 3, your hand: y1"})
+            alice.wait(lambda l: " PRIVMSG alice :[#t] Round 3" in l, 15)
+            assert h.event("sent")["id"] == 20
+            alice.send("JOIN #t")
+            h.event("join", channel="#t")
+            h.send({"send_private": alice_id, "id": 21, "flow": "#t",
+                    "text": "to bid"})
+            alice.wait(lambda l: " PRIVMSG alice :to bid" in l, 10)
+            assert h.event("sent")["id"] == 21
+        check("the real player back with her mask gets her hand", comeback)
+
+        def busy():
+            h.send({"busy": "#t"})
+            assert h.event("busy")["busy"] is False
+        check("busy() is false for a flow that drained", busy)
+
+        def reconnect_keeps_lines():
+            nonlocal watcher
+            # ngircd dies while 30 stored lines wait: none is lost, each
+            # id is confirmed once, and the lines arrive in order.
+            mark = len(h.seen)
+            for i in range(30):
+                h.send({"send_channel": "#t", "id": 100 + i, "flow": "#t",
+                        "text": "line %02d" % i})
+            watcher.privmsgs("#t", 2, 10, "stichbot")
+            ircd.kill()
+            h.event("connected", up=False, timeout=10)
+            ircd.start()
+            watcher = Client(ircd.port, "watcher")
+            watcher.send("JOIN #t")
+            h.event("connected", up=True, timeout=20)
+            got = []
+            while "line 29" not in got:
+                (text, _), = watcher.privmsgs("#t", 1, 30, "stichbot")
+                got.append(text)
+            # What reached the watcher after the restart is in order and
+            # ends with the last line; nothing after the first is skipped.
+            nums = [int(t.split()[1]) for t in got]
+            assert nums == list(range(nums[0], 30)), (nums, got)
+            h.event("sent", timeout=30, id=129)
+            ids = [e["id"] for e in h.seen[mark:] if e.get("event") == "sent"]
+            assert sorted(ids) == list(range(100, 130)), sorted(ids)
+            # The channel's WHO may still wait its turn for a moment.
+            deadline = time.monotonic() + 10
+            while h.queue_depth() != 0:
+                assert time.monotonic() < deadline, "lines still queued"
+                time.sleep(0.2)
+        check("a reconnect loses no queued line; ids confirmed once, in "
+              "order", reconnect_keeps_lines)
+    finally:
+        for c in (alice, mallory, watcher):
+            if c is not None:
+                try:
+                    c.close()
+                except OSError:
+                    pass
         check("the harness stops cleanly", h.stop)
         ircd.kill()
 
@@ -632,6 +818,51 @@ def test_fake():
     check("accounts: WHOX, account-notify, extended-join, account-tag, "
           "NICK; NOTICE; junk lines", accounts)
 
+    def account_gate():
+        srv = fake_ircd.FakeIrcd()
+        srv.channel_members["#acc"] = [("alice", "~a", "a.host", "alice")]
+        h = Harness(base_config(srv.port, identity="account"), "fake_gate")
+        try:
+            h.event("connected", up=True)
+            h.send({"join": "#acc"})
+            srv.wait_line(lambda l: l.startswith("WHO #acc"))
+            # identity "account": people without one are guests.
+            srv.send(":eve!~e@e.host JOIN #acc * :Eve")
+            ev = h.event("join", channel="#acc")
+            assert ev["user"].get("guest") is True, ev
+            srv.send(":bob!~b@b.host JOIN #acc bob :Bob")
+            ev = h.event("join", channel="#acc")
+            assert "guest" not in ev["user"], ev
+            # The holder of alice's nick is asked about (WHOX) unless
+            # already known, and is her account: the line goes.
+            h.send({"send_private": "account:alice", "id": 1, "flow": "#acc",
+                    "text": "your hand"})
+            srv.wait_line(lambda l: l == "PRIVMSG alice :your hand")
+            assert h.event("sent")["id"] == 1
+            # alice logs out; her nick is no longer her account's.
+            srv.send(":alice!~a@a.host ACCOUNT *")
+            h.event("rename")
+            h.send({"send_private": "account:alice", "id": 2, "flow": "#acc",
+                    "text": "SECRET hand"})
+            assert h.event("sent")["id"] == 2
+            # Someone outside our channels, asked about: another account.
+            srv.users["carol"] = ("~c", "c.host", "mallory")
+            h.send({"send_private": "carol!~c@c.host", "id": 3,
+                    "flow": "#acc", "text": "for carol"})
+            srv.wait_line(lambda l: l == "PRIVMSG carol :for carol")
+            assert h.event("sent")["id"] == 3
+            srv.users["dan"] = ("~x", "x.host", None)
+            h.send({"send_private": "dan!~d@d.host", "id": 4,
+                    "flow": "#acc", "text": "SECRET for dan"})
+            assert h.event("sent")["id"] == 4
+            assert not any("SECRET" in l for l in srv.lines), srv.lines
+            assert "SECRET" not in h.logtext()
+        finally:
+            h.stop()
+            srv.close()
+    check("accounts: private lines only to the account's nick; guests",
+          account_gate)
+
     def nick_taken():
         srv = fake_ircd.FakeIrcd(nick_taken={"stichbot", "alt1"},
                                  banned={"#banned"})
@@ -684,7 +915,7 @@ def test_fake():
 def main():
     global HARNESS, TMP
     if len(sys.argv) != 3 or sys.argv[2] not in ("ngircd", "flood", "tls",
-                                                  "fake"):
+                                                  "fake", "identity"):
         print(__doc__)
         return 2
     HARNESS = os.path.abspath(sys.argv[1])
@@ -703,7 +934,7 @@ def main():
     signal.alarm(115)
     try:
         {"ngircd": test_ngircd, "flood": test_flood, "tls": test_tls,
-         "fake": test_fake}[group]()
+         "fake": test_fake, "identity": test_identity}[group]()
     finally:
         if not FAILURES and not os.environ.get("IRC_TEST_KEEP"):
             shutil.rmtree(TMP, ignore_errors=True)

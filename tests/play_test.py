@@ -15,7 +15,8 @@ STICHBOT = sys.argv[1]
 
 def play(game, players, options=(), lang="en", seed=1, limit=120):
     args = [STICHBOT, "play", game, "--players", str(players), "--delay",
-            "1", "--seed", str(seed), "--lang", lang, "--level", "easy"]
+            "1", "--seed", str(seed), "--lang", lang, "--level", "easy",
+            "--store", ":memory:"]
     for o in options:
         args += ["--option", o]
     proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -43,6 +44,10 @@ def play(game, players, options=(), lang="en", seed=1, limit=120):
             continue
         line = pending.pop(0)
         out.append(line)
+        if "Another game?" in line or "もう一度遊びますか" in line:
+            # The offer after the game: leave.
+            proc.stdin.write(b"n\n")
+            continue
         if not line.startswith("(private)"):
             continue
         # A prompt: "... · to play: r3, r9" / "to bid: 0 1 2" / ...
@@ -92,7 +97,9 @@ def play(game, players, options=(), lang="en", seed=1, limit=120):
 def main():
     text = play("wizard", 4, ["rounds=3"])
     assert "Game over" in text, text[-2000:]
-    assert "(private) [#table] Round 1, your hand:" in text, text[:2000]
+    assert "(private) Round 1, your hand:" in text, text[:2000]
+    assert "Ranking: 1. " in text, text[-2000:]
+    assert "You join Wizard" in text, text[:2000]
     text = play("birdhead", 3)
     assert "Game over" in text, text[-2000:]
     text = play("sticheln", 3, ["dm"])

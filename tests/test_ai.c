@@ -893,6 +893,40 @@ test_hard_budget(void **unused)
 	game_destroy(game);
 }
 
+/*
+ * hard-v1, the first hard search, stays for the arena: its name reads
+ * back, players cannot pick it, and it decides legally in every game, by
+ * its budget and by a fixed count of worlds alike.
+ */
+static void
+test_hard_v1_for_the_arena(void **unused)
+{
+	struct rng rng;
+
+	assert_string_equal(ai_level_name(AI_HARD_V1), "hard-v1");
+	assert_int_equal(ai_level_parse("hard-v1"), -1);
+	rng_seed(&rng, 21);
+	for (size_t g = 0; g < sizeof(games) / sizeof(*games); g++) {
+		struct game_setup setup = { .nseats = 4 };
+		struct game *game = test_random_game(games[g], &setup, &rng,
+		    30);
+		struct ai_params params = { .level = AI_HARD_V1, .seed = 3,
+		    .budget_ms = 5 };
+		int seats[GAME_MAX_SEATS];
+		struct action a, b;
+
+		games[g]->to_act(game->state, seats);
+		a = decide(game, seats[0], AI_HARD_V1, 3, 1);
+		b = decide(game, seats[0], AI_HARD_V1, 3, 1);
+		assert_true(is_legal(game, &a));
+		assert_true(action_equal(&a, &b));
+		assert_int_equal(ai_decide_game(game, seats[0], &params, &a),
+		    0);
+		assert_true(is_legal(game, &a));
+		game_destroy(game);
+	}
+}
+
 /* A few complete games at mixed levels, as the arena plays them. */
 static void
 test_arena_smoke(void **unused)
@@ -955,6 +989,7 @@ main(void)
 		cmocka_unit_test(test_sticheln_select_sanity),
 		cmocka_unit_test(test_no_decision),
 		cmocka_unit_test(test_hard_budget),
+		cmocka_unit_test(test_hard_v1_for_the_arena),
 		cmocka_unit_test(test_arena_smoke),
 	};
 

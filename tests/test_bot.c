@@ -1105,7 +1105,7 @@ test_stats_after_games(void **state)
 	play_out(f, "#st", 7);
 	say(f, "#st", "alice", "!stats");
 	assert_non_null(strstr(last_to(f, "#st", NULL), "alice in BirdHead: 1 "
-	    "games"));
+	    "game, "));
 	say(f, "#st", "bob", "!stats alice");
 	assert_non_null(strstr(last_to(f, "#st", NULL), "alice in BirdHead"));
 	say(f, "#st", "bob", "!top birdhead");
@@ -1161,7 +1161,7 @@ test_admin(void **state)
 	say(f, "#a", "alice", "!admin kick bob");
 	assert_non_null(strstr(last_to(f, "#a", NULL), "Only the bot's admins"));
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin status");
-	assert_non_null(strstr(last_to(f, "#a", NULL), "1 tables, 1 games"));
+	assert_non_null(strstr(last_to(f, "#a", NULL), "1 table, 1 game "));
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin kick bob");
 	table = table_of(f, "#a");
 	assert_true(table->seats[table_seat_of(table, "bob")].standin);
@@ -1633,6 +1633,44 @@ test_seat_follows_name(void **state)
 	assert_string_equal(table->seats[0].name, "alice");
 }
 
+/* Instructions name the bot as people reach it now (its current nick). */
+static void
+test_hints_name_the_bot(void **state)
+{
+	struct fx *f = *state;
+
+	seat_three(f, "#hn", "wizard");
+	say(f, "#hn", "alice", "!option hiddentip");
+	memory_self_name(f->adapter, "stichbot_");
+	say(f, "#hn", "alice", "!start");
+	assert_true(sent_since(f, 0, "#hn", "send yours privately to "
+	    "stichbot_ (bid N)"));
+	say(f, "#hn", "bob", "!bid 1");
+	assert_non_null(strstr(last_to(f, NULL, "bob"), "send bid 1 "
+	    "privately to stichbot_"));
+}
+
+/* !option lists what applies: nothing for BirdHead, ranges by players. */
+static void
+test_option_list(void **state)
+{
+	struct fx *f = *state;
+
+	say(f, "#ol", "alice", "!game birdhead");
+	say(f, "#ol", "alice", "!option");
+	assert_string_equal(last_to(f, "#ol", NULL),
+	    "BirdHead has no options.");
+	say(f, "#ol", "alice", "!game wizard");
+	say(f, "#ol", "alice", "!join");
+	say(f, "#ol", "alice", "!option");
+	assert_non_null(strstr(last_to(f, "#ol", NULL), "rounds=1..20"));
+	say(f, "#ol", "bob", "!join");
+	say(f, "#ol", "carol", "!join");
+	say(f, "#ol", "dave", "!join");
+	say(f, "#ol", "alice", "!option");
+	assert_non_null(strstr(last_to(f, "#ol", NULL), "rounds=1..15"));
+}
+
 int
 main(void)
 {
@@ -1669,6 +1707,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_option_list,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hints_name_the_bot,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seat_follows_name,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_causal_order,

@@ -20,6 +20,7 @@
 
 #include "adapter.h"
 #include "irc_proto.h"
+#include "text.h"
 #include "irc_tls.h"
 #include "loop.h"
 
@@ -590,11 +591,17 @@ test_split_relayed_line(void **state)
 /* The queue. */
 
 struct sent {
-	char lines[64][64];
-	uint64_t at[64];
+	char lines[256][64];
+	uint64_t at[256];
 	int n;
 	int busy;                /* answer busy this many times */
 	struct loop *loop;
+	/* The gate's verdict for lines whose ident is "hold" or "drop". */
+	int hold, drop;
+	int gated;               /* lines shown to the gate */
+	uint64_t done[64];
+	int dropped[64];
+	int ndone;
 };
 
 static int
@@ -606,19 +613,56 @@ record_send(const char *line, void *arg)
 		s->busy--;
 		return 1;
 	}
-	assert_true(s->n < 64);
+	assert_true(s->n < 256);
 	snprintf(s->lines[s->n], sizeof(s->lines[0]), "%s", line);
 	s->at[s->n++] = loop_now(s->loop);
 	return 0;
+}
+
+static int
+record_gate(const char *line, const char *ident, uint64_t queued, void *arg)
+{
+	struct sent *s = arg;
+
+	(void)line;
+	(void)queued;
+	s->gated++;
+	if (ident != NULL && strcmp(ident, "hold") == 0 && s->hold)
+		return IRC_GATE_WAIT;
+	if (ident != NULL && strcmp(ident, "drop") == 0 && s->drop)
+		return IRC_GATE_DROP;
+	return IRC_GATE_GO;
+}
+
+static void
+record_done(uint64_t id, int dropped, void *arg)
+{
+	struct sent *s = arg;
+
+	assert_true(s->ndone < 64);
+	s->done[s->ndone] = id;
+	s->dropped[s->ndone++] = dropped;
 }
 
 /* A queue on loop whose lines s records (s is cleared first). */
 static struct irc_queue *
 recorded_queue(struct loop *loop, struct sent *s, int burst, int interval_ms)
 {
+	struct irc_queue_ops ops = { record_send, record_gate, record_done,
+		s };
+
 	memset(s, 0, sizeof(*s));
 	s->loop = loop;
-	return irc_queue_create(loop, burst, interval_ms, record_send, s);
+	return irc_queue_create(loop, burst, interval_ms, &ops);
+}
+
+/* Queues a one-line reply (no id, no gate) to flow. */
+static int
+push(struct irc_queue *q, const char *flow, const char *line)
+{
+	const char *lines[1] = { line };
+
+	return irc_queue_push_message(q, flow, NULL, 0, 0, lines, 1);
 }
 
 static void
@@ -634,13 +678,16 @@ test_queue_pace(void **state)
 	q = recorded_queue(loop, &s, 4, 2000);
 	for (int i = 0; i < 10; i++) {
 		snprintf(line, sizeof(line), "PRIVMSG #c :%d", i);
-		assert_int_equal(irc_queue_push(q, IRC_CLASS_CHANNEL, line), 0);
+		assert_int_equal(push(q, "#c", line), 0);
 	}
 	/* Nothing leaves before the queue runs (registration). */
 	assert_int_equal(s.n, 0);
 	assert_int_equal(irc_queue_depth(q), 10);
 	irc_queue_run(q, 1);
 	assert_int_equal(s.n, 4);
+	/* Sent and not yet known written: still pending. */
+	assert_int_equal(irc_queue_depth(q), 10);
+	irc_queue_written(q);
 	assert_int_equal(irc_queue_depth(q), 6);
 	loop_advance(loop, 1999);
 	assert_int_equal(s.n, 4);
@@ -654,6 +701,7 @@ test_queue_pace(void **state)
 		snprintf(line, sizeof(line), "PRIVMSG #c :%d", i);
 		assert_string_equal(s.lines[i], line);
 	}
+	irc_queue_written(q);
 	assert_int_equal(irc_queue_depth(q), 0);
 	irc_queue_destroy(q);
 	loop_destroy(loop);
@@ -668,81 +716,207 @@ test_queue_priority(void **state)
 
 	(void)state;
 	q = recorded_queue(loop, &s, 1, 1000);
-	irc_queue_push(q, IRC_CLASS_CHANNEL, "c1");
-	irc_queue_push(q, IRC_CLASS_CHANNEL, "c2");
+	push(q, "#c", "c1");
+	push(q, "#c", "c2");
 	irc_queue_push(q, IRC_CLASS_LOW, "ctcp");
 	irc_queue_push(q, IRC_CLASS_BACKGROUND, "WHO #c");
-	irc_queue_push(q, IRC_CLASS_PRIVATE, "p1");
+	push(q, "#c", "p1");
 	irc_queue_push(q, IRC_CLASS_CONTROL, "JOIN #c");
-	irc_queue_push(q, IRC_CLASS_PRIVATE, "p2");
 	irc_queue_run(q, 1);
 	loop_advance(loop, 10000);
-	assert_int_equal(s.n, 7);
+	assert_int_equal(s.n, 6);
 	assert_string_equal(s.lines[0], "JOIN #c");
-	assert_string_equal(s.lines[1], "p1");
-	assert_string_equal(s.lines[2], "p2");
-	assert_string_equal(s.lines[3], "c1");
-	assert_string_equal(s.lines[4], "c2");
+	/* A table's private lines never overtake its channel lines. */
+	assert_string_equal(s.lines[1], "c1");
+	assert_string_equal(s.lines[2], "c2");
+	assert_string_equal(s.lines[3], "p1");
 	/* WHOs (one per joined channel) wait for the games' lines. */
-	assert_string_equal(s.lines[5], "WHO #c");
-	assert_string_equal(s.lines[6], "ctcp");
-	/* A turn prompt queued behind channel output overtakes it. */
-	s.n = 0;
-	irc_queue_push(q, IRC_CLASS_CHANNEL, "c3");
-	irc_queue_push(q, IRC_CLASS_CHANNEL, "c4");
-	irc_queue_push(q, IRC_CLASS_PRIVATE, "your turn");
-	loop_advance(loop, 3000);
-	assert_int_equal(s.n, 3);
-	assert_string_equal(s.lines[0], "c3");
-	assert_string_equal(s.lines[1], "your turn");
-	assert_string_equal(s.lines[2], "c4");
+	assert_string_equal(s.lines[4], "WHO #c");
+	assert_string_equal(s.lines[5], "ctcp");
 	/* CTCP replies: a few wait, more are dropped. */
 	irc_queue_run(q, 0);
 	for (int i = 0; i < IRC_QUEUE_LOW_MAX; i++)
 		assert_int_equal(irc_queue_push(q, IRC_CLASS_LOW, "v"), 0);
 	assert_int_equal(irc_queue_push(q, IRC_CLASS_LOW, "v"), -1);
 	irc_queue_clear(q, IRC_CLASS_LOW);
+	irc_queue_written(q);
 	assert_int_equal(irc_queue_depth(q), 0);
 	irc_queue_destroy(q);
 	loop_destroy(loop);
 }
 
 /*
- * Regression: a private line pushed after each one sent (players who
- * answer every prompt at once) kept channel lines waiting for as long as
- * the prompts came.  A prompt overtakes only the channel lines queued
- * less than IRC_PRIVATE_LEAD intervals before it.
+ * Issue 15.7: one busy table (or one chatty person) delayed every other
+ * table's lines by its whole backlog.  Flows take turns line by line: a
+ * line queued behind another flow's backlog of 100 leaves within as many
+ * sends as there are flows, and each flow's lines stay in order.
  */
 static void
-test_queue_no_starving(void **state)
+test_queue_round_robin(void **state)
 {
 	struct loop *loop = loop_create(1);
 	struct sent s;
 	struct irc_queue *q;
-	uint64_t t0 = loop_now(loop);
-	int channel = 0;
+	char line[32];
+	int next_a = 0, next_b = 0, next_c = 0, first_b = -1, last_c = -1;
 
 	(void)state;
 	q = recorded_queue(loop, &s, 1, 100);
+	for (int i = 0; i < 100; i++) {
+		const char *one[1] = { line };
+
+		snprintf(line, sizeof(line), "a%d", i);
+		assert_int_equal(irc_queue_push_message(q, "#busy", NULL, 0,
+		    (uint64_t)(i + 1), one, 1), 0);
+	}
 	irc_queue_run(q, 1);
-	irc_queue_push(q, IRC_CLASS_PRIVATE, "p");
-	for (int i = 0; i < 10; i++)
-		irc_queue_push(q, IRC_CLASS_CHANNEL, "c");
-	for (int i = 0; i < 30; i++) {
-		irc_queue_push(q, IRC_CLASS_PRIVATE, "p");
-		loop_advance(loop, 100);
+	loop_advance(loop, 1000);
+	assert_int_equal(s.n, 11);
+	for (int i = 0; i < 3; i++) {
+		snprintf(line, sizeof(line), "b%d", i);
+		push(q, "#quiet", line);
+		snprintf(line, sizeof(line), "c%d", i);
+		push(q, "alice!a@h", line);
 	}
-	assert_int_equal(s.n, 31);
+	loop_advance(loop, 100 * 40);
+	assert_int_equal(s.n, 51);
 	for (int i = 0; i < s.n; i++) {
-		if (strcmp(s.lines[i], "c") != 0)
-			continue;
-		/* Prompts queued within the lead went first, no later ones. */
-		assert_true(s.at[i] - t0 <=
-		    (uint64_t)(IRC_PRIVATE_LEAD + 1 + channel) * 100);
-		channel++;
+		int k;
+
+		if (sscanf(s.lines[i], "a%d", &k) == 1) {
+			assert_int_equal(k, next_a++);
+		} else if (sscanf(s.lines[i], "b%d", &k) == 1) {
+			assert_int_equal(k, next_b++);
+			if (first_b < 0)
+				first_b = i;
+		} else if (sscanf(s.lines[i], "c%d", &k) == 1) {
+			assert_int_equal(k, next_c++);
+			last_c = i;
+		}
 	}
-	assert_int_equal(channel, 10);
-	assert_string_equal(s.lines[1], "p");
+	assert_int_equal(next_b, 3);
+	assert_int_equal(next_c, 3);
+	/* Within one round of three flows: the next two sends. */
+	assert_true(first_b <= 12);
+	assert_true(last_c <= 11 + 3 * 3);
+	assert_int_equal(irc_queue_flow_depth(q, "#busy"), 100 - next_a);
+	assert_true(irc_queue_flow_depth(q, "#busy") >= IRC_FLOW_BUSY);
+	assert_int_equal(irc_queue_flow_depth(q, "#quiet"), 0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
+ * A gate holds a flow (its later lines wait behind, other flows go on) or
+ * drops a message (the rest of it, reported done as dropped; the flow's
+ * next message is asked again).
+ */
+static void
+test_queue_gate(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	const char *hand[2] = { "PRIVMSG alice :hand 1", "PRIVMSG alice :h2" };
+	const char *chan[1] = { "PRIVMSG #t :after the hand" };
+	const char *other[1] = { "PRIVMSG #u :another table" };
+
+	(void)state;
+	q = recorded_queue(loop, &s, 10, 100);
+	s.hold = 1;
+	irc_queue_run(q, 1);
+	assert_int_equal(irc_queue_push_message(q, "#t", "hold", 1, 7, hand,
+	    2), 0);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 8, chan, 1),
+	    0);
+	assert_int_equal(irc_queue_push_message(q, "#u", NULL, 1, 9, other, 1),
+	    0);
+	loop_advance(loop, 500);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.lines[0], "PRIVMSG #u :another table");
+	assert_int_equal(irc_queue_depth(q), 4);
+	/* Known written: the id is done. */
+	irc_queue_written(q);
+	assert_int_equal(s.ndone, 1);
+	assert_true(s.done[0] == 9 && s.dropped[0] == 0);
+	/* The holder is verified: the flow goes on, in order. */
+	s.hold = 0;
+	irc_queue_flush(q);
+	assert_int_equal(s.n, 4);
+	assert_string_equal(s.lines[1], "PRIVMSG alice :hand 1");
+	assert_string_equal(s.lines[2], "PRIVMSG alice :h2");
+	assert_string_equal(s.lines[3], "PRIVMSG #t :after the hand");
+	assert_int_equal(s.ndone, 1);
+	irc_queue_written(q);
+	assert_int_equal(s.ndone, 3);
+	assert_true(s.done[1] == 7 && s.done[2] == 8);
+	/* Someone else holds the nick: the message is dropped, reported. */
+	s.drop = 1;
+	assert_int_equal(irc_queue_push_message(q, "#t", "drop", 1, 10, hand,
+	    2), 0);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 11, chan, 1),
+	    0);
+	assert_int_equal(s.n, 5);
+	assert_string_equal(s.lines[4], "PRIVMSG #t :after the hand");
+	assert_int_equal(s.ndone, 4);
+	assert_true(s.done[3] == 10 && s.dropped[3] == 1);
+	irc_queue_written(q);
+	assert_int_equal(s.ndone, 5);
+	assert_int_equal(irc_queue_depth(q), 0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
+ * Lines handed on but not known written go back to the front of their
+ * flows when the connection is lost, in order, and are sent again; ids
+ * are reported once, after the last line is written.  Tracked messages
+ * are never refused; replies are, past their flow's limit.
+ */
+static void
+test_queue_requeue_and_limits(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	const char *three[3] = { "x1", "x2", "x3" };
+	int refused = 0;
+
+	(void)state;
+	q = recorded_queue(loop, &s, 2, 1000);
+	irc_queue_push_message(q, "#t", NULL, 0, 5, three, 3);
+	push(q, "#t", "y");
+	irc_queue_run(q, 1);
+	assert_int_equal(s.n, 2);
+	irc_queue_run(q, 0);
+	irc_queue_requeue(q);
+	assert_int_equal(irc_queue_inflight(q), 0);
+	assert_int_equal(irc_queue_depth(q), 4);
+	assert_int_equal(s.ndone, 0);
+	loop_advance(loop, 10000);
+	irc_queue_run(q, 1);
+	loop_advance(loop, 10000);
+	assert_int_equal(s.n, 6);
+	assert_string_equal(s.lines[2], "x1");
+	assert_string_equal(s.lines[3], "x2");
+	assert_string_equal(s.lines[4], "x3");
+	assert_string_equal(s.lines[5], "y");
+	irc_queue_written(q);
+	assert_int_equal(s.ndone, 1);
+	assert_true(s.done[0] == 5 && s.dropped[0] == 0);
+	/* Limits. */
+	irc_queue_run(q, 0);
+	for (int i = 0; i < IRC_FLOW_UNTRACKED_MAX + 5; i++)
+		refused += push(q, "bob!b@h", "reply") != 0;
+	assert_int_equal(refused, 5);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(irc_queue_push_message(q, "bob!b@h", NULL, 0,
+		    (uint64_t)(100 + i), three, 1), 0);
+	assert_int_equal(irc_queue_flow_depth(q, "bob!b@h"),
+	    IRC_FLOW_UNTRACKED_MAX + 10);
+	/* An empty message has left at once. */
+	irc_queue_push_message(q, "#t", NULL, 0, 42, three, 0);
+	assert_true(s.ndone == 2 && s.done[1] == 42);
 	irc_queue_destroy(q);
 	loop_destroy(loop);
 }
@@ -768,7 +942,7 @@ test_queue_background(void **state)
 		irc_queue_push(q, IRC_CLASS_BACKGROUND, "WHO #c");
 	assert_int_equal(s.n, 1);
 	loop_advance(loop, 500);
-	irc_queue_push(q, IRC_CLASS_CHANNEL, "c");
+	push(q, "#c", "c");
 	assert_int_equal(s.n, 2);
 	assert_string_equal(s.lines[1], "c");
 	loop_advance(loop, 10000);
@@ -778,9 +952,20 @@ test_queue_background(void **state)
 		assert_int_equal(s.at[i] - t0,
 		    (uint64_t)(i - 1) * IRC_BACKGROUND_GAP_MS);
 	}
+	irc_queue_written(q);
 	assert_int_equal(irc_queue_depth(q), 0);
 	irc_queue_destroy(q);
 	loop_destroy(loop);
+}
+
+/* Queues a gated private line to a nick. */
+static void
+push_private(struct irc_queue *q, const char *line)
+{
+	const char *lines[1] = { line };
+
+	assert_int_equal(irc_queue_push_message(q, "#t", "alice!a@h", 1, 0,
+	    lines, 1), 0);
 }
 
 /*
@@ -796,16 +981,16 @@ test_queue_retarget(void **state)
 
 	(void)state;
 	q = recorded_queue(loop, &s, 10, 100);
-	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol :your hand");
-	irc_queue_push(q, IRC_CLASS_PRIVATE, "NOTICE Carol :psst");
-	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carolyn :not her");
-	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol");
-	irc_queue_push(q, IRC_CLASS_CHANNEL, "PRIVMSG #carol :a channel");
+	push_private(q, "PRIVMSG carol :your hand");
+	push_private(q, "NOTICE Carol :psst");
+	push_private(q, "PRIVMSG carolyn :not her");
+	push_private(q, "PRIVMSG carol");
+	push(q, "#t", "PRIVMSG #carol :a channel");
 	/* Two-byte characters: the cut keeps each whole. */
-	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol :\xc3\xa9\xc3\xa9");
-	assert_int_equal(irc_queue_retarget(q, IRC_CLASS_PRIVATE,
-	    IRC_CASEMAP_RFC1459, "CAROL", "carol2", 35), 3);
-	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol2 :last");
+	push_private(q, "PRIVMSG carol :\xc3\xa9\xc3\xa9");
+	assert_int_equal(irc_queue_retarget(q, IRC_CASEMAP_RFC1459, "CAROL",
+	    "carol2", 35), 3);
+	push_private(q, "PRIVMSG carol2 :last");
 	assert_int_equal(irc_queue_depth(q), 7);
 	irc_queue_run(q, 1);
 	loop_advance(loop, 2000);
@@ -814,16 +999,16 @@ test_queue_retarget(void **state)
 	assert_string_equal(s.lines[1], "NOTICE carol2 :psst");
 	assert_string_equal(s.lines[2], "PRIVMSG carolyn :not her");
 	assert_string_equal(s.lines[3], "PRIVMSG carol");
-	assert_string_equal(s.lines[4], "PRIVMSG carol2 :\xc3\xa9\xc3\xa9");
-	assert_string_equal(s.lines[5], "PRIVMSG carol2 :last");
-	assert_string_equal(s.lines[6], "PRIVMSG #carol :a channel");
+	assert_string_equal(s.lines[4], "PRIVMSG #carol :a channel");
+	assert_string_equal(s.lines[5], "PRIVMSG carol2 :\xc3\xa9\xc3\xa9");
+	assert_string_equal(s.lines[6], "PRIVMSG carol2 :last");
 	/* A longer nick: the end of a line that no longer fits is cut. */
 	irc_queue_run(q, 0);
 	s.n = 0;
-	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol2 :\xc3\xa9\xc3\xa9");
-	irc_queue_push(q, IRC_CLASS_PRIVATE, "PRIVMSG carol2 :ok");
-	assert_int_equal(irc_queue_retarget(q, IRC_CLASS_PRIVATE,
-	    IRC_CASEMAP_RFC1459, "carol2", "carol_with_a_long_nick", 35), 2);
+	push_private(q, "PRIVMSG carol2 :\xc3\xa9\xc3\xa9");
+	push_private(q, "PRIVMSG carol2 :ok");
+	assert_int_equal(irc_queue_retarget(q, IRC_CASEMAP_RFC1459, "carol2",
+	    "carol_with_a_long_nick", 35), 2);
 	irc_queue_run(q, 1);
 	loop_advance(loop, 2000);
 	assert_int_equal(s.n, 2);
@@ -845,8 +1030,8 @@ test_queue_busy(void **state)
 	q = recorded_queue(loop, &s, 2, 1000);
 	s.busy = 3;
 	irc_queue_run(q, 1);
-	irc_queue_push(q, IRC_CLASS_CHANNEL, "a");
-	irc_queue_push(q, IRC_CLASS_CHANNEL, "b");
+	push(q, "#c", "a");
+	push(q, "#c", "b");
 	/* Busy: the line stays first and its token comes back. */
 	assert_int_equal(s.n, 0);
 	assert_int_equal(irc_queue_depth(q), 2);
@@ -856,6 +1041,87 @@ test_queue_busy(void **state)
 	assert_string_equal(s.lines[1], "b");
 	irc_queue_destroy(q);
 	loop_destroy(loop);
+}
+
+/*
+ * Issue 16.3: the default pace follows the server's software (RPL_MYINFO)
+ * and changing it keeps the tokens already spent.
+ */
+static void
+test_queue_pace_for_server(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	int burst, interval;
+
+	(void)state;
+	irc_pace_for_server("ngircd-26.1", &burst, &interval);
+	assert_true(burst == 5 && interval == 400);
+	irc_pace_for_server("solanum-1.0-dev", &burst, &interval);
+	assert_true(burst == 5 && interval == 500);
+	irc_pace_for_server("u2.10.12.19", &burst, &interval);
+	assert_true(burst == IRC_PACE_BURST &&
+	    interval == IRC_PACE_INTERVAL_MS);
+	irc_pace_for_server(NULL, &burst, &interval);
+	assert_int_equal(interval, IRC_PACE_INTERVAL_MS);
+	q = recorded_queue(loop, &s, 4, 2000);
+	irc_queue_run(q, 1);
+	for (int i = 0; i < 10; i++)
+		push(q, "#c", "x");
+	assert_int_equal(s.n, 4);
+	/* No new burst: the next line comes after the new interval. */
+	irc_queue_set_pace(q, 5, 400);
+	assert_int_equal(s.n, 4);
+	loop_advance(loop, 400);
+	assert_int_equal(s.n, 5);
+	loop_advance(loop, 400 * 5);
+	assert_int_equal(s.n, 10);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
+ * Issue 16.5: Sticheln's brown (mIRC 05) and red (04) were both red in
+ * irssi.  irssi and WeeChat show mIRC colours as the terminal's 16, in
+ * this order (black, red, green, yellow, blue, magenta, cyan, white, then
+ * the bright ones; irssi's formats.c and WeeChat's irc-color.c agree);
+ * the six colours must fall on six different hues, none of them grey.
+ */
+static void
+test_irc_palette_hues(void **state)
+{
+	static const int terminal[16] = {
+		15, 0, 4, 2, 9, 1, 5, 3, 11, 10, 6, 14, 12, 13, 8, 7,
+	};
+	const char *letters = "rygbnp";
+	int seen[8] = { 0 };
+
+	(void)state;
+	for (const char *l = letters; *l != '\0'; l++) {
+		struct text t, out;
+		const char *s, *c;
+		char code[2] = { *l, '\0' };
+		int n, hue;
+
+		text_init(&t);
+		text_init(&out);
+		text_card(&t, *l, code);
+		text_render(&t, TEXT_FORMAT_IRC, &out);
+		s = text_str(&out);
+		assert_non_null(c = strchr(s, '\x03'));
+		assert_true(c[1] >= '0' && c[1] <= '9' && c[2] >= '0' &&
+		    c[2] <= '9');
+		n = (c[1] - '0') * 10 + (c[2] - '0');
+		assert_true(n < 16);
+		hue = terminal[n] % 8;
+		/* Not black, white or grey, and not another colour's hue. */
+		assert_true(hue != 0 && hue != 7);
+		assert_int_equal(seen[hue], 0);
+		seen[hue] = 1;
+		text_finish(&t);
+		text_finish(&out);
+	}
 }
 
 /* Capabilities and SASL. */
@@ -1275,7 +1541,11 @@ main(void)
 		cmocka_unit_test(test_split_relayed_line),
 		cmocka_unit_test(test_queue_pace),
 		cmocka_unit_test(test_queue_priority),
-		cmocka_unit_test(test_queue_no_starving),
+		cmocka_unit_test(test_queue_round_robin),
+		cmocka_unit_test(test_irc_palette_hues),
+		cmocka_unit_test(test_queue_pace_for_server),
+		cmocka_unit_test(test_queue_gate),
+		cmocka_unit_test(test_queue_requeue_and_limits),
 		cmocka_unit_test(test_queue_retarget),
 		cmocka_unit_test(test_queue_background),
 		cmocka_unit_test(test_queue_busy),

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include <sqlite3.h>
+
 #include "outbox.h"
 #include "store.h"
 
@@ -196,12 +198,48 @@ test_failed_commit(void **state)
 	remove_store(path);
 }
 
+/* Rows older than an hour are forgotten at a restart, not sent. */
+static void
+test_stale_rows(void **state)
+{
+	struct handed h = { 0 };
+	char path[64], err[256];
+	struct store *store = temp_store(path, sizeof(path));
+	struct outbox *o = outbox_create(store, hand, &h);
+	sqlite3 *db;
+
+	(void)state;
+	outbox_enter(o);
+	assert_int_equal(store_lobby_put(store, "net", "#s", "{}"), 0);
+	say(o, "#s", 0, "#s", "long ago");
+	say(o, "#s", 0, "#s", "just now");
+	assert_int_equal(outbox_leave(o), 0);
+	outbox_destroy(o);
+	store_close(store);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE outbox SET created ="
+	    " created - 7200 WHERE body = 'long ago'", NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+	store = store_open(path, err, sizeof(err));
+	assert_non_null(store);
+	memset(&h, 0, sizeof(h));
+	o = outbox_create(store, hand, &h);
+	assert_int_equal(outbox_load(o), 2);
+	assert_int_equal(h.n, 1);
+	assert_string_equal(h.lines[0], "net #s 0 #s just now");
+	outbox_destroy(o);
+	store_close(store);
+	remove_store(path);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tracked_and_untracked),
 		cmocka_unit_test(test_failed_commit),
+		cmocka_unit_test(test_stale_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

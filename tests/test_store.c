@@ -1183,8 +1183,8 @@ test_batch_outbox(void **unused)
 {
 	const struct store_place place = { "libera", "#cards" };
 	struct store_seat seats[GAME_MAX_SEATS];
-	struct store_message msg = { 0, "libera", "#cards", 0, "#cards",
-	    "alice plays r7" };
+	struct store_message msg = { .network = "libera", .target = "#cards",
+	    .flow = "#cards", .body = "alice plays r7" };
 	struct lobbies_seen seen;
 	struct store *store;
 	struct game *game;

@@ -39,7 +39,8 @@ run() {
 # The terminal table (adapters/console.c) until its input ends.
 play() {
 	printf '!status\nhand\n!leave\n' | "${vg[@]}" "$build/stichbot" play \
-		wizard --option rounds=2 --delay 1 --seed 1 --level easy >/dev/null
+		wizard --option rounds=2 --delay 1 --seed 1 --level easy \
+		--store :memory: >/dev/null
 }
 
 run "test_bot" "${vg[@]}" "$build/tests/test_bot"

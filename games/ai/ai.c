@@ -25,7 +25,8 @@
 #include "wizard.h"
 
 /*
- * Planning the hard search.  Each game's player states the cost of one
+ * Planning hard-v1's search (hard itself searches until AI_SPEND_SHARE of
+ * the budget, below).  Each game's player states the cost of one
  * world in work units, a unit being about what one core of a current
  * x86-64 machine does in 50 ns (measured on the development machine: one
  * decision in ten runs below 20 000 units per millisecond, the slowest
@@ -37,6 +38,14 @@
  */
 #define AI_UNITS_PER_MS 20000.0
 #define PLAN_SHARE 0.4
+/*
+ * Hard (not hard-v1) ignores the plan and samples worlds until this share
+ * of the budget has passed since the decision began; the clock is read
+ * before every rollout, and a rollout takes microseconds, so the decision
+ * ends a little after it.  The rest of the budget absorbs the answer's
+ * checks and a loaded machine.
+ */
+#define AI_SPEND_SHARE 0.8
 /* Bounds on the planned number of worlds. */
 #define AI_MIN_WORLDS 16
 #define AI_MAX_WORLDS 200000
@@ -49,12 +58,13 @@ static const char *const level_names[] = {
 	[AI_EASY] = "easy",
 	[AI_NORMAL] = "normal",
 	[AI_HARD] = "hard",
+	[AI_HARD_V1] = "hard-v1",
 };
 
 const char *
 ai_level_name(enum ai_level level)
 {
-	if ((int)level < 0 || level > AI_HARD)
+	if ((int)level < 0 || level > AI_HARD_V1)
 		return "?";
 	return level_names[level];
 }
@@ -106,6 +116,10 @@ ai_search_run(struct ai_ctx *ctx, const struct ai_search *search,
 		sum[k] = 0;
 	if (ctx->worlds > 0) {
 		planned = ctx->worlds;
+	} else if (!ctx->hard_v1 && ctx->deadline != 0) {
+		/* Until the deadline; the bound only ends a search that has
+		 * every world it could tell apart long before. */
+		planned = AI_MAX_WORLDS;
 	} else {
 		double n = ctx->work / (search->cost > 1 ? search->cost : 1);
 
@@ -183,6 +197,11 @@ ai_decide_ex(const struct game_impl *impl, const void *state,
 	    AI_DEFAULT_BUDGET_MS;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.level = params->level;
+	/* The games' players know one hard; the flag tells the versions. */
+	if (ctx.level == AI_HARD_V1) {
+		ctx.level = AI_HARD;
+		ctx.hard_v1 = 1;
+	}
 	/* Each seat draws its own stream from the seed. */
 	rng_seed(&ctx.rng, params->seed ^
 	    (UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(seat + 1)));
@@ -190,8 +209,8 @@ ai_decide_ex(const struct game_impl *impl, const void *state,
 	if (limits != NULL && limits->worlds > 0) {
 		ctx.worlds = limits->worlds;
 	} else {
-		ctx.deadline = started +
-		    (int64_t)(budget * AI_DEADLINE_SHARE * 1e6);
+		ctx.deadline = started + (int64_t)(budget *
+		    (ctx.hard_v1 ? AI_DEADLINE_SHARE : AI_SPEND_SHARE) * 1e6);
 	}
 	if (impl == &wizard_game)
 		rc = wizard_ai_decide(state, seat, actions, nactions, &ctx,

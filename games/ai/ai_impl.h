@@ -75,6 +75,13 @@ struct ai_ctx {
 	long worlds;
 	/* Work units (see ai.c) the budget is planned to afford. */
 	double work;
+	/*
+	 * Hard's first version (AI_HARD_V1, run as AI_HARD by the games'
+	 * players): worlds planned from work, hidden hands sampled without
+	 * weighing them by the public bids.  Otherwise the search runs until
+	 * the deadline.
+	 */
+	int hard_v1;
 };
 
 /*

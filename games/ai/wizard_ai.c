@@ -17,9 +17,11 @@
  *
  * hard samples the unseen cards many times (consistent with the voids, the
  * cards played and the turned card; hidden bids are filled in with what
- * normal would have bid), plays every candidate action out to the end of
- * the round in each sample with the normal policy for every seat, and
- * takes the action with the best mean score.
+ * normal would have bid), weighs each sample by how well its hands fit the
+ * public bids, plays every candidate action out to the end of the round in
+ * each sample with the normal policy for every seat, and takes the action
+ * with the best weighted mean score.  hard-v1, kept for comparison, weighs
+ * every sample alike.
  */
 #include <string.h>
 
@@ -600,19 +602,17 @@ best_bid(const struct wizard_state *s, uint64_t hand, double shift,
 	return best;
 }
 
-/* The bid the engine refuses for seat now, or -1. */
+/*
+ * The bid the engine refuses for seat now, or -1: the lowest bid missing
+ * from the legal mask (rollouts ask once per simulated bid).
+ */
 static int
 forbidden_bid(const struct wizard_state *s, int seat)
 {
-	struct action legal[GAME_MAX_HAND + 2];
-	int n = wizard_game.legal(s, seat, legal, GAME_MAX_HAND + 2);
+	uint64_t all = (UINT64_C(2) << s->r.cards) - 1;
+	uint64_t refused = all & ~wizard_legal_mask(s, seat);
 
-	if (n > s->r.cards)
-		return -1;
-	for (int i = 0; i < n; i++)
-		if (legal[i].value != i)
-			return i;
-	return n;
+	return refused == 0 ? -1 : bits_lowest64(refused);
 }
 
 /*
@@ -783,10 +783,45 @@ heuristic(const struct wizard_view *v, enum ai_level level, struct action *out)
 /* The hard search's candidates and what it needs besides the view. */
 struct wizard_search {
 	const struct wizard_view *v;
+	/* Whether sampled hands are weighed by the bids made on them. */
+	int weigh_bids;
 	int ncand;
 	struct action cand[GAME_MAX_ACTIONS];
 	int ids[GAME_MAX_ACTIONS];       /* for plays */
 };
+
+/*
+ * How well a world's hands fit the bids the seat saw made on them: for
+ * each other seat whose bid is public and whose round's cards the world
+ * holds in full, the chance that normal's trick distribution gives that
+ * hand exactly its bid.  A seat that bid high is likelier to hold the
+ * Wizards and trumps, and the weighted mean over the worlds leans that
+ * way.  The floor keeps a surprising bid from zeroing a world outright:
+ * people bid with other models than ours.
+ */
+#define BID_WEIGHT_FLOOR 0.05
+
+static double
+bid_weight(const struct wizard_view *v, const struct wizard_state *s)
+{
+	const struct wizard_round *r = &s->r;
+	double weight = 1, dist[GAME_MAX_HAND + 2];
+
+	if (!v->history && r->trick_no > 0)
+		return 1;
+	for (int seat = 0; seat < s->nseats; seat++) {
+		uint64_t start = r->hand[seat] | v->played[seat];
+		int bid = r->bid[seat];
+
+		if (seat == v->seat || !(s->active & (1u << seat)) ||
+		    bid < 0 || (v->hidden_bid & (1u << seat)) ||
+		    bid > bits_count64(start))
+			continue;
+		trick_distribution(s, start, 0, dist);
+		weight *= BID_WEIGHT_FLOOR + dist[bid];
+	}
+	return weight;
+}
 
 /*
  * Fills the hidden hands of a world: each seat in turn, the most
@@ -863,7 +898,7 @@ wizard_sample(const void *arg, struct rng *rng, void *worldp)
 		}
 		r->bid[seat] = (int8_t)bid;
 	}
-	return 1;
+	return search->weigh_bids ? bid_weight(v, &w->s) : 1;
 }
 
 /* Plays the world out to the end of the round with normal for everyone. */
@@ -871,10 +906,9 @@ static void
 rollout(struct wizard_world *w)
 {
 	struct wizard_state *s = &w->s;
-	struct action a;
 
 	for (;;) {
-		int seat, id;
+		int seat, id, move;
 
 		switch (s->r.phase) {
 		case PHASE_PLAY:
@@ -893,15 +927,18 @@ rollout(struct wizard_world *w)
 					;
 			if (seat == s->nseats)
 				return;
-			set_bid(&a, seat, normal_bid(s, seat));
-			if (wizard_game.apply(s, &a, NULL, 0) != 0)
+			/*
+			 * The mask path: one test against the legal mask
+			 * instead of apply()'s checks and messages.
+			 */
+			move = normal_bid(s, seat);
+			if (!((wizard_legal_mask(s, seat) >> move) & 1))
 				return;
+			wizard_apply_mask(s, seat, move);
 			break;
 		case PHASE_TRUMP:
-			set_trump(&a, s->r.dealer, normal_trump(s,
+			wizard_apply_mask(s, s->r.dealer, normal_trump(s,
 			    s->r.dealer));
-			if (wizard_game.apply(s, &a, NULL, 0) != 0)
-				return;
 			break;
 		default:
 			return;
@@ -971,6 +1008,7 @@ hard(const struct wizard_view *v, struct ai_ctx *ctx, struct action *out)
 		return;
 	memset(&search, 0, sizeof(search));
 	search.v = v;
+	search.weigh_bids = !ctx->hard_v1;
 	switch (s->r.phase) {
 	case PHASE_TRUMP:
 		for (int suit = 0; suit < 4; suit++)

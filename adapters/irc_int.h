@@ -1,0 +1,265 @@
+/*
+ * irc_int.h - what the files of the IRC adapter share: the adapter's
+ * state (struct irc), the people and channels it knows, and the helpers
+ * more than one of its files use.  Not for anything outside adapters/irc*.
+ *
+ * irc.c: the connection, the relay, the send queue's ends and the
+ * adapter's operations.
+ * irc_people.c: the people and channels the bot shares with them.
+ * irc_events.c: libircclient's events.
+ * irc_register.c: capabilities, SASL, nicknames and taking our own nick
+ * back.
+ * irc_verify.c: who holds a nick now, before private lines go to it.
+ */
+#ifndef STICHBOT_IRC_INT_H
+#define STICHBOT_IRC_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libircclient.h>
+
+#include "adapter.h"
+#include "irc_config.h"
+#include "irc_proto.h"
+#include "text.h"
+
+/* Rejoining after a kick, and after a ban or a full channel. */
+#define KICK_REJOIN_MS 10000
+#define BAN_REJOIN_MS 60000
+#define REJOIN_MAX_MS (30 * 60 * 1000)
+/* The WHOX token that marks the replies to a channel's WHO. */
+#define WHOX_TOKEN "163"
+/* The WHOX token of a verification: who holds a nick now. */
+#define VERIFY_TOKEN "164"
+/* A verification unanswered for this long is asked again. */
+#define VERIFY_TIMEOUT_MS 30000
+/* Holders remembered of people outside our channels, at most. */
+#define GLIMPSES_MAX 64
+
+enum phase {
+	PHASE_IDLE,              /* not started */
+	PHASE_WAIT,              /* waiting to reconnect */
+	PHASE_UPSTREAM,          /* libcurl connecting to the server */
+	PHASE_RELAY,             /* relaying, registering */
+	PHASE_READY,             /* registered (001 seen) */
+	PHASE_STOPPED,
+};
+
+/* A byte buffer of the relay. */
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+
+/* Someone on a channel we share; user, host and account NULL: unknown. */
+struct irc_user {
+	char *nick, *user, *host, *account;
+	int account_known;       /* account (or none) told by the server */
+	int channels;            /* channels we share */
+};
+
+/*
+ * Who held a nick when we last asked (WHOX) or heard from them, for
+ * people outside our channels; absent: nobody did.
+ */
+struct glimpse {
+	char nick[64], user[128], host[256], account[128];
+	int account_known, absent;
+	uint64_t at;
+};
+
+/* A verification (WHO nick) waiting for its answer. */
+struct verify {
+	char nick[64];
+	uint64_t at;
+	int answered;            /* a reply line came before the end */
+};
+
+struct irc_chan {
+	struct irc *irc;
+	char *name;
+	int wanted;              /* join() asked: joined after reconnects */
+	int joined;
+	uint64_t joined_at;
+	uint64_t rejoin_timer;
+	int retries;
+	struct irc_user **members;
+	int nmembers, members_cap;
+};
+
+struct irc {
+	struct adapter *adapter;
+	char *network;           /* a copy: logs outlive a finished adapter */
+	struct irc_config cfg;
+	struct loop *loop;
+	enum phase phase;
+	int hooked;
+	/* Loop callbacks on the stack, and finish() waiting for them. */
+	int depth;
+	int doomed;
+	/* The connection. */
+	struct irc_tls *up;
+	int up_fd, up_events, up_throttled;
+	int listen_fd;
+	int local_fd, local_events;
+	irc_session_t *session;
+	int irc_fd, irc_fd_ok, irc_events;
+	int in_session;          /* inside irc_process_select_descriptors() */
+	char *lost;              /* why the connection died inside it */
+	struct buf to_up, to_local, line;
+	int discarding;          /* skipping an overlong line */
+	uint64_t last_recv;
+	int ping_sent;
+	uint64_t ping_timer, register_timer, reconnect_timer;
+	uint64_t registered_at;
+	int attempts;
+	uint64_t rng;
+	/* Registration. */
+	char nick[64];
+	int nick_try;
+	char nick_base[48];      /* nick + digits stays within nick[] */
+	char self_user[128], self_host[256];
+	char account[128];       /* our services account; "" none */
+	struct text caps_offered;
+	int caps, cap_reqs, cap_done, sasl_state;
+	struct irc_isupport is;
+	/* People and channels. */
+	struct irc_user **users;
+	int nusers, users_cap;
+	struct irc_chan **chans;
+	int nchans, chans_cap;
+	struct irc_queue *queue;
+	/* Ids of messages that left, reported from a timer. */
+	uint64_t *sent_ids;
+	int nsent, sent_cap;
+	uint64_t sent_timer;
+	/* Verifying who holds a nick before private lines go to it. */
+	struct glimpse glimpses[GLIMPSES_MAX];
+	int nglimpses;
+	struct verify *verifies;
+	int nverifies, verifies_cap;
+	/* Taking our nick back. */
+	uint64_t reclaim_timer;
+	int monitoring, regain_sent, ghost_sent;
+};
+
+/* Who sent a line: the parts of its prefix. */
+struct origin {
+	char nick[128], user[128], host[256];
+};
+
+/* Capabilities we enable, as bits. */
+enum {
+	CAP_MULTI_PREFIX = 1 << 0,
+	CAP_EXTENDED_JOIN = 1 << 1,
+	CAP_ACCOUNT_NOTIFY = 1 << 2,
+	CAP_AWAY_NOTIFY = 1 << 3,
+	CAP_USERHOST_IN_NAMES = 1 << 4,
+	CAP_CHGHOST = 1 << 5,
+	CAP_SASL = 1 << 6,
+	CAP_ACCOUNT_TAG = 1 << 7,
+};
+
+/* Milliseconds of the bot's loop. */
+uint64_t irc_now_ms(const struct irc *irc);
+/* Nicks (and channel names) compared under the server's case mapping. */
+int irc_nick_eq(const struct irc *irc, const char *a, const char *b);
+/* Someone on a channel we share, or NULL. */
+struct irc_user *irc_user_find(struct irc *irc, const char *nick);
+struct irc_chan *irc_chan_find(struct irc *irc, const char *name);
+/* A line's prefix split into nick, user and host; -1 when it has none. */
+int irc_origin_split(const char *origin, struct origin *o);
+/* Queues "COMMAND target" lines (JOIN, WHO, PART, NOTICE ...). */
+int irc_queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The core is told nothing once finish() has been called. */
+int irc_alive(const struct irc *irc);
+/* The longest prefix the server may put before our lines. */
+size_t irc_self_mask_length(const struct irc *irc);
+/* Joins every channel we want and are not in; again later after a kick. */
+void irc_join_wanted(struct irc *irc);
+void irc_rejoin_later(struct irc *irc, struct irc_chan *c, uint64_t base);
+
+/* irc_people.c: the people and channels we share with them. */
+
+struct irc_user *irc_user_get(struct irc *irc, const char *nick);
+void irc_user_free(struct irc_user *u);
+/* Forgets u once it shares no channel with us. */
+void irc_user_release(struct irc *irc, struct irc_user *u);
+/* Replaces *field with s (NULL or "" clears it); 1 when it changed. */
+int irc_set_field(char **field, const char *s);
+/* u's identity for the core; -1 while it cannot be told. */
+int irc_user_id(const struct irc_user *u, char *out, size_t outlen);
+/* The struct user of u; id and mask are buffers of the caller. */
+int irc_user_struct(const struct irc *irc, const struct irc_user *u,
+    char *id, size_t idlen, char *mask, size_t masklen, struct user *out);
+/* Tells the core when u's id (old, NULL: none) or name changed. */
+void irc_notify_rename(struct irc *irc, const struct irc_user *u,
+    const char *old, int renamed);
+/* Learns user@host and (account not NULL) the account of u. */
+void irc_user_learn(struct irc *irc, struct irc_user *u, const char *user,
+    const char *host, const char *account);
+struct irc_chan *irc_chan_get(struct irc *irc, const char *name);
+int irc_chan_has(const struct irc_chan *c, const struct irc_user *u);
+void irc_chan_add(struct irc_chan *c, struct irc_user *u);
+void irc_chan_remove(struct irc *irc, struct irc_chan *c,
+    struct irc_user *u);
+void irc_chan_clear(struct irc *irc, struct irc_chan *c);
+/* Forgets a channel we no longer want nor are in. */
+void irc_chan_drop(struct irc *irc, struct irc_chan *c);
+
+/* irc_events.c: libircclient's events. */
+
+irc_session_t *irc_session_create(void);
+/* A channel name we may join: #&!+, no spaces, commas or controls. */
+int irc_valid_channel(const char *s);
+
+/* Loop callbacks: irc_leave() returns 1 when finish() freed irc. */
+void irc_enter(struct irc *irc);
+int irc_leave(struct irc *irc);
+/* The nick we hold now is nick. */
+int irc_is_self(const struct irc *irc, const char *nick);
+/* Sends a line now, past the queue (registration, PING); 0 or -1. */
+int irc_send_now(struct irc *irc, const char *line);
+/* The connection died: close it and reconnect later. */
+void irc_connection_lost(struct irc *irc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* irc_register.c */
+
+/* CAP and AUTHENTICATE from the server; CAP END once negotiated. */
+void irc_cap_message(struct irc *irc, const char **params,
+    unsigned int count);
+void irc_authenticate_message(struct irc *irc, const char **params,
+    unsigned int count);
+void irc_cap_end(struct irc *irc);
+/* Tries the next nickname after ours was taken (433) or refused (432). */
+void irc_next_nick(struct irc *irc, int erroneous);
+/* Registered under another nick: watch ours and take it back. */
+void irc_reclaim_start(struct irc *irc);
+/* Our nick may be free (its holder left): ask for it. */
+void irc_reclaim_now(struct irc *irc);
+/* Our nick is ours again. */
+void irc_reclaim_done(struct irc *irc);
+/* ISON (303) and MONITOR offline (731) answers. */
+void irc_ison_reply(struct irc *irc, const char *list);
+void irc_monitor_reply(struct irc *irc, const char *list);
+
+/* irc_verify.c */
+
+/* Remembers who holds nick now (account NULL: not told; absent: nobody). */
+void irc_glimpse_note(struct irc *irc, const char *nick, const char *user,
+    const char *host, const char *account, int absent);
+/* nick changed hands (QUIT, NICK): what we knew of its holder is old. */
+void irc_glimpse_forget(struct irc *irc, const char *nick);
+/* A WHO reply and the end of a WHO, for a verification asked. */
+void irc_verify_reply(struct irc *irc, const char *nick, const char *user,
+    const char *host, const char *account);
+void irc_verify_end(struct irc *irc, const char *mask);
+/* The queue's gate (irc_queue_ops.gate): may this line leave now? */
+int irc_line_gate(const char *line, const char *ident, uint64_t queued,
+    void *arg);
+
+#endif

@@ -1,0 +1,274 @@
+/*
+ * irc_people.c - the people the bot shares channels with, and those
+ * channels: who they are (nick!user@host, the services account when
+ * known), which the core hears of as identities (struct user), so that
+ * seats follow people through nick and account changes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "irc_int.h"
+#include "loop.h"
+
+int
+irc_nick_eq(const struct irc *irc, const char *a, const char *b)
+{
+	return irc_casecmp(irc->is.casemap, a, b) == 0;
+}
+
+int
+irc_is_self(const struct irc *irc, const char *nick)
+{
+	return irc_nick_eq(irc, nick, irc->nick);
+}
+
+struct irc_user *
+irc_user_find(struct irc *irc, const char *nick)
+{
+	for (int i = 0; i < irc->nusers; i++)
+		if (irc_nick_eq(irc, irc->users[i]->nick, nick))
+			return irc->users[i];
+	return NULL;
+}
+
+void
+irc_user_free(struct irc_user *u)
+{
+	free(u->nick);
+	free(u->user);
+	free(u->host);
+	free(u->account);
+	free(u);
+}
+
+struct irc_user *
+irc_user_get(struct irc *irc, const char *nick)
+{
+	struct irc_user *u = irc_user_find(irc, nick);
+
+	if (u != NULL)
+		return u;
+	if (array_grow((void **)&irc->users, &irc->users_cap, irc->nusers + 1,
+	    sizeof(*irc->users)) != 0 || (u = calloc(1, sizeof(*u))) == NULL)
+		return NULL;
+	if ((u->nick = strdup(nick)) == NULL) {
+		free(u);
+		return NULL;
+	}
+	irc->users[irc->nusers++] = u;
+	return u;
+}
+
+/* Forgets u once it shares no channel with us. */
+void
+irc_user_release(struct irc *irc, struct irc_user *u)
+{
+	if (u->channels > 0)
+		return;
+	for (int i = 0; i < irc->nusers; i++) {
+		if (irc->users[i] == u) {
+			irc->users[i] = irc->users[--irc->nusers];
+			break;
+		}
+	}
+	irc_user_free(u);
+}
+
+/* Replaces *field with s (NULL or "" clears it); 1 when it changed. */
+int
+irc_set_field(char **field, const char *s)
+{
+	char *copy;
+
+	if (s != NULL && s[0] == '\0')
+		s = NULL;
+	if (s == NULL ? *field == NULL : *field != NULL &&
+	    strcmp(*field, s) == 0)
+		return 0;
+	if (s == NULL) {
+		free(*field);
+		*field = NULL;
+		return 1;
+	}
+	if ((copy = strdup(s)) == NULL)
+		return 0;
+	free(*field);
+	*field = copy;
+	return 1;
+}
+
+int
+irc_user_id(const struct irc_user *u, char *out, size_t outlen)
+{
+	return irc_identity(out, outlen, u->nick, u->user, u->host,
+	    u->account);
+}
+
+/*
+ * The struct user of u; id and mask are buffers of the caller.  guest
+ * follows the network's "identity": with "account", a person without a
+ * services account may not take a seat.
+ */
+int
+irc_user_struct(const struct irc *irc, const struct irc_user *u, char *id,
+    size_t idlen, char *mask, size_t masklen, struct user *out)
+{
+	if (irc_user_id(u, id, idlen) != 0)
+		return -1;
+	snprintf(mask, masklen, "%s!%s@%s", u->nick, u->user != NULL ?
+	    u->user : "*", u->host != NULL ? u->host : "*");
+	memset(out, 0, sizeof(*out));
+	out->id = id;
+	out->name = u->nick;
+	out->mask = mask;
+	out->guest = irc->cfg.identity_account && u->account == NULL;
+	return 0;
+}
+
+/*
+ * Tells the core when u's id (old, NULL when it had none) or name changed:
+ * seats follow the person.
+ */
+void
+irc_notify_rename(struct irc *irc, const struct irc_user *u, const char *old,
+    int renamed)
+{
+	char id[512], mask[512];
+	struct user now = { 0 };
+
+	if (old == NULL || !irc_alive(irc) ||
+	    irc_user_struct(irc, u, id, sizeof(id), mask, sizeof(mask),
+	    &now) != 0)
+		return;
+	if (strcmp(old, id) == 0 && !renamed)
+		return;
+	bot_on_rename(irc->adapter->bot, irc->adapter, old, &now);
+}
+
+/*
+ * Learns user@host (from a prefix or a WHO reply) and, when account is not
+ * NULL, the account ("*" and "0": none) of u; tells the core if its id
+ * changed.
+ */
+void
+irc_user_learn(struct irc *irc, struct irc_user *u, const char *user,
+    const char *host, const char *account)
+{
+	char old[512];
+	int had = irc_user_id(u, old, sizeof(old)) == 0;
+
+	if (user != NULL && user[0] != '\0')
+		irc_set_field(&u->user, user);
+	if (host != NULL && host[0] != '\0')
+		irc_set_field(&u->host, host);
+	if (account != NULL) {
+		irc_set_field(&u->account, irc_account_known(account) ?
+		    account : NULL);
+		u->account_known = 1;
+	}
+	irc_notify_rename(irc, u, had ? old : NULL, 0);
+}
+
+/* Channels. */
+
+struct irc_chan *
+irc_chan_find(struct irc *irc, const char *name)
+{
+	for (int i = 0; i < irc->nchans; i++)
+		if (irc_nick_eq(irc, irc->chans[i]->name, name))
+			return irc->chans[i];
+	return NULL;
+}
+
+struct irc_chan *
+irc_chan_get(struct irc *irc, const char *name)
+{
+	struct irc_chan *c = irc_chan_find(irc, name);
+
+	if (c != NULL)
+		return c;
+	if (array_grow((void **)&irc->chans, &irc->chans_cap, irc->nchans + 1,
+	    sizeof(*irc->chans)) != 0 || (c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	if ((c->name = strdup(name)) == NULL) {
+		free(c);
+		return NULL;
+	}
+	c->irc = irc;
+	irc->chans[irc->nchans++] = c;
+	return c;
+}
+
+int
+irc_chan_has(const struct irc_chan *c, const struct irc_user *u)
+{
+	for (int i = 0; i < c->nmembers; i++)
+		if (c->members[i] == u)
+			return 1;
+	return 0;
+}
+
+void
+irc_chan_add(struct irc_chan *c, struct irc_user *u)
+{
+	if (irc_chan_has(c, u) || array_grow((void **)&c->members,
+	    &c->members_cap, c->nmembers + 1, sizeof(*c->members)) != 0)
+		return;
+	c->members[c->nmembers++] = u;
+	u->channels++;
+}
+
+void
+irc_chan_remove(struct irc *irc, struct irc_chan *c, struct irc_user *u)
+{
+	for (int i = 0; i < c->nmembers; i++) {
+		if (c->members[i] == u) {
+			c->members[i] = c->members[--c->nmembers];
+			u->channels--;
+			irc_user_release(irc, u);
+			return;
+		}
+	}
+}
+
+void
+irc_chan_clear(struct irc *irc, struct irc_chan *c)
+{
+	while (c->nmembers > 0) {
+		struct irc_user *u = c->members[--c->nmembers];
+
+		u->channels--;
+		irc_user_release(irc, u);
+	}
+}
+
+/* Forgets a channel we no longer want nor are in. */
+void
+irc_chan_drop(struct irc *irc, struct irc_chan *c)
+{
+	irc_chan_clear(irc, c);
+	if (irc->loop != NULL)
+		loop_cancel(irc->loop, c->rejoin_timer);
+	for (int i = 0; i < irc->nchans; i++) {
+		if (irc->chans[i] == c) {
+			irc->chans[i] = irc->chans[--irc->nchans];
+			break;
+		}
+	}
+	free(c->members);
+	free(c->name);
+	free(c);
+}
+
+
+int
+irc_origin_split(const char *origin, struct origin *o)
+{
+	if (origin == NULL)
+		return -1;
+	return irc_mask_split(origin, o->nick, sizeof(o->nick), o->user,
+	    sizeof(o->user), o->host, sizeof(o->host));
+}
+

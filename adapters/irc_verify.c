@@ -1,0 +1,246 @@
+/*
+ * irc_verify.c - private lines reach only the holder of a seat (issue
+ * 15.1).  Before a private line leaves for a nick, the adapter must know
+ * that the nick's holder now is the seat's identity; channel lines wait
+ * until the bot is in their channel.  See irc_line_gate().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "irc_int.h"
+#include "log.h"
+
+/* Glimpses: who held a nick outside our channels, and when. */
+
+static struct glimpse *
+glimpse_find(struct irc *irc, const char *nick)
+{
+	for (int i = 0; i < irc->nglimpses; i++)
+		if (irc_nick_eq(irc, irc->glimpses[i].nick, nick))
+			return &irc->glimpses[i];
+	return NULL;
+}
+
+void
+irc_glimpse_forget(struct irc *irc, const char *nick)
+{
+	struct glimpse *g = glimpse_find(irc, nick);
+
+	if (g != NULL)
+		*g = irc->glimpses[--irc->nglimpses];
+}
+
+/* Remembers who holds nick now; account NULL: not told. */
+void
+irc_glimpse_note(struct irc *irc, const char *nick, const char *user,
+    const char *host, const char *account, int absent)
+{
+	struct glimpse *g = glimpse_find(irc, nick);
+
+	if (strlen(nick) >= sizeof(g->nick))
+		return;
+	if (g == NULL && irc->nglimpses < GLIMPSES_MAX) {
+		g = &irc->glimpses[irc->nglimpses++];
+	} else if (g == NULL) {
+		/* Full: the oldest makes room. */
+		g = &irc->glimpses[0];
+		for (int i = 1; i < irc->nglimpses; i++)
+			if (irc->glimpses[i].at < g->at)
+				g = &irc->glimpses[i];
+	}
+	memset(g, 0, sizeof(*g));
+	snprintf(g->nick, sizeof(g->nick), "%s", nick);
+	snprintf(g->user, sizeof(g->user), "%s", user != NULL ? user : "");
+	snprintf(g->host, sizeof(g->host), "%s", host != NULL ? host : "");
+	if (account != NULL) {
+		g->account_known = 1;
+		if (irc_account_known(account))
+			snprintf(g->account, sizeof(g->account), "%s",
+			    account);
+	}
+	g->absent = absent;
+	g->at = irc_now_ms(irc);
+}
+
+/* Verifications. */
+
+static struct verify *
+verify_find(struct irc *irc, const char *nick)
+{
+	for (int i = 0; i < irc->nverifies; i++)
+		if (irc_nick_eq(irc, irc->verifies[i].nick, nick))
+			return &irc->verifies[i];
+	return NULL;
+}
+
+static void
+verify_remove(struct irc *irc, struct verify *v)
+{
+	*v = irc->verifies[--irc->nverifies];
+}
+
+/*
+ * Asks the server who holds nick now (WHOX with the account, else WHO);
+ * the lines for nick wait for the answer.
+ */
+static void
+verify_ask(struct irc *irc, const char *nick)
+{
+	struct verify *v = verify_find(irc, nick);
+
+	if (v != NULL && irc_now_ms(irc) - v->at < VERIFY_TIMEOUT_MS)
+		return;
+	if (v == NULL) {
+		if (strlen(nick) >= sizeof(v->nick) ||
+		    array_grow((void **)&irc->verifies, &irc->verifies_cap,
+		    irc->nverifies + 1, sizeof(*irc->verifies)) != 0)
+			return;
+		v = &irc->verifies[irc->nverifies++];
+		memset(v, 0, sizeof(*v));
+		snprintf(v->nick, sizeof(v->nick), "%s", nick);
+	}
+	v->at = irc_now_ms(irc);
+	v->answered = 0;
+	log_debug("irc %s: verifying who holds %s before private lines go "
+	    "there", irc->network, nick);
+	if (irc->is.whox)
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "WHO %s %%tuhna,"
+		    VERIFY_TOKEN, nick);
+	else
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "WHO %s", nick);
+}
+
+/* A reply to a verification: nick is held by user@host (account). */
+void
+irc_verify_reply(struct irc *irc, const char *nick, const char *user,
+    const char *host, const char *account)
+{
+	struct verify *v = verify_find(irc, nick);
+
+	if (v == NULL)
+		return;
+	v->answered = 1;
+	irc_glimpse_note(irc, nick, user, host, account, 0);
+}
+
+/* The end of a WHO: a verification without a reply found nobody. */
+void
+irc_verify_end(struct irc *irc, const char *mask)
+{
+	struct verify *v = verify_find(irc, mask);
+
+	if (v == NULL)
+		return;
+	if (!v->answered)
+		irc_glimpse_note(irc, mask, NULL, NULL, NULL, 1);
+	verify_remove(irc, v);
+	if (irc->queue != NULL)
+		irc_queue_flush(irc->queue);
+}
+
+/*
+ * May private lines for ident (a seat's identity: "account:NAME" or
+ * nick!user@host), queued at queued, go to nick now?  Only when the
+ * adapter knows who holds nick: a member of a channel we share (whose
+ * QUIT or NICK we would see), or, for someone outside our channels, who
+ * answered a WHO or spoke to us since the message was queued (their QUIT
+ * would go unseen, so older knowledge proves nothing).  Otherwise the
+ * lines wait while we ask.  Someone else: never.
+ */
+static int
+holder_gate(struct irc *irc, const char *nick, const char *ident,
+    uint64_t queued)
+{
+	struct irc_user *u = irc_user_find(irc, nick);
+	const struct glimpse *g = NULL;
+	const char *user, *host, *account;
+	int account_known, is_account = strncmp(ident, "account:", 8) == 0;
+	struct origin want;
+
+	if (u != NULL && u->channels > 0) {
+		user = u->user;
+		host = u->host;
+		account = u->account;
+		account_known = u->account_known;
+	} else if ((g = glimpse_find(irc, nick)) != NULL && g->at >= queued) {
+		if (g->absent) {
+			log_info("irc %s: not sending private lines for %s to "
+			    "%s: nobody holds that nick", irc->network, ident,
+			    nick);
+			return IRC_GATE_DROP;
+		}
+		user = g->user;
+		host = g->host;
+		account = g->account[0] != '\0' ? g->account : NULL;
+		account_known = g->account_known;
+	} else {
+		verify_ask(irc, nick);
+		return IRC_GATE_WAIT;
+	}
+	if (is_account) {
+		if (account != NULL && irc_casecmp(irc->is.casemap, account,
+		    ident + 8) == 0)
+			return IRC_GATE_GO;
+		if (account != NULL || account_known)
+			goto other;
+	} else if (irc_origin_split(ident, &want) == 0 && user != NULL &&
+	    host != NULL && user[0] != '\0' && host[0] != '\0') {
+		if (strcmp(user, want.user) == 0 &&
+		    strcmp(host, want.host) == 0)
+			return IRC_GATE_GO;
+		goto other;
+	}
+	/*
+	 * A member whose user@host or account we do not know yet: ask once;
+	 * an answer that still does not tell (no account from a plain WHO)
+	 * cannot prove anything.
+	 */
+	if (verify_find(irc, nick) != NULL)
+		return IRC_GATE_WAIT;
+	if (g == NULL && ((g = glimpse_find(irc, nick)) == NULL ||
+	    g->at < queued)) {
+		verify_ask(irc, nick);
+		return IRC_GATE_WAIT;
+	}
+	log_warn("irc %s: not sending private lines for %s to %s: the "
+	    "server does not tell who holds it", irc->network, ident, nick);
+	return IRC_GATE_DROP;
+other:
+	log_warn("irc %s: not sending private lines for %s to %s: that nick "
+	    "is held by %s!%s@%s%s%s", irc->network, ident, nick, nick,
+	    user != NULL ? user : "*", host != NULL ? host : "*",
+	    account != NULL ? " account " : "", account != NULL ? account : "");
+	return IRC_GATE_DROP;
+}
+
+/* The queue's gate: may this line of a channel or private message go? */
+int
+irc_line_gate(const char *line, const char *ident, uint64_t queued, void *arg)
+{
+	struct irc *irc = arg;
+	const char *target = strchr(line, ' ');
+	char name[IRC_LINE_MAX];
+	size_t n;
+	struct irc_chan *c;
+
+	if (target == NULL)
+		return IRC_GATE_GO;
+	target++;
+	n = strcspn(target, " ");
+	if (n >= sizeof(name))
+		return IRC_GATE_DROP;
+	memcpy(name, target, n);
+	name[n] = '\0';
+	if (ident != NULL)
+		return holder_gate(irc, name, ident, queued);
+	if ((c = irc_chan_find(irc, name)) != NULL && c->joined)
+		return IRC_GATE_GO;
+	if (c != NULL && c->wanted)
+		return IRC_GATE_WAIT;
+	log_warn("irc %s: dropping lines for %s: the bot is not in it",
+	    irc->network, name);
+	return IRC_GATE_DROP;
+}
+

@@ -1,0 +1,88 @@
+/*
+ * wizard_impl.h - what the Wizard engine's files share and nothing else
+ * sees: the card tables, the trusted round steps, and the seat ring.
+ *
+ * The engine is split by concern: wizard.c checks and describes actions
+ * (the struct game_impl path the bot and the record reader use),
+ * wizard_play.c holds the rules of a round once for every path, and
+ * wizard_mask.c is the card-mask path for callers that apply millions of
+ * moves (the computer players, replay, the benchmarks).
+ */
+#ifndef STICHBOT_WIZARD_IMPL_H
+#define STICHBOT_WIZARD_IMPL_H
+
+#include <stdint.h>
+
+#include "wizard.h"
+
+#define WIZARD_SPECIAL_MASK (WIZARD_WIZARD_MASK | WIZARD_JESTER_MASK)
+/* Slots in wizard_id_suit[] for the two cards that have no suit. */
+#define WIZARD_SLOT_WIZARD 6
+#define WIZARD_SLOT_JESTER 7
+
+/*
+ * The suit of every card id (0..3, or a slot for Wizards and Jesters), so
+ * the hot paths look it up instead of dividing by 13.
+ */
+static const uint8_t wizard_id_suit[64] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7,
+	7,
+};
+
+/* The rank of every card id, 1..13; 0 for Wizards and Jesters. */
+static const uint8_t wizard_id_rank[64] = {
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1, 2, 3, 4, 5, 6, 7,
+	8, 9, 10, 11, 12, 13, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+	13, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0,
+};
+
+static inline int
+wizard_card_face(int id)
+{
+	return id < 52 ? id : id < 56 ? WIZARD_FACE_WIZARD : WIZARD_FACE_JESTER;
+}
+
+/* The ids of face: one id for a suited card, all four for W or J. */
+static inline uint64_t
+wizard_face_ids(int face)
+{
+	if (face == WIZARD_FACE_WIZARD)
+		return WIZARD_WIZARD_MASK;
+	if (face == WIZARD_FACE_JESTER)
+		return WIZARD_JESTER_MASK;
+	return UINT64_C(1) << face;
+}
+
+/*
+ * The next seat after seat that is still in the game, without a loop: the
+ * active seats are doubled around the ring so the lowest set bit above
+ * seat is the answer, wrapped back into range.
+ */
+static inline int
+wizard_next_seat(const struct wizard_state *s, int seat)
+{
+	unsigned ring = ((unsigned)s->active |
+	    (unsigned)s->active << s->nseats) >> (seat + 1);
+	int next = seat + 1 + __builtin_ctz(ring);
+
+	return next >= s->nseats ? next - s->nseats : next;
+}
+
+/*
+ * Starts round s->round + 1 with these hands (masks of ids, Wizards and
+ * Jesters numbered from 52 and 56 in the order they were dealt) and the
+ * turned face or -1; the deal has been checked.
+ */
+void wizard_begin_round(struct wizard_state *s, const uint64_t *hands,
+    int turned);
+/* The bid the dealer may not make under the round's restriction, or -1. */
+int wizard_forbidden_bid(const struct wizard_state *s, int seat);
+/* Records a legal bid of seat. */
+void wizard_bid(struct wizard_state *s, int seat, int bid);
+/* The dealer names suit as trump after a turned Wizard. */
+void wizard_set_trump(struct wizard_state *s, int suit);
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * wizard_mask.c - Wizard's card-mask path: legal moves as one 64-bit mask
+ * and an apply that trusts a move taken from it, for the callers that
+ * apply millions of moves (the computer players, replay, benchmarks).
+ *
+ * A move is a bit number whose meaning depends on the phase: a card id
+ * while cards are played, the bid itself while bidding, the suit while
+ * the dealer chooses trump.  Of the four Wizards (and four Jesters) a hand
+ * may hold, the mask offers only the lowest id, as apply() would play it,
+ * so the moves of a mask stand one for one, in the same order, for the
+ * actions legal() lists.  The engine path and this one therefore reach
+ * the same states, which tests/test_wizard.c checks over many games.
+ */
+#include <string.h>
+
+#include "bits.h"
+#include "rng.h"
+#include "wizard.h"
+#include "wizard_impl.h"
+
+uint64_t
+wizard_legal_mask(const struct wizard_state *s, int seat)
+{
+	const struct wizard_round *r = &s->r;
+	uint64_t bids = (UINT64_C(2) << r->cards) - 1;
+	int forbidden;
+
+	if (seat < 0 || seat >= s->nseats)
+		return 0;
+	switch (r->phase) {
+	case PHASE_PLAY:
+		return seat == r->turn ?
+		    wizard_distinct(wizard_playable(s, seat)) : 0;
+	case PHASE_BID:
+		if (seat != r->turn)
+			return 0;
+		forbidden = wizard_forbidden_bid(s, seat);
+		return forbidden < 0 ? bids :
+		    bids & ~(UINT64_C(1) << forbidden);
+	case PHASE_BID_SIMULTANEOUS:
+		return (s->active & (1u << seat)) && r->bid[seat] < 0 ?
+		    bids : 0;
+	case PHASE_TRUMP:
+		return seat == r->dealer ? 0xf : 0;
+	default:
+		return 0;
+	}
+}
+
+uint64_t
+wizard_next_moves_other(const struct wizard_state *s, int *seat)
+{
+	const struct wizard_round *r = &s->r;
+
+	switch (r->phase) {
+	case PHASE_TRUMP:
+	case PHASE_BID:
+	case PHASE_PLAY:
+		*seat = r->turn;
+		return wizard_legal_mask(s, r->turn);
+	case PHASE_BID_SIMULTANEOUS:
+		for (int i = 0; i < s->nseats; i++) {
+			if ((s->active & (1u << i)) && r->bid[i] < 0) {
+				*seat = i;
+				return wizard_legal_mask(s, i);
+			}
+		}
+		*seat = -1;
+		return 0;
+	default:
+		*seat = -1;
+		return 0;
+	}
+}
+
+void
+wizard_apply_other(struct wizard_state *s, int seat, int move)
+{
+	switch (s->r.phase) {
+	case PHASE_PLAY:
+		wizard_play_id(s, seat, move);
+		break;
+	case PHASE_BID:
+	case PHASE_BID_SIMULTANEOUS:
+		wizard_bid(s, seat, move);
+		break;
+	case PHASE_TRUMP:
+		wizard_set_trump(s, move);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * The same shuffle as make_deal(), over card ids instead of faces: the
+ * permutation does not depend on what is shuffled, so the same draws give
+ * the same cards.  Wizards and Jesters are renumbered in dealing order, as
+ * start_round() numbers them (seat by seat, so each seat's take is the
+ * next block of ids), and even the ids match.
+ */
+void
+wizard_deal(struct wizard_state *s, struct rng *rng)
+{
+	uint64_t hands[GAME_MAX_SEATS] = { 0 };
+	uint8_t deck[60];
+	int cards = s->schedule[s->round + 1];
+	int wizard_next = 52, jester_next = 56;
+	int k = 0;
+
+	for (int i = 0; i < 60; i++)
+		deck[i] = (uint8_t)i;
+	rng_shuffle(rng, deck, 60);
+	for (int seat = 0; seat < s->nseats; seat++) {
+		uint64_t hand = 0;
+		int wizards, jesters;
+
+		if (!(s->active & (1u << seat)))
+			continue;
+		for (int i = 0; i < cards; i++)
+			hand |= UINT64_C(1) << deck[k++];
+		wizards = bits_count64(hand & WIZARD_WIZARD_MASK);
+		jesters = bits_count64(hand & WIZARD_JESTER_MASK);
+		hands[seat] = (hand & ~WIZARD_SPECIAL_MASK) |
+		    ((UINT64_C(1) << wizards) - 1) << wizard_next |
+		    ((UINT64_C(1) << jesters) - 1) << jester_next;
+		wizard_next += wizards;
+		jester_next += jesters;
+	}
+	wizard_begin_round(s, hands, k < 60 ? wizard_card_face(deck[k]) : -1);
+}
+
+int
+wizard_action_move(const struct wizard_state *s, const struct action *a)
+{
+	uint64_t legal, ids;
+	enum game_phase phase = s->r.phase;
+
+	if (a->seat < 0 || a->seat >= s->nseats)
+		return -1;
+	legal = wizard_legal_mask(s, a->seat);
+	switch (a->kind) {
+	case ACTION_PLAY:
+		if (phase != PHASE_PLAY || a->ncards != 1 ||
+		    a->cards[0] > WIZARD_FACE_JESTER)
+			return -1;
+		ids = legal & wizard_face_ids(a->cards[0]);
+		return ids ? bits_lowest64(ids) : -1;
+	case ACTION_BID:
+		if (phase != PHASE_BID && phase != PHASE_BID_SIMULTANEOUS)
+			return -1;
+		break;
+	case ACTION_TRUMP:
+		if (phase != PHASE_TRUMP)
+			return -1;
+		break;
+	default:
+		return -1;
+	}
+	if (a->value < 0 || a->value >= 64 ||
+	    !(legal & (UINT64_C(1) << a->value)))
+		return -1;
+	return a->value;
+}
+
+void
+wizard_move_action(const struct wizard_state *s, int seat, int move,
+    struct action *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->seat = (int8_t)seat;
+	switch (s->r.phase) {
+	case PHASE_PLAY:
+		out->kind = ACTION_PLAY;
+		out->ncards = 1;
+		out->cards[0] = (uint8_t)wizard_card_face(move);
+		break;
+	case PHASE_TRUMP:
+		out->kind = ACTION_TRUMP;
+		out->value = (int8_t)move;
+		break;
+	default:
+		out->kind = ACTION_BID;
+		out->value = (int8_t)move;
+		break;
+	}
+}

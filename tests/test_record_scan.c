@@ -1,0 +1,179 @@
+/*
+ * test_record_scan.c - replay_line(), the fast way of `replay --lines`,
+ * against replay_record(): on records of random games of every game, in
+ * compact and indented form, complete, cut short and with an illegal
+ * action, both must give the same status and output; and records outside
+ * the plain form must be handed back (-1) for the general path.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "birdhead.h"
+#include "record.h"
+#include "sticheln.h"
+#include "testutil.h"
+#include "wizard.h"
+
+/* Both paths on text: the same status and the same output. */
+static void
+check_same(const char *text)
+{
+	json_t *record = test_json(text), *want = NULL, *got = NULL;
+	int status = replay_record(record, &want);
+
+	assert_int_equal(replay_line(text, strlen(text), &got), status);
+	if (!json_equal(want, got)) {
+		char *a = json_dumps(want, JSON_COMPACT);
+		char *b = json_dumps(got, JSON_COMPACT);
+
+		fail_msg("replay_line gave %s, replay_record %s", b, a);
+	}
+	json_decref(got);
+	json_decref(want);
+	json_decref(record);
+}
+
+static void
+check_record(json_t *record)
+{
+	char *compact = json_dumps(record, JSON_COMPACT);
+	char *spaced = json_dumps(record, JSON_INDENT(2));
+
+	check_same(compact);
+	check_same(spaced);
+	free(compact);
+	free(spaced);
+}
+
+static void
+test_random_records_agree(void **unused)
+{
+	const struct game_impl *impls[] = { &wizard_game, &birdhead_game,
+	    &sticheln_game };
+	struct rng rng;
+	int records = 0;
+
+	rng_seed(&rng, 11);
+	for (size_t g = 0; g < sizeof(impls) / sizeof(*impls); g++) {
+		for (int i = 0; i < 40; i++) {
+			struct game_setup setup = { .nseats = 3 + i % 4,
+			    .first = i % 3 };
+			int cut = i % 3 == 1 ? (int)rng_below(&rng, 200) : -1;
+			struct game *game = test_random_game(impls[g], &setup,
+			    &rng, cut);
+			json_t *record = game_to_record(game);
+			json_t *actions = json_object_get(record, "actions");
+			size_t n = json_array_size(actions);
+
+			check_record(record);
+			/* An illegal action: a play by the wrong seat. */
+			if (i % 3 == 2 && n > 10) {
+				json_t *a = json_array_get(actions, n / 2);
+				json_int_t seat = json_integer_value(
+				    json_object_get(a, "seat"));
+
+				json_object_set_new(a, "seat", json_integer(
+				    (seat + 1) % setup.nseats));
+				check_record(record);
+			}
+			records++;
+			json_decref(record);
+			game_destroy(game);
+		}
+	}
+	assert_int_equal(records, 120);
+}
+
+/* What the scanner does not read goes back to the general path. */
+static void
+test_unusual_records_fall_back(void **unused)
+{
+	static const char *const texts[] = {
+		/* An escape in a card code. */
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		"\"first\":0,\"deals\":[{\"hands\":[[\"r\\u0031\"],[\"r2\"],"
+		"[\"r3\"]],\"turned\":null}],\"actions\":[]}",
+		/* An unknown key in an action. */
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		"\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],"
+		"[\"r3\"]]}],\"actions\":[{\"seat\":1,\"bid\":0,\"x\":1}]}",
+		/* Two lists of deals. */
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		"\"first\":0,\"deals\":[],\"deals\":[],\"actions\":[]}",
+		/* Actions that are no list, a seat out of range, a real. */
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		"\"first\":0,\"deals\":[],\"actions\":null}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		"\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],"
+		"[\"r3\"]]}],\"actions\":[{\"seat\":9,\"bid\":0}]}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		"\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],"
+		"[\"r3\"]]}],\"actions\":[{\"seat\":1,\"bid\":1.0}]}",
+		/* A card that is none, and a deal the rules refuse. */
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		"\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"x2\"],"
+		"[\"r3\"]]}]}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		"\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"r1\"],"
+		"[\"r3\"]]}]}",
+		/* A header the rules refuse (two players). */
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\"],"
+		"\"first\":0,\"deals\":[],\"actions\":[]}",
+		/* Not JSON at all, and text after the record. */
+		"{\"game\":\"wizard\",\"players\":[",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		"\"first\":0} x",
+	};
+
+	/* A NUL byte where a value should be. */
+	static const char nul[] = "{\"game\":\"wizard\",\"x\":\0 1,"
+	    "\"deals\":[]}";
+	json_t *output = NULL;
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++) {
+		if (replay_line(texts[i], strlen(texts[i]), &output) != -1)
+			fail_msg("record %zu was not handed back", i);
+		assert_null(output);
+	}
+	assert_int_equal(replay_line(nul, sizeof(nul) - 1, &output), -1);
+	assert_null(output);
+}
+
+/* Plain records with errors the scanner reads: the same answers. */
+static void
+test_plain_errors_agree(void **unused)
+{
+	/* A bid out of turn, and an action beyond the deals. */
+	check_same("{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+	    "\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],"
+	    "[\"r3\"]],\"turned\":\"b4\"}],\"actions\":[{\"seat\":2,"
+	    "\"bid\":0}]}");
+	check_same("{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+	    "\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],"
+	    "[\"r3\"]],\"turned\":\"b4\"}],\"actions\":[{\"seat\":1,"
+	    "\"bid\":0},{\"seat\":2,\"bid\":0},{\"seat\":0,\"bid\":1},"
+	    "{\"seat\":1,\"play\":\"r2\"},{\"seat\":2,\"play\":\"r3\"},"
+	    "{\"seat\":0,\"play\":\"r1\"},{\"seat\":1,\"bid\":0}]}");
+	/* No actions key at all. */
+	check_same("{\"game\":\"sticheln\",\"players\":[\"a\",\"b\",\"c\"],"
+	    "\"first\":0}");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_records_agree),
+		cmocka_unit_test(test_unusual_records_fall_back),
+		cmocka_unit_test(test_plain_errors_agree),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,213 @@
+/*
+ * test_wizard_mask.c - Wizard's card-mask path against its engine path:
+ * thousands of seeded random games, every option family and seat count,
+ * played through both in lockstep.  Both must deal the same cards from the
+ * same draws, offer the same legal actions in the same order, and reach
+ * byte-identical states after every action.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bits.h"
+#include "rng.h"
+#include "wizard.h"
+
+/* Option sets that change what is legal, who acts or who wins tricks. */
+static const char *const option_sets[] = {
+	"", "notequal", "canadian", "evenbid", "hardcore", "hiddentip",
+	"secret", "jesterbid", "nannie=2", "quick", "clairvoyance",
+	"amigo",
+};
+
+static void
+setup_for(struct game_setup *setup, int nseats, const char *options)
+{
+	char err[GAME_ERR_LEN];
+
+	memset(setup, 0, sizeof(*setup));
+	setup->nseats = nseats;
+	setup->first = nseats - 1;
+	if (*options != '\0' && game_option_set(&wizard_game,
+	    &setup->options, options, err, sizeof(err)) != 0)
+		fail_msg("option %s: %s", options, err);
+}
+
+/*
+ * The legal actions of every seat agree with its legal mask: the same
+ * count, the k-th action is the k-th move, and each action maps back to
+ * its move.
+ */
+static void
+check_legal(const struct wizard_state *s)
+{
+	struct action legal[GAME_MAX_ACTIONS], a;
+
+	for (int seat = 0; seat < s->nseats; seat++) {
+		int n = wizard_game.legal(s, seat, legal, GAME_MAX_ACTIONS);
+		uint64_t moves = wizard_legal_mask(s, seat);
+
+		assert_int_equal(n, bits_count64(moves));
+		for (int i = 0; i < n; i++, moves &= moves - 1) {
+			int move = bits_lowest64(moves);
+
+			wizard_move_action(s, seat, move, &a);
+			assert_true(action_equal(&a, &legal[i]));
+			assert_memory_equal(&a, &legal[i], sizeof(a));
+			assert_int_equal(wizard_action_move(s, &legal[i]),
+			    move);
+		}
+	}
+}
+
+/* One game through both paths; returns the actions taken. */
+static long
+lockstep_game(const struct game_setup *setup, uint64_t seed)
+{
+	struct wizard_state engine, mask;
+	struct rng deal_engine, deal_mask, choose;
+	struct action legal[GAME_MAX_ACTIONS];
+	int seats[GAME_MAX_SEATS];
+	long actions = 0;
+
+	rng_seed(&deal_engine, seed);
+	rng_seed(&deal_mask, seed);
+	rng_seed(&choose, seed ^ UINT64_C(0x9e3779b97f4a7c15));
+	wizard_game.init(&engine, setup);
+	wizard_game.init(&mask, setup);
+	for (;;) {
+		enum game_phase phase = wizard_game.phase(&engine);
+		int n, seat, mseat, k;
+		uint64_t moves;
+
+		assert_memory_equal(&engine, &mask, sizeof(engine));
+		moves = wizard_next_moves(&mask, &mseat);
+		if (phase == PHASE_OVER) {
+			assert_true(moves == 0);
+			return actions;
+		}
+		if (phase == PHASE_DEAL) {
+			struct deal deal;
+
+			assert_true(moves == 0);
+			wizard_game.make_deal(&engine, &deal_engine, &deal);
+			assert_int_equal(wizard_game.start_round(&engine,
+			    &deal, NULL, 0), 0);
+			wizard_deal(&mask, &deal_mask);
+			continue;
+		}
+		check_legal(&mask);
+		n = wizard_game.to_act(&engine, seats);
+		assert_true(n >= 1);
+		/* The mask path's next seat is the first the engine lists. */
+		assert_int_equal(mseat, seats[0]);
+		seat = seats[rng_below(&choose, (uint32_t)n)];
+		n = wizard_game.legal(&engine, seat, legal, GAME_MAX_ACTIONS);
+		moves = wizard_legal_mask(&mask, seat);
+		k = (int)rng_below(&choose, (uint32_t)n);
+		assert_int_equal(wizard_game.apply(&engine, &legal[k], NULL,
+		    0), 0);
+		for (int i = 0; i < k; i++)
+			moves &= moves - 1;
+		wizard_apply_mask(&mask, seat, bits_lowest64(moves));
+		actions++;
+	}
+}
+
+static void
+test_mask_path_agrees_with_engine(void **unused)
+{
+	long games = 0, actions = 0;
+
+	for (size_t o = 0; o < sizeof(option_sets) / sizeof(*option_sets);
+	    o++) {
+		for (int nseats = 3; nseats <= 6; nseats++) {
+			struct game_setup setup;
+			char err[GAME_ERR_LEN];
+
+			setup_for(&setup, nseats, option_sets[o]);
+			if (wizard_game.validate_options(&setup.options,
+			    nseats, err, sizeof(err)) != 0)
+				continue;
+			for (uint64_t seed = 1; seed <= 60; seed++, games++)
+				actions += lockstep_game(&setup,
+				    seed * 1000003 + (uint64_t)nseats);
+		}
+	}
+	/* Thousands of games, hundreds of thousands of actions. */
+	assert_true(games >= 2000);
+	assert_true(actions >= 500000);
+}
+
+/*
+ * Refused actions have no move: a card not held, a suit not followed, a
+ * bid out of range or of the wrong seat.
+ */
+static void
+test_illegal_actions_have_no_move(void **unused)
+{
+	struct game_setup setup;
+	struct wizard_state s;
+	struct rng rng;
+	struct action a;
+	uint64_t hand, off;
+	int seat;
+
+	setup_for(&setup, 4, "");
+	rng_seed(&rng, 7);
+	wizard_game.init(&s, &setup);
+	/* Two rounds on the lowest moves, then the deal of round 3. */
+	while (s.round < 2 || s.r.phase == PHASE_PLAY) {
+		uint64_t moves = wizard_next_moves(&s, &seat);
+
+		if (moves == 0)
+			wizard_deal(&s, &rng);
+		else
+			wizard_apply_mask(&s, seat, bits_lowest64(moves));
+	}
+	/* Three cards each; bids come first. */
+	assert_int_equal(s.r.cards, 3);
+	assert_true(wizard_next_moves(&s, &seat) != 0);
+	a = (struct action){ .seat = (int8_t)((seat + 1) % 4),
+	    .kind = ACTION_BID, .value = 0 };
+	assert_int_equal(wizard_action_move(&s, &a), -1);
+	a.seat = (int8_t)seat;
+	a.value = 5;
+	assert_int_equal(wizard_action_move(&s, &a), -1);
+	a.kind = ACTION_PLAY;
+	a.ncards = 1;
+	a.cards[0] = 0;
+	assert_int_equal(wizard_action_move(&s, &a), -1);
+	while (s.r.phase != PHASE_PLAY) {
+		uint64_t moves = wizard_next_moves(&s, &seat);
+
+		wizard_apply_mask(&s, seat, bits_lowest64(moves));
+	}
+	seat = s.r.turn;
+	hand = s.r.hand[seat];
+	off = ~hand & ~WIZARD_WIZARD_MASK & ~WIZARD_JESTER_MASK &
+	    ((UINT64_C(1) << 52) - 1);
+	a = (struct action){ .seat = (int8_t)seat, .kind = ACTION_PLAY,
+	    .ncards = 1, .cards = { (uint8_t)bits_lowest64(off) } };
+	assert_int_equal(wizard_action_move(&s, &a), -1);
+	a.ncards = 2;
+	a.cards[0] = (uint8_t)bits_lowest64(hand);
+	assert_int_equal(wizard_action_move(&s, &a), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mask_path_agrees_with_engine),
+		cmocka_unit_test(test_illegal_actions_have_no_move),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
