@@ -25,8 +25,11 @@
  *   player is still in it (or invited), otherwise a new unencrypted room
  *   (preset trusted_private_chat) to which the player is invited; it is
  *   recorded in m.direct, merged with what other clients wrote there.  A
- *   message in a room that is direct for its sender, or in a two-person
- *   room that is not a configured channel, counts as private.
+ *   direct room the player opened (is_direct, just the two of them) is
+ *   used and recorded too.  A message in a room that is direct for its
+ *   sender, or in a two-person room that is not a configured channel,
+ *   counts as private.  Private lines name a table by its room's alias
+ *   or name (channel_title), never by its id.
  * - Encryption.  The bot has no end-to-end encryption and cannot read
  *   encrypted rooms.  When a player writes in one, the bot says so once in
  *   that room, logs it, and opens an unencrypted direct room with them.
@@ -45,11 +48,16 @@
  *   bot's position: a long absence, a busy room) waits too, while the
  *   messages left out are fetched with /messages, at most MX_GAP_PAGES
  *   pages per room; if that fails they are skipped with a warning.  Duplicate
- *   events are recognised by event id.  Messages are sent as m.notice with
- *   HTML, one at a time per room and in order, each with a transaction id
- *   kept across retries so a retry never posts twice; rate limits
- *   (M_LIMIT_EXCEEDED) are honoured and other failures retried with
- *   backoff.  Messages still queued get a few seconds at shutdown.
+ *   events are recognised by event id.  Messages are sent with HTML, one
+ *   at a time per room and in order, each with a transaction id kept
+ *   across retries so a retry never posts twice (for the core's outbox
+ *   rows, made from the row id, so a row sent again after a restart is
+ *   the same transaction; the core hears with bot_on_sent() once the
+ *   homeserver has it); rate limits (M_LIMIT_EXCEEDED) are honoured and
+ *   other failures retried with backoff.  A line mentioning someone and
+ *   every private line are m.text with m.mentions (so clients alert
+ *   them), other room lines m.notice.  At SIGTERM the core lets what is
+ *   queued leave before it stops the adapter.
  * - Outages.  A failed /sync is retried quietly with backoff and jitter;
  *   only when the homeserver has not answered for outage_ms does the core
  *   hear "disconnected", and "connected" once it answers again.
@@ -639,7 +647,8 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 		mx_join_start(j);
 		return 0;
 	}
-	log_error("matrix %s: cannot send to %s: not joined", mx_net(m), channel);
+	log_error("matrix %s: cannot send to %s: not joined", mx_net(m),
+	    channel);
 	mx_msg_dropped(m, msg, channel);
 	mx_msg_free(msg);
 	return -1;

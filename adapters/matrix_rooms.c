@@ -454,8 +454,8 @@ on_left_room(const struct mx_response *res, void *arg)
 	room->leaving = NULL;
 	if (!mx_ok(res)) {
 		mx_describe(res, why, sizeof(why));
-		log_warn("matrix %s: leaving %s failed: %s", mx_net(m), room->id,
-		    why);
+		log_warn("matrix %s: leaving %s failed: %s", mx_net(m),
+		    room->id, why);
 	}
 	mx_room_forget(m, room);
 }
@@ -787,7 +787,8 @@ on_dm_created(const struct mx_response *res, void *arg)
 	delay = mx_retry_delay(m, res, &dm->attempt, MX_RETRY_BASE,
 	    MX_RETRY_MAX);
 	log_warn("matrix %s: cannot open a direct room with %s (%s); retrying "
-	    "in %llu ms", mx_net(m), dm->user_id, why, (unsigned long long)delay);
+	    "in %llu ms", mx_net(m), dm->user_id, why,
+	    (unsigned long long)delay);
 	dm->timer = loop_timer(m->loop, delay, on_dm_timer, dm);
 }
 
@@ -925,7 +926,8 @@ on_joined(const struct mx_response *res, void *arg)
 			free(j->room_id);
 			j->room_id = copy;
 		}
-		log_info("matrix %s: joined %s (%s)", mx_net(m), j->name, room_id);
+		log_info("matrix %s: joined %s (%s)", mx_net(m), j->name,
+		    room_id);
 		room->joined = 1;
 		mx_person_set(room, m->cfg.user_id, MX_JOINED, NULL);
 		if (!j->core && j->is_direct)
@@ -961,8 +963,8 @@ on_joined(const struct mx_response *res, void *arg)
 	}
 	delay = mx_retry_delay(m, res, &j->attempt, MX_RETRY_BASE,
 	    MX_RETRY_MAX);
-	log_warn("matrix %s: cannot join %s (%s); retrying in %llu ms", mx_net(m),
-	    j->name, why, (unsigned long long)delay);
+	log_warn("matrix %s: cannot join %s (%s); retrying in %llu ms",
+	    mx_net(m), j->name, why, (unsigned long long)delay);
 	j->timer = loop_timer(m->loop, delay, on_join_timer, j);
 	/* Not joined, the room cannot have news for us meanwhile. */
 	mx_sync_release(m);
@@ -983,8 +985,8 @@ on_members(const struct mx_response *res, void *arg)
 	if (!mx_ok(res) || !json_is_object(joined)) {
 		/* Names still come with the members' next events. */
 		mx_describe(res, why, sizeof(why));
-		log_info("matrix %s: cannot read the members of %s: %s", mx_net(m),
-		    room->id, why);
+		log_info("matrix %s: cannot read the members of %s: %s",
+		    mx_net(m), room->id, why);
 		return;
 	}
 	/*

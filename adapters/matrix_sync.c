@@ -612,9 +612,9 @@ on_gap_page(const struct mx_response *res, void *arg)
 	chunk = json_object_get(res->body, "chunk");
 	if (!mx_ok(res) || !json_is_array(chunk)) {
 		mx_describe(res, why, sizeof(why));
-		log_warn("matrix %s: cannot fetch the messages said in %s while "
-		    "the timeline was cut (%s); they are skipped", mx_net(m),
-		    gap->room_id, why);
+		log_warn("matrix %s: cannot fetch the messages said in %s "
+		    "while the timeline was cut (%s); they are skipped",
+		    mx_net(m), gap->room_id, why);
 		gap->done = -1;
 		gap_next(m);
 		return;
@@ -626,8 +626,8 @@ on_gap_page(const struct mx_response *res, void *arg)
 		if (gap->pages >= MX_GAP_PAGES) {
 			log_warn("matrix %s: more than %d messages were said in "
 			    "%s while the timeline was cut; older ones are "
-			    "skipped", mx_net(m), MX_GAP_PAGES * MX_TIMELINE_LIMIT,
-			    gap->room_id);
+			    "skipped", mx_net(m),
+			    MX_GAP_PAGES * MX_TIMELINE_LIMIT, gap->room_id);
 			gap->done = -1;
 		} else {
 			char *from = strdup(end);

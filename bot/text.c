@@ -334,8 +334,9 @@ text_render(const struct text *t, enum text_format format, struct text *out)
 				colour_open = 1;
 			} else if (format == TEXT_FORMAT_HTML) {
 				if (colour->html != NULL)
-					text_printf(out, "<font data-mx-bg-color="
-					    "\"%s\" data-mx-color=\"#ffffff\">",
+					text_printf(out, "<font "
+					    "data-mx-bg-color=\"%s\" "
+					    "data-mx-color=\"#ffffff\">",
 					    colour->html);
 				else
 					text_add(out, "<b>");

@@ -10,9 +10,10 @@ read only the bot's direct rooms.
 Checks: both games end; the room never hears "I am back online" and the
 bot's log never says "disconnected" (one failed request is not an
 outage); private lines name the table (configured by its room id) by the
-room's alias, never its id; every command a person sent is exactly one action of the stored
-record (none lost, none done twice); no private prompt is repeated (the
-same hand and task twice in a row); the bot refused nothing.
+room's alias, never its id; every command a person sent is exactly one
+action of the stored record (none lost, none done twice); no private
+prompt is repeated (the same hand and task twice in a row); the bot
+refused nothing.
 Loopback only; bounded by timeouts.
 """
 

@@ -10,16 +10,16 @@ room messages and direct messages reaching the core with the right
 identity, invites, send_private opening a direct room recorded in m.direct
 and reusing it after a restart, order and no duplicates through 429s, 500s,
 cut connections and a homeserver restart, 10% and 30% of requests failing
-without a disconnection and a 60 s outage as one, the next_batch contract across a
-crash, duplicate delivery, HTML in display names, m.mentions, encrypted
-rooms, membership callbacks, room admins, kicks and parts, and the
+without a disconnection and a 60 s outage as one, the next_batch contract
+across a crash, duplicate delivery, HTML in display names, m.mentions,
+encrypted rooms, membership callbacks, room admins, kicks and parts, and the
 history of a room joined late (not commands), and a restart whose first
 /sync comes back before the joins; the core's outbox rows reported sent
 under transaction ids made from them (a row sent again after a restart
 is one event), busy flows, no command handled twice after a kill right
 after its effect was stored, members' names from /joined_members, room
-titles that are never room ids, and a direct room the player opened.  Everything runs
-on 127.0.0.1 and each check is bounded by timeouts.
+titles that are never room ids, and a direct room the player opened.
+Everything runs on 127.0.0.1 and each check is bounded by timeouts.
 """
 
 import json

@@ -500,7 +500,7 @@ test_colour_contrast(void **unused)
 		attribute(text_str(&html), "data-mx-bg-color", tile,
 		    sizeof(tile));
 		attribute(text_str(&html), "data-mx-color", ink, sizeof(ink));
-		/* No bare color attribute a client could show without the tile. */
+		/* No bare color attribute, shown without the tile. */
 		assert_null(strstr(text_str(&html), " color="));
 		if (contrast(ink, tile) < 4.5)
 			fail_msg("%c: text %s on %s reaches %.2f:1", *c, ink,
