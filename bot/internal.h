@@ -59,6 +59,8 @@ struct table {
 	int round_seen, tricks_seen;
 	/* Which seats have been prompted in the current phase step. */
 	unsigned prompted;
+	/* Seats whose hand line just now carried their task (send_hands). */
+	unsigned hand_prompted;
 	uint64_t turn_timer, half_timer, computer_timer, idle_timer;
 	uint64_t grace_timer;    /* the earliest seat's grace_until */
 	/* Picks the table up again after a change could not be stored. */

@@ -1057,8 +1057,18 @@ table_deal_pending(struct table *table)
 static void
 send_hands(struct table *table)
 {
-	for (int seat = 0; seat < table->nseats; seat++)
-		table_send_hand(table, seat, 0);
+	/*
+	 * One private line per deal: whoever must act at once gets the task
+	 * with the hand, and table_next_text() prompts them no further.
+	 */
+	for (int seat = 0; seat < table->nseats; seat++) {
+		int now = seat_to_act(table, seat) &&
+		    seat_is_human(&table->seats[seat]);
+
+		table_send_hand(table, seat, now);
+		if (now)
+			table->hand_prompted |= 1u << seat;
+	}
 }
 
 /* A storage failure stops the game rather than let it run unsaved. */
@@ -1204,7 +1214,8 @@ table_next_text(struct table *table, struct text *out)
 		if (table_addressed(table, acting[i])) {
 			/* "your turn to bid", said to the one who reads. */
 			your_turn(table, phase, out);
-			table_send_hand(table, acting[i], 1);
+			if (!(table->hand_prompted & (1u << acting[i])))
+				table_send_hand(table, acting[i], 1);
 			continue;
 		}
 		if (fresh++ == 0) {
@@ -1214,8 +1225,10 @@ table_next_text(struct table *table, struct text *out)
 			text_add(out, ", ");
 		}
 		text_seat(out, table, acting[i], 1);
-		table_send_hand(table, acting[i], 1);
+		if (!(table->hand_prompted & (1u << acting[i])))
+			table_send_hand(table, acting[i], 1);
 	}
+	table->hand_prompted = 0;
 	if (fresh > 0) {
 		text_add(out, " ");
 		text_task(out, table, phase);

@@ -1606,6 +1606,19 @@ test_causal_order(void **state)
 	}
 	assert_true(over > 0 && hand2 > 0);
 	assert_true(over < hand2);
+	/* One private line per deal each, the task with it for who acts. */
+	for (int seat = 0; seat < table->nseats; seat++) {
+		int lines = 0;
+
+		for (size_t i = 0; i < memory_count(f->adapter); i++) {
+			const struct memory_line *l = memory_line(f->adapter, i);
+
+			lines += l->channel == NULL &&
+			    strcmp(l->user_id, table->seats[seat].user_id) ==
+			    0 && strstr(l->text, "Round 2, your hand") != NULL;
+		}
+		assert_int_equal(lines, 1);
+	}
 }
 
 /*
