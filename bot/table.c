@@ -2421,14 +2421,18 @@ table_leave(struct table *table, int seat, struct text *out)
 void
 table_left_channel(struct table *table, int seat, int grace)
 {
+	struct channel *channel = table->channel;
 	struct text t;
 
 	if (table->game == NULL) {
-		/* Someone who left cannot play: free their lobby seat. */
+		/*
+		 * Someone who left cannot play: free their lobby seat.  The
+		 * table may close with it, so the channel is kept first.
+		 */
 		text_init(&t);
 		if (table_lobby_remove(table, seat, &t) == 0)
 			table_lobby_save(table);
-		channel_send(table->channel, &t);
+		channel_send(channel, &t);
 		text_finish(&t);
 		return;
 	}
