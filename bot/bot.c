@@ -436,6 +436,17 @@ bot_check_store(struct bot *bot)
 	return -1;
 }
 
+/* The channel of flow i of the last event, or NULL when it is gone. */
+static struct channel *
+flow_channel(struct bot *bot, int i)
+{
+	struct network *network = network_find(bot,
+	    outbox_flow_network(bot->outbox, i));
+
+	return network != NULL ? channel_get(network,
+	    outbox_flow_name(bot->outbox, i), 0) : NULL;
+}
+
 void
 bot_leave(struct bot *bot)
 {
@@ -443,34 +454,24 @@ bot_leave(struct bot *bot)
 
 	if (!outbox_inside(bot->outbox))
 		(void)bot_check_store(bot);
-	if (rc == 0) {
-		/* Stored again: the next failure is told again. */
-		for (int i = 0; outbox_last_stored(bot->outbox) &&
-		    i < outbox_flow_count(bot->outbox); i++) {
-			struct network *network = network_find(bot,
-			    outbox_flow_network(bot->outbox, i));
-			struct channel *channel = network != NULL ?
-			    channel_get(network, outbox_flow_name(
-			    bot->outbox, i), 0) : NULL;
-
-			if (channel != NULL)
-				channel->store_failures = 0;
-		}
+	if (rc == 0 && !outbox_last_stored(bot->outbox))
 		return;
-	}
-	/*
-	 * Nothing the event caused was said, and the store holds the state
-	 * from before it: the tables it spoke for become that again.
-	 */
 	for (int i = 0; i < outbox_flow_count(bot->outbox); i++) {
-		struct network *network = network_find(bot,
-		    outbox_flow_network(bot->outbox, i));
-		struct channel *channel = network != NULL ?
-		    channel_get(network, outbox_flow_name(bot->outbox, i),
-		    0) : NULL;
+		struct channel *channel = flow_channel(bot, i);
 
-		if (channel != NULL)
+		if (channel == NULL)
+			continue;
+		if (rc == 0) {
+			/* Stored again: the next failure is told again. */
+			channel->store_failures = 0;
+		} else {
+			/*
+			 * Nothing the event caused was said, and the store
+			 * holds the state from before it: the tables it spoke
+			 * for become that again.
+			 */
 			table_reload(channel);
+		}
 	}
 }
 

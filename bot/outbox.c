@@ -46,16 +46,19 @@ outbox_create(struct store *store, outbox_send_fn send, void *arg)
 }
 
 static void
+captured_finish(struct captured *c)
+{
+	free(c->network);
+	free(c->target);
+	free(c->flow);
+	text_finish(&c->text);
+}
+
+static void
 captured_clear(struct outbox *outbox)
 {
-	for (int i = 0; i < outbox->nmsgs; i++) {
-		struct captured *c = &outbox->msgs[i];
-
-		free(c->network);
-		free(c->target);
-		free(c->flow);
-		text_finish(&c->text);
-	}
+	for (int i = 0; i < outbox->nmsgs; i++)
+		captured_finish(&outbox->msgs[i]);
 	outbox->nmsgs = 0;
 }
 
@@ -214,12 +217,8 @@ outbox_leave(struct outbox *outbox)
 		for (int i = 0; i < n; i++)
 			send_one(outbox, &msgs[i], ids != NULL ?
 			    (uint64_t)ids[i] : 0);
-		for (int i = 0; i < n; i++) {
-			free(msgs[i].network);
-			free(msgs[i].target);
-			free(msgs[i].flow);
-			text_finish(&msgs[i].text);
-		}
+		for (int i = 0; i < n; i++)
+			captured_finish(&msgs[i]);
 		free(msgs);
 		free(ids);
 		return 0;
@@ -284,10 +283,7 @@ outbox_send(struct outbox *outbox, const char *network, const char *target,
 	c->private_ = private_;
 	if (c->network == NULL || c->target == NULL ||
 	    (flow != NULL && c->flow == NULL) || c->text.failed) {
-		free(c->network);
-		free(c->target);
-		free(c->flow);
-		text_finish(&c->text);
+		captured_finish(c);
 		log_error("out of memory: a message to %s is lost", target);
 		return;
 	}
