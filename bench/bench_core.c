@@ -182,38 +182,6 @@ table_at(struct bench *b, int i)
 	return b->channels[i]->table;
 }
 
-/* The command a person types for a legal action (as tests/test_bot.c). */
-static void
-action_command(const struct table *table, const struct action *a, char *out,
-    size_t len)
-{
-	static const char suits[] = "rygb";
-	char code[8];
-
-	switch (a->kind) {
-	case ACTION_BID:
-		snprintf(out, len, "bid %d", a->value);
-		break;
-	case ACTION_TRUMP:
-		snprintf(out, len, "trump %c", suits[a->value]);
-		break;
-	case ACTION_SELECT:
-		table->impl->format_card(a->cards[0], code, sizeof(code));
-		snprintf(out, len, "select %s", code);
-		break;
-	default:
-		snprintf(out, len, "play");
-		for (int i = 0; i < a->ncards; i++) {
-			size_t used = strlen(out);
-
-			table->impl->format_card(a->cards[i], code,
-			    sizeof(code));
-			snprintf(out + used, len - used, " %s", code);
-		}
-		break;
-	}
-}
-
 /* Three people pick the table's game and sit down: an idle lobby. */
 static void
 open_lobby(struct bench *b, int i, struct latency *t)
@@ -271,7 +239,8 @@ move(struct bench *b, int i, struct latency *t, struct latency *private)
 	    GAME_MAX_ACTIONS);
 	if (n <= 0)
 		die("no legal action for the seat to act");
-	action_command(table, &legal[rng_below(&b->rng, (uint32_t)n)], cmd,
+	commands_for_action(table->impl,
+	    &legal[rng_below(&b->rng, (uint32_t)n)], cmd,
 	    sizeof(cmd));
 	snprintf(user, sizeof(user), "%s", table->seats[seat].user_id);
 	channel_of(i, channel, sizeof(channel));
@@ -301,6 +270,11 @@ make_bot(struct bench *b)
 	memset(&settings, 0, sizeof(settings));
 	settings.seed = b->seed;
 	settings.lobby_idle = 86400;
+	/*
+	 * Thousands of people open tables at once: the network-wide command
+	 * allowance would refuse them (each person's own never bites here).
+	 */
+	settings.command_burst = -1;
 	bot = bot_create(b->loop, b->store, &settings, err, sizeof(err));
 	if (bot == NULL)
 		die(err);
