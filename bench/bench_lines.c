@@ -41,38 +41,6 @@ die(const char *what)
 	exit(1);
 }
 
-/* The command a person types for a legal action. */
-static void
-command_for(const struct table *table, const struct action *a, char *out,
-    size_t len)
-{
-	static const char suits[] = "rygb";
-	char code[8];
-
-	switch (a->kind) {
-	case ACTION_BID:
-		snprintf(out, len, "bid %d", a->value);
-		break;
-	case ACTION_TRUMP:
-		snprintf(out, len, "trump %c", suits[a->value]);
-		break;
-	case ACTION_SELECT:
-		table->impl->format_card(a->cards[0], code, sizeof(code));
-		snprintf(out, len, "select %s", code);
-		break;
-	default:
-		snprintf(out, len, "play");
-		for (int i = 0; i < a->ncards; i++) {
-			size_t used = strlen(out);
-
-			table->impl->format_card(a->cards[i], code,
-			    sizeof(code));
-			snprintf(out + used, len - used, " %s", code);
-		}
-		break;
-	}
-}
-
 /* IRC lines for one message: one per line of text, long ones split. */
 static long
 irc_lines(const char *text)
@@ -163,7 +131,8 @@ play_game(struct loop *loop, struct store *store, const char *name,
 		seat = acting[rng_below(&rng, (uint32_t)n)];
 		n = table->impl->legal(table->game->state, seat, legal,
 		    GAME_MAX_ACTIONS);
-		command_for(table, &legal[rng_below(&rng, (uint32_t)n)], cmd,
+		commands_for_action(table->impl,
+		    &legal[rng_below(&rng, (uint32_t)n)], cmd,
 		    sizeof(cmd));
 		t->actions++;
 		if (phase == PHASE_BID_SIMULTANEOUS || phase == PHASE_SELECT) {

@@ -607,6 +607,36 @@ parse_suit(const char *s)
 	return -1;
 }
 
+void
+commands_for_action(const struct game_impl *impl, const struct action *a,
+    char *out, size_t len)
+{
+	static const char suits[] = "rygb";
+	char code[8];
+
+	switch (a->kind) {
+	case ACTION_BID:
+		snprintf(out, len, "bid %d", a->value);
+		break;
+	case ACTION_TRUMP:
+		snprintf(out, len, "trump %c", suits[a->value & 3]);
+		break;
+	case ACTION_SELECT:
+		impl->format_card(a->cards[0], code, sizeof(code));
+		snprintf(out, len, "select %s", code);
+		break;
+	default:
+		snprintf(out, len, "play");
+		for (int i = 0; i < a->ncards; i++) {
+			size_t used = strlen(out);
+
+			impl->format_card(a->cards[i], code, sizeof(code));
+			snprintf(out + used, len - used, " %s", code);
+		}
+		break;
+	}
+}
+
 static void
 cmd_trump(struct ctx *ctx)
 {

@@ -323,6 +323,13 @@ void rules_say(struct text *out, enum lang lang, char prefix,
 int name_distance(const char *word, const char *name);
 
 /* commands.c */
+/*
+ * The command, without its prefix, that a person types for action
+ * ("bid 2", "trump r", "select n5", "play r7"): what tests, benchmarks
+ * and fuzzers type, read back by the same module that parses it.
+ */
+void commands_for_action(const struct game_impl *impl,
+    const struct action *a, char *out, size_t len);
 /* Handles a line said in channel (NULL: privately) by user. */
 void commands_handle(struct network *network, struct channel *channel,
     const struct user *user, const char *line);

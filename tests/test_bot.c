@@ -230,38 +230,6 @@ check_channel_private(struct fx *f, const char *channel)
 	f->checked_actions = table->game->nactions;
 }
 
-/* The command text for a legal action. */
-static void
-action_command(struct table *table, const struct action *a, char *out,
-    size_t len)
-{
-	static const char suits[] = "rygb";
-	char code[8];
-
-	switch (a->kind) {
-	case ACTION_BID:
-		snprintf(out, len, "bid %d", a->value);
-		break;
-	case ACTION_TRUMP:
-		snprintf(out, len, "trump %c", suits[a->value]);
-		break;
-	case ACTION_SELECT:
-		table->impl->format_card(a->cards[0], code, sizeof(code));
-		snprintf(out, len, "select %s", code);
-		break;
-	default:
-		snprintf(out, len, "play");
-		for (int i = 0; i < a->ncards; i++) {
-			size_t used = strlen(out);
-
-			table->impl->format_card(a->cards[i], code,
-			    sizeof(code));
-			snprintf(out + used, len - used, " %s", code);
-		}
-		break;
-	}
-}
-
 /* How many lines since mark contain needle (channel NULL: any). */
 static int
 count_since(struct fx *f, size_t mark, const char *needle)
@@ -364,7 +332,8 @@ play_out(struct fx *f, const char *channel, int pick)
 			if (phase == PHASE_PLAY && typed % 3 == 0)
 				try_illegal(f, channel, table, human, legal,
 				    k);
-			action_command(table, &legal[(pick * 7 + typed) % k],
+			commands_for_action(table->impl,
+			    &legal[(pick * 7 + typed) % k],
 			    cmd, sizeof(cmd));
 			snprintf(user, sizeof(user), "%s", id);
 			if (phase == PHASE_BID_SIMULTANEOUS ||
@@ -899,7 +868,8 @@ test_timeouts(void **state)
 
 			table->impl->legal(table->game->state, acting[0], legal,
 			    GAME_MAX_ACTIONS);
-			action_command(table, &legal[0], cmd, sizeof(cmd));
+			commands_for_action(table->impl,
+			    &legal[0], cmd, sizeof(cmd));
 			say(f, "#t", table->seats[acting[0]].user_id, "!%s",
 			    cmd);
 		}
@@ -1002,7 +972,7 @@ test_restore_mid_trick(void **state)
 		table->impl->to_act(table->game->state, acting);
 		table->impl->legal(table->game->state, acting[0], legal,
 		    GAME_MAX_ACTIONS);
-		action_command(table, &legal[0], cmd, sizeof(cmd));
+		commands_for_action(table->impl, &legal[0], cmd, sizeof(cmd));
 		if (phase == PHASE_BID_SIMULTANEOUS)
 			say(f, NULL, table->seats[acting[0]].user_id, "%s", cmd);
 		else
@@ -1206,7 +1176,7 @@ act_first(struct fx *f, const char *channel)
 	table->impl->to_act(table->game->state, acting);
 	table->impl->legal(table->game->state, acting[0], legal,
 	    GAME_MAX_ACTIONS);
-	action_command(table, &legal[0], cmd, sizeof(cmd));
+	commands_for_action(table->impl, &legal[0], cmd, sizeof(cmd));
 	say(f, channel, table->seats[acting[0]].user_id, "!%s", cmd);
 }
 
