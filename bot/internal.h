@@ -292,9 +292,9 @@ void table_hold(struct table *table);
 /* Rebuilds a stored game; the caller announces it. */
 struct table *table_restore(struct channel *channel,
     const struct store_game *stored, char *err, size_t errlen);
-/* The colour mark of a card code, for text_card(). */
-char card_color(const char *code);
-void text_cards(struct text *t, const json_t *codes);
+/* Card codes (a JSON array of strings) in the table's colours. */
+void text_cards(struct text *t, const struct table *table,
+    const json_t *codes);
 void text_seat(struct text *t, const struct table *table, int seat,
     int mention);
 /*
