@@ -25,6 +25,10 @@
 #include "memory.h"
 #include "store.h"
 
+/* Issue 16's goals, per action over whole games. */
+#define GOAL_IRC 2.0
+#define GOAL_MATRIX 1.2
+
 /* Text bytes in one IRC line, as the IRC adapter splits a long line. */
 #define IRC_LINE 400
 
@@ -165,7 +169,7 @@ main(int argc, char **argv)
 	struct loop *loop;
 	struct store *store;
 	char err[256];
-	int ngames = 3;
+	int ngames = 3, met = 1;
 	uint64_t seed = 1;
 
 	for (int i = 1; i < argc; i++) {
@@ -195,17 +199,22 @@ main(int argc, char **argv)
 	    "room msgs", "private", "IRC/action", "Matrix/action");
 	for (size_t g = 0; g < sizeof(games) / sizeof(games[0]); g++) {
 		struct tally t;
+		double irc, matrix;
 
 		memset(&t, 0, sizeof(t));
 		for (int k = 0; k < ngames; k++)
 			play_game(loop, store, games[g].name, games[g].players,
 			    seed + (uint64_t)k, &t);
+		irc = (double)t.irc_lines / (double)t.actions;
+		matrix = (double)(t.channel_msgs + t.private_msgs) /
+		    (double)t.actions;
 		printf("%-9s %8ld %10ld %10ld %12.2f %12.2f\n", games[g].name,
-		    t.actions, t.channel_msgs, t.private_msgs,
-		    (double)t.irc_lines / (double)t.actions,
-		    (double)(t.channel_msgs + t.private_msgs) /
-		    (double)t.actions);
+		    t.actions, t.channel_msgs, t.private_msgs, irc, matrix);
+		met &= irc <= GOAL_IRC && matrix <= GOAL_MATRIX;
 	}
+	/* Issue 16's budget: what a chat network can carry at a good pace. */
+	printf("goal: at most %.1f IRC lines and %.1f Matrix messages per "
+	    "action: %s\n", GOAL_IRC, GOAL_MATRIX, met ? "met" : "MISSED");
 	store_close(store);
 	loop_destroy(loop);
 	return 0;

@@ -620,6 +620,48 @@ static void turn_cb(struct loop *loop, uint64_t id, void *arg);
 static void half_cb(struct loop *loop, uint64_t id, void *arg);
 
 /*
+ * Whether seat, to act now, needs a private prompt beyond the channel's
+ * mention (issue 16: a prompt per turn doubled what a game says).  The
+ * mention names the task, and the public hint (lead suit, standard to
+ * meet) what constrains a play; the hand came with the deal, and !hand
+ * gives it again with the moves allowed.  Privately, then, only what the
+ * channel cannot carry: a task answered privately (hidden bids, penalty
+ * cards) that the deal's line did not already set, bids cut down by a
+ * rule that would reveal hidden bids if said in public (notequal under
+ * secret bids), and plays a clairvoyant player cannot see.
+ */
+static int
+needs_prompt(struct table *table, int seat, enum game_phase phase)
+{
+	struct action legal[GAME_MAX_ACTIONS];
+	json_t *view;
+	int n, cards, blind;
+
+	if (table->hand_prompted & (1u << seat))
+		return 0;
+	switch (phase) {
+	case PHASE_BID_SIMULTANEOUS:
+	case PHASE_SELECT:
+		return 1;
+	case PHASE_BID:
+		n = table->impl->legal(table->game->state, seat, legal,
+		    GAME_MAX_ACTIONS);
+		view = table->impl->view(table->game->state, -1);
+		cards = (int)json_integer_value(json_object_get(view,
+		    "cards"));
+		json_decref(view);
+		return n < cards + 1;
+	case PHASE_PLAY:
+		view = table->impl->view(table->game->state, seat);
+		blind = json_object_size(json_object_get(view, "others")) > 0;
+		json_decref(view);
+		return blind;
+	default:
+		return 0;
+	}
+}
+
+/*
  * Appends who is to act now (mentioning people so that their clients
  * highlight the line), prompts them privately, and arms the timers: the
  * turn timer for people, a short delay for computers.
@@ -656,6 +698,11 @@ table_next_text(struct table *table, struct text *out)
 		if (table_addressed(table, acting[i])) {
 			/* "your turn to bid", said to the one who reads. */
 			your_turn(table, phase, out);
+			text_play_hint(out, table);
+			/*
+			 * A terminal costs no network budget: its reader
+			 * gets the hand with the moves allowed every turn.
+			 */
 			if (!(table->hand_prompted & (1u << acting[i])))
 				table_send_hand(table, acting[i], 1);
 			continue;
@@ -667,13 +714,14 @@ table_next_text(struct table *table, struct text *out)
 			text_add(out, ", ");
 		}
 		text_seat(out, table, acting[i], 1);
-		if (!(table->hand_prompted & (1u << acting[i])))
+		if (needs_prompt(table, acting[i], phase))
 			table_send_hand(table, acting[i], 1);
 	}
 	table->hand_prompted = 0;
 	if (fresh > 0) {
 		text_add(out, " ");
 		text_task(out, table, phase);
+		text_play_hint(out, table);
 	}
 	if (computers > 0)
 		table->computer_timer = loop_timer(bot->loop,

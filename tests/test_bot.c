@@ -1592,6 +1592,80 @@ test_causal_order(void **state)
 }
 
 /*
+ * A turn costs one channel line (issue 16): the mention carries what the
+ * public knows constrains the play (the suit to follow), nobody gets a
+ * private prompt per turn beyond the hand that comes with the deal, and
+ * !hand gives the hand with the moves allowed on request.
+ */
+static void
+test_turns_in_public(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	size_t mark = 0;
+	int hinted = 0;
+
+	seat_three(f, "#tp", "wizard");
+	say(f, "#tp", "alice", "!start");
+	table = table_of(f, "#tp");
+	for (int guard = 0; guard < 40 &&
+	    table->impl->round(table->game->state) < 2; guard++) {
+		size_t before = memory_count(f->adapter);
+		json_t *view;
+		const char *lead;
+
+		if (table->impl->round(table->game->state) == 1 && mark == 0)
+			mark = before;
+		act_first(f, "#tp");
+		if (table->impl->phase(table->game->state) != PHASE_PLAY)
+			continue;
+		view = table->impl->view(table->game->state, -1);
+		lead = json_string_value(json_object_get(view, "lead"));
+		if (lead != NULL && strcmp(lead, "any") != 0) {
+			const struct memory_line *l = memory_line(f->adapter,
+			    memory_count(f->adapter) - 1);
+			char want[16];
+
+			snprintf(want, sizeof(want), " · lead %s", lead);
+			assert_non_null(l->channel);
+			assert_non_null(strstr(l->text, " to play"));
+			assert_non_null(strstr(l->text, want));
+			hinted++;
+		}
+		json_decref(view);
+	}
+	assert_true(mark > 0);
+	assert_true(hinted > 0);
+	/* Round 2 (two cards each): one private line per seat, the hand. */
+	for (int seat = 0; seat < table->nseats; seat++) {
+		int lines = 0;
+
+		for (size_t i = mark; i < memory_count(f->adapter); i++) {
+			const struct memory_line *l = memory_line(f->adapter, i);
+
+			if (l->channel == NULL && strcmp(l->user_id,
+			    table->seats[seat].user_id) == 0) {
+				assert_non_null(strstr(l->text, "your hand"));
+				lines++;
+			}
+		}
+		assert_int_equal(lines, 1);
+	}
+	/* On request: the hand with what to do now. */
+	{
+		int acting[GAME_MAX_SEATS];
+		const struct memory_line *l;
+
+		table->impl->to_act(table->game->state, acting);
+		say(f, "#tp", table->seats[acting[0]].user_id, "!hand");
+		l = memory_line(f->adapter, memory_count(f->adapter) - 1);
+		assert_null(l->channel);
+		assert_non_null(strstr(l->text, "your hand"));
+		assert_non_null(strstr(l->text, "to bid"));
+	}
+}
+
+/*
  * A seat follows its person's visible name: an account holder back under
  * another nick is shown and mentioned by that nick.
  */
@@ -1694,6 +1768,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hints_name_the_bot,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_turns_in_public, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_seat_follows_name,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_causal_order,
