@@ -117,7 +117,7 @@ play_game(struct loop *loop, struct store *store, const char *name,
 	memory_say(adapter, "#g", "p0", "p0", "!start");
 	channel = channel_get(bot->networks[0], "#g", 0);
 	if (channel == NULL || channel->table == NULL ||
-	    channel->table->game == NULL)
+	    table_game(channel->table) == NULL)
 		die("the game did not start");
 	for (int guard = 0; guard < 100000; guard++) {
 		struct table *table = channel->table;
@@ -126,26 +126,26 @@ play_game(struct loop *loop, struct store *store, const char *name,
 		enum game_phase phase;
 		char cmd[64];
 
-		if (table == NULL || table->game == NULL)
+		if (table == NULL || table_game(table) == NULL)
 			break;
-		phase = table->impl->phase(table->game->state);
-		n = table->impl->to_act(table->game->state, acting);
+		phase = table_impl(table)->phase(table_game(table)->state);
+		n = table_impl(table)->to_act(table_game(table)->state, acting);
 		if (n <= 0)
 			die("nobody is to act");
 		seat = acting[rng_below(&rng, (uint32_t)n)];
-		n = table->impl->legal(table->game->state, seat, legal,
+		n = table_impl(table)->legal(table_game(table)->state, seat, legal,
 		    GAME_MAX_ACTIONS);
-		commands_for_action(table->impl,
+		commands_for_action(table_impl(table),
 		    &legal[rng_below(&rng, (uint32_t)n)], cmd,
 		    sizeof(cmd));
 		t->actions++;
 		if (phase == PHASE_BID_SIMULTANEOUS || phase == PHASE_SELECT) {
-			memory_say(adapter, NULL, table->seats[seat].user_id,
-			    table->seats[seat].name, cmd);
+			memory_say(adapter, NULL, table_seat(table, seat)->user_id,
+			    table_seat(table, seat)->name, cmd);
 		} else {
 			snprintf(line, sizeof(line), "!%s", cmd);
-			memory_say(adapter, "#g", table->seats[seat].user_id,
-			    table->seats[seat].name, line);
+			memory_say(adapter, "#g", table_seat(table, seat)->user_id,
+			    table_seat(table, seat)->name, line);
 		}
 	}
 	if (channel->table != NULL)

@@ -425,7 +425,7 @@ bot_check_store(struct bot *bot)
 		struct channel *channel = bot->channels[c];
 		struct text t;
 
-		if (channel->table == NULL || channel->table->game == NULL)
+		if (channel->table == NULL || table_game(channel->table) == NULL)
 			continue;
 		table_hold(channel->table);
 		text_init(&t);
@@ -626,7 +626,7 @@ bot_game_count(const struct bot *bot)
 
 	for (int i = 0; i < bot->nchannels; i++)
 		n += bot->channels[i]->table != NULL &&
-		    bot->channels[i]->table->game != NULL;
+		    table_game(bot->channels[i]->table) != NULL;
 	return n;
 }
 
@@ -952,7 +952,7 @@ bot_say_goodbye(struct bot *bot)
 		struct channel *channel = bot->channels[c];
 		struct text t;
 
-		if (channel->table == NULL || channel->table->game == NULL ||
+		if (channel->table == NULL || table_game(channel->table) == NULL ||
 		    !channel->network->started)
 			continue;
 		/* Nothing may move while the bot takes its leave. */
@@ -1050,7 +1050,7 @@ restore_one(const struct store_game *stored, void *arg)
 		return 0;
 	}
 	log_info("%s %s: game %lld restored at action %d", stored->network,
-	    stored->channel, (long long)stored->id, table->game->nactions);
+	    stored->channel, (long long)stored->id, table_game(table)->nactions);
 	/*
 	 * Nothing is said and no turn runs until the network can speak:
 	 * bot_on_connected() resumes the table then, so that nobody's time
@@ -1059,7 +1059,7 @@ restore_one(const struct store_game *stored, void *arg)
 	if (network->up)
 		table_resume(table, MSG_RESUMED);
 	else
-		table->unresumed = 1;
+		table_await_resume(table);
 	return 0;
 }
 
@@ -1090,7 +1090,7 @@ restore_lobby(const char *network_name, const char *channel_name,
 		    NULL) {
 			log_info("%s %s: lobby restored with %d seats",
 			    network_name, channel_name,
-			    channel->table->nseats);
+			    table_nseats(channel->table));
 			return 0;
 		}
 		log_error("%s %s: the stored lobby cannot be restored: %s",
@@ -1208,7 +1208,7 @@ follow_name(struct network *network, const struct user *user)
 		char *shown = text_sanitize(user->name);
 
 		if (shown != NULL && shown[0] != '\0' &&
-		    strcmp(shown, table->seats[seat].name) != 0)
+		    strcmp(shown, table_seat(table, seat)->name) != 0)
 			table_rename(table, seat, user);
 		free(shown);
 	}
@@ -1235,12 +1235,12 @@ bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
 	bot_leave(bot);
 }
 
-static struct seat *
+static const struct seat *
 seat_at(struct table *table, const char *user_id)
 {
 	int seat = table_seat_of(table, user_id);
 
-	return seat >= 0 ? &table->seats[seat] : NULL;
+	return seat >= 0 ? table_seat(table, seat) : NULL;
 }
 
 static void
@@ -1249,7 +1249,7 @@ on_join_event(struct bot *bot, struct adapter *adapter, const char *channel,
 {
 	struct network *network = network_of(bot, adapter);
 	struct channel *where;
-	struct seat *seat;
+	const struct seat *seat;
 	struct user clean, *who = &clean;
 	char buf[512];
 
@@ -1389,16 +1389,15 @@ bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 		struct table *table = channel->table;
 
 		if (channel->network != network || table == NULL ||
-		    table->game == NULL)
+		    table_game(table) == NULL)
 			continue;
 		if (!up) {
 			/* Nobody can answer while we cannot hear them. */
-			table_hold(table);
-			table->unresumed = 1;
+			table_await_resume(table);
 			continue;
 		}
 		/* A game started while the medium came up needs no resume. */
-		if (table->unresumed)
+		if (table_unresumed(table))
 			table_resume(table, why);
 	}
 	bot_leave(bot);

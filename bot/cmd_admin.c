@@ -80,7 +80,7 @@ admin_part(struct ctx *ctx, struct table *table)
 static void
 admin_restart(struct ctx *ctx, struct table *table)
 {
-	if (table == NULL || table->game == NULL) {
+	if (table == NULL || table_game(table) == NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
 		return;
 	}
@@ -98,7 +98,7 @@ admin_kick(struct ctx *ctx, struct table *table)
 		    ctx->argv[1]);
 		return;
 	}
-	if (table->game == NULL) {
+	if (table_game(table) == NULL) {
 		if (table_lobby_remove(table, seat, &ctx->reply) == 0)
 			table_lobby_save(table);
 		return;

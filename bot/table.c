@@ -22,7 +22,7 @@
 #include "log.h"
 #include "loop.h"
 #include "store.h"
-#include "table_view.h"
+#include "table_int.h"
 
 /* A delay before the next deal's prompts would only slow games down. */
 static void table_timer_cancel(struct table *table);
@@ -1662,4 +1662,62 @@ void
 table_hold(struct table *table)
 {
 	table_timer_cancel(table);
+}
+
+void
+table_await_resume(struct table *table)
+{
+	table_timer_cancel(table);
+	table->unresumed = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading a table (table.h). */
+
+const struct game_impl *
+table_impl(const struct table *table)
+{
+	return table->impl;
+}
+
+const struct game *
+table_game(const struct table *table)
+{
+	return table->game;
+}
+
+int64_t
+table_game_id(const struct table *table)
+{
+	return table->game != NULL ? table->game_id : 0;
+}
+
+const struct game_options *
+table_options(const struct table *table)
+{
+	return &table->options;
+}
+
+int
+table_nseats(const struct table *table)
+{
+	return table->nseats;
+}
+
+const struct seat *
+table_seat(const struct table *table, int seat)
+{
+	return &table->seats[seat];
+}
+
+struct channel *
+table_channel(const struct table *table)
+{
+	return table->channel;
+}
+
+int
+table_unresumed(const struct table *table)
+{
+	return table->unresumed;
 }

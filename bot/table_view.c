@@ -16,7 +16,7 @@
 
 #include "internal.h"
 #include "present.h"
-#include "table_view.h"
+#include "table_int.h"
 
 /* The presentation of the table's game (present/present.h). */
 static const struct game_present *

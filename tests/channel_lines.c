@@ -65,13 +65,13 @@ channel_outside_sheets(const char *marked, char *out, size_t len)
 int
 channel_played_since(const struct table *table, int from, const char *code)
 {
-	for (int i = from; i < table->game->nactions; i++) {
-		const struct action *a = &table->game->actions[i];
+	for (int i = from; i < table_game(table)->nactions; i++) {
+		const struct action *a = &table_game(table)->actions[i];
 
 		for (int k = 0; k < a->ncards && a->kind != ACTION_BID; k++) {
 			char played[8];
 
-			table->impl->format_card(a->cards[k], played,
+			table_impl(table)->format_card(a->cards[k], played,
 			    sizeof(played));
 			if (strcmp(played, code) == 0)
 				return 1;

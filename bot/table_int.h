@@ -1,12 +1,44 @@
 /*
- * table_view.h - what table.c and table_view.c share: the words for a
- * table (table_view.c) and the few facts about a table both read.  Only
- * table.c changes a table; table_view.c reads one and writes text.
+ * table_int.h - the table module's own header, for table.c and
+ * table_view.c only: struct table, the words for a table (table_view.c)
+ * and the few facts about a table both read.  Only table.c changes a
+ * table; table_view.c reads one and writes text; everyone else uses
+ * table.h.
  */
-#ifndef STICHBOT_TABLE_VIEW_H
-#define STICHBOT_TABLE_VIEW_H
+#ifndef STICHBOT_TABLE_INT_H
+#define STICHBOT_TABLE_INT_H
 
 #include "internal.h"
+
+/* A table: its seats, its lobby or running game, and its timers. */
+struct table {
+	struct channel *channel;
+	const struct game_impl *impl;
+	struct game_options options;
+	struct seat seats[GAME_MAX_SEATS];
+	int nseats;
+	struct game *game;       /* NULL while the table is a lobby */
+	int64_t game_id;         /* the store's id of the game */
+	uint64_t seed;
+	/* What has been announced: the round and its completed tricks. */
+	int round_seen, tricks_seen;
+	/* Which seats have been prompted in the current phase step. */
+	unsigned prompted;
+	/* Seats whose hand line just now carried their task (send_hands). */
+	unsigned hand_prompted;
+	uint64_t turn_timer, half_timer, computer_timer, idle_timer;
+	uint64_t grace_timer;    /* the earliest seat's grace_until */
+	/* Picks the table up again after a change could not be stored. */
+	uint64_t retry_timer;
+	/* Nobody seated: the game waits (paused) and closes at this timer. */
+	uint64_t abandon_timer;
+	int paused;
+	/* Restored or cut off: to be resumed once the network is up. */
+	int unresumed;
+	/* The lobby as last stored (table_lobby_save); NULL: none stored. */
+	char *lobby_saved;
+};
+
 
 /* Facts about a table (table.c). */
 enum lang table_lang(const struct table *table);
