@@ -145,28 +145,11 @@ table_player_lines(struct table *table, struct text *out)
 	json_decref(view);
 }
 
-/* Right-pads s (UTF-8) with spaces to width columns. */
-static void
-text_cell(struct text *t, const char *s, int width, int right)
-{
-	int cols = 0;
-
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if ((*p & 0xc0) != 0x80)
-			cols += (*p >= 0xe3 && *p <= 0xef) ? 2 : 1;
-	if (right)
-		for (int i = cols; i < width; i++)
-			text_add(t, " ");
-	text_user(t, s);
-	if (!right)
-		for (int i = cols; i < width; i++)
-			text_add(t, " ");
-}
-
 /*
- * The score sheet as an aligned monospace block: a row per round with
- * each seat's tricks/bid and points (Wizard), penalty (BirdHead) or points
- * and penalty card (Sticheln), and the totals.
+ * The score sheet as a table: a row per round with each seat's
+ * tricks/bid and points (Wizard), penalty (BirdHead) or points and
+ * penalty card (Sticheln), and the totals.  Each medium lays it out (see
+ * text.h), so names stay whole where the medium has room.
  */
 void
 table_scores(struct table *table, struct text *out)
@@ -176,61 +159,46 @@ table_scores(struct table *table, struct text *out)
 	json_t *rounds = json_object_get(result, "rounds");
 	json_t *scores = json_object_get(result, "scores");
 	enum lang lang = table_lang(table);
-	int width[GAME_MAX_SEATS];
-	struct text label;
 	size_t r;
 	json_t *round;
 	char cell[64];
 
-	text_init(&label);
-	text_pre_begin(out);
-	SAY0(&label, lang, MSG_SHEET_ROUND);
-	text_cell(out, text_str(&label), 6, 0);
+	text_table_begin(out);
+	SAY0(out, lang, MSG_SHEET_ROUND);
 	for (int seat = 0; seat < table->nseats; seat++) {
-		int cols = (int)strlen(table_seat_name(table, seat));
-
-		width[seat] = cols < 9 ? 9 : cols > 14 ? 14 : cols;
-		text_add(out, " ");
-		char name[64];
-		snprintf(name, sizeof(name), "%.*s", width[seat],
-		    table_seat_name(table, seat));
-		text_cell(out, name, width[seat], 1);
+		text_table_cell(out);
+		text_user(out, table_seat_name(table, seat));
 	}
 	json_array_foreach(rounds, r, round) {
 		json_t *points = json_object_get(round, "points");
 
 		if (json_is_null(points) || points == NULL)
 			continue;
-		text_add(out, "\n");
-		snprintf(cell, sizeof(cell), "%zu", r + 1);
-		text_cell(out, cell, 6, 0);
+		text_table_row(out);
+		text_printf(out, "%zu", r + 1);
 		for (int seat = 0; seat < table->nseats; seat++) {
 			if (present == NULL || !present->sheet_cell(cell,
 			    sizeof(cell), round, seat))
 				snprintf(cell, sizeof(cell), "-");
-			text_add(out, " ");
-			text_cell(out, cell, width[seat], 1);
+			text_table_cell(out);
+			text_user(out, cell);
 		}
 	}
-	text_add(out, "\n");
-	text_clear(&label);
-	SAY0(&label, lang, MSG_SHEET_TOTAL);
-	text_cell(out, text_str(&label), 6, 0);
+	text_table_row(out);
+	SAY0(out, lang, MSG_SHEET_TOTAL);
 	for (int seat = 0; seat < table->nseats; seat++) {
 		int total = 0;
 
 		present_int_at(scores, seat, &total);
-		snprintf(cell, sizeof(cell), "%d", total);
-		text_add(out, " ");
-		text_cell(out, cell, width[seat], 1);
+		text_table_cell(out);
+		text_printf(out, "%d", total);
 	}
-	text_pre_end(out);
+	text_table_end(out);
 	/* What the cells mean, once the sheet has a round. */
 	if (json_array_size(rounds) > 0 && present != NULL) {
 		text_add(out, "\n");
 		SAY0(out, lang, present->sheet_legend);
 	}
-	text_finish(&label);
 	json_decref(result);
 }
 

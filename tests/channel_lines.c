@@ -47,7 +47,7 @@ channel_outside_sheets(const char *marked, char *out, size_t len)
 	size_t n = 0;
 
 	for (const char *p = marked; *p != '\0' && n + 1 < len; p++) {
-		if (*p == TEXT_PRE) {
+		if (*p == TEXT_PRE || *p == TEXT_TABLE) {
 			pre = !pre;
 			continue;
 		}

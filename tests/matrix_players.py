@@ -67,11 +67,13 @@ def wait_until(predicate, timeout=20, what="a condition"):
 
 
 def plain(content):
-    """A message's visible text outside <pre> blocks (score sheets)."""
+    """A message's visible text outside score sheets (<table>, and <pre>
+    blocks)."""
     body = content.get("formatted_body")
     if body is None:
         return content.get("body", "")
-    body = re.sub(r"<pre>.*?</pre>", " ", body, flags=re.S)
+    body = re.sub(r"<pre>.*?</pre>|<table>.*?</table>", " ", body,
+                  flags=re.S)
     body = re.sub(r"<br\s*/?>", "\n", body)
     return html.unescape(re.sub(r"<[^>]+>", "", body))
 
@@ -548,17 +550,42 @@ def sheet_totals(content):
     return [int(x) for x in rows[-1].split()[1:]] if rows else None
 
 
+def sheet_header(content):
+    """The header cells of the HTML table in a bot message, unescaped,
+    or None when the message has no table."""
+    m = re.search(r"<table><thead><tr>(.*?)</tr></thead>",
+                  content.get("formatted_body", ""), re.S)
+    if m is None:
+        return None
+    return [html.unescape(c) for c in re.findall(r"<th>(.*?)</th>",
+                                                 m.group(1), re.S)]
+
+
+def check_sheet_table(content, names):
+    """The score sheet in content is an HTML table headed by the seats'
+    whole names, and the plain body keeps them whole too."""
+    head = sheet_header(content)
+    check(head is not None and head[1:] == names,
+          "the score sheet's HTML header is %r, not the seats %r: %r" % (
+              head, names, content.get("formatted_body", "")[:400]))
+    rows = content.get("body", "").split("\n")
+    check(any(all(n in r for n in names) for r in rows),
+          "no row of the plain score sheet has the whole names %r: %r" % (
+              names, content.get("body", "")[:400]))
+
+
 def check_scores(world, room_id, record, names):
     """The room's last score sheet and winners agree with the replay of
-    the exported record."""
+    the exported record; the sheet is an HTML table with the seats'
+    names."""
     result = world.replay(record)
     check(result["finished"], "the exported game is not finished: %s" %
           json.dumps(result)[:300])
-    sheets = [sheet_totals(e["content"]) for _, e in world.room_log(room_id)
-              if e["sender"] == BOT and "Total" in
-              e["content"].get("body", "")]
-    sheets = [s for s in sheets if s is not None]
-    check(sheets, "no score sheet in the room")
+    contents = [e["content"] for _, e in world.room_log(room_id)
+                if e["sender"] == BOT and sheet_totals(e["content"])]
+    check(contents, "no score sheet in the room")
+    check_sheet_table(contents[-1], names)
+    sheets = [sheet_totals(c) for c in contents]
     totals = sheets[-1]
     check(totals == result["scores"], "the room's last Total row %s, the "
           "replay %s" % (totals, result["scores"]))
