@@ -38,6 +38,7 @@ static void cmd_play(struct ctx *);
 static void cmd_select(struct ctx *);
 static void cmd_hand(struct ctx *);
 static void cmd_status(struct ctx *);
+static void cmd_table(struct ctx *);
 static void cmd_scores(struct ctx *);
 static void cmd_addbot(struct ctx *);
 static void cmd_replace(struct ctx *);
@@ -83,6 +84,9 @@ static const struct command commands[] = {
 	{ .name = "status", .aliases = "st", .help = CMD_STATUS,
 	    .where = ANYWHERE, .needs_table = 1, .min_args = 0, .max_args = 0,
 	    .run = cmd_status },
+	{ .name = "table", .aliases = "view tb", .help = CMD_TABLE,
+	    .where = ANYWHERE, .needs_table = 1, .min_args = 0, .max_args = 0,
+	    .run = cmd_table },
 	{ .name = "scores", .aliases = "sc score", .help = CMD_SCORES,
 	    .where = ANYWHERE, .needs_table = 1, .min_args = 0, .max_args = 0,
 	    .run = cmd_scores },
@@ -745,6 +749,32 @@ cmd_status(struct ctx *ctx)
 		return;
 	}
 	table_status(table, &ctx->reply);
+}
+
+/*
+ * The table at a glance: with the asker's hand privately when they sit
+ * at a running game, else what everyone may see, where they asked.
+ */
+static void
+cmd_table(struct ctx *ctx)
+{
+	struct table *table = ctx_table(ctx);
+	struct text view;
+	int seat;
+
+	if (table == NULL) {
+		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
+		return;
+	}
+	seat = table_seat_of(table, ctx->user->id);
+	if (table_game(table) == NULL || seat < 0) {
+		table_view(table, -1, &ctx->reply);
+		return;
+	}
+	text_init(&view);
+	table_view(table, seat, &view);
+	table_tell(table, seat, &view);
+	text_finish(&view);
 }
 
 static void

@@ -1084,6 +1084,26 @@ not_stored(struct table *table, int flags, struct text *reply)
 		table_retry(table);
 }
 
+/*
+ * The terminal's reader (issue 17) sees the table at a glance after each
+ * trick: a chat's people ask for it (!table), as it would cost a line
+ * each.
+ */
+static void
+show_reader(struct table *table)
+{
+	for (int seat = 0; seat < table->nseats; seat++) {
+		struct text view;
+
+		if (!table_addressed(table, seat))
+			continue;
+		text_init(&view);
+		table_view(table, seat, &view);
+		table_tell(table, seat, &view);
+		text_finish(&view);
+	}
+}
+
 int
 table_act(struct table *table, int seat, const struct action *action,
     int flags, struct text *reply)
@@ -1095,6 +1115,7 @@ table_act(struct table *table, int seat, const struct action *action,
 	enum game_phase before, after;
 	json_t *result, *round;
 	struct text out;
+	int tricks;
 
 	if (game == NULL)
 		return -1;
@@ -1135,9 +1156,12 @@ table_act(struct table *table, int seat, const struct action *action,
 	round = json_array_get(json_object_get(result, "rounds"),
 	    (size_t)table->round_seen);
 	text_init(&out);
+	tricks = table->tricks_seen;
 	announce_action(table, seat, action, before, result, &out);
 	table->tricks_seen = (int)json_array_size(json_object_get(round,
 	    "tricks"));
+	if (table->tricks_seen > tricks && after == PHASE_PLAY)
+		show_reader(table);
 	if (round != NULL && json_is_array(json_object_get(round,
 	    "points"))) {
 		announce_round_end(table, round, &out);

@@ -111,6 +111,18 @@ int table_seat_changed(struct table *table, int seat);
 void table_send_hand(struct table *table, int seat, int prompt);
 void table_status(struct table *table, struct text *out);
 /*
+ * The table at a glance (issue 17): the game, round, trump, the trick and
+ * the suit to follow; everyone's standing; and, for seat (-1: nobody),
+ * their hand with the cards they may play now in brackets.  With a hand
+ * it is for seat's owner only.
+ */
+void table_view(struct table *table, int seat, struct text *out);
+/*
+ * Says what privately to seat's owner, as a line about this table
+ * ("[#cards] ..."); nothing for a seat a computer plays.
+ */
+void table_tell(struct table *table, int seat, const struct text *what);
+/*
  * Tells the channel where a game stands once the bot can speak again
  * (why: MSG_RESUMED after a restart, MSG_RECONNECTED after an outage):
  * the round, trump, the trick so far and each player's bid and tricks in

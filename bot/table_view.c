@@ -734,8 +734,7 @@ table_refusal(struct table *table, int seat, const struct action *action,
 	}
 	if (flags & ACT_IN_CHANNEL) {
 		SAY0(reply, lang, MSG_REFUSED_PRIVATELY);
-		network_send_private(table->channel->network,
-		    table->seats[seat].user_id, table->channel->name, &why);
+		table_tell(table, seat, &why);
 	} else {
 		text_append(reply, &why);
 	}
@@ -831,4 +830,91 @@ text_play_hint(struct text *t, struct table *table)
 	view = table->impl->view(table->game->state, -1);
 	present->play_hint(t, table_lang(table), view);
 	json_decref(view);
+}
+
+/*
+ * The cards of hand (codes) with those seat may play now in brackets
+ * ("r3 [y5] [y9] W"), so that the mark survives a plain rendering; none
+ * bracketed when seat is not to play.
+ */
+static void
+text_hand_marked(struct text *t, struct table *table, int seat,
+    const json_t *hand)
+{
+	struct action legal[GAME_MAX_ACTIONS];
+	int n = 0;
+	size_t i;
+	json_t *code;
+
+	if (table->impl->phase(table->game->state) == PHASE_PLAY &&
+	    seat_to_act(table, seat))
+		n = table->impl->legal(table->game->state, seat, legal,
+		    GAME_MAX_ACTIONS);
+	json_array_foreach(hand, i, code) {
+		const char *c = json_string_value(code);
+		int allowed = 0;
+		char played[8];
+
+		if (c == NULL)
+			continue;
+		for (int k = 0; k < n && !allowed; k++)
+			for (int j = 0; j < legal[k].ncards && !allowed; j++) {
+				table->impl->format_card(legal[k].cards[j],
+				    played, sizeof(played));
+				allowed = strcmp(played, c) == 0;
+			}
+		if (i > 0)
+			text_add(t, " ");
+		if (allowed)
+			text_add(t, "[");
+		text_card(t, table_card_color(table, c), c);
+		if (allowed)
+			text_add(t, "]");
+	}
+}
+
+void
+table_view(struct table *table, int seat, struct text *out)
+{
+	json_t *view;
+
+	if (table->game == NULL) {
+		table_status(table, out);
+		return;
+	}
+	status_summary(table, out);
+	text_play_hint(out, table);
+	text_add(out, "\n");
+	table_player_lines(table, out);
+	if (seat < 0 || seat >= table->nseats)
+		return;
+	view = table->impl->view(table->game->state, seat);
+	if (json_object_get(view, "others") == NULL) {
+		json_t *hand = json_object_get(view, "hand");
+
+		text_add(out, "\n");
+		SAY0(out, table_lang(table), MSG_VIEW_HAND);
+		text_add(out, " ");
+		if (json_array_size(hand) == 0)
+			SAY0(out, table_lang(table), MSG_HAND_EMPTY);
+		else
+			text_hand_marked(out, table, seat, hand);
+	}
+	json_decref(view);
+}
+
+void
+table_tell(struct table *table, int seat, const struct text *what)
+{
+	struct text t;
+
+	if (seat < 0 || seat >= table->nseats ||
+	    !seat_is_human(&table->seats[seat]))
+		return;
+	text_init(&t);
+	text_table_tag(&t, table);
+	text_append(&t, what);
+	network_send_private(table->channel->network,
+	    table->seats[seat].user_id, table->channel->name, &t);
+	text_finish(&t);
 }

@@ -1666,6 +1666,53 @@ test_turns_in_public(void **state)
 }
 
 /*
+ * The table at a glance (!table): privately with the asker's hand, the
+ * cards they may play now in brackets; to someone not seated, what
+ * everyone may see, where they asked, without any hand.
+ */
+static void
+test_table_view(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int acting[GAME_MAX_SEATS];
+	const struct memory_line *l;
+	const char *user;
+
+	seat_three(f, "#tv", "wizard");
+	say(f, "#tv", "alice", "!start");
+	table = table_of(f, "#tv");
+	/* Round 1 (one card): the bid, then the first player's turn. */
+	for (int guard = 0; guard < 10 && table_impl(table)->phase(
+	    table_game(table)->state) != PHASE_PLAY; guard++)
+		act_first(f, "#tv");
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state),
+	    PHASE_PLAY);
+	table_impl(table)->to_act(table_game(table)->state, acting);
+	user = table_seat(table, acting[0])->user_id;
+	say(f, "#tv", user, "!table");
+	l = memory_line(f->adapter, memory_count(f->adapter) - 1);
+	assert_null(l->channel);
+	assert_string_equal(l->user_id, user);
+	assert_non_null(strstr(l->text, "[#tv] Wizard · Round 1"));
+	assert_non_null(strstr(l->text, "\nYour hand: ["));
+	assert_non_null(strstr(l->text, "]"));
+	/* Someone else's view of the same table has their hand unmarked. */
+	say(f, "#tv", table_seat(table, (acting[0] + 1) % 3)->user_id,
+	    "!view");
+	l = memory_line(f->adapter, memory_count(f->adapter) - 1);
+	assert_null(l->channel);
+	assert_non_null(strstr(l->text, "\nYour hand: "));
+	assert_null(strchr(strstr(l->text, "\nYour hand: "), '['));
+	/* A bystander: the public view in the channel, no hand at all. */
+	say(f, "#tv", "zed", "!table");
+	l = memory_line(f->adapter, memory_count(f->adapter) - 1);
+	assert_non_null(l->channel);
+	assert_non_null(strstr(l->text, "Wizard · Round 1"));
+	assert_null(strstr(l->text, "hand"));
+}
+
+/*
  * A seat follows its person's visible name: an account holder back under
  * another nick is shown and mentioned by that nick.
  */
@@ -1769,6 +1816,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_hints_name_the_bot,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_turns_in_public, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_table_view, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_seat_follows_name,
 		    setup, teardown),
