@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "log.h"
 #include "loop.h"
+#include "medium.h"
 #include "outbox.h"
 #include "store.h"
 
@@ -90,6 +91,8 @@ bot_store(struct bot *bot)
 static int outbox_to_adapter(void *arg, const char *network,
     const char *target, int private_, const char *flow,
     const struct text *text, uint64_t id);
+static struct adapter *medium_adapter(void *data, const char *name);
+static void medium_taken(void *data, uint64_t id);
 
 struct bot *
 bot_create(struct loop *loop, struct store *store,
@@ -158,9 +161,18 @@ bot_create(struct loop *loop, struct store *store,
 		seed = loop_now(loop) ^ (uint64_t)(uintptr_t)bot;
 	rng_seed(&bot->rng, seed);
 	bot->started_at = loop_now(loop);
-	if ((bot->outbox = outbox_create(store, outbox_to_adapter, bot)) ==
-	    NULL) {
+	{
+		struct medium_listener listener = {
+			.adapter = medium_adapter, .taken = medium_taken,
+			.data = bot,
+		};
+
+		bot->medium = medium_create(loop, &listener);
+	}
+	if (bot->medium == NULL || (bot->outbox = outbox_create(store,
+	    outbox_to_adapter, bot)) == NULL) {
 		snprintf(err, errlen, "out of memory");
+		medium_destroy(bot->medium);
 		buckets_destroy(bot->commands_allowed);
 		free(bot);
 		return NULL;
@@ -218,6 +230,7 @@ bot_destroy(struct bot *bot)
 	buckets_destroy(bot->commands_allowed);
 	buckets_destroy(bot->crowd_told);
 	outbox_destroy(bot->outbox);
+	medium_destroy(bot->medium);
 	for (int i = 0; i < bot->nnetworks; i++)
 		network_destroy(bot->networks[i]);
 	free(bot->networks);
@@ -364,8 +377,7 @@ bot_is_admin(struct bot *bot, struct network *network, const char *channel,
 		    mask_match(entry, user->mask))
 			return 1;
 	}
-	if (channel != NULL && network->adapter.impl->channel_admin != NULL &&
-	    network->adapter.impl->channel_admin(&network->adapter, channel,
+	if (channel != NULL && medium_channel_admin(&network->adapter, channel,
 	    user->id) == 1)
 		return 1;
 	return 0;
@@ -479,37 +491,46 @@ const char *
 bot_self_name(struct network *network, enum lang lang)
 {
 	struct adapter *adapter = &network->adapter;
-	const char *name = adapter->impl->self_name != NULL ?
-	    adapter->impl->self_name(adapter) : NULL;
+	const char *name = medium_self_name(adapter);
 
 	return name != NULL && name[0] != '\0' ? name : i18n_get(lang, MSG_ME);
 }
 
-/* Hands one message of the outbox to its network's adapter. */
+/*
+ * Queues one message of the outbox for its network's adapter (medium.h:
+ * handed over from the loop, never inside the adapter's own callback).
+ */
 static int
 outbox_to_adapter(void *arg, const char *name, const char *target,
     int private_, const char *flow, const struct text *text, uint64_t id)
 {
 	struct bot *bot = arg;
-	struct network *network = network_find(bot, name);
-	struct send_info info = { .id = id, .flow = flow };
-	struct adapter *adapter;
-	int rc;
 
-	if (network == NULL) {
+	if (network_find(bot, name) == NULL) {
 		log_warn("%s: no longer configured; a message to %s is "
 		    "dropped", name, target);
 		return -1;
 	}
-	adapter = &network->adapter;
-	if (private_)
-		rc = adapter->impl->send_private(adapter, target, text, &info);
-	else
-		rc = adapter->impl->send_channel(adapter, target, text, &info);
-	/* Taken is as good as sent where the medium says no more. */
-	if (rc == 0 && id != 0 && !adapter->impl->reports_sent)
-		outbox_sent(bot->outbox, id);
-	return rc;
+	medium_send(bot->medium, name, target, private_, flow, text, id);
+	return 0;
+}
+
+/* The adapter of a network, for the medium's queue. */
+static struct adapter *
+medium_adapter(void *data, const char *name)
+{
+	struct network *network = network_find(data, name);
+
+	return network != NULL ? &network->adapter : NULL;
+}
+
+/* A tracked message an adapter took, where taken counts as sent. */
+static void
+medium_taken(void *data, uint64_t id)
+{
+	struct bot *bot = data;
+
+	outbox_sent(bot->outbox, id);
 }
 
 /* One person's candidate channels (struct bot's sitters). */
@@ -893,8 +914,8 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 
 		if (channel->removed && channel->joined &&
 		    channel->table == NULL) {
-			channel->network->adapter.impl->part(
-			    &channel->network->adapter, channel->name);
+			medium_part(bot->medium, channel->network->adapter.network,
+			    channel->name);
 			channel->joined = 0;
 		}
 	}
@@ -964,6 +985,12 @@ bot_say_goodbye(struct bot *bot)
 	}
 }
 
+void
+bot_flush(struct bot *bot)
+{
+	medium_flush(bot->medium);
+}
+
 size_t
 bot_queue_depth(const struct bot *bot)
 {
@@ -972,10 +999,10 @@ bot_queue_depth(const struct bot *bot)
 	for (int i = 0; i < bot->nnetworks; i++) {
 		const struct adapter *a = &bot->networks[i]->adapter;
 
-		if (bot->networks[i]->started && a->impl->queue_depth != NULL)
-			n += a->impl->queue_depth(a);
+		if (bot->networks[i]->started)
+			n += medium_queue_depth(a);
 	}
-	return n;
+	return n + medium_pending(bot->medium);
 }
 
 void
@@ -983,6 +1010,8 @@ bot_stop(struct bot *bot, const char *goodbye)
 {
 	if (goodbye != NULL)
 		bot_say_goodbye(bot);
+	/* What is queued reaches the adapters before they stop. */
+	medium_flush(bot->medium);
 	/* Nothing may fire once the adapters are gone. */
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct table *table = bot->channels[c]->table;

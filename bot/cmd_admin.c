@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "command.h"
+#include "medium.h"
 #include "log.h"
 #include "loop.h"
 
@@ -70,7 +71,8 @@ admin_part(struct ctx *ctx, struct table *table)
 	SAY0(&t, ctx->lang, MSG_PARTING);
 	channel_send(ctx->channel, &t);
 	text_finish(&t);
-	network->adapter.impl->part(&network->adapter, ctx->channel->name);
+	medium_part(network->bot->medium, network->adapter.network,
+	    ctx->channel->name);
 	ctx->channel->joined = 0;
 	ctx->channel->configured = 0;
 	log_info("%s %s: left at %s's request", network->adapter.network,

@@ -25,6 +25,7 @@
 #include "command.h"
 #include "log.h"
 #include "loop.h"
+#include "medium.h"
 #include "store.h"
 
 static void cmd_game(struct ctx *);
@@ -1293,9 +1294,7 @@ commands_handle(struct network *network, struct channel *channel,
 	 * already queued (hands, prompts) is ever dropped for it.
 	 */
 	if (ctx.channel != NULL && ctx.channel->table != NULL &&
-	    network->adapter.impl->busy != NULL &&
-	    network->adapter.impl->busy(&network->adapter,
-	    ctx.channel->name) == 1) {
+	    medium_busy(&network->adapter, ctx.channel->name)) {
 		SAY0(&ctx.reply, ctx.lang, MSG_BUSY);
 		ctx.reply_private = 1;
 		goto answer;

@@ -95,6 +95,8 @@ struct bot {
 	int started;
 	/* What the bot says, committed with what it changed (outbox.h). */
 	struct outbox *outbox;
+	/* The adapters' calls: sends and parts queued for the loop. */
+	struct medium *medium;
 	int outbox_loaded;       /* unsent rows of the last run handed out */
 	int store_lost;          /* the store failed for good (fail-stop) */
 	int goodbye_said;        /* bot_say_goodbye() ran */

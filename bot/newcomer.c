@@ -15,15 +15,12 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "medium.h"
 
 const char *
 channel_reader(struct channel *channel)
 {
-	struct adapter *adapter = &channel->network->adapter;
-
-	if (adapter->impl->reader == NULL)
-		return NULL;
-	return adapter->impl->reader(adapter, channel->name);
+	return medium_reader(&channel->network->adapter, channel->name);
 }
 
 int

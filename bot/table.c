@@ -19,6 +19,7 @@
 
 #include "ai_game.h"
 #include "internal.h"
+#include "medium.h"
 #include "log.h"
 #include "loop.h"
 #include "store.h"
@@ -49,8 +50,7 @@ table_busy(struct table *table)
 {
 	struct adapter *adapter = &table->channel->network->adapter;
 
-	return adapter->impl->busy != NULL &&
-	    adapter->impl->busy(adapter, table->channel->name) == 1;
+	return medium_busy(adapter, table->channel->name);
 }
 
 static void
@@ -135,8 +135,8 @@ table_destroy(struct table *table)
 		channel->table = NULL;
 		/* A channel dropped by a reload is left once its game is over. */
 		if (channel->removed && channel->joined && network->started) {
-			network->adapter.impl->part(&network->adapter,
-			    channel->name);
+			medium_part(network->bot->medium,
+			    network->adapter.network, channel->name);
 			channel->joined = 0;
 		}
 	}

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "medium.h"
 #include "present.h"
 #include "table_int.h"
 
@@ -87,12 +88,10 @@ text_table_tag(struct text *t, struct table *table)
 	struct adapter *adapter = &table->channel->network->adapter;
 	char title[256];
 
-	title[0] = '\0';
-	if (adapter->impl->channel_title != NULL)
-		adapter->impl->channel_title(adapter, table->channel->name,
-		    title, sizeof(title));
+	medium_channel_title(adapter, table->channel->name, title,
+	    sizeof(title));
 	text_add(t, "[");
-	text_user(t, title[0] != '\0' ? title : table->channel->name);
+	text_user(t, title);
 	text_add(t, "] ");
 }
 

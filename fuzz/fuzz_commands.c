@@ -389,6 +389,7 @@ restart(struct fx *f, int graceful)
 	bot_destroy(f->bot);
 	fx_bot(f);
 	restored = bot_restore(f->bot);
+	bot_flush(f->bot);
 	CHECK(restored == n);
 	network = f->bot->networks[0];
 	for (int i = 0; i < n; i++) {
@@ -552,6 +553,7 @@ event(struct fx *f, const char *line)
 			break;
 		person(f, b, name, &user);
 		bot_on_rename(f->bot, f->adapter, a, &user);
+		bot_flush(f->bot);
 		break;
 	case '>':
 	case '<':
@@ -566,9 +568,11 @@ event(struct fx *f, const char *line)
 		else
 			bot_on_leave(f->bot, f->adapter, b[0] != '\0' ? b :
 			    NULL, &user);
+		bot_flush(f->bot);
 		break;
 	case '^':
 		bot_on_connected(f->bot, f->adapter, line[1] != '0');
+		bot_flush(f->bot);
 		break;
 	case '*':
 	case '=':
