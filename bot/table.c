@@ -127,6 +127,7 @@ table_destroy(struct table *table)
 	for (int i = 0; i < table->nseats; i++)
 		seat_clear(table, &table->seats[i]);
 	game_destroy(table->game);
+	json_decref(table->public_view);
 	free(table->lobby_saved);
 	if (table->channel->table == table) {
 		struct channel *channel = table->channel;
@@ -482,7 +483,6 @@ table_deal(struct table *table)
 		return -1;
 	}
 	table->round_seen = table->impl->round(table->game->state);
-	table->tricks_seen = 0;
 	table->prompted = 0;
 	return 0;
 }
@@ -646,10 +646,9 @@ needs_prompt(struct table *table, int seat, enum game_phase phase)
 	case PHASE_BID:
 		n = table->impl->legal(table->game->state, seat, legal,
 		    GAME_MAX_ACTIONS);
-		view = table->impl->view(table->game->state, -1);
+		view = table_public_view(table);
 		cards = (int)json_integer_value(json_object_get(view,
 		    "cards"));
-		json_decref(view);
 		return n < cards + 1;
 	case PHASE_PLAY:
 		view = table->impl->view(table->game->state, seat);
@@ -789,9 +788,8 @@ table_paused(struct table *table, struct text *out)
 		table->paused = 0;
 		return 0;
 	}
-	view = table->impl->view(table->game->state, -1);
+	view = table_public_view(table);
 	trick = json_array_size(json_object_get(view, "trick"));
-	json_decref(view);
 	if (trick > 0)
 		return 0;
 	if (!table->paused) {
@@ -1115,7 +1113,6 @@ table_act(struct table *table, int seat, const struct action *action,
 	enum game_phase before, after;
 	json_t *result, *round;
 	struct text out;
-	int tricks;
 
 	if (game == NULL)
 		return -1;
@@ -1152,15 +1149,17 @@ table_act(struct table *table, int seat, const struct action *action,
 	if (!(flags & ACT_COMPUTER))
 		table->seats[seat].missed = 0;
 	after = table->impl->phase(game->state);
-	result = table->impl->result(game->state);
+	/*
+	 * The whole result (every round so far) only when the round ended:
+	 * a move's line needs no more than the public view.
+	 */
+	result = after == PHASE_DEAL || after == PHASE_OVER ?
+	    table->impl->result(game->state) : NULL;
 	round = json_array_get(json_object_get(result, "rounds"),
 	    (size_t)table->round_seen);
 	text_init(&out);
-	tricks = table->tricks_seen;
-	announce_action(table, seat, action, before, result, &out);
-	table->tricks_seen = (int)json_array_size(json_object_get(round,
-	    "tricks"));
-	if (table->tricks_seen > tricks && after == PHASE_PLAY)
+	if (announce_action(table, seat, action, before, result, &out) &&
+	    after == PHASE_PLAY)
 		show_reader(table);
 	if (round != NULL && json_is_array(json_object_get(round,
 	    "points"))) {
@@ -1239,7 +1238,6 @@ table_restore(struct channel *channel, const struct store_game *stored,
 	json_t *actions = json_object_get(stored->record, "actions");
 	struct game *game;
 	struct table *table;
-	json_t *result, *rounds;
 	size_t i;
 	json_t *a, *seat;
 
@@ -1303,11 +1301,6 @@ table_restore(struct channel *channel, const struct store_game *stored,
 		return NULL;
 	}
 	table->round_seen = game->impl->round(game->state);
-	result = game->impl->result(game->state);
-	rounds = json_object_get(result, "rounds");
-	table->tricks_seen = (int)json_array_size(json_object_get(
-	    json_array_get(rounds, (size_t)table->round_seen), "tricks"));
-	json_decref(result);
 	channel->table = table;
 	return table;
 }
@@ -1693,6 +1686,21 @@ table_await_resume(struct table *table)
 {
 	table_timer_cancel(table);
 	table->unresumed = 1;
+}
+
+json_t *
+table_public_view(struct table *table)
+{
+	const struct game *game = table->game;
+
+	if (table->public_view == NULL || table->view_actions !=
+	    game->nactions || table->view_deals != game->ndeals) {
+		json_decref(table->public_view);
+		table->public_view = table->impl->view(game->state, -1);
+		table->view_actions = game->nactions;
+		table->view_deals = game->ndeals;
+	}
+	return table->public_view;
 }
 
 /* ------------------------------------------------------------------ */

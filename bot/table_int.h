@@ -20,8 +20,11 @@ struct table {
 	struct game *game;       /* NULL while the table is a lobby */
 	int64_t game_id;         /* the store's id of the game */
 	uint64_t seed;
-	/* What has been announced: the round and its completed tricks. */
-	int round_seen, tricks_seen;
+	/* The round announced last. */
+	int round_seen;
+	/* table_public_view(): the view, and the state it was made for. */
+	json_t *public_view;
+	int view_actions, view_deals;
 	/* Which seats have been prompted in the current phase step. */
 	unsigned prompted;
 	/* Seats whose hand line just now carried their task (send_hands). */
@@ -41,6 +44,12 @@ struct table {
 
 
 /* Facts about a table (table.c). */
+/*
+ * The engine's public view of the running game (view(state, -1)),
+ * borrowed: computed once per state and kept until an action or a deal
+ * changes it, as one event's lines read it many times.
+ */
+json_t *table_public_view(struct table *table);
 enum lang table_lang(const struct table *table);
 int seat_is_human(const struct seat *seat);
 /* The channel's first command prefix, for "say !back". */
@@ -60,10 +69,11 @@ void your_turn(struct table *table, enum game_phase phase, struct text *out);
 void announce_round(struct table *table, struct text *out);
 /*
  * The line that tells the channel what seat did (action, in phase
- * before), and the trick's winner when it completed one; result is the
- * engine's result after the action (borrowed).
+ * before), and the trick's winner when it completed one: then it returns
+ * 1.  result is the engine's result after the action when the action
+ * ended the round (borrowed), else NULL.
  */
-void announce_action(struct table *table, int seat,
+int announce_action(struct table *table, int seat,
     const struct action *action, enum game_phase before, json_t *result,
     struct text *out);
 /* The round's end (round: the engine's result for it, borrowed). */

@@ -128,7 +128,7 @@ void
 table_player_lines(struct table *table, struct text *out)
 {
 	const struct game_present *present = table_present(table);
-	json_t *view = table->impl->view(table->game->state, -1);
+	json_t *view = table_public_view(table);
 	int first = 1;
 
 	for (int seat = 0; seat < table->nseats; seat++) {
@@ -141,7 +141,6 @@ table_player_lines(struct table *table, struct text *out)
 		if (present != NULL)
 			present->standing(out, table_lang(table), view, seat);
 	}
-	json_decref(view);
 }
 
 /*
@@ -324,7 +323,7 @@ table_send_hand(struct table *table, int seat, int prompt)
 	{
 		json_t *own = json_array_get(json_object_get(view, "bids"),
 		    (size_t)seat);
-		json_t *open = table->impl->view(table->game->state, -1);
+		json_t *open = table_public_view(table);
 		json_t *shown = json_array_get(json_object_get(open, "bids"),
 		    (size_t)seat);
 
@@ -333,7 +332,6 @@ table_send_hand(struct table *table, int seat, int prompt)
 			SAY(&t, lang, MSG_YOUR_BID, "d",
 			    (int)json_integer_value(own));
 		}
-		json_decref(open);
 	}
 	if (prompt && phase != PHASE_OVER && seat_to_act(table, seat)) {
 		struct action legal[GAME_MAX_ACTIONS];
@@ -419,7 +417,7 @@ say_round(struct text *out, enum lang lang, const json_t *view)
 void
 announce_round(struct table *table, struct text *out)
 {
-	json_t *view = table->impl->view(table->game->state, -1);
+	json_t *view = table_public_view(table);
 	enum lang lang = table_lang(table);
 	json_t *turned = json_object_get(view, "turned");
 	json_t *trump = json_object_get(view, "trump");
@@ -473,20 +471,17 @@ announce_round(struct table *table, struct text *out)
 		    table_prefix(table), bot_self_name(table->channel->network,
 		    lang));
 	}
-	json_decref(view);
 }
 
 /* The line that tells the channel what seat did. */
-void
+int
 announce_action(struct table *table, int seat, const struct action *action,
     enum game_phase before, json_t *result, struct text *out)
 {
 	enum lang lang = table_lang(table);
-	json_t *view = table->impl->view(table->game->state, -1);
+	json_t *view = table_public_view(table);
 	enum game_phase phase = table->impl->phase(table->game->state);
-	json_t *rounds = json_object_get(result, "rounds");
-	json_t *round = json_array_get(rounds, (size_t)table->round_seen);
-	json_t *tricks = json_object_get(round, "tricks");
+	int completed = 0;
 	char code[8];
 
 	if (out->len > 0)
@@ -577,12 +572,22 @@ announce_action(struct table *table, int seat, const struct action *action,
 			    sizeof(code));
 			text_card(out, table_card_color(table, code), code);
 		}
-		if ((int)json_array_size(tricks) > table->tricks_seen) {
+		/*
+		 * A play that leaves no trick on the table completed one:
+		 * its winner leads next, or (the round over) ends the
+		 * result's last trick.
+		 */
+		if (json_array_size(json_object_get(view, "trick")) == 0) {
+			json_t *tricks = json_object_get(json_array_get(
+			    json_object_get(result, "rounds"),
+			    (size_t)table->round_seen), "tricks");
 			json_t *last = json_array_get(tricks,
 			    json_array_size(tricks) - 1);
-			int winner = (int)json_integer_value(
-			    json_object_get(last, "winner"));
+			int winner = (int)json_integer_value(json_object_get(
+			    result != NULL ? last : view, result != NULL ?
+			    "winner" : "leader"));
 
+			completed = 1;
 			text_add(out, " · ");
 			SAY(out, lang, table_seat_msg(table, winner, MSG_TAKES_TRICK,
 			    MSG_YOU_TAKE_TRICK), "b", table_seat_name(table, winner));
@@ -596,7 +601,7 @@ announce_action(struct table *table, int seat, const struct action *action,
 	default:
 		break;
 	}
-	json_decref(view);
+	return completed;
 }
 
 /* The round's end: BirdHead's reveal and losers, then the score sheet. */
@@ -609,7 +614,7 @@ announce_round_end(struct table *table, json_t *round, struct text *out)
 	text_add(out, "\n");
 	SAY(out, lang, MSG_ROUND_OVER, "d", table->round_seen + 1);
 	if (losers != NULL) {
-		json_t *view = table->impl->view(table->game->state, -1);
+		json_t *view = table_public_view(table);
 		json_t *revealed = json_object_get(view, "revealed");
 		size_t i;
 		json_t *v;
@@ -635,7 +640,6 @@ announce_round_end(struct table *table, json_t *round, struct text *out)
 			text_add(out, i > 0 ? ", " : " ");
 			text_bold(out, table_seat_name(table, (int)json_integer_value(v)));
 		}
-		json_decref(view);
 	}
 	text_add(out, "\n");
 	table_scores(table, out);
@@ -746,7 +750,7 @@ void
 status_summary(struct table *table, struct text *out)
 {
 	enum lang lang = table_lang(table);
-	json_t *view = table->impl->view(table->game->state, -1);
+	json_t *view = table_public_view(table);
 	json_t *trick, *play;
 	size_t i;
 
@@ -778,7 +782,6 @@ status_summary(struct table *table, struct text *out)
 			    json_object_get(play, "cards"));
 		}
 	}
-	json_decref(view);
 }
 
 void
@@ -826,9 +829,8 @@ text_play_hint(struct text *t, struct table *table)
 	if (present == NULL || present->play_hint == NULL ||
 	    table->impl->phase(table->game->state) != PHASE_PLAY)
 		return;
-	view = table->impl->view(table->game->state, -1);
+	view = table_public_view(table);
 	present->play_hint(t, table_lang(table), view);
-	json_decref(view);
 }
 
 /*
