@@ -492,6 +492,9 @@ normal_play(const struct wizard_state *s, int seat, uint64_t unseen)
 	const struct wizard_round *r = &s->r;
 	int ids[GAME_MAX_HAND + 2];
 	double value[GAME_MAX_HAND + 2], best_points = 0;
+	double lose[GAME_MAX_HAND + 2], win[GAME_MAX_HAND + 2];
+	/* Each held card's future value, by id: candidates are held cards. */
+	double held[64];
 	int n = candidates(s, seat, ids);
 	uint64_t hand = r->hand[seat];
 	int t = bits_count64(hand), best = 0, bid = r->bid[seat];
@@ -505,22 +508,37 @@ normal_play(const struct wizard_state *s, int seat, uint64_t unseen)
 		bid = 0;
 	odds_init(&o, s, seat, unseen, t);
 	for (uint64_t m = hand; m; m &= m - 1) {
-		double v = future_value(s, values, unseen, bits_lowest64(m));
+		int id = bits_lowest64(m);
+		double v = future_value(s, values, unseen, id);
 		double q = v < 0 ? 0 : v > 1 ? 1 : v;
 
+		held[id] = v;
 		mean += v;
 		var += q * (1 - q);
 	}
 	for (int k = 0; k < n; k++)
-		value[k] = future_value(s, values, unseen, ids[k]);
+		value[k] = held[ids[k]];
 	for (int k = 0; k < n; k++) {
 		double p = wins_now(s, ids[k]) ? hold_chance(s, &o, ids[k]) : 0;
 		double q = value[k] < 0 ? 0 : value[k] > 1 ? 1 : value[k];
-		double lose, win, points;
+		double points;
+		int same = 0;
 
-		outlook(bid, bid - r->won[seat], mean - value[k],
-		    var - q * (1 - q), t - 1, &lose, &win);
-		points = p * win + (1 - p) * lose;
+		/*
+		 * Cards of one kind (low cards of the side suits, say) have
+		 * the same value and so the same outlook: it is computed
+		 * once.  The sums it takes are the same, so are the results.
+		 */
+		while (same < k && value[same] != value[k])
+			same++;
+		if (same < k) {
+			lose[k] = lose[same];
+			win[k] = win[same];
+		} else {
+			outlook(bid, bid - r->won[seat], mean - value[k],
+			    var - q * (1 - q), t - 1, &lose[k], &win[k]);
+		}
+		points = p * win[k] + (1 - p) * lose[k];
 		/* Equal outlooks: keep the stronger card back. */
 		points -= 0.001 * keep_value(s, ids[k]);
 		if (k == 0 || points > best_points) {
