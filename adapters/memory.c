@@ -353,6 +353,8 @@ memory_say(struct adapter *adapter, const char *channel, const char *user_id,
 	struct user user = { .id = user_id, .name = name, .mask = NULL };
 
 	bot_on_message(adapter->bot, adapter, channel, &user, text);
+	/* The loop's part, as a test drives no loop between its lines. */
+	bot_flush(adapter->bot);
 	report(adapter->priv);
 }
 
@@ -361,6 +363,7 @@ memory_say_as(struct adapter *adapter, const char *channel,
     const struct user *user, const char *text)
 {
 	bot_on_message(adapter->bot, adapter, channel, user, text);
+	bot_flush(adapter->bot);
 	report(adapter->priv);
 }
 

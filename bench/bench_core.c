@@ -206,7 +206,7 @@ start_game(struct bench *b, int i, struct latency *t)
 	channel_of(i, channel, sizeof(channel));
 	user_of(i, 0, user, sizeof(user));
 	say(b, t, channel, user, "!start");
-	if (table_at(b, i) == NULL || table_at(b, i)->game == NULL)
+	if (table_at(b, i) == NULL || table_game(table_at(b, i)) == NULL)
 		die("a game did not start");
 }
 
@@ -224,27 +224,27 @@ move(struct bench *b, int i, struct latency *t, struct latency *private)
 	char channel[32], user[64], cmd[64], line[80];
 	int n, seat, before;
 
-	if (table == NULL || table->game == NULL) {
+	if (table == NULL || table_game(table) == NULL) {
 		if (table == NULL)
 			open_lobby(b, i, NULL);
 		start_game(b, i, NULL);
 		table = table_at(b, i);
 	}
-	phase = table->impl->phase(table->game->state);
-	n = table->impl->to_act(table->game->state, acting);
+	phase = table_impl(table)->phase(table_game(table)->state);
+	n = table_impl(table)->to_act(table_game(table)->state, acting);
 	if (n <= 0)
 		die("nobody is to act at a running table");
 	seat = acting[rng_below(&b->rng, (uint32_t)n)];
-	n = table->impl->legal(table->game->state, seat, legal,
+	n = table_impl(table)->legal(table_game(table)->state, seat, legal,
 	    GAME_MAX_ACTIONS);
 	if (n <= 0)
 		die("no legal action for the seat to act");
-	commands_for_action(table->impl,
+	commands_for_action(table_impl(table),
 	    &legal[rng_below(&b->rng, (uint32_t)n)], cmd,
 	    sizeof(cmd));
-	snprintf(user, sizeof(user), "%s", table->seats[seat].user_id);
+	snprintf(user, sizeof(user), "%s", table_seat(table, seat)->user_id);
 	channel_of(i, channel, sizeof(channel));
-	before = table->game->nactions;
+	before = table_game(table)->nactions;
 	if (phase == PHASE_BID_SIMULTANEOUS || phase == PHASE_SELECT) {
 		say(b, t, NULL, user, cmd);
 		add(&private->wall, t->wall.us[t->wall.n - 1]);
@@ -255,8 +255,8 @@ move(struct bench *b, int i, struct latency *t, struct latency *private)
 	}
 	/* The table may be gone (the game ended) after the command. */
 	table = table_at(b, i);
-	return table == NULL || table->game == NULL ||
-	    table->game->nactions > before ? 0 : -1;
+	return table == NULL || table_game(table) == NULL ||
+	    table_game(table)->nactions > before ? 0 : -1;
 }
 
 static struct bot *

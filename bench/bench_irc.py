@@ -20,10 +20,12 @@ that ngircd does not throttle them) drive it:
      channel (the bot answers each);
   2. in --active of them ben and cat join too and ann says !start: Wizard
      games, standard rules;
-  3. everyone answers the prompts the bot sends them privately after a
-     think time (uniform around --think-ms), choosing among the legal
-     plays the prompt lists; after --warmup seconds of that, plays are
-     measured for --seconds.
+  3. everyone acts after a think time (uniform around --think-ms) when
+     the bot names them in the channel ("ben to play · lead r") or in the
+     hand that comes privately with each deal, choosing among the plays
+     the rules allow from the hand they were dealt less what the channel
+     says they played; after --warmup seconds of that, plays are measured
+     for --seconds.
 Measured: how long the bot took to join every channel and to open every
 table, and for each play command sent during step 3, the time until the
 channel announces that play ("ann r7 · ben to play").  Also: lines the
@@ -52,7 +54,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 import irc_util  # noqa: E402
-from bot_lines import HAND_RE  # noqa: E402
+from bot_lines import (HAND_RE, played_by, plays_from_hint,  # noqa: E402
+                       turn_in)
 from irc_util import plain, split_line  # noqa: E402
 
 BOT = "stichbot"
@@ -74,6 +77,9 @@ class Round:
     def __init__(self, number):
         self.number = number
         self.dealt = None
+        self.hand = None         # the hand dealt (codes)
+        self.announced = []      # our cards the channel said we played
+        self.acted = set()       # len(announced) at each play we made
         self.played = 0
         self.bid = None
         self.trump = None
@@ -164,6 +170,7 @@ class Person:
                     b.channel_line(target.lower(), text)
                 else:
                     b.bot_lines -= 1     # counted once, by ann
+                self.channel_turn(target.lower(), text)
             else:
                 self.prompt(text)
 
@@ -184,11 +191,43 @@ class Person:
             return
         if rnd.dealt is None:
             rnd.dealt = len(hand)
+            rnd.hand = list(hand)
         task = parts[-1]
         if not task.startswith("to "):
             return
         think = self.bench.args.think_ms / 1000.0 * self.rng.uniform(0.5, 1.5)
         self.bench.later(think, self.answer, channel, rnd, hand, task)
+
+    def channel_turn(self, channel, text):
+        """A channel line: what it says we played, and our turn if it
+        names us (the hand dealt less our announced cards, and the public
+        hint, give the plays allowed)."""
+        rnd = self.rounds.get(channel)
+        if rnd is None or rnd.hand is None:
+            return
+        rnd.announced += played_by(text, self.nick)
+        found = turn_in(text, self.nick)
+        if found is None:
+            return
+        task, hint = found
+        left = list(rnd.hand)
+        for c in rnd.announced:
+            if c in left:
+                left.remove(c)
+        if task == "to bid":
+            task = "to bid: " + " ".join(str(n) for n in
+                                         range(rnd.dealt + 1))
+        elif task == "to play":
+            if len(rnd.announced) in rnd.acted:
+                return
+            rnd.acted.add(len(rnd.announced))
+            plays = plays_from_hint("wizard", left, hint)
+            if not plays:
+                return
+            task = "to play: " + ", ".join(" ".join(p) for p in plays)
+            rnd.played = rnd.dealt - len(left)
+        think = self.bench.args.think_ms / 1000.0 * self.rng.uniform(0.5, 1.5)
+        self.bench.later(think, self.answer, channel, rnd, left, task)
 
     def answer(self, channel, rnd, hand, task):
         if self.rounds.get(channel) is not rnd:

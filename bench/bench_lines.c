@@ -25,6 +25,10 @@
 #include "memory.h"
 #include "store.h"
 
+/* Issue 16's goals, per action over whole games. */
+#define GOAL_IRC 2.0
+#define GOAL_MATRIX 1.2
+
 /* Text bytes in one IRC line, as the IRC adapter splits a long line. */
 #define IRC_LINE 400
 
@@ -113,7 +117,7 @@ play_game(struct loop *loop, struct store *store, const char *name,
 	memory_say(adapter, "#g", "p0", "p0", "!start");
 	channel = channel_get(bot->networks[0], "#g", 0);
 	if (channel == NULL || channel->table == NULL ||
-	    channel->table->game == NULL)
+	    table_game(channel->table) == NULL)
 		die("the game did not start");
 	for (int guard = 0; guard < 100000; guard++) {
 		struct table *table = channel->table;
@@ -122,26 +126,26 @@ play_game(struct loop *loop, struct store *store, const char *name,
 		enum game_phase phase;
 		char cmd[64];
 
-		if (table == NULL || table->game == NULL)
+		if (table == NULL || table_game(table) == NULL)
 			break;
-		phase = table->impl->phase(table->game->state);
-		n = table->impl->to_act(table->game->state, acting);
+		phase = table_impl(table)->phase(table_game(table)->state);
+		n = table_impl(table)->to_act(table_game(table)->state, acting);
 		if (n <= 0)
 			die("nobody is to act");
 		seat = acting[rng_below(&rng, (uint32_t)n)];
-		n = table->impl->legal(table->game->state, seat, legal,
+		n = table_impl(table)->legal(table_game(table)->state, seat, legal,
 		    GAME_MAX_ACTIONS);
-		commands_for_action(table->impl,
+		commands_for_action(table_impl(table),
 		    &legal[rng_below(&rng, (uint32_t)n)], cmd,
 		    sizeof(cmd));
 		t->actions++;
 		if (phase == PHASE_BID_SIMULTANEOUS || phase == PHASE_SELECT) {
-			memory_say(adapter, NULL, table->seats[seat].user_id,
-			    table->seats[seat].name, cmd);
+			memory_say(adapter, NULL, table_seat(table, seat)->user_id,
+			    table_seat(table, seat)->name, cmd);
 		} else {
 			snprintf(line, sizeof(line), "!%s", cmd);
-			memory_say(adapter, "#g", table->seats[seat].user_id,
-			    table->seats[seat].name, line);
+			memory_say(adapter, "#g", table_seat(table, seat)->user_id,
+			    table_seat(table, seat)->name, line);
 		}
 	}
 	if (channel->table != NULL)
@@ -165,7 +169,7 @@ main(int argc, char **argv)
 	struct loop *loop;
 	struct store *store;
 	char err[256];
-	int ngames = 3;
+	int ngames = 3, met = 1;
 	uint64_t seed = 1;
 
 	for (int i = 1; i < argc; i++) {
@@ -195,17 +199,22 @@ main(int argc, char **argv)
 	    "room msgs", "private", "IRC/action", "Matrix/action");
 	for (size_t g = 0; g < sizeof(games) / sizeof(games[0]); g++) {
 		struct tally t;
+		double irc, matrix;
 
 		memset(&t, 0, sizeof(t));
 		for (int k = 0; k < ngames; k++)
 			play_game(loop, store, games[g].name, games[g].players,
 			    seed + (uint64_t)k, &t);
+		irc = (double)t.irc_lines / (double)t.actions;
+		matrix = (double)(t.channel_msgs + t.private_msgs) /
+		    (double)t.actions;
 		printf("%-9s %8ld %10ld %10ld %12.2f %12.2f\n", games[g].name,
-		    t.actions, t.channel_msgs, t.private_msgs,
-		    (double)t.irc_lines / (double)t.actions,
-		    (double)(t.channel_msgs + t.private_msgs) /
-		    (double)t.actions);
+		    t.actions, t.channel_msgs, t.private_msgs, irc, matrix);
+		met &= irc <= GOAL_IRC && matrix <= GOAL_MATRIX;
 	}
+	/* Issue 16's budget: what a chat network can carry at a good pace. */
+	printf("goal: at most %.1f IRC lines and %.1f Matrix messages per "
+	    "action: %s\n", GOAL_IRC, GOAL_MATRIX, met ? "met" : "MISSED");
 	store_close(store);
 	loop_destroy(loop);
 	return 0;

@@ -182,6 +182,14 @@ void bot_on_rename(struct bot *bot, struct adapter *adapter,
  * handlers, never from inside send_channel() or send_private().
  */
 void bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id);
+/*
+ * Hands what the core queued for the adapters over now (sends and parts
+ * wait for the loop, so that the core never calls an adapter inside its
+ * own callback).  For a medium that runs no loop between the events it
+ * feeds the core, as the in-memory medium of tests; never from inside an
+ * adapter's send or part.
+ */
+void bot_flush(struct bot *bot);
 /* The adapter lost and regained its connection. */
 void bot_on_connected(struct bot *bot, struct adapter *adapter, int up);
 

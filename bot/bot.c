@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "log.h"
 #include "loop.h"
+#include "medium.h"
 #include "outbox.h"
 #include "store.h"
 
@@ -90,6 +91,8 @@ bot_store(struct bot *bot)
 static int outbox_to_adapter(void *arg, const char *network,
     const char *target, int private_, const char *flow,
     const struct text *text, uint64_t id);
+static struct adapter *medium_adapter(void *data, const char *name);
+static void medium_taken(void *data, uint64_t id);
 
 struct bot *
 bot_create(struct loop *loop, struct store *store,
@@ -158,9 +161,18 @@ bot_create(struct loop *loop, struct store *store,
 		seed = loop_now(loop) ^ (uint64_t)(uintptr_t)bot;
 	rng_seed(&bot->rng, seed);
 	bot->started_at = loop_now(loop);
-	if ((bot->outbox = outbox_create(store, outbox_to_adapter, bot)) ==
-	    NULL) {
+	{
+		struct medium_listener listener = {
+			.adapter = medium_adapter, .taken = medium_taken,
+			.data = bot,
+		};
+
+		bot->medium = medium_create(loop, &listener);
+	}
+	if (bot->medium == NULL || (bot->outbox = outbox_create(store,
+	    outbox_to_adapter, bot)) == NULL) {
 		snprintf(err, errlen, "out of memory");
+		medium_destroy(bot->medium);
 		buckets_destroy(bot->commands_allowed);
 		free(bot);
 		return NULL;
@@ -218,6 +230,7 @@ bot_destroy(struct bot *bot)
 	buckets_destroy(bot->commands_allowed);
 	buckets_destroy(bot->crowd_told);
 	outbox_destroy(bot->outbox);
+	medium_destroy(bot->medium);
 	for (int i = 0; i < bot->nnetworks; i++)
 		network_destroy(bot->networks[i]);
 	free(bot->networks);
@@ -364,8 +377,7 @@ bot_is_admin(struct bot *bot, struct network *network, const char *channel,
 		    mask_match(entry, user->mask))
 			return 1;
 	}
-	if (channel != NULL && network->adapter.impl->channel_admin != NULL &&
-	    network->adapter.impl->channel_admin(&network->adapter, channel,
+	if (channel != NULL && medium_channel_admin(&network->adapter, channel,
 	    user->id) == 1)
 		return 1;
 	return 0;
@@ -425,7 +437,7 @@ bot_check_store(struct bot *bot)
 		struct channel *channel = bot->channels[c];
 		struct text t;
 
-		if (channel->table == NULL || channel->table->game == NULL)
+		if (channel->table == NULL || table_game(channel->table) == NULL)
 			continue;
 		table_hold(channel->table);
 		text_init(&t);
@@ -479,37 +491,46 @@ const char *
 bot_self_name(struct network *network, enum lang lang)
 {
 	struct adapter *adapter = &network->adapter;
-	const char *name = adapter->impl->self_name != NULL ?
-	    adapter->impl->self_name(adapter) : NULL;
+	const char *name = medium_self_name(adapter);
 
 	return name != NULL && name[0] != '\0' ? name : i18n_get(lang, MSG_ME);
 }
 
-/* Hands one message of the outbox to its network's adapter. */
+/*
+ * Queues one message of the outbox for its network's adapter (medium.h:
+ * handed over from the loop, never inside the adapter's own callback).
+ */
 static int
 outbox_to_adapter(void *arg, const char *name, const char *target,
     int private_, const char *flow, const struct text *text, uint64_t id)
 {
 	struct bot *bot = arg;
-	struct network *network = network_find(bot, name);
-	struct send_info info = { .id = id, .flow = flow };
-	struct adapter *adapter;
-	int rc;
 
-	if (network == NULL) {
+	if (network_find(bot, name) == NULL) {
 		log_warn("%s: no longer configured; a message to %s is "
 		    "dropped", name, target);
 		return -1;
 	}
-	adapter = &network->adapter;
-	if (private_)
-		rc = adapter->impl->send_private(adapter, target, text, &info);
-	else
-		rc = adapter->impl->send_channel(adapter, target, text, &info);
-	/* Taken is as good as sent where the medium says no more. */
-	if (rc == 0 && id != 0 && !adapter->impl->reports_sent)
-		outbox_sent(bot->outbox, id);
-	return rc;
+	medium_send(bot->medium, name, target, private_, flow, text, id);
+	return 0;
+}
+
+/* The adapter of a network, for the medium's queue. */
+static struct adapter *
+medium_adapter(void *data, const char *name)
+{
+	struct network *network = network_find(data, name);
+
+	return network != NULL ? &network->adapter : NULL;
+}
+
+/* A tracked message an adapter took, where taken counts as sent. */
+static void
+medium_taken(void *data, uint64_t id)
+{
+	struct bot *bot = data;
+
+	outbox_sent(bot->outbox, id);
 }
 
 /* One person's candidate channels (struct bot's sitters). */
@@ -626,7 +647,7 @@ bot_game_count(const struct bot *bot)
 
 	for (int i = 0; i < bot->nchannels; i++)
 		n += bot->channels[i]->table != NULL &&
-		    bot->channels[i]->table->game != NULL;
+		    table_game(bot->channels[i]->table) != NULL;
 	return n;
 }
 
@@ -893,8 +914,8 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 
 		if (channel->removed && channel->joined &&
 		    channel->table == NULL) {
-			channel->network->adapter.impl->part(
-			    &channel->network->adapter, channel->name);
+			medium_part(bot->medium, channel->network->adapter.network,
+			    channel->name);
 			channel->joined = 0;
 		}
 	}
@@ -952,7 +973,7 @@ bot_say_goodbye(struct bot *bot)
 		struct channel *channel = bot->channels[c];
 		struct text t;
 
-		if (channel->table == NULL || channel->table->game == NULL ||
+		if (channel->table == NULL || table_game(channel->table) == NULL ||
 		    !channel->network->started)
 			continue;
 		/* Nothing may move while the bot takes its leave. */
@@ -964,6 +985,12 @@ bot_say_goodbye(struct bot *bot)
 	}
 }
 
+void
+bot_flush(struct bot *bot)
+{
+	medium_flush(bot->medium);
+}
+
 size_t
 bot_queue_depth(const struct bot *bot)
 {
@@ -972,10 +999,10 @@ bot_queue_depth(const struct bot *bot)
 	for (int i = 0; i < bot->nnetworks; i++) {
 		const struct adapter *a = &bot->networks[i]->adapter;
 
-		if (bot->networks[i]->started && a->impl->queue_depth != NULL)
-			n += a->impl->queue_depth(a);
+		if (bot->networks[i]->started)
+			n += medium_queue_depth(a);
 	}
-	return n;
+	return n + medium_pending(bot->medium);
 }
 
 void
@@ -983,6 +1010,8 @@ bot_stop(struct bot *bot, const char *goodbye)
 {
 	if (goodbye != NULL)
 		bot_say_goodbye(bot);
+	/* What is queued reaches the adapters before they stop. */
+	medium_flush(bot->medium);
 	/* Nothing may fire once the adapters are gone. */
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct table *table = bot->channels[c]->table;
@@ -1050,7 +1079,7 @@ restore_one(const struct store_game *stored, void *arg)
 		return 0;
 	}
 	log_info("%s %s: game %lld restored at action %d", stored->network,
-	    stored->channel, (long long)stored->id, table->game->nactions);
+	    stored->channel, (long long)stored->id, table_game(table)->nactions);
 	/*
 	 * Nothing is said and no turn runs until the network can speak:
 	 * bot_on_connected() resumes the table then, so that nobody's time
@@ -1059,7 +1088,7 @@ restore_one(const struct store_game *stored, void *arg)
 	if (network->up)
 		table_resume(table, MSG_RESUMED);
 	else
-		table->unresumed = 1;
+		table_await_resume(table);
 	return 0;
 }
 
@@ -1090,7 +1119,7 @@ restore_lobby(const char *network_name, const char *channel_name,
 		    NULL) {
 			log_info("%s %s: lobby restored with %d seats",
 			    network_name, channel_name,
-			    channel->table->nseats);
+			    table_nseats(channel->table));
 			return 0;
 		}
 		log_error("%s %s: the stored lobby cannot be restored: %s",
@@ -1208,7 +1237,7 @@ follow_name(struct network *network, const struct user *user)
 		char *shown = text_sanitize(user->name);
 
 		if (shown != NULL && shown[0] != '\0' &&
-		    strcmp(shown, table->seats[seat].name) != 0)
+		    strcmp(shown, table_seat(table, seat)->name) != 0)
 			table_rename(table, seat, user);
 		free(shown);
 	}
@@ -1235,12 +1264,12 @@ bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
 	bot_leave(bot);
 }
 
-static struct seat *
+static const struct seat *
 seat_at(struct table *table, const char *user_id)
 {
 	int seat = table_seat_of(table, user_id);
 
-	return seat >= 0 ? &table->seats[seat] : NULL;
+	return seat >= 0 ? table_seat(table, seat) : NULL;
 }
 
 static void
@@ -1249,7 +1278,7 @@ on_join_event(struct bot *bot, struct adapter *adapter, const char *channel,
 {
 	struct network *network = network_of(bot, adapter);
 	struct channel *where;
-	struct seat *seat;
+	const struct seat *seat;
 	struct user clean, *who = &clean;
 	char buf[512];
 
@@ -1389,16 +1418,15 @@ bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 		struct table *table = channel->table;
 
 		if (channel->network != network || table == NULL ||
-		    table->game == NULL)
+		    table_game(table) == NULL)
 			continue;
 		if (!up) {
 			/* Nobody can answer while we cannot hear them. */
-			table_hold(table);
-			table->unresumed = 1;
+			table_await_resume(table);
 			continue;
 		}
 		/* A game started while the medium came up needs no resume. */
-		if (table->unresumed)
+		if (table_unresumed(table))
 			table_resume(table, why);
 	}
 	bot_leave(bot);

@@ -93,6 +93,13 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "repaired the store and restarted me.",
 	[MSG_ME] = "me",
 	[MSG_NO_OPTIONS] = "{1} has no options.",
+	/* What the public knows constrains the next play (present/). */
+	[MSG_HINT_LEAD] = "lead {1}",
+	[MSG_HINT_WIZARD_LED] = "a Wizard leads: any card",
+	[MSG_HINT_STANDARD] = "to meet {1} (or your lowest)",
+	[MSG_VIEW_HAND] = "Your hand:",
+	[CMD_TABLE] = "{1}table · the table at a glance, with your hand "
+	    "(the cards you may play in [brackets]), privately",
 	[MSG_CROWDED] = "Many people are asking me things at once; I answer "
 	    "moves first. Please try again in a little while.",
 	[MSG_NOBODY_SEATED] = "Nobody is seated any more: the game pauses "

@@ -95,6 +95,13 @@ const char *const catalog_ja[MSG_COUNT] = {
 	    "続けます。",
 	[MSG_ME] = "私",
 	[MSG_NO_OPTIONS] = "{1}にはオプションがありません。",
+	/* What the public knows constrains the next play (present/). */
+	[MSG_HINT_LEAD] = "リードは{1}",
+	[MSG_HINT_WIZARD_LED] = "ウィザードが先頭: どのカードでも可",
+	[MSG_HINT_STANDARD] = "{1}以上か一番弱いカード",
+	[MSG_VIEW_HAND] = "あなたの手札:",
+	[CMD_TABLE] = "{1}table · 場の様子と自分の手札（出せるカードは[ ]付き）"
+	    "を個別メッセージで見る",
 	[MSG_CROWDED] = "いま多くの人から一度に話しかけられているので、"
 	    "ゲームの手番を先に処理しています。少ししてからもう一度どうぞ。",
 	[MSG_NOBODY_SEATED] = "着席している人がいなくなったので、ゲームを"

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "command.h"
+#include "medium.h"
 #include "log.h"
 #include "loop.h"
 
@@ -70,7 +71,8 @@ admin_part(struct ctx *ctx, struct table *table)
 	SAY0(&t, ctx->lang, MSG_PARTING);
 	channel_send(ctx->channel, &t);
 	text_finish(&t);
-	network->adapter.impl->part(&network->adapter, ctx->channel->name);
+	medium_part(network->bot->medium, network->adapter.network,
+	    ctx->channel->name);
 	ctx->channel->joined = 0;
 	ctx->channel->configured = 0;
 	log_info("%s %s: left at %s's request", network->adapter.network,
@@ -80,7 +82,7 @@ admin_part(struct ctx *ctx, struct table *table)
 static void
 admin_restart(struct ctx *ctx, struct table *table)
 {
-	if (table == NULL || table->game == NULL) {
+	if (table == NULL || table_game(table) == NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
 		return;
 	}
@@ -98,7 +100,7 @@ admin_kick(struct ctx *ctx, struct table *table)
 		    ctx->argv[1]);
 		return;
 	}
-	if (table->game == NULL) {
+	if (table_game(table) == NULL) {
 		if (table_lobby_remove(table, seat, &ctx->reply) == 0)
 			table_lobby_save(table);
 		return;

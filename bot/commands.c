@@ -25,6 +25,7 @@
 #include "command.h"
 #include "log.h"
 #include "loop.h"
+#include "medium.h"
 #include "store.h"
 
 static void cmd_game(struct ctx *);
@@ -38,6 +39,7 @@ static void cmd_play(struct ctx *);
 static void cmd_select(struct ctx *);
 static void cmd_hand(struct ctx *);
 static void cmd_status(struct ctx *);
+static void cmd_table(struct ctx *);
 static void cmd_scores(struct ctx *);
 static void cmd_addbot(struct ctx *);
 static void cmd_replace(struct ctx *);
@@ -83,6 +85,9 @@ static const struct command commands[] = {
 	{ .name = "status", .aliases = "st", .help = CMD_STATUS,
 	    .where = ANYWHERE, .needs_table = 1, .min_args = 0, .max_args = 0,
 	    .run = cmd_status },
+	{ .name = "table", .aliases = "view tb", .help = CMD_TABLE,
+	    .where = ANYWHERE, .needs_table = 1, .min_args = 0, .max_args = 0,
+	    .run = cmd_table },
 	{ .name = "scores", .aliases = "sc score", .help = CMD_SCORES,
 	    .where = ANYWHERE, .needs_table = 1, .min_args = 0, .max_args = 0,
 	    .run = cmd_scores },
@@ -171,7 +176,7 @@ running_table(struct ctx *ctx)
 {
 	struct table *table = ctx_table(ctx);
 
-	if (table == NULL || table->game == NULL) {
+	if (table == NULL || table_game(table) == NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
 		return NULL;
 	}
@@ -220,7 +225,7 @@ lobby(struct ctx *ctx)
 		if (table == NULL)
 			return NULL;
 	}
-	if (table->game != NULL) {
+	if (table_game(table) != NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_GAME_RUNNING, "c", ctx->prefix);
 		return NULL;
 	}
@@ -316,7 +321,7 @@ cmd_start(struct ctx *ctx)
 		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
 		return;
 	}
-	if (table->game != NULL) {
+	if (table_game(table) != NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_GAME_RUNNING, "c", ctx->prefix);
 		return;
 	}
@@ -329,13 +334,14 @@ cmd_start(struct ctx *ctx)
 
 /* "notequal, rounds=5" or the word for none. */
 static void
-options_text(struct text *t, enum lang lang, const struct table *table)
+options_text(struct text *t, enum lang lang, const struct game_impl *impl,
+    const struct game_options *options)
 {
-	const struct game_option_desc *o = table->impl->options;
+	const struct game_option_desc *o = impl->options;
 	int any = 0;
 
 	for (int i = 0; o[i].name != NULL; i++) {
-		int v = table->options.value[i];
+		int v = options != NULL ? options->value[i] : 0;
 
 		if (v == 0)
 			continue;
@@ -361,12 +367,12 @@ option_max(const struct game_impl *impl, int i, const struct table *table)
 	struct game_options probe;
 	char err[GAME_ERR_LEN];
 
-	if (table == NULL || table->nseats < impl->min_seats)
+	if (table == NULL || table_nseats(table) < impl->min_seats)
 		return o->max;
 	for (int v = o->max; v > o->min; v--) {
 		memset(&probe, 0, sizeof(probe));
 		probe.value[i] = v;
-		if (impl->validate_options(&probe, table->nseats, err,
+		if (impl->validate_options(&probe, table_nseats(table), err,
 		    sizeof(err)) == 0)
 			return v;
 	}
@@ -384,11 +390,10 @@ cmd_option(struct ctx *ctx)
 	int index;
 
 	if (ctx->argc == 0) {
-		const struct game_impl *impl = table != NULL ? table->impl :
+		const struct game_impl *impl = table != NULL ? table_impl(table) :
 		    game_find(ctx->channel->settings.game);
 		const struct game_option_desc *o;
 		struct text names;
-		struct table scratch;
 
 		if (impl == NULL)
 			impl = game_registry[0];
@@ -414,11 +419,10 @@ cmd_option(struct ctx *ctx)
 		}
 		text_init(&list);
 		if (table != NULL) {
-			options_text(&list, ctx->lang, table);
+			options_text(&list, ctx->lang, table_impl(table),
+			    table_options(table));
 		} else {
-			memset(&scratch, 0, sizeof(scratch));
-			scratch.impl = impl;
-			options_text(&list, ctx->lang, &scratch);
+			options_text(&list, ctx->lang, impl, NULL);
 		}
 		SAY(&ctx->reply, ctx->lang, MSG_OPTIONS_LIST, "rrc",
 		    text_str(&list), text_str(&names), ctx->prefix);
@@ -429,7 +433,7 @@ cmd_option(struct ctx *ctx)
 	if (!may_steer(ctx) || (table = lobby(ctx)) == NULL)
 		return;
 	arg = ctx->argv[0];
-	next = table->options;
+	next = *table_options(table);
 	{
 		char name[32];
 		size_t n = strcspn(arg, "=");
@@ -438,11 +442,11 @@ cmd_option(struct ctx *ctx)
 		    arg);
 		for (char *p = name; *p; p++)
 			*p = (char)tolower((unsigned char)*p);
-		index = game_option_index(table->impl, name);
+		index = game_option_index(table_impl(table), name);
 		/* A bare switch toggles: `option notequal` twice turns it off. */
 		if (index >= 0 && arg[n] == '\0' &&
-		    table->impl->options[index].min == 0 &&
-		    table->impl->options[index].max == 1 &&
+		    table_impl(table)->options[index].min == 0 &&
+		    table_impl(table)->options[index].max == 1 &&
 		    next.value[index] != 0) {
 			next.value[index] = 0;
 		} else {
@@ -457,7 +461,7 @@ cmd_option(struct ctx *ctx)
 			snprintf(lowered, sizeof(lowered), "%s", arg);
 			for (char *p = lowered; *p && *p != '='; p++)
 				*p = (char)tolower((unsigned char)*p);
-			if (game_option_set(table->impl, &next, lowered, err,
+			if (game_option_set(table_impl(table), &next, lowered, err,
 			    sizeof(err)) != 0) {
 				SAY(&ctx->reply, ctx->lang, MSG_OPTION_REFUSED,
 				    "s", err);
@@ -465,13 +469,13 @@ cmd_option(struct ctx *ctx)
 			}
 		}
 	}
-	if (table->impl->validate_options(&next, 0, err, sizeof(err)) != 0) {
+	if (table_impl(table)->validate_options(&next, 0, err, sizeof(err)) != 0) {
 		SAY(&ctx->reply, ctx->lang, MSG_OPTION_REFUSED, "s", err);
 		return;
 	}
 	table_set_options(table, &next);
 	text_init(&list);
-	options_text(&list, ctx->lang, table);
+	options_text(&list, ctx->lang, table_impl(table), table_options(table));
 	SAY(&ctx->reply, ctx->lang, MSG_OPTION_SET, "r", text_str(&list));
 	text_finish(&list);
 }
@@ -522,7 +526,7 @@ act(struct ctx *ctx, struct table *table, int seat, struct action *action)
 {
 	action->seat = (int8_t)seat;
 	/* Acting again is the clearest way of saying `back`. */
-	if (table->seats[seat].standin)
+	if (table_seat(table, seat)->standin)
 		table_back(table, seat, NULL);
 	if (table_act(table, seat, action, ctx->said_in != NULL ?
 	    ACT_IN_CHANNEL : 0, &ctx->reply) < 0)
@@ -563,7 +567,7 @@ must_be_private(struct ctx *ctx, struct table *table, enum game_phase phase)
 {
 	if (ctx->said_in == NULL)
 		return 0;
-	if (table->impl->phase(table->game->state) != phase)
+	if (table_impl(table)->phase(table_game(table)->state) != phase)
 		return 0;
 	secret_hint(ctx);
 	return 1;
@@ -670,7 +674,7 @@ cmd_play(struct ctx *ctx)
 	if (ctx->argc == 0) {
 		/* Clairvoyance: the one card you cannot see. */
 		struct action legal[GAME_MAX_ACTIONS];
-		int n = table->impl->legal(table->game->state, seat, legal,
+		int n = table_impl(table)->legal(table_game(table)->state, seat, legal,
 		    GAME_MAX_ACTIONS);
 
 		if (n == 1 && legal[0].kind == ACTION_PLAY) {
@@ -686,12 +690,12 @@ cmd_play(struct ctx *ctx)
 		usage(ctx);
 		return;
 	}
-	if (ctx->argc > table->impl->max_play_cards) {
+	if (ctx->argc > table_impl(table)->max_play_cards) {
 		usage(ctx);
 		return;
 	}
 	for (int i = 0; i < ctx->argc; i++) {
-		int face = table->impl->parse_card(ctx->argv[i]);
+		int face = table_impl(table)->parse_card(ctx->argv[i]);
 
 		if (face < 0) {
 			SAY(&ctx->reply, ctx->lang, MSG_BAD_CARD, "s",
@@ -714,7 +718,7 @@ cmd_select(struct ctx *ctx)
 		return;
 	if (must_be_private(ctx, table, PHASE_SELECT))
 		return;
-	if ((face = table->impl->parse_card(ctx->argv[0])) < 0) {
+	if ((face = table_impl(table)->parse_card(ctx->argv[0])) < 0) {
 		SAY(&ctx->reply, ctx->lang, MSG_BAD_CARD, "s", ctx->argv[0]);
 		return;
 	}
@@ -746,6 +750,32 @@ cmd_status(struct ctx *ctx)
 		return;
 	}
 	table_status(table, &ctx->reply);
+}
+
+/*
+ * The table at a glance: with the asker's hand privately when they sit
+ * at a running game, else what everyone may see, where they asked.
+ */
+static void
+cmd_table(struct ctx *ctx)
+{
+	struct table *table = ctx_table(ctx);
+	struct text view;
+	int seat;
+
+	if (table == NULL) {
+		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
+		return;
+	}
+	seat = table_seat_of(table, ctx->user->id);
+	if (table_game(table) == NULL || seat < 0) {
+		table_view(table, -1, &ctx->reply);
+		return;
+	}
+	text_init(&view);
+	table_view(table, seat, &view);
+	table_tell(table, seat, &view);
+	text_finish(&view);
 }
 
 static void
@@ -782,7 +812,7 @@ cmd_replace(struct ctx *ctx)
 		SAY(&ctx->reply, ctx->lang, MSG_NO_SUCH_SEAT, "s", ctx->argv[0]);
 		return;
 	}
-	s = &table->seats[seat];
+	s = table_seat(table, seat);
 	if (!s->standin && !s->computer) {
 		SAY(&ctx->reply, ctx->lang, MSG_NOT_REPLACEABLE, "b", s->name);
 		return;
@@ -808,7 +838,7 @@ stop_now(struct ctx *ctx, struct table *table)
 
 	text_init(&t);
 	SAY0(&t, ctx->lang, MSG_STOPPED);
-	channel_send(table->channel, &t);
+	channel_send(table_channel(table), &t);
 	text_finish(&t);
 	table_close(table, 1);
 }
@@ -885,7 +915,7 @@ cmd_rules(struct ctx *ctx)
 	const struct table *table = ctx->channel != NULL ?
 	    ctx->channel->table : NULL;
 	const char *name = ctx->argc > 0 ? ctx->argv[0] : table != NULL ?
-	    table->impl->name : ctx->channel != NULL ?
+	    table_impl(table)->name : ctx->channel != NULL ?
 	    ctx->channel->settings.game : ctx->network->defaults.game;
 
 	rules_say(&ctx->reply, ctx->lang, ctx->prefix, name);
@@ -915,8 +945,8 @@ find_player(struct ctx *ctx, const char *name, char *buf, size_t len)
 	int seat;
 
 	if (table != NULL && (seat = table_seat_by_name(table, name)) >= 0 &&
-	    !table->seats[seat].computer) {
-		snprintf(buf, len, "%s", table->seats[seat].user_id);
+	    !table_seat(table, seat)->computer) {
+		snprintf(buf, len, "%s", table_seat(table, seat)->user_id);
 		return buf;
 	}
 	if (store_find_user(ctx->bot->store, name, buf, len) == 1)
@@ -976,7 +1006,7 @@ cmd_top(struct ctx *ctx)
 	if (ctx->argc == 1)
 		impl = game_find(ctx->argv[0]);
 	else if (ctx_table(ctx) != NULL)
-		impl = ctx_table(ctx)->impl;
+		impl = table_impl(ctx_table(ctx));
 	else if (ctx->channel != NULL)
 		impl = game_find(ctx->channel->settings.game);
 	if (impl == NULL) {
@@ -1264,9 +1294,7 @@ commands_handle(struct network *network, struct channel *channel,
 	 * already queued (hands, prompts) is ever dropped for it.
 	 */
 	if (ctx.channel != NULL && ctx.channel->table != NULL &&
-	    network->adapter.impl->busy != NULL &&
-	    network->adapter.impl->busy(&network->adapter,
-	    ctx.channel->name) == 1) {
+	    medium_busy(&network->adapter, ctx.channel->name)) {
 		SAY0(&ctx.reply, ctx.lang, MSG_BUSY);
 		ctx.reply_private = 1;
 		goto answer;

@@ -15,26 +15,23 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "medium.h"
 
 const char *
 channel_reader(struct channel *channel)
 {
-	struct adapter *adapter = &channel->network->adapter;
-
-	if (adapter->impl->reader == NULL)
-		return NULL;
-	return adapter->impl->reader(adapter, channel->name);
+	return medium_reader(&channel->network->adapter, channel->name);
 }
 
 int
 table_addressed(const struct table *table, int seat)
 {
-	const char *reader = channel_reader(table->channel);
+	const char *reader = channel_reader(table_channel(table));
 	const struct seat *s;
 
-	if (reader == NULL || seat < 0 || seat >= table->nseats)
+	if (reader == NULL || seat < 0 || seat >= table_nseats(table))
 		return 0;
-	s = &table->seats[seat];
+	s = table_seat(table, seat);
 	return !s->computer && s->user_id != NULL &&
 	    strcmp(s->user_id, reader) == 0;
 }
@@ -43,8 +40,8 @@ const char *
 table_seat_name(const struct table *table, int seat)
 {
 	if (table_addressed(table, seat))
-		return i18n_get(table->channel->settings.lang, MSG_YOU);
-	return table->seats[seat].name;
+		return i18n_get(table_channel(table)->settings.lang, MSG_YOU);
+	return table_seat(table, seat)->name;
 }
 
 enum msg
@@ -59,8 +56,8 @@ table_ranking(const struct table *table, const json_t *scores,
     struct text *out)
 {
 	int order[GAME_MAX_SEATS], total[GAME_MAX_SEATS];
-	int n = table->nseats;
-	int low = table->impl->lower_score_wins;
+	int n = table_nseats(table);
+	int low = table_impl(table)->lower_score_wins;
 
 	for (int i = 0; i < n; i++) {
 		order[i] = i;
@@ -79,7 +76,7 @@ table_ranking(const struct table *table, const json_t *scores,
 		order[k] = s;
 	}
 	text_add(out, "\n");
-	SAY0(out, table->channel->settings.lang, MSG_RANKING);
+	SAY0(out, table_channel(table)->settings.lang, MSG_RANKING);
 	for (int i = 0, place = 1; i < n; i++) {
 		if (i > 0 && total[order[i]] != total[order[i - 1]])
 			place = i + 1;

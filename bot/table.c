@@ -19,71 +19,16 @@
 
 #include "ai_game.h"
 #include "internal.h"
+#include "medium.h"
 #include "log.h"
 #include "loop.h"
 #include "store.h"
+#include "table_int.h"
 
 /* A delay before the next deal's prompts would only slow games down. */
 static void table_timer_cancel(struct table *table);
 
-char
-card_color(const char *code)
-{
-	if (code == NULL || code[0] == '\0')
-		return '0';
-	if (strcmp(code, "W") == 0)
-		return 'w';
-	if (strcmp(code, "J") == 0)
-		return 'j';
-	if (strchr("rygbnp", code[0]) != NULL && code[1] != '\0')
-		return code[0];
-	return '0';
-}
-
-/* Appends card codes (a JSON array of strings) separated by spaces. */
-void
-text_cards(struct text *t, const json_t *codes)
-{
-	size_t i;
-	json_t *code;
-
-	json_array_foreach(codes, i, code) {
-		const char *s = json_string_value(code);
-
-		if (s == NULL)
-			continue;
-		if (i > 0)
-			text_add(t, " ");
-		text_card(t, card_color(s), s);
-	}
-}
-
-/* A play's cards: a string (one card) or a list (BirdHead). */
-static void
-text_play_cards(struct text *t, const json_t *cards)
-{
-	if (json_is_string(cards))
-		text_card(t, card_color(json_string_value(cards)),
-		    json_string_value(cards));
-	else
-		text_cards(t, cards);
-}
-
-void
-text_seat(struct text *t, const struct table *table, int seat, int mention)
-{
-	const struct seat *s = &table->seats[seat];
-
-	if (table_addressed(table, seat))
-		text_bold(t, table_seat_name(table, seat));
-	else if (mention && !s->computer && !s->standin &&
-	    s->user_id[0] != '\0')
-		text_mention(t, s->user_id, s->name);
-	else
-		text_bold(t, s->name);
-}
-
-static enum lang
+enum lang
 table_lang(const struct table *table)
 {
 	return table->channel->settings.lang;
@@ -105,8 +50,7 @@ table_busy(struct table *table)
 {
 	struct adapter *adapter = &table->channel->network->adapter;
 
-	return adapter->impl->busy != NULL &&
-	    adapter->impl->busy(adapter, table->channel->name) == 1;
+	return medium_busy(adapter, table->channel->name);
 }
 
 static void
@@ -119,48 +63,18 @@ table_event(struct table *table, void (*run)(struct table *))
 	bot_leave(bot);
 }
 
-/*
- * "[#cards] ", naming the table in a private line as people know it (a
- * Matrix room by its alias or name, never its id).
- */
-static void
-text_table_tag(struct text *t, struct table *table)
-{
-	struct adapter *adapter = &table->channel->network->adapter;
-	char title[256];
-
-	title[0] = '\0';
-	if (adapter->impl->channel_title != NULL)
-		adapter->impl->channel_title(adapter, table->channel->name,
-		    title, sizeof(title));
-	text_add(t, "[");
-	text_user(t, title[0] != '\0' ? title : table->channel->name);
-	text_add(t, "] ");
-}
-
-static int
+int
 seat_is_human(const struct seat *seat)
 {
 	return !seat->computer && !seat->standin;
 }
 
 /* The channel's first command prefix, for "say !back". */
-static char
+char
 table_prefix(const struct table *table)
 {
 	return table->channel->settings.prefixes[0] != '\0' ?
 	    table->channel->settings.prefixes[0] : '!';
-}
-
-void
-game_title(struct text *t, enum lang lang, const struct game_impl *impl)
-{
-	if (strcmp(impl->name, "wizard") == 0)
-		SAY0(t, lang, MSG_GAME_WIZARD);
-	else if (strcmp(impl->name, "birdhead") == 0)
-		SAY0(t, lang, MSG_GAME_BIRDHEAD);
-	else
-		SAY0(t, lang, MSG_GAME_STICHELN);
 }
 
 struct table *
@@ -221,8 +135,8 @@ table_destroy(struct table *table)
 		channel->table = NULL;
 		/* A channel dropped by a reload is left once its game is over. */
 		if (channel->removed && channel->joined && network->started) {
-			network->adapter.impl->part(&network->adapter,
-			    channel->name);
+			medium_part(network->bot->medium,
+			    network->adapter.network, channel->name);
 			channel->joined = 0;
 		}
 	}
@@ -526,241 +440,7 @@ table_seat_changed(struct table *table, int seat)
 /* ------------------------------------------------------------------ */
 /* What people see. */
 
-static int
-json_int_at(const json_t *array, int i, int *out)
-{
-	json_t *v = json_array_get(array, (size_t)i);
-
-	if (!json_is_integer(v))
-		return 0;
-	*out = (int)json_integer_value(v);
-	return 1;
-}
-
-/* Whether seat is still in the game (Wizard nannie eliminates seats). */
-static int
-seat_active(const json_t *view, int seat)
-{
-	json_t *out = json_object_get(view, "eliminated");
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(out, i, v)
-		if (json_integer_value(v) == seat)
-			return 0;
-	return 1;
-}
-
-/*
- * The per-player line of seed 000: for each seat its total, in brackets
- * the total if the round ended now, and tricks won / bid (Wizard); the
- * penalty and cards left (BirdHead); the total, the total if the round
- * ended now, and the penalty colour once revealed (Sticheln).
- */
-void
-table_player_lines(struct table *table, struct text *out)
-{
-	json_t *view = table->impl->view(table->game->state, -1);
-	json_t *scores = json_object_get(view, "scores");
-	json_t *bids = json_object_get(view, "bids");
-	json_t *won = json_object_get(view, "won");
-	json_t *counts = json_object_get(view, "hand_counts");
-	json_t *points = json_object_get(view, "points");
-	json_t *colours = json_object_get(view, "penalty_colours");
-	int first = 1;
-
-	for (int seat = 0; seat < table->nseats; seat++) {
-		int score = 0, w = 0, b = 0, p = 0, c = 0;
-
-		if (!seat_active(view, seat))
-			continue;
-		if (!first)
-			text_add(out, " · ");
-		first = 0;
-		text_bold(out, table_seat_name(table, seat));
-		json_int_at(scores, seat, &score);
-		if (bids != NULL) {
-			int has_bid = json_int_at(bids, seat, &b);
-
-			json_int_at(won, seat, &w);
-			if (has_bid) {
-				int now = w == b ? 20 + 10 * w :
-				    -10 * abs(w - b);
-
-				text_printf(out, " %d (%d) %d/%d", score,
-				    score + now, w, b);
-			} else {
-				text_printf(out, " %d %d/?", score, w);
-			}
-		} else if (strcmp(table->impl->name, "birdhead") == 0) {
-			json_int_at(counts, seat, &c);
-			text_printf(out, " %d ", score);
-			SAY(out, table_lang(table), MSG_CARDS_LEFT, "d", c);
-		} else {
-			const char *colour = json_string_value(
-			    json_array_get(colours, (size_t)seat));
-
-			if (json_int_at(points, seat, &p))
-				text_printf(out, " %d (%d)", score, score + p);
-			else
-				text_printf(out, " %d", score);
-			if (colour != NULL) {
-				text_add(out, " ");
-				text_card(out, colour[0], colour);
-			}
-		}
-	}
-	json_decref(view);
-}
-
-/* Right-pads s (UTF-8) with spaces to width columns. */
-static void
-text_cell(struct text *t, const char *s, int width, int right)
-{
-	int cols = 0;
-
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if ((*p & 0xc0) != 0x80)
-			cols += (*p >= 0xe3 && *p <= 0xef) ? 2 : 1;
-	if (right)
-		for (int i = cols; i < width; i++)
-			text_add(t, " ");
-	text_user(t, s);
-	if (!right)
-		for (int i = cols; i < width; i++)
-			text_add(t, " ");
-}
-
-/*
- * The score sheet as an aligned monospace block: a row per round with
- * each seat's tricks/bid and points (Wizard), penalty (BirdHead) or points
- * and penalty card (Sticheln), and the totals.
- */
-void
-table_scores(struct table *table, struct text *out)
-{
-	json_t *result = table->impl->result(table->game->state);
-	json_t *rounds = json_object_get(result, "rounds");
-	json_t *scores = json_object_get(result, "scores");
-	enum lang lang = table_lang(table);
-	int width[GAME_MAX_SEATS];
-	struct text label;
-	size_t r;
-	json_t *round;
-	char cell[64];
-
-	text_init(&label);
-	text_pre_begin(out);
-	SAY0(&label, lang, MSG_SHEET_ROUND);
-	text_cell(out, text_str(&label), 6, 0);
-	for (int seat = 0; seat < table->nseats; seat++) {
-		int cols = (int)strlen(table_seat_name(table, seat));
-
-		width[seat] = cols < 9 ? 9 : cols > 14 ? 14 : cols;
-		text_add(out, " ");
-		char name[64];
-		snprintf(name, sizeof(name), "%.*s", width[seat],
-		    table_seat_name(table, seat));
-		text_cell(out, name, width[seat], 1);
-	}
-	json_array_foreach(rounds, r, round) {
-		json_t *points = json_object_get(round, "points");
-		json_t *bids = json_object_get(round, "bids");
-		json_t *won = json_object_get(round, "won");
-		json_t *selected = json_object_get(round, "selected");
-
-		if (json_is_null(points) || points == NULL)
-			continue;
-		text_add(out, "\n");
-		snprintf(cell, sizeof(cell), "%zu", r + 1);
-		text_cell(out, cell, 6, 0);
-		for (int seat = 0; seat < table->nseats; seat++) {
-			int p = 0, b = 0, w = 0;
-
-			json_int_at(points, seat, &p);
-			if (bids != NULL && !json_int_at(bids, seat, &b)) {
-				snprintf(cell, sizeof(cell), "-");
-			} else if (bids != NULL) {
-				json_int_at(won, seat, &w);
-				snprintf(cell, sizeof(cell), "%d/%d %+d", w, b,
-				    p);
-			} else if (selected != NULL) {
-				const char *card = json_string_value(
-				    json_array_get(selected, (size_t)seat));
-
-				snprintf(cell, sizeof(cell), "%s %+d",
-				    card != NULL ? card : "-", p);
-			} else {
-				snprintf(cell, sizeof(cell), "%+d", p);
-			}
-			text_add(out, " ");
-			text_cell(out, cell, width[seat], 1);
-		}
-	}
-	text_add(out, "\n");
-	text_clear(&label);
-	SAY0(&label, lang, MSG_SHEET_TOTAL);
-	text_cell(out, text_str(&label), 6, 0);
-	for (int seat = 0; seat < table->nseats; seat++) {
-		int total = 0;
-
-		json_int_at(scores, seat, &total);
-		snprintf(cell, sizeof(cell), "%d", total);
-		text_add(out, " ");
-		text_cell(out, cell, width[seat], 1);
-	}
-	text_pre_end(out);
-	/* What the cells mean, once the sheet has a round. */
-	if (json_array_size(rounds) > 0) {
-		round = json_array_get(rounds, 0);
-		text_add(out, "\n");
-		SAY0(out, lang, json_object_get(round, "bids") != NULL ?
-		    MSG_SHEET_LEGEND_BIDS : json_object_get(round,
-		    "selected") != NULL ? MSG_SHEET_LEGEND_SELECTED :
-		    MSG_SHEET_LEGEND_PENALTY);
-	}
-	text_finish(&label);
-	json_decref(result);
-}
-
-/* What seat must do now, for prompts: "bid (0-3)", "play a card", ... */
-static void
-text_task(struct text *t, struct table *table, enum game_phase phase)
-{
-	enum lang lang = table_lang(table);
-
-	switch (phase) {
-	case PHASE_TRUMP:
-		SAY0(t, lang, MSG_TASK_TRUMP);
-		break;
-	case PHASE_BID:
-	case PHASE_BID_SIMULTANEOUS:
-		SAY0(t, lang, MSG_TASK_BID);
-		break;
-	case PHASE_SELECT:
-		SAY0(t, lang, MSG_TASK_SELECT);
-		break;
-	default:
-		SAY0(t, lang, MSG_TASK_PLAY);
-		break;
-	}
-}
-
-/* newcomer (issue 17): " · your turn to bid" to the channel's reader. */
-static void
-your_turn(struct table *table, enum game_phase phase, struct text *out)
-{
-	struct text task;
-
-	text_init(&task);
-	text_task(&task, table, phase);
-	if (out->len > 0)
-		text_add(out, " · ");
-	SAY(out, table_lang(table), MSG_YOUR_TURN, "r", text_str(&task));
-	text_finish(&task);
-}
-
-static int
+int
 seat_to_act(struct table *table, int seat)
 {
 	int acting[GAME_MAX_SEATS];
@@ -770,244 +450,6 @@ seat_to_act(struct table *table, int seat)
 		if (acting[i] == seat)
 			return 1;
 	return 0;
-}
-
-/*
- * The different cards in a hand (a JSON array of codes): a Wizard hand
- * may hold two Wizards, which are one legal play.
- */
-static int
-distinct_cards(const json_t *hand)
-{
-	size_t n = json_array_size(hand);
-	int count = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const char *c = json_string_value(json_array_get(hand, i));
-		size_t k;
-
-		for (k = 0; k < i; k++)
-			if (c != NULL && json_equal(json_array_get(hand, k),
-			    json_array_get(hand, i)))
-				break;
-		if (k == i)
-			count++;
-	}
-	return count;
-}
-
-/*
- * Sends seat's owner their hand privately (and what they may do when it
- * is their turn): the only place a hand is ever put into words.
- */
-void
-table_send_hand(struct table *table, int seat, int prompt)
-{
-	struct seat *s = &table->seats[seat];
-	enum lang lang = table_lang(table);
-	json_t *view;
-	json_t *others;
-	struct text t;
-	enum game_phase phase;
-
-	if (table->game == NULL || !seat_is_human(s))
-		return;
-	view = table->impl->view(table->game->state, seat);
-	phase = table->impl->phase(table->game->state);
-	text_init(&t);
-	text_table_tag(&t, table);
-	SAY(&t, lang, MSG_HAND_HEADER, "d", table->impl->round(table->game->state) + 1);
-	text_add(&t, " ");
-	others = json_object_get(view, "others");
-	if (json_object_size(others) > 0) {
-		const char *key;
-		json_t *cards;
-		int first = 1;
-
-		SAY0(&t, lang, MSG_HAND_CLAIRVOYANT);
-		json_object_foreach(others, key, cards) {
-			int other = atoi(key);
-
-			text_add(&t, first ? " " : ", ");
-			first = 0;
-			text_bold(&t, table_seat_name(table, other));
-			text_add(&t, " ");
-			text_cards(&t, cards);
-		}
-	} else {
-		json_t *hand = json_object_get(view, "hand");
-
-		if (json_array_size(hand) == 0)
-			SAY0(&t, lang, MSG_HAND_EMPTY);
-		else
-			text_cards(&t, hand);
-	}
-	if (json_is_string(json_object_get(view, "trump"))) {
-		const char *trump = json_string_value(json_object_get(view,
-		    "trump"));
-
-		text_add(&t, " · ");
-		SAY0(&t, lang, MSG_TRUMP_WORD);
-		text_add(&t, " ");
-		text_card(&t, trump[0], trump);
-	}
-	/*
-	 * A bid only its owner may see (secret, or one a computer made for
-	 * them): the owner always sees it.
-	 */
-	{
-		json_t *own = json_array_get(json_object_get(view, "bids"),
-		    (size_t)seat);
-		json_t *open = table->impl->view(table->game->state, -1);
-		json_t *shown = json_array_get(json_object_get(open, "bids"),
-		    (size_t)seat);
-
-		if (json_is_integer(own) && !json_is_integer(shown)) {
-			text_add(&t, " · ");
-			SAY(&t, lang, MSG_YOUR_BID, "d",
-			    (int)json_integer_value(own));
-		}
-		json_decref(open);
-	}
-	if (prompt && phase != PHASE_OVER && seat_to_act(table, seat)) {
-		struct action legal[GAME_MAX_ACTIONS];
-		int n = table->impl->legal(table->game->state, seat, legal,
-		    GAME_MAX_ACTIONS);
-
-		text_add(&t, " · ");
-		text_task(&t, table, phase);
-		if (phase == PHASE_PLAY && json_object_size(others) > 0) {
-			/* Clairvoyance: naming the move would name the card. */
-			text_add(&t, " ");
-			SAY(&t, lang, MSG_PLAY_BLIND, "c", table_prefix(table));
-		} else if (phase == PHASE_PLAY && n > 0 && n == distinct_cards(
-		    json_object_get(view, "hand")) &&
-		    table->impl->max_play_cards == 1) {
-			/* Any card will do: the hand above says it all. */
-			text_add(&t, " ");
-			SAY0(&t, lang, MSG_ANY_CARD);
-		} else if (phase == PHASE_PLAY && n > 0 && n <= 16) {
-			text_add(&t, ":");
-			for (int i = 0; i < n; i++) {
-				json_t *a = action_to_json(table->impl,
-				    &legal[i]);
-
-				text_add(&t, i > 0 ? ", " : " ");
-				text_play_cards(&t, json_object_get(a, "play"));
-				json_decref(a);
-			}
-		} else if (phase == PHASE_PLAY && n > 16) {
-			/*
-			 * Too many combinations to list (BirdHead): how many
-			 * cards to play, and one legal example.
-			 */
-			int lo = GAME_MAX_PLAY, hi = 0;
-			struct text count, example;
-			json_t *a = action_to_json(table->impl, &legal[0]);
-
-			for (int i = 0; i < n; i++) {
-				lo = legal[i].ncards < lo ? legal[i].ncards : lo;
-				hi = legal[i].ncards > hi ? legal[i].ncards : hi;
-			}
-			text_init(&count);
-			text_init(&example);
-			if (lo == hi)
-				text_printf(&count, "%d", lo);
-			else
-				text_printf(&count, "%d-%d", lo, hi);
-			text_play_cards(&example, json_object_get(a, "play"));
-			text_add(&t, " ");
-			SAY(&t, lang, MSG_PLAY_COUNT, "rr", text_str(&count),
-			    text_str(&example));
-			text_finish(&count);
-			text_finish(&example);
-			json_decref(a);
-		} else if ((phase == PHASE_BID ||
-		    phase == PHASE_BID_SIMULTANEOUS) && n > 0) {
-			text_add(&t, ":");
-			for (int i = 0; i < n; i++)
-				text_printf(&t, " %d", legal[i].value);
-		}
-	}
-	network_send_private(table->channel->network, s->user_id,
-	    table->channel->name, &t);
-	text_finish(&t);
-	json_decref(view);
-}
-
-/* "Round 3/15", or "Round 3" where the game has no fixed length. */
-static void
-say_round(struct text *out, enum lang lang, const json_t *view)
-{
-	int round = (int)json_integer_value(json_object_get(view, "round"));
-	json_t *rounds = json_object_get(view, "rounds");
-
-	if (json_is_integer(rounds))
-		SAY(out, lang, MSG_ROUND_START, "dd", round,
-		    (int)json_integer_value(rounds));
-	else
-		SAY(out, lang, MSG_ROUND_ONLY, "d", round);
-}
-
-/* "Round 3/15 · dealer Bob · trump r (turned r7)" and the like. */
-static void
-announce_round(struct table *table, struct text *out)
-{
-	json_t *view = table->impl->view(table->game->state, -1);
-	enum lang lang = table_lang(table);
-	json_t *turned = json_object_get(view, "turned");
-	json_t *trump = json_object_get(view, "trump");
-	json_t *dealer = json_object_get(view, "dealer");
-	enum game_phase phase = table->impl->phase(table->game->state);
-
-	if (out->len > 0)
-		text_add(out, "\n");
-	say_round(out, lang, view);
-	if (json_is_integer(json_object_get(view, "cards"))) {
-		text_add(out, " · ");
-		SAY(out, lang, MSG_CARDS_EACH, "d", (int)json_integer_value(json_object_get(view, "cards")));
-	}
-	if (json_is_integer(dealer)) {
-		text_add(out, " · ");
-		SAY0(out, lang, MSG_DEALER_WORD);
-		text_add(out, " ");
-		text_bold(out, table_seat_name(table, (int)json_integer_value(dealer)));
-	}
-	if (json_is_string(turned)) {
-		const char *code = json_string_value(turned);
-
-		text_add(out, " · ");
-		SAY0(out, lang, MSG_TURNED_WORD);
-		text_add(out, " ");
-		text_card(out, card_color(code), code);
-	}
-	if (json_is_string(trump)) {
-		const char *code = json_string_value(trump);
-
-		text_add(out, " · ");
-		SAY0(out, lang, MSG_TRUMP_WORD);
-		text_add(out, " ");
-		text_card(out, code[0], code);
-	} else if (json_object_get(view, "trump") != NULL &&
-	    phase != PHASE_TRUMP) {
-		text_add(out, " · ");
-		SAY0(out, lang, MSG_NO_TRUMP);
-	}
-	/* Where one person reads the table, a private line is typed bare. */
-	if (phase == PHASE_BID_SIMULTANEOUS) {
-		text_add(out, " · ");
-		SAY(out, lang, channel_reader(table->channel) != NULL ?
-		    MSG_BIDS_HIDDEN_TYPE : MSG_BIDS_HIDDEN, "cs",
-		    table_prefix(table), bot_self_name(table->channel->network,
-		    lang));
-	} else if (phase == PHASE_SELECT) {
-		text_add(out, " · ");
-		SAY(out, lang, channel_reader(table->channel) != NULL ?
-		    MSG_SELECT_TYPE : MSG_SELECT_PRIVATELY, "cs",
-		    table_prefix(table), bot_self_name(table->channel->network,
-		    lang));
-	}
-	json_decref(view);
 }
 
 /*
@@ -1178,6 +620,48 @@ static void turn_cb(struct loop *loop, uint64_t id, void *arg);
 static void half_cb(struct loop *loop, uint64_t id, void *arg);
 
 /*
+ * Whether seat, to act now, needs a private prompt beyond the channel's
+ * mention (issue 16: a prompt per turn doubled what a game says).  The
+ * mention names the task, and the public hint (lead suit, standard to
+ * meet) what constrains a play; the hand came with the deal, and !hand
+ * gives it again with the moves allowed.  Privately, then, only what the
+ * channel cannot carry: a task answered privately (hidden bids, penalty
+ * cards) that the deal's line did not already set, bids cut down by a
+ * rule that would reveal hidden bids if said in public (notequal under
+ * secret bids), and plays a clairvoyant player cannot see.
+ */
+static int
+needs_prompt(struct table *table, int seat, enum game_phase phase)
+{
+	struct action legal[GAME_MAX_ACTIONS];
+	json_t *view;
+	int n, cards, blind;
+
+	if (table->hand_prompted & (1u << seat))
+		return 0;
+	switch (phase) {
+	case PHASE_BID_SIMULTANEOUS:
+	case PHASE_SELECT:
+		return 1;
+	case PHASE_BID:
+		n = table->impl->legal(table->game->state, seat, legal,
+		    GAME_MAX_ACTIONS);
+		view = table->impl->view(table->game->state, -1);
+		cards = (int)json_integer_value(json_object_get(view,
+		    "cards"));
+		json_decref(view);
+		return n < cards + 1;
+	case PHASE_PLAY:
+		view = table->impl->view(table->game->state, seat);
+		blind = json_object_size(json_object_get(view, "others")) > 0;
+		json_decref(view);
+		return blind;
+	default:
+		return 0;
+	}
+}
+
+/*
  * Appends who is to act now (mentioning people so that their clients
  * highlight the line), prompts them privately, and arms the timers: the
  * turn timer for people, a short delay for computers.
@@ -1214,6 +698,11 @@ table_next_text(struct table *table, struct text *out)
 		if (table_addressed(table, acting[i])) {
 			/* "your turn to bid", said to the one who reads. */
 			your_turn(table, phase, out);
+			text_play_hint(out, table);
+			/*
+			 * A terminal costs no network budget: its reader
+			 * gets the hand with the moves allowed every turn.
+			 */
 			if (!(table->hand_prompted & (1u << acting[i])))
 				table_send_hand(table, acting[i], 1);
 			continue;
@@ -1225,13 +714,14 @@ table_next_text(struct table *table, struct text *out)
 			text_add(out, ", ");
 		}
 		text_seat(out, table, acting[i], 1);
-		if (!(table->hand_prompted & (1u << acting[i])))
+		if (needs_prompt(table, acting[i], phase))
 			table_send_hand(table, acting[i], 1);
 	}
 	table->hand_prompted = 0;
 	if (fresh > 0) {
 		text_add(out, " ");
 		text_task(out, table, phase);
+		text_play_hint(out, table);
 	}
 	if (computers > 0)
 		table->computer_timer = loop_timer(bot->loop,
@@ -1568,191 +1058,6 @@ turn_cb(struct loop *loop, uint64_t id, void *arg)
 /* ------------------------------------------------------------------ */
 /* Actions. */
 
-/* The line that tells the channel what seat did. */
-static void
-announce_action(struct table *table, int seat, const struct action *action,
-    enum game_phase before, json_t *result, struct text *out)
-{
-	enum lang lang = table_lang(table);
-	json_t *view = table->impl->view(table->game->state, -1);
-	enum game_phase phase = table->impl->phase(table->game->state);
-	json_t *rounds = json_object_get(result, "rounds");
-	json_t *round = json_array_get(rounds, (size_t)table->round_seen);
-	json_t *tricks = json_object_get(round, "tricks");
-	char code[8];
-
-	if (out->len > 0)
-		text_add(out, "\n");
-	switch (action->kind) {
-	case ACTION_BID:
-		if (before == PHASE_BID_SIMULTANEOUS) {
-			int acting[GAME_MAX_SEATS];
-			int left = phase == PHASE_BID_SIMULTANEOUS ?
-			    table->impl->to_act(table->game->state, acting) : 0;
-
-			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_BID,
-			    MSG_YOU_HAVE_BID), "bd", table_seat_name(table,
-			    seat), left);
-		} else {
-			SAY(out, lang, table_seat_msg(table, seat, MSG_BIDS, MSG_YOU_BID), "bd",
-			    table_seat_name(table, seat), action->value);
-		}
-		if (phase != PHASE_BID && phase != PHASE_BID_SIMULTANEOUS) {
-			/* Bidding is over: the bids (where public). */
-			json_t *bids = json_object_get(view, "bids");
-			int sum = 0, shown = 0;
-
-			for (int i = 0; i < table->nseats; i++) {
-				int b;
-
-				if (!json_int_at(bids, i, &b))
-					continue;
-				text_add(out, shown++ ? ", " : " · ");
-				text_bold(out, table_seat_name(table, i));
-				text_printf(out, " %d", b);
-				sum += b;
-			}
-			if (shown > 0) {
-				text_add(out, " · ");
-				SAY(out, lang, MSG_BID_SUM, "dd", sum,
-				    (int)json_integer_value(json_object_get(
-				    view, "cards")));
-			}
-		}
-		break;
-	case ACTION_TRUMP: {
-		static const char suits[] = "rygb";
-		char s[2] = { suits[action->value & 3], '\0' };
-
-		SAY(out, lang, table_seat_msg(table, seat, MSG_CHOOSES_TRUMP,
-		    MSG_YOU_CHOOSE_TRUMP), "b", table_seat_name(table, seat));
-		text_add(out, " ");
-		text_card(out, s[0], s);
-		break;
-	}
-	case ACTION_SELECT:
-		if (phase == PHASE_SELECT) {
-			int acting[GAME_MAX_SEATS];
-
-			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_SELECTED,
-			    MSG_YOU_HAVE_SELECTED), "bd", table_seat_name(table, seat), table->impl->to_act(
-			    table->game->state, acting));
-		} else {
-			json_t *selected = json_object_get(view, "selected");
-
-			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_SELECTED,
-			    MSG_YOU_HAVE_SELECTED), "bd", table_seat_name(table, seat), 0);
-			text_add(out, " · ");
-			SAY0(out, lang, MSG_PENALTY_CARDS);
-			for (int i = 0; i < table->nseats; i++) {
-				const char *c = json_string_value(
-				    json_array_get(selected, (size_t)i));
-
-				text_add(out, i > 0 ? ", " : " ");
-				text_bold(out, table_seat_name(table, i));
-				text_add(out, " ");
-				if (c != NULL)
-					text_card(out, card_color(c), c);
-			}
-		}
-		break;
-	case ACTION_PLAY:
-		text_bold(out, table_seat_name(table, seat));
-		text_add(out, " ");
-		for (int i = 0; i < action->ncards; i++) {
-			if (i > 0)
-				text_add(out, " ");
-			table->impl->format_card(action->cards[i], code,
-			    sizeof(code));
-			text_card(out, card_color(code), code);
-		}
-		if ((int)json_array_size(tricks) > table->tricks_seen) {
-			json_t *last = json_array_get(tricks,
-			    json_array_size(tricks) - 1);
-			int winner = (int)json_integer_value(
-			    json_object_get(last, "winner"));
-
-			table->tricks_seen = (int)json_array_size(tricks);
-			text_add(out, " · ");
-			SAY(out, lang, table_seat_msg(table, winner, MSG_TAKES_TRICK,
-			    MSG_YOU_TAKE_TRICK), "b", table_seat_name(table, winner));
-			/* One line per play: the standings join the trick's. */
-			if (phase == PHASE_PLAY) {
-				text_add(out, " — ");
-				table_player_lines(table, out);
-			}
-		}
-		break;
-	default:
-		break;
-	}
-	json_decref(view);
-}
-
-/* The round's end: BirdHead's reveal and losers, then the score sheet. */
-static void
-announce_round_end(struct table *table, json_t *round, struct text *out)
-{
-	enum lang lang = table_lang(table);
-	json_t *losers = json_object_get(round, "losers");
-
-	text_add(out, "\n");
-	SAY(out, lang, MSG_ROUND_OVER, "d", table->round_seen + 1);
-	if (losers != NULL) {
-		json_t *view = table->impl->view(table->game->state, -1);
-		json_t *revealed = json_object_get(view, "revealed");
-		size_t i;
-		json_t *v;
-
-		if (json_array_size(revealed) > 0) {
-			text_add(out, " ");
-			SAY0(out, lang, MSG_REVEALED);
-			for (int s = 0; s < table->nseats; s++) {
-				const char *c = json_string_value(
-				    json_array_get(revealed, (size_t)s));
-
-				if (c == NULL)
-					continue;
-				text_add(out, s > 0 ? ", " : " ");
-				text_bold(out, table_seat_name(table, s));
-				text_add(out, " ");
-				text_card(out, '0', c);
-			}
-		}
-		text_add(out, " · ");
-		SAY0(out, lang, MSG_LOSERS);
-		json_array_foreach(losers, i, v) {
-			text_add(out, i > 0 ? ", " : " ");
-			text_bold(out, table_seat_name(table, (int)json_integer_value(v)));
-		}
-		json_decref(view);
-	}
-	text_add(out, "\n");
-	table_scores(table, out);
-}
-
-static void
-announce_game_end(struct table *table, json_t *result, struct text *out)
-{
-	enum lang lang = table_lang(table);
-	json_t *winners = json_object_get(result, "winners");
-	json_t *scores = json_object_get(result, "scores");
-	size_t i;
-	json_t *v;
-
-	text_add(out, "\n");
-	SAY0(out, lang, MSG_GAME_OVER);
-	json_array_foreach(winners, i, v) {
-		int seat = (int)json_integer_value(v);
-
-		text_add(out, i > 0 ? ", " : " ");
-		text_seat(out, table, seat, 0);
-		text_printf(out, " (%d)", (int)json_integer_value(
-		    json_array_get(scores, (size_t)seat)));
-	}
-	table_ranking(table, scores, out);
-}
-
 /*
  * A move that could not be stored did not happen: the player is told
  * (a computer's table once, until something is stored again), and the
@@ -1779,83 +1084,24 @@ not_stored(struct table *table, int flags, struct text *reply)
 		table_retry(table);
 }
 
-/* The names of the seats to act now, "alice, bob". */
+/*
+ * The terminal's reader (issue 17) sees the table at a glance after each
+ * trick: a chat's people ask for it (!table), as it would cost a line
+ * each.
+ */
 static void
-text_acting(struct text *t, struct table *table)
+show_reader(struct table *table)
 {
-	int acting[GAME_MAX_SEATS];
-	int n = table->impl->to_act(table->game->state, acting);
+	for (int seat = 0; seat < table->nseats; seat++) {
+		struct text view;
 
-	for (int i = 0; i < n; i++) {
-		text_add(t, i > 0 ? ", " : "");
-		text_seat(t, table, acting[i], 0);
+		if (!table_addressed(table, seat))
+			continue;
+		text_init(&view);
+		table_view(table, seat, &view);
+		table_tell(table, seat, &view);
+		text_finish(&view);
 	}
-}
-
-void
-table_refusal(struct table *table, int seat, const struct action *action,
-    int flags, struct text *reply)
-{
-	enum lang lang = table_lang(table);
-	struct action legal[GAME_MAX_ACTIONS];
-	int n, kind = 0;
-	struct text why;
-
-	if (!seat_to_act(table, seat)) {
-		/* Whose turn it is, the channel sees anyway. */
-		struct text names;
-
-		text_init(&names);
-		text_acting(&names, table);
-		SAY(reply, lang, MSG_TURN_OF, "r", text_str(&names));
-		text_finish(&names);
-		return;
-	}
-	n = table->impl->legal(table->game->state, seat, legal,
-	    GAME_MAX_ACTIONS);
-	for (int i = 0; i < n && !kind; i++)
-		kind = legal[i].kind == action->kind;
-	if (!kind) {
-		/* What the table waits for is public too. */
-		struct text task;
-
-		text_init(&task);
-		text_task(&task, table, table->impl->phase(table->game->state));
-		SAY(reply, lang, MSG_NOW_TASK, "r", text_str(&task));
-		text_finish(&task);
-		return;
-	}
-	/*
-	 * Which bids or cards are allowed, and what the hand holds, is the
-	 * player's own business: the reason goes privately, with the hand
-	 * and the moves allowed, and a channel sees only that it was not.
-	 */
-	text_init(&why);
-	{
-		json_t *a = action_to_json(table->impl, action);
-		json_t *play = json_object_get(a, "play");
-		struct text what;
-
-		text_init(&what);
-		if (action->kind == ACTION_BID || action->kind == ACTION_TRUMP)
-			text_printf(&what, "%d", action->value);
-		else if (play != NULL)
-			text_play_cards(&what, play);
-		else
-			text_play_cards(&what, json_object_get(a, "select"));
-		SAY(&why, lang, MSG_MOVE_NOT_ALLOWED, "r", text_str(&what));
-		text_finish(&what);
-		json_decref(a);
-	}
-	if (flags & ACT_IN_CHANNEL) {
-		SAY0(reply, lang, MSG_REFUSED_PRIVATELY);
-		network_send_private(table->channel->network,
-		    table->seats[seat].user_id, table->channel->name, &why);
-	} else {
-		text_append(reply, &why);
-	}
-	text_finish(&why);
-	table_send_hand(table, seat, 1);
 }
 
 int
@@ -1869,6 +1115,7 @@ table_act(struct table *table, int seat, const struct action *action,
 	enum game_phase before, after;
 	json_t *result, *round;
 	struct text out;
+	int tricks;
 
 	if (game == NULL)
 		return -1;
@@ -1909,7 +1156,12 @@ table_act(struct table *table, int seat, const struct action *action,
 	round = json_array_get(json_object_get(result, "rounds"),
 	    (size_t)table->round_seen);
 	text_init(&out);
+	tricks = table->tricks_seen;
 	announce_action(table, seat, action, before, result, &out);
+	table->tricks_seen = (int)json_array_size(json_object_get(round,
+	    "tricks"));
+	if (table->tricks_seen > tricks && after == PHASE_PLAY)
+		show_reader(table);
 	if (round != NULL && json_is_array(json_object_get(round,
 	    "points"))) {
 		announce_round_end(table, round, &out);
@@ -1952,82 +1204,6 @@ table_act(struct table *table, int seat, const struct action *action,
 
 /* ------------------------------------------------------------------ */
 /* Status. */
-
-/* The game, the round, trump and the trick so far. */
-static void
-status_summary(struct table *table, struct text *out)
-{
-	enum lang lang = table_lang(table);
-	json_t *view = table->impl->view(table->game->state, -1);
-	json_t *trick, *play;
-	size_t i;
-
-	game_title(out, lang, table->impl);
-	text_add(out, " · ");
-	say_round(out, lang, view);
-	if (json_is_string(json_object_get(view, "trump"))) {
-		const char *code = json_string_value(json_object_get(view,
-		    "trump"));
-
-		text_add(out, " · ");
-		SAY0(out, lang, MSG_TRUMP_WORD);
-		text_add(out, " ");
-		text_card(out, code[0], code);
-	}
-	trick = json_object_get(view, "trick");
-	if (json_array_size(trick) > 0) {
-		text_add(out, " · ");
-		SAY0(out, lang, MSG_TRICK_WORD);
-		json_array_foreach(trick, i, play) {
-			text_add(out, i > 0 ? ", " : " ");
-			text_bold(out, table_seat_name(table, (int)
-			    json_integer_value(json_object_get(play,
-			    "seat"))));
-			text_add(out, " ");
-			/* BirdHead's plays hold several "cards". */
-			text_play_cards(out, json_object_get(play, "card") !=
-			    NULL ? json_object_get(play, "card") :
-			    json_object_get(play, "cards"));
-		}
-	}
-	json_decref(view);
-}
-
-void
-table_status(struct table *table, struct text *out)
-{
-	enum lang lang = table_lang(table);
-	int acting[GAME_MAX_SEATS];
-	int n;
-
-	if (table->game == NULL) {
-		game_title(out, lang, table->impl);
-		text_add(out, " · ");
-		SAY(out, lang, MSG_STATUS_LOBBY, "ddd", table->nseats, table->impl->min_seats,
-		    table->impl->max_seats);
-		for (int s = 0; s < table->nseats; s++) {
-			text_add(out, s > 0 ? ", " : " ");
-			text_seat(out, table, s, 0);
-		}
-		return;
-	}
-	status_summary(table, out);
-	n = table->impl->to_act(table->game->state, acting);
-	if (n == 1 && table_addressed(table, acting[0])) {
-		your_turn(table, table->impl->phase(table->game->state), out);
-	} else if (n > 0) {
-		text_add(out, " · ");
-		for (int k = 0; k < n; k++) {
-			if (k > 0)
-				text_add(out, ", ");
-			text_seat(out, table, acting[k], 0);
-		}
-		text_add(out, " ");
-		text_task(out, table, table->impl->phase(table->game->state));
-	}
-	text_add(out, "\n");
-	table_player_lines(table, out);
-}
 
 void
 table_resume(struct table *table, enum msg why)
@@ -2510,4 +1686,62 @@ void
 table_hold(struct table *table)
 {
 	table_timer_cancel(table);
+}
+
+void
+table_await_resume(struct table *table)
+{
+	table_timer_cancel(table);
+	table->unresumed = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading a table (table.h). */
+
+const struct game_impl *
+table_impl(const struct table *table)
+{
+	return table->impl;
+}
+
+const struct game *
+table_game(const struct table *table)
+{
+	return table->game;
+}
+
+int64_t
+table_game_id(const struct table *table)
+{
+	return table->game != NULL ? table->game_id : 0;
+}
+
+const struct game_options *
+table_options(const struct table *table)
+{
+	return &table->options;
+}
+
+int
+table_nseats(const struct table *table)
+{
+	return table->nseats;
+}
+
+const struct seat *
+table_seat(const struct table *table, int seat)
+{
+	return &table->seats[seat];
+}
+
+struct channel *
+table_channel(const struct table *table)
+{
+	return table->channel;
+}
+
+int
+table_unresumed(const struct table *table)
+{
+	return table->unresumed;
 }

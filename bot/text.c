@@ -211,6 +211,94 @@ text_pre_end(struct text *t)
 }
 
 void
+text_table_begin(struct text *t)
+{
+	add_char(t, TEXT_TABLE);
+}
+
+void
+text_table_cell(struct text *t)
+{
+	add_char(t, TEXT_CELL);
+}
+
+void
+text_table_row(struct text *t)
+{
+	add_char(t, '\n');
+}
+
+void
+text_table_end(struct text *t)
+{
+	add_char(t, TEXT_TABLE);
+}
+
+/*
+ * The columns a code point takes in a terminal: 2 for the East Asian wide
+ * and full-width ranges (CJK, kana, hangul, full-width forms, emoji), 0
+ * for combining marks and zero-width characters, 1 otherwise.  A short
+ * range list rather than wcwidth(), which depends on the locale the bot
+ * happens to run in.
+ */
+static int
+code_point_columns(unsigned int cp)
+{
+	static const struct { unsigned int from, to; } wide[] = {
+		{ 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x33ff },
+		{ 0x3400, 0x4dbf }, { 0x4e00, 0x9fff }, { 0xa000, 0xa4cf },
+		{ 0xac00, 0xd7a3 }, { 0xf900, 0xfaff }, { 0xfe30, 0xfe4f },
+		{ 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
+		{ 0x1f900, 0x1f9ff }, { 0x20000, 0x3fffd },
+	}, zero[] = {
+		{ 0x0300, 0x036f }, { 0x200b, 0x200f }, { 0xfe00, 0xfe0f },
+	};
+
+	for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
+		if (cp >= zero[i].from && cp <= zero[i].to)
+			return 0;
+	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+		if (cp >= wide[i].from && cp <= wide[i].to)
+			return 2;
+	return 1;
+}
+
+/*
+ * The length of the character at s (at most n bytes) and its columns in
+ * *cols; a byte that starts no valid character counts as one column.
+ */
+static size_t
+char_columns(const char *s, size_t n, int *cols)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t k = n > 0 ? utf8_length(p) : 0;
+	unsigned int cp;
+
+	if (k == 0 || k > n) {
+		*cols = 1;
+		return 1;
+	}
+	cp = k == 1 ? p[0] : p[0] & (0x7f >> k);
+	for (size_t i = 1; i < k; i++)
+		cp = cp << 6 | (p[i] & 0x3f);
+	*cols = code_point_columns(cp);
+	return k;
+}
+
+size_t
+text_columns(const char *s, size_t n)
+{
+	size_t cols = 0;
+	int c;
+
+	for (size_t i = 0; i < n; ) {
+		i += char_columns(s + i, n - i, &c);
+		cols += (size_t)c;
+	}
+	return cols;
+}
+
+void
 text_append(struct text *t, const struct text *other)
 {
 	text_addn(t, text_str(other), other->len);
@@ -295,16 +383,19 @@ irc_addn(struct text *out, int *after_colour, const char *s, size_t n)
 	text_addn(out, s, n);
 }
 
-void
-text_render(const struct text *t, enum text_format format, struct text *out)
+static void render_table(const char *, size_t, enum text_format,
+    struct text *);
+
+/* Renders the marked text s of len bytes for a medium, appending to out. */
+static void
+render_span(const char *s, size_t len, enum text_format format,
+    struct text *out)
 {
-	const char *s = text_str(t);
 	int bold = 0, pre = 0, colour_open = 0;
 	int after_colour = 0;    /* IRC output ends with a colour code */
 	const struct palette *colour = NULL;
 
-	text_clear(out);
-	for (size_t i = 0; i < t->len; i++) {
+	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 
 		switch (c) {
@@ -319,7 +410,7 @@ text_render(const struct text *t, enum text_format format, struct text *out)
 				text_add(out, bold ? "\033[1m" : "\033[22m");
 			break;
 		case TEXT_COLOR:
-			colour = i + 1 < t->len ? palette_for(s[++i]) : NULL;
+			colour = i + 1 < len ? palette_for(s[++i]) : NULL;
 			colour_open = 0;
 			if (colour == NULL)
 				break;
@@ -367,15 +458,38 @@ text_render(const struct text *t, enum text_format format, struct text *out)
 			if (format == TEXT_FORMAT_HTML)
 				text_add(out, pre ? "<pre>" : "</pre>");
 			break;
+		case TEXT_TABLE: {
+			const char *end = memchr(s + i + 1, TEXT_TABLE,
+			    len - i - 1);
+			size_t n = end != NULL ? (size_t)(end - s - i - 1) :
+			    len - i - 1;
+
+			render_table(s + i + 1, n, format, out);
+			i += n + 1;
+			/*
+			 * A table is a block of its own in HTML, so the line
+			 * break after it would add an empty line.
+			 */
+			if (format == TEXT_FORMAT_HTML && i + 1 < len &&
+			    s[i + 1] == '\n')
+				i++;
+			/* A bare colour end may now close the output. */
+			after_colour = format == TEXT_FORMAT_IRC &&
+			    out->len > 0 && out->buf[out->len - 1] == '\x03';
+			break;
+		}
+		case TEXT_CELL:
+			/* Outside a table a cell mark means nothing. */
+			break;
 		case TEXT_MENTION: {
 			const char *end = memchr(s + i + 1, TEXT_MENTION,
-			    t->len - i - 1);
+			    len - i - 1);
 			const char *sep = memchr(s + i + 1, TEXT_SEP,
-			    t->len - i - 1);
+			    len - i - 1);
 			const char *id = s + i + 1;
 
 			if (end == NULL || sep == NULL || sep > end) {
-				i = t->len;
+				i = len;
 				break;
 			}
 			if (format == TEXT_FORMAT_HTML) {
@@ -400,10 +514,14 @@ text_render(const struct text *t, enum text_format format, struct text *out)
 		}
 		default:
 			if (format == TEXT_FORMAT_HTML) {
-				/* Inside <pre> a newline is a newline. */
+				/*
+				 * Inside <pre> a newline is a newline; before
+				 * a table, which starts a block, it is none.
+				 */
 				if (c == '\n' && pre)
 					add_char(out, '\n');
-				else
+				else if (c != '\n' || i + 1 >= len ||
+				    s[i + 1] != TEXT_TABLE)
 					html_escape(out, &c, 1);
 			} else if (format == TEXT_FORMAT_IRC) {
 				irc_addn(out, &after_colour, &c, 1);
@@ -426,4 +544,204 @@ text_render(const struct text *t, enum text_format format, struct text *out)
 	} else if (format == TEXT_FORMAT_IRC && (bold || colour_open)) {
 		add_char(out, '\x0f');
 	}
+}
+
+/* One cell of a table, in place in the marked text. */
+struct cell {
+	const char *s;
+	size_t len;
+};
+
+/*
+ * Splits a table's marked text into rows and cells: *cells gets nrows *
+ * ncols cells, row by row, a missing cell empty.  Returns -1 when memory
+ * runs out.
+ */
+static int
+table_cells(const char *s, size_t len, struct cell **cells, size_t *nrows,
+    size_t *ncols)
+{
+	size_t rows = 1, cols = 1, n = 1, r = 0, c = 0, from = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '\n') {
+			rows++;
+			n = 1;
+		} else if (s[i] == TEXT_CELL && ++n > cols) {
+			cols = n;
+		}
+	}
+	*cells = calloc(rows * cols, sizeof(**cells));
+	if (*cells == NULL)
+		return -1;
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && s[i] != '\n' && s[i] != TEXT_CELL)
+			continue;
+		(*cells)[r * cols + c].s = s + from;
+		(*cells)[r * cols + c].len = i - from;
+		from = i + 1;
+		if (i < len && s[i] == TEXT_CELL) {
+			c++;
+		} else {
+			r++;
+			c = 0;
+		}
+	}
+	*nrows = rows;
+	*ncols = cols;
+	return 0;
+}
+
+/* A table as HTML: a header row of <th>, then rows of <td>. */
+static void
+render_table_html(const struct cell *cells, size_t nrows, size_t ncols,
+    struct text *out)
+{
+	text_add(out, "<table><thead><tr>");
+	for (size_t r = 0; r < nrows; r++) {
+		const char *tag = r == 0 ? "th" : "td";
+
+		if (r == 1)
+			text_add(out, "</tr></thead><tbody><tr>");
+		else if (r > 1)
+			text_add(out, "</tr><tr>");
+		for (size_t c = 0; c < ncols; c++) {
+			const struct cell *cell = &cells[r * ncols + c];
+
+			text_printf(out, "<%s>", tag);
+			render_span(cell->s, cell->len, TEXT_FORMAT_HTML, out);
+			text_printf(out, "</%s>", tag);
+		}
+	}
+	text_add(out, nrows > 1 ? "</tr></tbody></table>" :
+	    "</tr></thead></table>");
+}
+
+/* Appends n spaces. */
+static void
+add_spaces(struct text *out, size_t n)
+{
+	while (n-- > 0)
+		add_char(out, ' ');
+}
+
+/*
+ * A cell for a text medium into shown, and its columns.  On IRC a cell
+ * wider than TEXT_CELL_MAX_IRC is cut there, plain: there the names are
+ * nicks that a network may let run to 30 characters or more, and a sheet
+ * of six such columns would pass the width of most chat windows (a row
+ * wraps and the columns no longer line up) and, with a long channel
+ * name, the 512 bytes of an IRC line (a row is split).  Elsewhere a cell
+ * shows whole.
+ */
+static size_t
+render_cell(const struct cell *cell, enum text_format format,
+    struct text *shown)
+{
+	struct text plain;
+	size_t cols, used = 0, i = 0;
+	int c;
+
+	text_init(&plain);
+	render_span(cell->s, cell->len, TEXT_FORMAT_PLAIN, &plain);
+	cols = text_columns(text_str(&plain), plain.len);
+	text_clear(shown);
+	if (format != TEXT_FORMAT_IRC || cols <= TEXT_CELL_MAX_IRC) {
+		render_span(cell->s, cell->len, format, shown);
+		text_finish(&plain);
+		return cols;
+	}
+	while (i < plain.len) {
+		size_t k = char_columns(plain.buf + i, plain.len - i, &c);
+
+		if (used + (size_t)c > TEXT_CELL_MAX_IRC)
+			break;
+		i += k;
+		used += (size_t)c;
+	}
+	text_addn(shown, text_str(&plain), i);
+	text_finish(&plain);
+	return used;
+}
+
+/*
+ * A table for a text medium: columns two spaces apart, each as wide as
+ * its widest cell; the first column (the rows' labels) aligned to the
+ * left, the others (numbers) to the right.  A terminal shows the header
+ * in bold.
+ */
+static void
+render_table_text(const struct cell *cells, size_t nrows, size_t ncols,
+    enum text_format format, struct text *out)
+{
+	size_t *widths = calloc(ncols, sizeof(*widths));
+	struct text shown;
+
+	if (widths == NULL) {
+		out->failed = 1;
+		return;
+	}
+	text_init(&shown);
+	for (size_t i = 0; i < nrows * ncols; i++) {
+		size_t cols = render_cell(&cells[i], format, &shown);
+
+		if (cols > widths[i % ncols])
+			widths[i % ncols] = cols;
+	}
+	for (size_t r = 0; r < nrows; r++) {
+		size_t start;
+
+		if (r > 0)
+			add_char(out, '\n');
+		start = out->len;
+		for (size_t c = 0; c < ncols; c++) {
+			size_t cols = render_cell(&cells[r * ncols + c],
+			    format, &shown);
+			size_t pad = widths[c] - cols;
+
+			if (c > 0)
+				add_spaces(out, 2 + pad);
+			if (r == 0 && format == TEXT_FORMAT_ANSI)
+				text_add(out, "\033[1m");
+			text_append(out, &shown);
+			if (r == 0 && format == TEXT_FORMAT_ANSI)
+				text_add(out, "\033[22m");
+			if (c == 0)
+				add_spaces(out, pad);
+		}
+		/* Empty cells at the end of a row leave no trailing spaces. */
+		while (out->len > start && out->buf[out->len - 1] == ' ')
+			out->buf[--out->len] = '\0';
+	}
+	if (shown.failed)
+		out->failed = 1;
+	text_finish(&shown);
+	free(widths);
+}
+
+static void
+render_table(const char *s, size_t len, enum text_format format,
+    struct text *out)
+{
+	struct cell *cells;
+	size_t nrows, ncols;
+
+	if (len == 0)
+		return;
+	if (table_cells(s, len, &cells, &nrows, &ncols) != 0) {
+		out->failed = 1;
+		return;
+	}
+	if (format == TEXT_FORMAT_HTML)
+		render_table_html(cells, nrows, ncols, out);
+	else
+		render_table_text(cells, nrows, ncols, format, out);
+	free(cells);
+}
+
+void
+text_render(const struct text *t, enum text_format format, struct text *out)
+{
+	text_clear(out);
+	render_span(text_str(t), t->len, format, out);
 }

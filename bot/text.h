@@ -10,9 +10,15 @@
  *   TEXT_PLAIN        ends a colour
  *   TEXT_PRE ... TEXT_PRE   a monospace block (score sheets)
  *   TEXT_MENTION id TEXT_SEP name TEXT_MENTION   a mention of a user
+ *   TEXT_TABLE rows TEXT_TABLE   a table: '\n' between rows, TEXT_CELL
+ *                     between the cells of a row; the first row is the
+ *                     header, the first column labels its row
  *
  * '\n' separates lines.  Renderers turn marks into mIRC codes (IRC), HTML
- * (Matrix), ANSI escapes (a terminal) or nothing (plain text).
+ * (Matrix), ANSI escapes (a terminal) or nothing (plain text).  A table is
+ * laid out by the renderer, which alone knows how wide a cell shows: text
+ * media align its columns with spaces (the first column to the left, the
+ * others, mostly numbers, to the right), HTML makes it a <table>.
  */
 #ifndef STICHBOT_TEXT_H
 #define STICHBOT_TEXT_H
@@ -25,6 +31,14 @@
 #define TEXT_PRE '\x1c'
 #define TEXT_MENTION '\x1e'
 #define TEXT_SEP '\x1f'
+#define TEXT_TABLE '\x1d'
+#define TEXT_CELL '\x1a'
+
+/*
+ * The widest a table cell shows on IRC, in columns; a longer cell is cut
+ * (see text.c).
+ */
+#define TEXT_CELL_MAX_IRC 14
 
 struct text {
 	char *buf;
@@ -67,6 +81,18 @@ void text_card(struct text *t, char color, const char *code);
 void text_mention(struct text *t, const char *user_id, const char *name);
 void text_pre_begin(struct text *t);
 void text_pre_end(struct text *t);
+/*
+ * A table: text_table_begin(), the header's cells with text_table_cell()
+ * between them, text_table_row() before each further row, and
+ * text_table_end().  Rows may have fewer cells than the widest; the
+ * missing ones show empty.
+ */
+void text_table_begin(struct text *t);
+void text_table_cell(struct text *t);
+void text_table_row(struct text *t);
+void text_table_end(struct text *t);
+/* How many terminal columns s (UTF-8 without marks) takes. */
+size_t text_columns(const char *s, size_t n);
 /* Appends another text with its marks. */
 void text_append(struct text *t, const struct text *other);
 

@@ -178,13 +178,13 @@ clean_utf8(const unsigned char *s)
 static json_t *
 seat_hand(const struct table *table, int seat)
 {
-	const void *state = table->game->state;
-	json_t *view = table->impl->view(state, seat), *hand;
+	const void *state = table_game(table)->state;
+	json_t *view = table_impl(table)->view(state, seat), *hand;
 
 	if (json_object_size(json_object_get(view, "others")) > 0 &&
-	    table->nseats > 1) {
-		json_t *next = table->impl->view(state,
-		    (seat + 1) % table->nseats);
+	    table_nseats(table) > 1) {
+		json_t *next = table_impl(table)->view(state,
+		    (seat + 1) % table_nseats(table));
 		char key[8];
 
 		snprintf(key, sizeof(key), "%d", seat);
@@ -208,7 +208,7 @@ check_others_private(struct fx *f, struct channel *channel, int from,
     size_t n)
 {
 	struct table *table = channel->table;
-	json_t *view = table->impl->view(table->game->state, 0);
+	json_t *view = table_impl(table)->view(table_game(table)->state, 0);
 	int clairvoyant = json_object_size(json_object_get(view, "others")) > 0;
 
 	json_decref(view);
@@ -226,11 +226,11 @@ check_others_private(struct fx *f, struct channel *channel, int from,
 		visible = malloc(len);
 		CHECK(visible != NULL);
 		channel_outside_sheets(l->marked, visible, len);
-		for (int seat = 0; seat < table->nseats; seat++) {
+		for (int seat = 0; seat < table_nseats(table); seat++) {
 			json_t *hand, *code;
 			size_t i;
 
-			if (strcmp(table->seats[seat].user_id, l->user_id) == 0)
+			if (strcmp(table_seat(table, seat)->user_id, l->user_id) == 0)
 				continue;
 			hand = seat_hand(table, seat);
 			json_array_foreach(hand, i, code) {
@@ -279,7 +279,7 @@ check_private(struct fx *f, struct channel *channel, int from, size_t n)
 		nvisible++;
 	}
 	check_others_private(f, channel, from, n);
-	for (int seat = 0; seat < table->nseats && nvisible > 0; seat++) {
+	for (int seat = 0; seat < table_nseats(table) && nvisible > 0; seat++) {
 		json_t *hand = seat_hand(table, seat);
 		json_t *code;
 		size_t i;
@@ -329,19 +329,19 @@ check_lines(struct fx *f)
 		struct channel *channel = f->bot->channels[c];
 		struct table *table = channel->table;
 		struct watch *w = watch_get(f, channel->name);
-		int running = table != NULL && table->game != NULL;
+		int running = table != NULL && table_game(table) != NULL;
 
 		/*
 		 * Cards are unique except in BirdHead.  A game that replaced
 		 * another since the last check (a restart) cannot be told
 		 * from the old one's lines.
 		 */
-		if (running && strcmp(table->impl->name, "birdhead") != 0 &&
-		    (w->game_id == 0 || w->game_id == table->game_id))
+		if (running && strcmp(table_impl(table)->name, "birdhead") != 0 &&
+		    (w->game_id == 0 || w->game_id == table_game_id(table)))
 			check_private(f, channel, w->game_id == 0 ? 0 :
 			    w->nactions, n);
-		w->game_id = running ? table->game_id : 0;
-		w->nactions = running ? table->game->nactions : 0;
+		w->game_id = running ? table_game_id(table) : 0;
+		w->nactions = running ? table_game(table)->nactions : 0;
 	}
 	f->checked = n;
 	text_clear(&f->said);
@@ -371,16 +371,16 @@ restart(struct fx *f, int graceful)
 	for (int c = 0; c < f->bot->nchannels; c++) {
 		struct table *table = f->bot->channels[c]->table;
 
-		if (table == NULL || table->game == NULL)
+		if (table == NULL || table_game(table) == NULL)
 			continue;
 		snap[n].channel = strdup(f->bot->channels[c]->name);
-		snap[n].game_id = table->game_id;
-		snap[n].nactions = table->game->nactions;
-		snap[n].ndeals = table->game->ndeals;
-		snap[n].size = table->impl->state_size;
+		snap[n].game_id = table_game_id(table);
+		snap[n].nactions = table_game(table)->nactions;
+		snap[n].ndeals = table_game(table)->ndeals;
+		snap[n].size = table_impl(table)->state_size;
 		snap[n].state = malloc(snap[n].size);
 		CHECK(snap[n].channel != NULL && snap[n].state != NULL);
-		memcpy(snap[n].state, table->game->state, snap[n].size);
+		memcpy(snap[n].state, table_game(table)->state, snap[n].size);
 		n++;
 	}
 	if (graceful)
@@ -389,6 +389,7 @@ restart(struct fx *f, int graceful)
 	bot_destroy(f->bot);
 	fx_bot(f);
 	restored = bot_restore(f->bot);
+	bot_flush(f->bot);
 	CHECK(restored == n);
 	network = f->bot->networks[0];
 	for (int i = 0; i < n; i++) {
@@ -396,15 +397,15 @@ restart(struct fx *f, int graceful)
 		    0);
 		struct table *table = channel != NULL ? channel->table : NULL;
 
-		CHECK(table != NULL && table->game != NULL);
-		CHECK(table->game_id == snap[i].game_id);
-		CHECK(table->game->nactions == snap[i].nactions);
-		CHECK(table->impl->state_size == snap[i].size);
+		CHECK(table != NULL && table_game(table) != NULL);
+		CHECK(table_game_id(table) == snap[i].game_id);
+		CHECK(table_game(table)->nactions == snap[i].nactions);
+		CHECK(table_impl(table)->state_size == snap[i].size);
 		/* A round that waited for its deal is dealt on restore. */
-		CHECK(table->game->ndeals == snap[i].ndeals ||
-		    table->game->ndeals == snap[i].ndeals + 1);
-		if (table->game->ndeals == snap[i].ndeals)
-			CHECK(memcmp(table->game->state, snap[i].state,
+		CHECK(table_game(table)->ndeals == snap[i].ndeals ||
+		    table_game(table)->ndeals == snap[i].ndeals + 1);
+		if (table_game(table)->ndeals == snap[i].ndeals)
+			CHECK(memcmp(table_game(table)->state, snap[i].state,
 			    snap[i].size) == 0);
 		free(snap[i].channel);
 		free(snap[i].state);
@@ -552,6 +553,7 @@ event(struct fx *f, const char *line)
 			break;
 		person(f, b, name, &user);
 		bot_on_rename(f->bot, f->adapter, a, &user);
+		bot_flush(f->bot);
 		break;
 	case '>':
 	case '<':
@@ -566,9 +568,11 @@ event(struct fx *f, const char *line)
 		else
 			bot_on_leave(f->bot, f->adapter, b[0] != '\0' ? b :
 			    NULL, &user);
+		bot_flush(f->bot);
 		break;
 	case '^':
 		bot_on_connected(f->bot, f->adapter, line[1] != '0');
+		bot_flush(f->bot);
 		break;
 	case '*':
 	case '=':

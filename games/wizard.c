@@ -700,6 +700,7 @@ wizard_view(const void *state, int seat)
 	json_t *trick = json_array();
 	json_t *bids = json_array();
 	json_t *won = json_array();
+	json_t *points = json_array();
 	json_t *counts = json_array();
 	json_t *scores = json_array();
 	json_t *out = json_array();
@@ -727,10 +728,25 @@ wizard_view(const void *state, int seat)
 		    r->trick_seat[i], "card",
 		    card_json(wizard_card_face(r->trick_card[i]))));
 	json_object_set_new(view, "trick", trick);
+	/*
+	 * What the trick so far asks of the next card, as everyone sees it:
+	 * a suit to follow, "any" after a led Wizard, null while nothing
+	 * sets a lead (no card yet, or only Jesters).
+	 */
+	json_object_set_new(view, "lead", r->lead_suit >= 0 &&
+	    r->lead_suit < 4 ? json_sprintf("%c", suit_letters[r->lead_suit]) :
+	    r->lead_suit == 4 ? json_string("any") : json_null());
 	for (int other = 0; other < s->nseats; other++) {
-		json_array_append_new(bids, r->bid[other] >= 0 &&
-		    bid_visible(s, seat, other) ?
+		int visible = r->bid[other] >= 0 &&
+		    bid_visible(s, seat, other);
+
+		json_array_append_new(bids, visible ?
 		    json_integer(r->bid[other]) : json_null());
+		/* The round's points if it ended now, where the bid shows. */
+		json_array_append_new(points, visible &&
+		    (s->active & (1u << other)) ? json_integer(
+		    wizard_round_points(r->bid[other], r->won[other])) :
+		    json_null());
 		json_array_append_new(won, json_integer(r->won[other]));
 		json_array_append_new(counts,
 		    json_integer(bits_count64(r->hand[other])));
@@ -740,6 +756,7 @@ wizard_view(const void *state, int seat)
 	}
 	json_object_set_new(view, "bids", bids);
 	json_object_set_new(view, "won", won);
+	json_object_set_new(view, "points", points);
 	json_object_set_new(view, "hand_counts", counts);
 	json_object_set_new(view, "scores", scores);
 	json_object_set_new(view, "eliminated", out);

@@ -84,5 +84,10 @@ int wizard_forbidden_bid(const struct wizard_state *s, int seat);
 void wizard_bid(struct wizard_state *s, int seat, int bid);
 /* The dealer names suit as trump after a turned Wizard. */
 void wizard_set_trump(struct wizard_state *s, int suit);
+/*
+ * The points of a round in which a seat bid bid and won won: the one
+ * scoring formula, used by scoring and by the views' running points.
+ */
+int wizard_round_points(int bid, int won);
 
 #endif

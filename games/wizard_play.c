@@ -128,6 +128,14 @@ wizard_set_trump(struct wizard_state *s, int suit)
 		    PHASE_BID;
 }
 
+int
+wizard_round_points(int bid, int won)
+{
+	int diff = won - bid;
+
+	return diff == 0 ? 20 + 10 * won : -10 * (diff < 0 ? -diff : diff);
+}
+
 static void
 score_round(struct wizard_state *s)
 {
@@ -138,10 +146,8 @@ score_round(struct wizard_state *s)
 		int points = 0;
 
 		if (s->active & (1u << seat)) {
-			int diff = r->won[seat] - r->bid[seat];
-
-			points = diff == 0 ? 20 + 10 * r->won[seat] :
-			    -10 * (diff < 0 ? -diff : diff);
+			points = wizard_round_points(r->bid[seat],
+			    r->won[seat]);
 		}
 		s->points[round][seat] = (int16_t)points;
 		s->bids[round][seat] = r->bid[seat];

@@ -47,7 +47,7 @@ channel_outside_sheets(const char *marked, char *out, size_t len)
 	size_t n = 0;
 
 	for (const char *p = marked; *p != '\0' && n + 1 < len; p++) {
-		if (*p == TEXT_PRE) {
+		if (*p == TEXT_PRE || *p == TEXT_TABLE) {
 			pre = !pre;
 			continue;
 		}
@@ -65,13 +65,13 @@ channel_outside_sheets(const char *marked, char *out, size_t len)
 int
 channel_played_since(const struct table *table, int from, const char *code)
 {
-	for (int i = from; i < table->game->nactions; i++) {
-		const struct action *a = &table->game->actions[i];
+	for (int i = from; i < table_game(table)->nactions; i++) {
+		const struct action *a = &table_game(table)->actions[i];
 
 		for (int k = 0; k < a->ncards && a->kind != ACTION_BID; k++) {
 			char played[8];
 
-			table->impl->format_card(a->cards[k], played,
+			table_impl(table)->format_card(a->cards[k], played,
 			    sizeof(played));
 			if (strcmp(played, code) == 0)
 				return 1;

@@ -72,7 +72,7 @@ class Quitter(game.Player):
         if self.quit_at is None:
             super().raw(line)
 
-    def answer(self, rnd, hand, task):
+    def answer(self, rnd, hand, task, current=False):
         if self.quit_at is not None:
             return
         if task.startswith("to play") and rnd.number >= self.quit_round:
@@ -81,7 +81,7 @@ class Quitter(game.Player):
             self.quit_when_revealed = rnd.number
             self.quit_if_revealed()
             return
-        super().answer(rnd, hand, task)
+        super().answer(rnd, hand, task, current)
 
     def line(self, line):
         super().line(line)

@@ -10,12 +10,16 @@ control: Wizard with hiddentip (bids by private message) and rounds=10
 (a whole game in a minute), BirdHead, and Sticheln (penalty selections by
 private message) over TLS verified against the CA.  Three scripted people
 sit at each table.  They are raw-socket clients that know only what the
-bot tells them: their hands and legal choices come from the PRIVMSGs the
-bot sends them ("[#chan] Round N, your hand: ... · to play: a, b"), and
-they choose at random among those.  When a BirdHead prompt has too many
-choices to list ("to play (2 cards, e.g. 3 4)"), the person asks !status
-for the trick and works the choices out by the rules, as people do, and
-checks that the prompt's example is one of them.
+bot tells them, as a person does: the hand that comes privately with each
+deal ("[#chan] Round N, your hand: ... · to bid: 0 1 2" for whoever acts
+at once), and the channel line that names them to act with what everyone
+can see constrains the play ("bob to play · lead r", "to meet 7 9 (or
+your lowest)").  From the hand dealt, less the cards the channel says
+they played, they work out their choices by the rules and choose at
+random.  When a BirdHead deal's prompt has too many choices to list ("to
+play (2 cards, e.g. 3 4)"), the person asks !status for the trick and
+works the choices out by the rules, as people do, and checks that the
+prompt's example is one of them.
 
 Mid-game, carol changes her nick (her seat follows her), and ngircd is
 killed and started again: the bot reconnects, joins again, tells each
@@ -60,7 +64,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import irc_util  # noqa: E402
 from bot_lines import (HAND_RE, REFUSALS, ROUND_START,  # noqa: E402
-                       UNIQUE_CARDS, seat_actions)
+                       UNIQUE_CARDS, birdhead_plays, played_by,
+                       plays_from_hint, seat_actions, turn_in)
 from irc_util import plain, split_line  # noqa: E402
 
 STICHBOT = None
@@ -85,34 +90,15 @@ def check(cond, message):
         raise Failure(message)
 
 
-def birdhead_plays(hand, trick):
-    """The legal BirdHead plays (sorted lists of ranks) of a hand (codes)
-    after the plays of the trick so far (RULES.md 2): a lead is one card
-    or two or three of a rank, keeping a card; a follower plays as many
-    cards as the lead, meeting the standard (the last play that met it,
-    card by card in ascending order) or their lowest cards."""
-    cards = sorted(int(c) for c in hand)
-    if not trick:
-        return [[r] * k for r in sorted(set(cards)) for k in (1, 2, 3)
-                if cards.count(r) >= k and len(cards) > k]
-    standard = sorted(trick[0])
-    for play in trick[1:]:
-        if all(a >= b for a, b in zip(sorted(play), standard)):
-            standard = sorted(play)
-    k = len(standard)
-    out = {tuple(cards[:k])}
-    for combo in itertools.combinations(cards, k):
-        if all(a >= b for a, b in zip(combo, standard)):
-            out.add(combo)
-    return [list(c) for c in sorted(out)]
-
-
 class Round:
     """A player's memory of one round."""
 
     def __init__(self, number):
         self.number = number
         self.dealt = None        # cards in the first hand shown
+        self.hand = None         # the first hand shown (codes)
+        self.announced = []      # our cards the channel said we played
+        self.acted = set()       # len(announced) at each turn we took
         self.played = []
         self.bid = None
         self.trump = None
@@ -214,6 +200,10 @@ class Player:
                 if self.pending is not None and \
                         plain(text).startswith("BirdHead · "):
                     self.status(plain(text))
+                rnd = self.current
+                if rnd is not None:
+                    rnd.announced += played_by(plain(text), self.nick)
+                self.channel_turn(plain(text))
             else:
                 self.log.append((now, "priv", text))
                 self.private(plain(text))
@@ -238,20 +228,61 @@ class Player:
             return               # an old prompt
         if rnd.dealt is None:
             rnd.dealt = len(hand)
+            rnd.hand = list(hand)
         task = parts[-1]
+        if not self.world.paused and task.startswith("to "):
+            self.turn(rnd, hand, task)
+
+    def channel_turn(self, text):
+        """A channel line that names us to act: the hand we were dealt,
+        less what we played, and the public hint say what we may do, as
+        they would tell a person (no private prompt comes per turn)."""
+        found = turn_in(text, self.nick)
+        rnd = self.current
+        if found is None or rnd is None or rnd.hand is None or \
+                self.world.paused:
+            return
+        task, hint = found
+        # The hand is what we were dealt less what the channel says we
+        # played: a command of ours lost or refused does not count.  A
+        # turn told twice (a resume line, then the move we had sent) is
+        # taken once.
+        left = list(rnd.hand)
+        for c in rnd.announced + ([rnd.selected] if rnd.selected else []):
+            if c in left:
+                left.remove(c)
+        if task == "to play":
+            if len(rnd.announced) in rnd.acted:
+                return
+            rnd.acted.add(len(rnd.announced))
+        if task == "to bid":
+            if self.table.private_bids:
+                return           # hidden bids are prompted privately
+            task = "to bid: " + " ".join(str(n) for n in
+                                         range(rnd.dealt + 1))
+        elif task == "to play":
+            plays = plays_from_hint(self.table.game, left, hint)
+            check(plays, "%s: no play from %r after %r" % (self.nick, left,
+                                                           text))
+            task = "to play: " + ", ".join(" ".join(p) for p in plays)
+        self.turn(rnd, left, task, current=True)
+
+    def turn(self, rnd, hand, task, current=False):
+        """Our turn, from the deal's private line or a channel line."""
         if self.rename_to is not None and task.startswith("to play") and \
-                number >= 3:
+                rnd.number >= 3:
             # Nothing else comes privately until we play: rename now
             # (a line on its way to the old nick would be lost for good)
             # and answer once the server has renamed us.
             self.raw("NICK %s" % self.rename_to)
             self.rename_to = None
-            self.deferred = rnd, hand, task
+            self.deferred = rnd, hand, task, current
             return
-        if not self.world.paused and task.startswith("to "):
-            self.answer(rnd, hand, task)
+        self.answer(rnd, hand, task, current)
 
-    def answer(self, rnd, hand, task):
+    def answer(self, rnd, hand, task, current=False):
+        """Acts on a task; hand is what a prompt showed, or (current) what
+        we hold now by the channel's account."""
         if task.startswith("to bid"):
             if rnd.bid is not None:
                 return           # asked again before our bid was seen
@@ -275,7 +306,7 @@ class Player:
             # the card: the hand must be what is left after our plays.
             left = rnd.dealt - len(rnd.played) - \
                 (1 if rnd.selected is not None else 0)
-            if len(hand) != left:
+            if len(hand) != left and not current:
                 return
             if task == "to play (any card)":
                 choice = self.rng.choice(hand)
@@ -779,9 +810,11 @@ def run(world):
     carol = wiz.players[2]
     check(carol.nick == "carol2", "carol is called %s" % carol.nick)
     after = carol.log[carol.renamed_at:]
-    check(sum(kind == "priv" for _, kind, _ in after) > 10 and
+    # At least the hands of the rounds after the rename (from round 3 of
+    # 10) come to the new nick, and she plays on.
+    check(sum(kind == "priv" for _, kind, _ in after) >= 5 and
           sum(kind == "sent" for _, kind, _ in after) > 10,
-          "carol2 was not prompted, or did not play")
+          "carol2 was not given her hands, or did not play")
     check(wiz.said("carol2 "), "the channel never names carol2")
     for t in world.tables:
         check(not t.said("a computer"), "%s: a computer took a seat" %

@@ -14,10 +14,14 @@ only from the bot's direct messages.
    sent) and started again on the same store: both games resume ("The
    game resumes") and finish.
 2. BirdHead for three people in the first room, to the end.
+3. A Wizard table opened there by a person whose display name is long
+   and full of HTML's specials: `!scores` shows it whole, escaped, as the
+   header of an HTML table.
 Checks, for every game: "Game over" in the room; no card a person still
 holds and no hidden bid before its reveal in any room message (and this
 check itself catches planted leaks); the export of the store replays to
-the totals and winners the room was told; every command a person sent is
+the totals and winners the room was told, and its last score sheet is an
+HTML table headed by the seats' names; every command a person sent is
 exactly one action of the stored record (nothing lost or done twice
 across the crash); the bot refused nothing; old chat in a room from
 before the bot joined is not taken for commands; the password never
@@ -34,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import matrix_players  # noqa: E402
 from matrix_players import (BOT, Failure, check,  # noqa
                             check_commands, check_privacy, check_scores,
-                            drive, wait_until)
+                            check_sheet_table, drive, wait_until)
 
 WIZARD = "#wizard:localhost"
 STICHELN = "#sticheln:localhost"
@@ -151,6 +155,25 @@ def check_line_kinds(world, room_ids, players):
                 check(not ROOM_ID.search(c["body"]),
                       "a private line names a room id: %r" % c["body"])
     return turns
+
+
+def check_long_name_sheet(world, room_id):
+    """A display name far past an IRC nick, with HTML's specials, heads
+    its column of the score sheet whole and escaped."""
+    name = "Evangeline Featherstonehaugh <&>"
+    eve = world.person("eve", name, 15)
+    eve.client.join(room_id)
+    start_table(world, room_id, eve, "wizard", [], [eve], addbot=2)
+    lines = len(world.bot_lines(room_id))
+    eve.say(room_id, "!scores")
+    world.wait_bot_line(room_id, "Total", after=lines)
+    content = [e["content"] for _, e in world.room_log(room_id)
+               if e["sender"] == BOT and "Total" in
+               e["content"].get("body", "")][-1]
+    check_sheet_table(content, [name, "CPU1", "CPU2"])
+    check("<th>Evangeline Featherstonehaugh &lt;&amp;&gt;</th>" in
+          content["formatted_body"], "the long name is not escaped "
+          "whole in %r" % content["formatted_body"][:400])
 
 
 def test_games(world):
@@ -270,6 +293,7 @@ def test_games(world):
 
     turns = check_line_kinds(world, (wiz, sti), people)
     check(turns > 0, "no line mentioned a player")
+    check_long_name_sheet(world, wiz)
 
     rc = crash["bot"].terminate()
     check(rc == 0, "SIGTERM: exit status %s" % rc)

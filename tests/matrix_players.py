@@ -5,10 +5,14 @@ pieces tests/matrix_game_test.py and tests/service_test.py share.
   account and player accounts, a scratch directory, configuration files
   with the secret in a file, and `stichbot run` processes.
 - Player: a scripted person (tests/matrix_client.py) who joins the direct
-  rooms the bot opens and plays only from what the bot tells them there:
-  the private prompt lists the legal choices ("to play: r3, r9", "to bid:
-  0 1 2", "to choose trump", "to select a penalty card"), never the bot's
-  internals.  Choices are random (seeded) among the legal ones.
+  rooms the bot opens and plays only from what the bot tells them: the
+  hand that comes privately with each deal (with the task of whoever acts
+  at once: "to bid: 0 1 2", "to choose trump", "to select a penalty
+  card", "to play: r3, r9"), and the room's line that names them to act
+  with what everyone knows constrains the play ("bob to play · lead r"),
+  from which they work out their choices by the rules, as a person does;
+  never the bot's internals.  Choices are random (seeded) among the legal
+  ones.
 - Checks on what was said: no card still in someone's hand and no hidden
   bid in a room before its reveal (privacy), the score sheet of the room
   against `stichbot export` + `stichbot replay`, and each person's
@@ -32,7 +36,8 @@ import time
 import traceback
 
 from bot_lines import (HAND_RE, REFUSALS, ROUND_START, UNIQUE_CARDS,
-                       seat_actions)
+                       played_by, plays_from_hint, seat_actions,
+                       turn_in)
 from matrix_client import MatrixClient
 from matrix_homeserver import Homeserver
 
@@ -62,11 +67,13 @@ def wait_until(predicate, timeout=20, what="a condition"):
 
 
 def plain(content):
-    """A message's visible text outside <pre> blocks (score sheets)."""
+    """A message's visible text outside score sheets (<table>, and <pre>
+    blocks)."""
     body = content.get("formatted_body")
     if body is None:
         return content.get("body", "")
-    body = re.sub(r"<pre>.*?</pre>", " ", body, flags=re.S)
+    body = re.sub(r"<pre>.*?</pre>|<table>.*?</table>", " ", body,
+                  flags=re.S)
     body = re.sub(r"<br\s*/?>", "\n", body)
     return html.unescape(re.sub(r"<[^>]+>", "", body))
 
@@ -258,6 +265,8 @@ class Round:
     def __init__(self, number):
         self.number = number
         self.dealt = None        # cards in the first hand shown
+        self.hand = None         # the first hand shown (codes)
+        self.acted = set()       # cards announced at each turn we took
         self.played = []         # cards this player played
         self.bid = None
         self.trump = None
@@ -284,6 +293,7 @@ class Player:
         self.hands = []          # (event_id, label, round, [cards])
         self.acted = 0
         self.waiting = {}        # label -> a prompt that needs the room
+        self.turn_pending = {}   # label -> a room turn ahead of its hand
 
     def sit(self, label, room_id, game, key, private_bids=False):
         """Plays at table label (the room's name in the configuration,
@@ -318,6 +328,14 @@ class Player:
                     continue
                 news = True
                 self.read(e, act)
+        for label, table in self.tables.items():
+            for e in self.client.timelines.get(table["room"], []):
+                if e["event_id"] in self.done:
+                    continue
+                self.done.add(e["event_id"])
+                if e["type"] == "m.room.message" and e["sender"] == BOT \
+                        and act:
+                    self.room_line(label, e["content"].get("body", ""))
         for label, (rnd, hand, task) in list(self.waiting.items()):
             if self.rounds.get(label) is rnd:
                 self.answer(label, rnd, hand, task)
@@ -343,12 +361,73 @@ class Player:
             return               # an old prompt
         if rnd.dealt is None:
             rnd.dealt = len(hand)
+            rnd.hand = list(hand)
         self.waiting.pop(label, None)
         task = parts[-1]
         if act and label in self.tables and task.startswith("to "):
             self.answer(label, rnd, hand, task)
+        if act and label in self.turn_pending:
+            self.room_turn(label, self.turn_pending.pop(label))
 
-    def answer(self, label, rnd, hand, task):
+    def room_line(self, label, body):
+        """A message of the bot in a table's room: notes the round and
+        what it says we played (by round: the hand is what we were dealt
+        less that, so a command lost or refused does not count), then
+        acts if it names us."""
+        table = self.tables[label]
+        announced = table.setdefault("announced", {})
+        for line in body.split("\n"):
+            m = ROUND_START.match(line)
+            if m:
+                table["round"] = int(m.group(1))
+            announced.setdefault(table.get("round", 0), []).extend(
+                played_by(line, self.name))
+        self.room_turn(label, body)
+
+    def room_turn(self, label, body):
+        """A room line that names us to act: the hand we were dealt, less
+        what we played, and the public hint say what we may do (no
+        private prompt comes per turn)."""
+        table = self.tables[label]
+        announced = table.setdefault("announced", {})
+        found = turn_in(body, self.name)
+        rnd = self.rounds.get(label)
+        if found is None:
+            return
+        if rnd is None or rnd.hand is None or \
+                rnd.number < table.get("round", 0):
+            # The room is ahead of our direct room (each room has its own
+            # order): act once this round's hand is here.
+            self.turn_pending[label] = body
+            return
+        self.turn_pending.pop(label, None)
+        task, hint = found
+        ours = announced.get(rnd.number, [])
+        left = list(rnd.hand)
+        for c in ours + ([rnd.selected] if rnd.selected else []):
+            if c in left:
+                left.remove(c)
+        if task == "to play":
+            # A turn told twice (a resume line, then the move we had
+            # sent before the restart) is taken once.
+            if len(ours) in rnd.acted:
+                return
+            rnd.acted.add(len(ours))
+        if task == "to bid":
+            if table["private_bids"]:
+                return           # hidden bids are prompted privately
+            task = "to bid: " + " ".join(str(n) for n in
+                                         range(rnd.dealt + 1))
+        elif task == "to play":
+            plays = plays_from_hint(table["game"], left, hint)
+            check(plays, "%s: no play from %r after %r" % (self.name, left,
+                                                           body))
+            task = "to play: " + ", ".join(" ".join(p) for p in plays)
+        self.answer(label, rnd, left, task, current=True)
+
+    def answer(self, label, rnd, hand, task, current=False):
+        """Acts on a task; hand is what a prompt showed, or (current) what
+        we hold now by the room's account."""
         table = self.tables[label]
         several = len(self.tables) > 1
         if task.startswith("to bid"):
@@ -374,7 +453,7 @@ class Player:
             # the card: the hand must be what is left after our plays.
             left = rnd.dealt - len(rnd.played) - \
                 (1 if rnd.selected is not None else 0)
-            if len(hand) != left:
+            if len(hand) != left and not current:
                 return
             example = re.search(r"\(\S+ cards, e\.g\. ([^)]*)\)$", task)
             if task == "to play (any card)":
@@ -471,17 +550,42 @@ def sheet_totals(content):
     return [int(x) for x in rows[-1].split()[1:]] if rows else None
 
 
+def sheet_header(content):
+    """The header cells of the HTML table in a bot message, unescaped,
+    or None when the message has no table."""
+    m = re.search(r"<table><thead><tr>(.*?)</tr></thead>",
+                  content.get("formatted_body", ""), re.S)
+    if m is None:
+        return None
+    return [html.unescape(c) for c in re.findall(r"<th>(.*?)</th>",
+                                                 m.group(1), re.S)]
+
+
+def check_sheet_table(content, names):
+    """The score sheet in content is an HTML table headed by the seats'
+    whole names, and the plain body keeps them whole too."""
+    head = sheet_header(content)
+    check(head is not None and head[1:] == names,
+          "the score sheet's HTML header is %r, not the seats %r: %r" % (
+              head, names, content.get("formatted_body", "")[:400]))
+    rows = content.get("body", "").split("\n")
+    check(any(all(n in r for n in names) for r in rows),
+          "no row of the plain score sheet has the whole names %r: %r" % (
+              names, content.get("body", "")[:400]))
+
+
 def check_scores(world, room_id, record, names):
     """The room's last score sheet and winners agree with the replay of
-    the exported record."""
+    the exported record; the sheet is an HTML table with the seats'
+    names."""
     result = world.replay(record)
     check(result["finished"], "the exported game is not finished: %s" %
           json.dumps(result)[:300])
-    sheets = [sheet_totals(e["content"]) for _, e in world.room_log(room_id)
-              if e["sender"] == BOT and "Total" in
-              e["content"].get("body", "")]
-    sheets = [s for s in sheets if s is not None]
-    check(sheets, "no score sheet in the room")
+    contents = [e["content"] for _, e in world.room_log(room_id)
+                if e["sender"] == BOT and sheet_totals(e["content"])]
+    check(contents, "no score sheet in the room")
+    check_sheet_table(contents[-1], names)
+    sheets = [sheet_totals(c) for c in contents]
     totals = sheets[-1]
     check(totals == result["scores"], "the room's last Total row %s, the "
           "replay %s" % (totals, result["scores"]))

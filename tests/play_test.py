@@ -98,6 +98,9 @@ def main():
     text = play("wizard", 4, ["rounds=3"])
     assert "Game over" in text, text[-2000:]
     assert "(private) Round 1, your hand:" in text, text[:2000]
+    # After each trick the reader sees the table at a glance (issue 17).
+    assert "(private) Your hand: " in text and "(private) Wizard · Round " \
+        in text, text[:3000]
     assert "Ranking: 1. " in text, text[-2000:]
     assert "You join Wizard" in text, text[:2000]
     text = play("birdhead", 3)

@@ -189,16 +189,16 @@ check_channel_private(struct fx *f, const char *channel)
 	struct table *table = table_of(f, channel);
 	size_t n = memory_count(f->adapter);
 
-	if (table == NULL || table->game == NULL ||
-	    strcmp(table->impl->name, "birdhead") == 0) {
+	if (table == NULL || table_game(table) == NULL ||
+	    strcmp(table_impl(table)->name, "birdhead") == 0) {
 		f->checked = n;
 		f->checked_actions = 0;
 		return;
 	}
-	if (f->checked_actions > table->game->nactions)
+	if (f->checked_actions > table_game(table)->nactions)
 		f->checked_actions = 0;
-	for (int seat = 0; seat < table->nseats; seat++) {
-		json_t *view = table->impl->view(table->game->state, seat);
+	for (int seat = 0; seat < table_nseats(table); seat++) {
+		json_t *view = table_impl(table)->view(table_game(table)->state, seat);
 		json_t *hand = json_object_get(view, "hand");
 		size_t i;
 		json_t *code;
@@ -227,7 +227,7 @@ check_channel_private(struct fx *f, const char *channel)
 		json_decref(view);
 	}
 	f->checked = n;
-	f->checked_actions = table->game->nactions;
+	f->checked_actions = table_game(table)->nactions;
 }
 
 /* How many lines since mark contain needle (channel NULL: any). */
@@ -250,23 +250,23 @@ static void
 try_illegal(struct fx *f, const char *channel, struct table *table,
     int human, const struct action *legal, int k)
 {
-	json_t *view = table->impl->view(table->game->state, human);
+	json_t *view = table_impl(table)->view(table_game(table)->state, human);
 	json_t *hand = json_object_get(view, "hand"), *code;
-	int nactions = table->game->nactions;
-	const char *user = table->seats[human].user_id;
+	int nactions = table_game(table)->nactions;
+	const char *user = table_seat(table, human)->user_id;
 	size_t i, mark;
 
 	json_array_foreach(hand, i, code) {
-		int face = table->impl->parse_card(json_string_value(code));
+		int face = table_impl(table)->parse_card(json_string_value(code));
 		int ok = 0;
 
 		for (int a = 0; a < k && !ok; a++)
 			ok = legal[a].ncards == 1 && legal[a].cards[0] == face;
-		if (ok || table->impl->max_play_cards != 1)
+		if (ok || table_impl(table)->max_play_cards != 1)
 			continue;
 		mark = memory_count(f->adapter);
 		say(f, channel, user, "!play %s", json_string_value(code));
-		assert_int_equal(table_of(f, channel)->game->nactions,
+		assert_int_equal(table_game(table_of(f, channel))->nactions,
 		    nactions);
 		for (size_t l = mark; l < memory_count(f->adapter); l++) {
 			const struct memory_line *line =
@@ -302,16 +302,16 @@ play_out(struct fx *f, const char *channel, int pick)
 		enum game_phase phase;
 
 		check_channel_private(f, channel);
-		if (table == NULL || table->game == NULL)
+		if (table == NULL || table_game(table) == NULL)
 			return typed;
-		phase = table->impl->phase(table->game->state);
-		n = table->impl->to_act(table->game->state, acting);
+		phase = table_impl(table)->phase(table_game(table)->state);
+		n = table_impl(table)->to_act(table_game(table)->state, acting);
 		for (int i = 0; i < n; i++) {
 			/* The order of simultaneous moves varies. */
 			int seat = acting[(i + pick + typed) % n];
 
-			if (!table->seats[seat].computer &&
-			    !table->seats[seat].standin) {
+			if (!table_seat(table, seat)->computer &&
+			    !table_seat(table, seat)->standin) {
 				human = seat;
 				break;
 			}
@@ -322,17 +322,17 @@ play_out(struct fx *f, const char *channel, int pick)
 		}
 		{
 			struct action legal[GAME_MAX_ACTIONS];
-			int k = table->impl->legal(table->game->state, human,
+			int k = table_impl(table)->legal(table_game(table)->state, human,
 			    legal, GAME_MAX_ACTIONS);
 			char cmd[64];
-			const char *id = table->seats[human].user_id;
+			const char *id = table_seat(table, human)->user_id;
 			char user[64];
 
 			assert_true(k > 0);
 			if (phase == PHASE_PLAY && typed % 3 == 0)
 				try_illegal(f, channel, table, human, legal,
 				    k);
-			commands_for_action(table->impl,
+			commands_for_action(table_impl(table),
 			    &legal[(pick * 7 + typed) % k],
 			    cmd, sizeof(cmd));
 			snprintf(user, sizeof(user), "%s", id);
@@ -408,7 +408,7 @@ seat_three(struct fx *f, const char *channel, const char *game)
 	say(f, channel, "alice", "!join");
 	say(f, channel, "bob", "!j");
 	say(f, channel, "carol", "/JOIN");
-	assert_int_equal(table_of(f, channel)->nseats, 3);
+	assert_int_equal(table_nseats(table_of(f, channel)), 3);
 }
 
 static void
@@ -420,7 +420,7 @@ test_wizard_three_people(void **state)
 	say(f, "#w", "alice", "!option notequal");
 	assert_non_null(strstr(last_to(f, "#w", NULL), "notequal"));
 	say(f, "#w", "bob", "!start");
-	assert_non_null(table_of(f, "#w")->game);
+	assert_non_null(table_game(table_of(f, "#w")));
 	/* Hands go privately to each player. */
 	assert_non_null(strstr(last_to(f, NULL, "carol"), "[#w]"));
 	play_out(f, "#w", 1);
@@ -439,7 +439,7 @@ test_birdhead_with_computers(void **state)
 	say(f, "#b", "alice", "!join");
 	say(f, "#b", "alice", "!addbot");
 	say(f, "#b", "alice", "!addbot hard");
-	assert_int_equal(table_of(f, "#b")->nseats, 3);
+	assert_int_equal(table_nseats(table_of(f, "#b")), 3);
 	say(f, "#b", "alice", "!start");
 	play_out(f, "#b", 2);
 	assert_true(sent_since(f, 0, "#b", "Game over"));
@@ -474,11 +474,11 @@ test_hidden_bids(void **state)
 	say(f, "#h", "alice", "!option hiddentip");
 	say(f, "#h", "alice", "!start");
 	table = table_of(f, "#h");
-	assert_int_equal(table->impl->phase(table->game->state),
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state),
 	    PHASE_BID_SIMULTANEOUS);
 	say(f, "#h", "alice", "!bid 1");
 	assert_non_null(strstr(last_to(f, "#h", NULL), "privately"));
-	assert_int_equal(table->game->nactions, 0);
+	assert_int_equal(table_game(table)->nactions, 0);
 	mark = memory_count(f->adapter);
 	for (int i = 0; i < 3; i++) {
 		say(f, NULL, order[i], "bid %d", i == 2 ? 0 : 1);
@@ -511,7 +511,7 @@ test_secret_bids_stay_hidden(void **state)
 	say(f, NULL, "alice", "bid 1");
 	say(f, NULL, "carol", "bid 0");
 	table = table_of(f, "#x");
-	assert_int_equal(table->impl->phase(table->game->state), PHASE_PLAY);
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state), PHASE_PLAY);
 	assert_false(sent_since(f, mark, "#x", "alice 1"));
 	assert_false(sent_since(f, mark, "#x", "bid for"));
 }
@@ -583,22 +583,22 @@ test_misuse(void **state)
 	{
 		struct table *table = table_of(f, "#m");
 		int acting[GAME_MAX_SEATS];
-		int before = table->game->nactions;
+		int before = table_game(table)->nactions;
 		const char *someone_else;
 
-		table->impl->to_act(table->game->state, acting);
-		someone_else = table->seats[(acting[0] + 1) % 3].user_id;
+		table_impl(table)->to_act(table_game(table)->state, acting);
+		someone_else = table_seat(table, (acting[0] + 1) % 3)->user_id;
 		say(f, "#m", someone_else, "!bid 0");
-		assert_int_equal(table->game->nactions, before);
+		assert_int_equal(table_game(table)->nactions, before);
 		say(f, "#m", "dave", "!bid 0");
 		assert_non_null(strstr(last_to(f, "#m", NULL), "no seat"));
-		say(f, "#m", table->seats[acting[0]].user_id, "!bid 99");
-		assert_int_equal(table->game->nactions, before);
-		say(f, "#m", table->seats[acting[0]].user_id, "!bid x");
+		say(f, "#m", table_seat(table, acting[0])->user_id, "!bid 99");
+		assert_int_equal(table_game(table)->nactions, before);
+		say(f, "#m", table_seat(table, acting[0])->user_id, "!bid x");
 		assert_non_null(strstr(last_to(f, "#m", NULL),
 		    "not a number"));
-		say(f, "#m", table->seats[acting[0]].user_id, "!play zz");
-		assert_int_equal(table->game->nactions, before);
+		say(f, "#m", table_seat(table, acting[0])->user_id, "!play zz");
+		assert_int_equal(table_game(table)->nactions, before);
 		say(f, "#m", "dave", "!join");
 		assert_non_null(strstr(last_to(f, "#m", NULL),
 		    "game is running"));
@@ -614,7 +614,7 @@ test_misuse(void **state)
 		say(f, NULL, "alice", "join");
 		assert_non_null(strstr(last_to(f, NULL, "alice"),
 		    "in the table's channel"));
-		assert_int_equal(table->game->nactions, before);
+		assert_int_equal(table_game(table)->nactions, before);
 	}
 }
 
@@ -654,7 +654,7 @@ test_command_flood(void **state)
 	assert_int_equal(lines_to_channel, 5);
 	assert_int_equal(notes, 1);
 	assert_int_equal(memory_count(f->adapter) - mark, 6);
-	assert_int_equal(table_of(f, "#f")->nseats, 2);
+	assert_int_equal(table_nseats(table_of(f, "#f")), 2);
 	/* Others are not held back. */
 	say(f, "#f", "bob", "!join");
 	assert_non_null(strstr(last_to(f, "#f", NULL), "bob joins"));
@@ -674,7 +674,7 @@ test_command_flood(void **state)
 	memcpy(longline, "!leave ", 7);
 	say(f, "#f", "alice", "%s", longline);
 	assert_non_null(strstr(last_to(f, "#f", NULL), "too long"));
-	assert_int_equal(table_of(f, "#f")->nseats, 3);
+	assert_int_equal(table_nseats(table_of(f, "#f")), 3);
 }
 
 static int
@@ -714,17 +714,19 @@ test_lobby_survives_restart(void **state)
 	/* A crash, then a clean stop: the lobby comes back both times. */
 	fx_restart(f, 0);
 	assert_int_equal(bot_restore(f->bot), 0);
+	bot_flush(f->bot);
 	fx_restart(f, 1);
 	assert_int_equal(bot_restore(f->bot), 0);
+	bot_flush(f->bot);
 	table = table_of(f, "#l");
 	assert_non_null(table);
-	assert_null(table->game);
-	assert_string_equal(table->impl->name, "wizard");
-	assert_int_equal(table->nseats, 3);
-	assert_string_equal(table->seats[0].user_id, "alice");
-	assert_string_equal(table->seats[1].name, "bob");
-	assert_true(table->seats[2].computer);
-	assert_int_equal(table->seats[2].level, AI_HARD);
+	assert_null(table_game(table));
+	assert_string_equal(table_impl(table)->name, "wizard");
+	assert_int_equal(table_nseats(table), 3);
+	assert_string_equal(table_seat(table, 0)->user_id, "alice");
+	assert_string_equal(table_seat(table, 1)->name, "bob");
+	assert_true(table_seat(table, 2)->computer);
+	assert_int_equal(table_seat(table, 2)->level, AI_HARD);
 	assert_null(table_of(f, "#gone"));
 	say(f, "#l", "carol", "!option");
 	assert_non_null(strstr(last_to(f, "#l", NULL), "notequal"));
@@ -736,9 +738,9 @@ test_lobby_survives_restart(void **state)
 	say(f, "#l", "bob", "!join");
 	say(f, "#l", "alice", "!start");
 	table = table_of(f, "#l");
-	assert_non_null(table->game);
-	assert_int_equal(table->game->setup.options.value[
-	    game_option_index(table->impl, "rounds")], 3);
+	assert_non_null(table_game(table));
+	assert_int_equal(table_game(table)->setup.options.value[
+	    game_option_index(table_impl(table), "rounds")], 3);
 	assert_int_equal(store_each_lobby(f->store, count_lobby, NULL), 0);
 
 	/* A lobby left over next to a stored game: the game wins. */
@@ -746,7 +748,8 @@ test_lobby_survives_restart(void **state)
 	    "{\"game\":\"sticheln\",\"options\":{},\"seats\":[]}"), 0);
 	fx_restart(f, 0);
 	assert_int_equal(bot_restore(f->bot), 1);
-	assert_non_null(table_of(f, "#l")->game);
+	bot_flush(f->bot);
+	assert_non_null(table_game(table_of(f, "#l")));
 	assert_int_equal(store_each_lobby(f->store, count_lobby, NULL), 0);
 
 	/* Damaged lobbies are logged and skipped, and change nothing. */
@@ -763,6 +766,7 @@ test_lobby_survives_restart(void **state)
 	    "{\"game\":\"wizard\",\"options\":{},\"seats\":[]}"), 0);
 	fx_restart(f, 0);
 	assert_int_equal(bot_restore(f->bot), 1);
+	bot_flush(f->bot);
 	for (int i = 1; i <= 4; i++) {
 		char name[8];
 
@@ -789,7 +793,7 @@ test_private_table_names(void **state)
 	say(f, NULL, "alice", "hand");
 	assert_non_null(strstr(last_to(f, NULL, "alice"), "several tables"));
 	{
-		json_t *view = two->impl->view(two->game->state,
+		json_t *view = table_impl(two)->view(table_game(two)->state,
 		    table_seat_of(two, "alice"));
 		const char *card = json_string_value(json_array_get(
 		    json_object_get(view, "hand"), 0));
@@ -797,8 +801,8 @@ test_private_table_names(void **state)
 		say(f, NULL, "alice", "select #two %s", card);
 		json_decref(view);
 	}
-	assert_int_equal(two->game->nactions, 1);
-	assert_int_equal(one->game->nactions, 0);
+	assert_int_equal(table_game(two)->nactions, 1);
+	assert_int_equal(table_game(one)->nactions, 0);
 	say(f, NULL, "alice", "hand #one");
 	assert_non_null(strstr(last_to(f, NULL, "alice"), "[#one]"));
 }
@@ -813,6 +817,7 @@ test_rename_keeps_seat(void **state)
 	seat_three(f, "#r", "wizard");
 	say(f, "#r", "alice", "!start");
 	bot_on_rename(f->bot, f->adapter, "bob", &now);
+	bot_flush(f->bot);
 	table = table_of(f, "#r");
 	assert_true(table_seat_of(table, "bob") < 0);
 	assert_true(table_seat_of(table, "bobby!b@host") >= 0);
@@ -835,12 +840,12 @@ test_timeouts(void **state)
 	table = table_of(f, "#t");
 	/* Bob and carol select; alice does not. */
 	for (int i = 0; i < 3; i++) {
-		const char *who = table->seats[i].user_id;
+		const char *who = table_seat(table, i)->user_id;
 		json_t *view;
 
 		if (strcmp(who, "alice") == 0)
 			continue;
-		view = table->impl->view(table->game->state, i);
+		view = table_impl(table)->view(table_game(table)->state, i);
 		say(f, NULL, who, "select %s", json_string_value(
 		    json_array_get(json_object_get(view, "hand"), 0)));
 		json_decref(view);
@@ -850,15 +855,15 @@ test_timeouts(void **state)
 	loop_advance(f->loop, 60 * 1000);
 	/* The reminder at half time, privately. */
 	assert_true(sent_since(f, mark, NULL, "seconds left"));
-	before = table->game->nactions;
+	before = table_game(table)->nactions;
 	loop_advance(f->loop, 60 * 1000 + 1);
-	assert_int_equal(table->game->nactions, before + 1);
+	assert_int_equal(table_game(table)->nactions, before + 1);
 	assert_true(sent_since(f, mark, "#t", "Time is up for alice"));
-	assert_int_equal(table->seats[seat].missed, 1);
-	assert_false(table->seats[seat].standin);
+	assert_int_equal(table_seat(table, seat)->missed, 1);
+	assert_false(table_seat(table, seat)->standin);
 	/* Wait for alice's next turn and let it pass too. */
 	for (int guard = 0; guard < 200; guard++) {
-		int n = table->impl->to_act(table->game->state, acting);
+		int n = table_impl(table)->to_act(table_game(table)->state, acting);
 
 		if (n == 1 && acting[0] == seat)
 			break;
@@ -866,21 +871,21 @@ test_timeouts(void **state)
 			struct action legal[GAME_MAX_ACTIONS];
 			char cmd[64];
 
-			table->impl->legal(table->game->state, acting[0], legal,
+			table_impl(table)->legal(table_game(table)->state, acting[0], legal,
 			    GAME_MAX_ACTIONS);
-			commands_for_action(table->impl,
+			commands_for_action(table_impl(table),
 			    &legal[0], cmd, sizeof(cmd));
-			say(f, "#t", table->seats[acting[0]].user_id, "!%s",
+			say(f, "#t", table_seat(table, acting[0])->user_id, "!%s",
 			    cmd);
 		}
 	}
 	loop_advance(f->loop, 120 * 1000 + 1);
-	assert_true(table->seats[seat].standin);
+	assert_true(table_seat(table, seat)->standin);
 	assert_true(sent_since(f, mark, "#t", "holds alice's seat"));
 	/* The stand-in plays on its own now. */
-	before = table->game->nactions;
+	before = table_game(table)->nactions;
 	say(f, NULL, "alice", "back");
-	assert_false(table->seats[seat].standin);
+	assert_false(table_seat(table, seat)->standin);
 	assert_true(sent_since(f, mark, NULL, "Welcome back"));
 	(void)before;
 }
@@ -899,20 +904,23 @@ test_part_and_grace(void **state)
 	table = table_of(f, "#p");
 	seat = table_seat_of(table, "bob");
 	bot_on_leave(f->bot, f->adapter, "#p", &bob);
+	bot_flush(f->bot);
 	loop_advance(f->loop, 30 * 1000);
 	bot_on_join(f->bot, f->adapter, "#p", &bob);
+	bot_flush(f->bot);
 	loop_advance(f->loop, 60 * 1000);
-	assert_false(table->seats[seat].standin);
+	assert_false(table_seat(table, seat)->standin);
 	/* A quit (no channel) counts for every table. */
 	bot_on_leave(f->bot, f->adapter, NULL, &bob);
+	bot_flush(f->bot);
 	loop_advance(f->loop, 61 * 1000);
 	table = table_of(f, "#p");
 	assert_non_null(table);
-	assert_true(table->seats[seat].standin);
+	assert_true(table_seat(table, seat)->standin);
 	/* Someone else may take the seat over. */
 	say(f, "#p", "dave", "!replace bob");
-	assert_false(table->seats[seat].standin);
-	assert_string_equal(table->seats[seat].user_id, "dave");
+	assert_false(table_seat(table, seat)->standin);
+	assert_string_equal(table_seat(table, seat)->user_id, "dave");
 }
 
 static void
@@ -928,7 +936,7 @@ test_lobby_idle_and_stop_vote(void **state)
 	seat_three(f, "#i", "birdhead");
 	say(f, "#i", "alice", "!start");
 	table = table_of(f, "#i");
-	assert_non_null(table->game);
+	assert_non_null(table_game(table));
 	say(f, "#i", "alice", "!stop");
 	assert_non_null(strstr(last_to(f, "#i", NULL), "votes to stop"));
 	assert_non_null(table_of(f, "#i"));
@@ -960,38 +968,39 @@ test_restore_mid_trick(void **state)
 		int acting[GAME_MAX_SEATS];
 		struct action legal[GAME_MAX_ACTIONS];
 		char cmd[64];
-		enum game_phase phase = table->impl->phase(table->game->state);
+		enum game_phase phase = table_impl(table)->phase(table_game(table)->state);
 
-		json_t *view = table->impl->view(table->game->state, -1);
+		json_t *view = table_impl(table)->view(table_game(table)->state, -1);
 		size_t trick = json_array_size(json_object_get(view, "trick"));
 
 		json_decref(view);
-		if (table->impl->round(table->game->state) == 1 &&
+		if (table_impl(table)->round(table_game(table)->state) == 1 &&
 		    phase == PHASE_PLAY && trick == 1)
 			break;
-		table->impl->to_act(table->game->state, acting);
-		table->impl->legal(table->game->state, acting[0], legal,
+		table_impl(table)->to_act(table_game(table)->state, acting);
+		table_impl(table)->legal(table_game(table)->state, acting[0], legal,
 		    GAME_MAX_ACTIONS);
-		commands_for_action(table->impl, &legal[0], cmd, sizeof(cmd));
+		commands_for_action(table_impl(table), &legal[0], cmd, sizeof(cmd));
 		if (phase == PHASE_BID_SIMULTANEOUS)
-			say(f, NULL, table->seats[acting[0]].user_id, "%s", cmd);
+			say(f, NULL, table_seat(table, acting[0])->user_id, "%s", cmd);
 		else
-			say(f, "#k", table->seats[acting[0]].user_id, "!%s",
+			say(f, "#k", table_seat(table, acting[0])->user_id, "!%s",
 			    cmd);
 	}
-	size = table->impl->state_size;
+	size = table_impl(table)->state_size;
 	saved = malloc(size);
-	memcpy(saved, table->game->state, size);
-	nactions = table->game->nactions;
-	ndeals = table->game->ndeals;
+	memcpy(saved, table_game(table)->state, size);
+	nactions = table_game(table)->nactions;
+	ndeals = table_game(table)->ndeals;
 	/* The crash: the bot vanishes without a word. */
 	fx_restart(f, 0);
 	assert_int_equal(bot_restore(f->bot), 1);
+	bot_flush(f->bot);
 	table = table_of(f, "#k");
 	assert_non_null(table);
-	assert_int_equal(table->game->nactions, nactions);
-	assert_int_equal(table->game->ndeals, ndeals);
-	assert_memory_equal(table->game->state, saved, size);
+	assert_int_equal(table_game(table)->nactions, nactions);
+	assert_int_equal(table_game(table)->ndeals, ndeals);
+	assert_memory_equal(table_game(table)->state, saved, size);
 	assert_true(sent_since(f, 0, "#k", "resumes"));
 	free(saved);
 	/* And the game plays on to its end. */
@@ -1031,13 +1040,14 @@ test_odd_ids(void **state)
 	say(f, "#o", "bob%", "!join");
 	say(f, "#o", "alice", "!start");
 	table = table_of(f, "#o");
-	assert_non_null(table->game);
+	assert_non_null(table_game(table));
 	assert_true(table_seat_of(table, "bob%E9") >= 0);
 	assert_true(table_seat_of(table, "bob%25") >= 0);
 	fx_restart(f, 0);
 	assert_int_equal(bot_restore(f->bot), 1);
+	bot_flush(f->bot);
 	table = table_of(f, "#o");
-	assert_int_equal(table->nseats, 3);
+	assert_int_equal(table_nseats(table), 3);
 	/* The same person, typing again, still owns the seat. */
 	say(f, NULL, "bob\xe9", "hand");
 	assert_non_null(strstr(last_to(f, NULL, "bob%E9"), "your hand"));
@@ -1092,18 +1102,21 @@ test_reconnect(void **state)
 	size_t mark;
 
 	bot_on_connected(f->bot, f->adapter, 1);
+	bot_flush(f->bot);
 	seat_three(f, "#c", "wizard");
 	say(f, "#c", "alice", "!start");
 	table = table_of(f, "#c");
-	before = table->game->nactions;
+	before = table_game(table)->nactions;
 	mark = memory_count(f->adapter);
 	bot_on_connected(f->bot, f->adapter, 0);
+	bot_flush(f->bot);
 	loop_advance(f->loop, 600 * 1000);
-	assert_int_equal(table->game->nactions, before);
+	assert_int_equal(table_game(table)->nactions, before);
 	bot_on_connected(f->bot, f->adapter, 1);
+	bot_flush(f->bot);
 	assert_true(sent_since(f, mark, "#c", "back online"));
 	loop_advance(f->loop, 121 * 1000);
-	assert_int_equal(table->game->nactions, before + 1);
+	assert_int_equal(table_game(table)->nactions, before + 1);
 }
 
 static int
@@ -1131,33 +1144,43 @@ test_admin(void **state)
 	say(f, "#a", "alice", "!admin kick bob");
 	assert_non_null(strstr(last_to(f, "#a", NULL), "Only the bot's admins"));
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin status");
+	bot_flush(f->bot);
 	assert_non_null(strstr(last_to(f, "#a", NULL), "1 table, 1 game "));
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin kick bob");
+	bot_flush(f->bot);
 	table = table_of(f, "#a");
-	assert_true(table->seats[table_seat_of(table, "bob")].standin);
+	assert_true(table_seat(table, table_seat_of(table, "bob"))->standin);
 	assert_true(sent_since(f, 0, "#a", "gave bob's seat"));
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin set lang ja");
+	bot_flush(f->bot);
 	assert_int_equal(channel_get(network, "#a", 0)->settings.lang,
 	    LANG_JA);
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin set lang en");
+	bot_flush(f->bot);
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin set timer 5");
+	bot_flush(f->bot);
 	assert_non_null(strstr(last_to(f, "#a", NULL), "Cannot set timer"));
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin restart");
+	bot_flush(f->bot);
 	table = table_of(f, "#a");
 	assert_non_null(table);
-	assert_non_null(table->game);
-	assert_int_equal(table->game->nactions, 0);
+	assert_non_null(table_game(table));
+	assert_int_equal(table_game(table)->nactions, 0);
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin reload");
+	bot_flush(f->bot);
 	assert_non_null(strstr(last_to(f, "#a", NULL), "Reload failed"));
 	bot_set_reload(f->bot, reload_ok, &reloads);
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin reload");
+	bot_flush(f->bot);
 	assert_int_equal(reloads, 1);
 	assert_non_null(strstr(last_to(f, "#a", NULL), "reloaded"));
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin stop");
+	bot_flush(f->bot);
 	assert_null(table_of(f, "#a"));
 	/* An admin sends the bot away from a room. */
 	f->adapter->impl->join(f->adapter, "#a");
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin part");
+	bot_flush(f->bot);
 	assert_false(memory_joined(f->adapter, "#a"));
 	assert_non_null(strstr(last_to(f, "#a", NULL), "Goodbye"));
 	/* The first game was abandoned, the second too: nothing running. */
@@ -1173,11 +1196,11 @@ act_first(struct fx *f, const char *channel)
 	struct action legal[GAME_MAX_ACTIONS];
 	char cmd[64];
 
-	table->impl->to_act(table->game->state, acting);
-	table->impl->legal(table->game->state, acting[0], legal,
+	table_impl(table)->to_act(table_game(table)->state, acting);
+	table_impl(table)->legal(table_game(table)->state, acting[0], legal,
 	    GAME_MAX_ACTIONS);
-	commands_for_action(table->impl, &legal[0], cmd, sizeof(cmd));
-	say(f, channel, table->seats[acting[0]].user_id, "!%s", cmd);
+	commands_for_action(table_impl(table), &legal[0], cmd, sizeof(cmd));
+	say(f, channel, table_seat(table, acting[0])->user_id, "!%s", cmd);
 }
 
 
@@ -1221,6 +1244,7 @@ test_outbox_after_crash(void **state)
 		assert_true(l->id == ids[i]);
 	}
 	assert_int_equal(bot_restore(f->bot), 1);
+	bot_flush(f->bot);
 	assert_true(sent_since(f, (size_t)nheld, "#o", "resumes"));
 	/* Reported sent this time: a second crash repeats none of them. */
 	fx_restart(f, 0);
@@ -1248,18 +1272,18 @@ test_commit_fails(void **state)
 	seat_three(f, "#f", "wizard");
 	say(f, "#f", "alice", "!start");
 	table = table_of(f, "#f");
-	before = table->game->nactions;
+	before = table_game(table)->nactions;
 	mark = memory_count(f->adapter);
 	store_fail_commits(f->store, 1);
 	act_first(f, "#f");
 	table = table_of(f, "#f");
 	assert_non_null(table);
-	assert_int_equal(table->game->nactions, before);
+	assert_int_equal(table_game(table)->nactions, before);
 	assert_int_equal(count_since(f, mark, "so it did not happen"), 1);
 	/* Only the refusal: nothing of the move was said. */
 	assert_int_equal(memory_count(f->adapter), mark + 1);
 	act_first(f, "#f");
-	assert_int_equal(table_of(f, "#f")->game->nactions, before + 1);
+	assert_int_equal(table_game(table_of(f, "#f"))->nactions, before + 1);
 
 	/* A table of computers, but for alice, whose turn comes later. */
 	say(f, "#g", "alice", "!join");
@@ -1269,12 +1293,12 @@ test_commit_fails(void **state)
 	table = table_of(f, "#g");
 	mark = memory_count(f->adapter);
 	store_fail_commits(f->store, 4);
-	for (int i = 0; i < 40 && table_of(f, "#g")->game->nactions == 0;
+	for (int i = 0; i < 40 && table_game(table_of(f, "#g"))->nactions == 0;
 	    i++)
 		loop_advance(f->loop, 1000);
 	assert_int_equal(count_since(f, mark, "so it did not happen"), 1);
 	/* 0.5 s, then 1, 2, 4 and 8 s between tries: about 16 s. */
-	assert_true(table_of(f, "#g")->game->nactions > 0);
+	assert_true(table_game(table_of(f, "#g"))->nactions > 0);
 
 	/*
 	 * The store deleted under the bot: the next write finds out, every
@@ -1285,9 +1309,9 @@ test_commit_fails(void **state)
 	mark = memory_count(f->adapter);
 	for (int i = 0; i < 30; i++)
 		loop_advance(f->loop, 1000);
-	before = table_of(f, "#g")->game->nactions;
+	before = table_game(table_of(f, "#g"))->nactions;
 	loop_advance(f->loop, 120 * 1000);
-	assert_int_equal(table_of(f, "#g")->game->nactions, before);
+	assert_int_equal(table_game(table_of(f, "#g"))->nactions, before);
 	assert_int_equal(count_since(f, mark, "can no longer save"), 2);
 	assert_int_equal(bot_check_store(f->bot), -1);
 	assert_int_equal(count_since(f, mark, "can no longer save"), 2);
@@ -1312,14 +1336,14 @@ test_private_words(void **state)
 	say(f, "#cv", "alice", "!start");
 	table = table_of(f, "#cv");
 	for (int guard = 0; guard < 10 &&
-	    table->impl->phase(table->game->state) != PHASE_PLAY; guard++)
+	    table_impl(table)->phase(table_game(table)->state) != PHASE_PLAY; guard++)
 		act_first(f, "#cv");
-	assert_int_equal(table->impl->phase(table->game->state), PHASE_PLAY);
-	table->impl->to_act(table->game->state, acting);
-	other = (acting[0] + 1) % table->nseats;
-	user = table->seats[acting[0]].user_id;
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state), PHASE_PLAY);
+	table_impl(table)->to_act(table_game(table)->state, acting);
+	other = (acting[0] + 1) % table_nseats(table);
+	user = table_seat(table, acting[0])->user_id;
 	/* The one card the acting player cannot see, as another sees it. */
-	view = table->impl->view(table->game->state, other);
+	view = table_impl(table)->view(table_game(table)->state, other);
 	own = json_string_value(json_array_get(json_object_get(json_object_get(
 	    view, "others"), (char[]){ (char)('0' + acting[0]), 0 }), 0));
 	assert_non_null(own);
@@ -1331,12 +1355,12 @@ test_private_words(void **state)
 	}
 	assert_non_null(strstr(last_to(f, NULL, user), "play plays it"));
 	/* Out of turn: whose turn it is, nothing else. */
-	say(f, "#cv", table->seats[other].user_id, "!play");
+	say(f, "#cv", table_seat(table, other)->user_id, "!play");
 	{
 		char expect[128];
 
 		snprintf(expect, sizeof(expect), "It is not your turn: %s to "
-		    "act.", table->seats[acting[0]].name);
+		    "act.", table_seat(table, acting[0])->name);
 		assert_string_equal(last_to(f, "#cv", NULL), expect);
 	}
 	json_decref(view);
@@ -1348,7 +1372,7 @@ test_private_words(void **state)
 	table = table_of(f, "#sb");
 	say(f, NULL, "bob", "bid 0");
 	loop_advance(f->loop, 121 * 1000);
-	assert_true(table->impl->phase(table->game->state) != PHASE_BID_SIMULTANEOUS);
+	assert_true(table_impl(table)->phase(table_game(table)->state) != PHASE_BID_SIMULTANEOUS);
 	say(f, NULL, "alice", "hand #sb");
 	assert_non_null(strstr(last_to(f, NULL, "alice"), "your bid: "));
 	say(f, NULL, "bob", "hand #sb");
@@ -1382,10 +1406,10 @@ test_lobby_steering(void **state)
 	say(f, "#l", "mallory", "!lang ja");
 	assert_non_null(strstr(last_to(f, "#l", NULL), "Only the people "
 	    "seated"));
-	assert_string_equal(table_of(f, "#l")->impl->name, "sticheln");
-	assert_int_equal(table_of(f, "#l")->nseats, 2);
+	assert_string_equal(table_impl(table_of(f, "#l"))->name, "sticheln");
+	assert_int_equal(table_nseats(table_of(f, "#l")), 2);
 	say(f, "#l", "bob", "!game wizard");
-	assert_string_equal(table_of(f, "#l")->impl->name, "wizard");
+	assert_string_equal(table_impl(table_of(f, "#l"))->name, "wizard");
 
 	/* Strict values: digits in range, nothing cut. */
 	say(f, "#l", "alice", "!option rounds=0");
@@ -1414,7 +1438,7 @@ test_lobby_steering(void **state)
 	memory_room_admin(f->adapter, "#l", "mod");
 	say(f, "#l", "alice", "!join");
 	say(f, "#l", "mod", "!game birdhead");
-	assert_string_equal(table_of(f, "#l")->impl->name, "birdhead");
+	assert_string_equal(table_impl(table_of(f, "#l"))->name, "birdhead");
 	say(f, "#l", "mod", "!admin reload");
 	assert_non_null(strstr(last_to(f, "#l", NULL), "configured admins"));
 	say(f, "#l", "mod", "!admin status");
@@ -1455,35 +1479,35 @@ test_crowding(void **state)
 	assert_null(memory_line(f->adapter, mark)->channel);
 	assert_non_null(strstr(memory_line(f->adapter, mark)->text,
 	    "a lot to say"));
-	before = table->game->nactions;
+	before = table_game(table)->nactions;
 	loop_advance(f->loop, 10 * 1000);
-	assert_int_equal(table->game->nactions, before);
+	assert_int_equal(table_game(table)->nactions, before);
 	memory_busy(f->adapter, NULL);
-	for (int i = 0; i < 20 && table->game->nactions == before; i++)
+	for (int i = 0; i < 20 && table_game(table)->nactions == before; i++)
 		loop_advance(f->loop, 1000);
-	assert_true(table->game->nactions > before);
+	assert_true(table_game(table)->nactions > before);
 
 	/* Alice leaves: the computers finish the trick, then wait. */
 	mark = memory_count(f->adapter);
 	say(f, "#z", "alice", "!leave");
 	loop_advance(f->loop, 60 * 1000);
-	before = table->game->nactions;
+	before = table_game(table)->nactions;
 	assert_int_equal(count_since(f, mark, "Nobody is seated"), 1);
 	loop_advance(f->loop, 600 * 1000);
-	assert_int_equal(table->game->nactions, before);
+	assert_int_equal(table_game(table)->nactions, before);
 	assert_int_equal(count_since(f, mark, "Nobody is seated"), 1);
 	/* Taking a seat resumes it; an empty room again closes it. */
 	say(f, "#z", "alice", "!back");
-	for (int i = 0; i < 20 && table->game->nactions == before; i++) {
+	for (int i = 0; i < 20 && table_game(table)->nactions == before; i++) {
 		int acting[GAME_MAX_SEATS];
 
-		table->impl->to_act(table->game->state, acting);
-		if (strcmp(table->seats[acting[0]].user_id, "alice") == 0)
+		table_impl(table)->to_act(table_game(table)->state, acting);
+		if (strcmp(table_seat(table, acting[0])->user_id, "alice") == 0)
 			act_first(f, "#z");
 		else
 			loop_advance(f->loop, 1000);
 	}
-	assert_true(table->game->nactions > before);
+	assert_true(table_game(table)->nactions > before);
 	say(f, "#z", "alice", "!leave");
 	loop_advance(f->loop, 1900 * 1000);
 	assert_null(table_of(f, "#z"));
@@ -1539,9 +1563,9 @@ test_crowd_allowance(void **state)
 	/* Ten at once (the network's burst); each of the others told once. */
 	assert_int_equal(answered, 10);
 	assert_int_equal(notes, 15);
-	before = table->game->nactions;
+	before = table_game(table)->nactions;
 	act_first(f, "#n");
-	assert_int_equal(table->game->nactions, before + 1);
+	assert_int_equal(table_game(table)->nactions, before + 1);
 }
 
 /*
@@ -1561,9 +1585,9 @@ test_causal_order(void **state)
 	say(f, "#co", "alice", "!start");
 	table = table_of(f, "#co");
 	for (int guard = 0; guard < 20 &&
-	    table->impl->round(table->game->state) == 0; guard++)
+	    table_impl(table)->round(table_game(table)->state) == 0; guard++)
 		act_first(f, "#co");
-	assert_int_equal(table->impl->round(table->game->state), 1);
+	assert_int_equal(table_impl(table)->round(table_game(table)->state), 1);
 	for (size_t i = 0; i < memory_count(f->adapter); i++) {
 		const struct memory_line *l = memory_line(f->adapter, i);
 
@@ -1577,18 +1601,139 @@ test_causal_order(void **state)
 	assert_true(over > 0 && hand2 > 0);
 	assert_true(over < hand2);
 	/* One private line per deal each, the task with it for who acts. */
-	for (int seat = 0; seat < table->nseats; seat++) {
+	for (int seat = 0; seat < table_nseats(table); seat++) {
 		int lines = 0;
 
 		for (size_t i = 0; i < memory_count(f->adapter); i++) {
 			const struct memory_line *l = memory_line(f->adapter, i);
 
 			lines += l->channel == NULL &&
-			    strcmp(l->user_id, table->seats[seat].user_id) ==
+			    strcmp(l->user_id, table_seat(table, seat)->user_id) ==
 			    0 && strstr(l->text, "Round 2, your hand") != NULL;
 		}
 		assert_int_equal(lines, 1);
 	}
+}
+
+/*
+ * A turn costs one channel line (issue 16): the mention carries what the
+ * public knows constrains the play (the suit to follow), nobody gets a
+ * private prompt per turn beyond the hand that comes with the deal, and
+ * !hand gives the hand with the moves allowed on request.
+ */
+static void
+test_turns_in_public(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	size_t mark = 0;
+	int hinted = 0;
+
+	seat_three(f, "#tp", "wizard");
+	say(f, "#tp", "alice", "!start");
+	table = table_of(f, "#tp");
+	for (int guard = 0; guard < 40 &&
+	    table_impl(table)->round(table_game(table)->state) < 2; guard++) {
+		size_t before = memory_count(f->adapter);
+		json_t *view;
+		const char *lead;
+
+		if (table_impl(table)->round(table_game(table)->state) == 1 && mark == 0)
+			mark = before;
+		act_first(f, "#tp");
+		if (table_impl(table)->phase(table_game(table)->state) != PHASE_PLAY)
+			continue;
+		view = table_impl(table)->view(table_game(table)->state, -1);
+		lead = json_string_value(json_object_get(view, "lead"));
+		if (lead != NULL && strcmp(lead, "any") != 0) {
+			const struct memory_line *l = memory_line(f->adapter,
+			    memory_count(f->adapter) - 1);
+			char want[16];
+
+			snprintf(want, sizeof(want), " · lead %s", lead);
+			assert_non_null(l->channel);
+			assert_non_null(strstr(l->text, " to play"));
+			assert_non_null(strstr(l->text, want));
+			hinted++;
+		}
+		json_decref(view);
+	}
+	assert_true(mark > 0);
+	assert_true(hinted > 0);
+	/* Round 2 (two cards each): one private line per seat, the hand. */
+	for (int seat = 0; seat < table_nseats(table); seat++) {
+		int lines = 0;
+
+		for (size_t i = mark; i < memory_count(f->adapter); i++) {
+			const struct memory_line *l = memory_line(f->adapter, i);
+
+			if (l->channel == NULL && strcmp(l->user_id,
+			    table_seat(table, seat)->user_id) == 0) {
+				assert_non_null(strstr(l->text, "your hand"));
+				lines++;
+			}
+		}
+		assert_int_equal(lines, 1);
+	}
+	/* On request: the hand with what to do now. */
+	{
+		int acting[GAME_MAX_SEATS];
+		const struct memory_line *l;
+
+		table_impl(table)->to_act(table_game(table)->state, acting);
+		say(f, "#tp", table_seat(table, acting[0])->user_id, "!hand");
+		l = memory_line(f->adapter, memory_count(f->adapter) - 1);
+		assert_null(l->channel);
+		assert_non_null(strstr(l->text, "your hand"));
+		assert_non_null(strstr(l->text, "to bid"));
+	}
+}
+
+/*
+ * The table at a glance (!table): privately with the asker's hand, the
+ * cards they may play now in brackets; to someone not seated, what
+ * everyone may see, where they asked, without any hand.
+ */
+static void
+test_table_view(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int acting[GAME_MAX_SEATS];
+	const struct memory_line *l;
+	const char *user;
+
+	seat_three(f, "#tv", "wizard");
+	say(f, "#tv", "alice", "!start");
+	table = table_of(f, "#tv");
+	/* Round 1 (one card): the bid, then the first player's turn. */
+	for (int guard = 0; guard < 10 && table_impl(table)->phase(
+	    table_game(table)->state) != PHASE_PLAY; guard++)
+		act_first(f, "#tv");
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state),
+	    PHASE_PLAY);
+	table_impl(table)->to_act(table_game(table)->state, acting);
+	user = table_seat(table, acting[0])->user_id;
+	say(f, "#tv", user, "!table");
+	l = memory_line(f->adapter, memory_count(f->adapter) - 1);
+	assert_null(l->channel);
+	assert_string_equal(l->user_id, user);
+	assert_non_null(strstr(l->text, "[#tv] Wizard · Round 1"));
+	assert_non_null(strstr(l->text, "\nYour hand: ["));
+	assert_non_null(strstr(l->text, "]"));
+	/* Someone else's view of the same table has their hand unmarked. */
+	say(f, "#tv", table_seat(table, (acting[0] + 1) % 3)->user_id,
+	    "!view");
+	l = memory_line(f->adapter, memory_count(f->adapter) - 1);
+	assert_null(l->channel);
+	assert_non_null(strstr(l->text, "\nYour hand: "));
+	assert_null(strchr(strstr(l->text, "\nYour hand: "), '['));
+	/* A bystander: the public view in the channel, no hand at all. */
+	say(f, "#tv", "zed", "!table");
+	l = memory_line(f->adapter, memory_count(f->adapter) - 1);
+	assert_non_null(l->channel);
+	assert_non_null(strstr(l->text, "Wizard · Round 1"));
+	assert_null(strstr(l->text, "hand"));
 }
 
 /*
@@ -1608,12 +1753,13 @@ test_seat_follows_name(void **state)
 	say(f, "#fn", "carol", "!join");
 	memory_say_as(f->adapter, "#fn", &alice, "!start");
 	table = table_of(f, "#fn");
-	assert_string_equal(table->seats[0].name, "alice");
+	assert_string_equal(table_seat(table, 0)->name, "alice");
 	memory_say_as(f->adapter, "#fn", &alicia, "!status");
-	assert_string_equal(table->seats[0].name, "alicia");
+	assert_string_equal(table_seat(table, 0)->name, "alicia");
 	assert_non_null(strstr(last_to(f, "#fn", NULL), "alicia"));
 	bot_on_join(f->bot, f->adapter, "#fn", &alice);
-	assert_string_equal(table->seats[0].name, "alice");
+	bot_flush(f->bot);
+	assert_string_equal(table_seat(table, 0)->name, "alice");
 }
 
 /* Instructions name the bot as people reach it now (its current nick). */
@@ -1694,6 +1840,10 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hints_name_the_bot,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_turns_in_public, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_table_view, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_seat_follows_name,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_causal_order,

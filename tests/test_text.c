@@ -165,6 +165,175 @@ test_irc_digits_after_colour(void **unused)
 	text_finish(&t);
 }
 
+/* A small score sheet: a long name, one with HTML's specials, a wide one. */
+static void
+sheet(struct text *t)
+{
+	text_table_begin(t);
+	text_add(t, "Round");
+	text_table_cell(t);
+	text_user(t, "@alice.wonderland:example.org");
+	text_table_cell(t);
+	text_user(t, "<b&o>\x02\r\n");
+	text_table_cell(t);
+	text_user(t, "\xe5\xa4\xaa\xe9\x83\x8e");       /* 太郎, 4 columns */
+	text_table_row(t);
+	text_add(t, "1");
+	text_table_cell(t);
+	text_add(t, "1/1 +30");
+	text_table_cell(t);
+	text_add(t, "0/1 -10");
+	text_table_cell(t);
+	text_add(t, "0/0 +20");
+	text_table_row(t);
+	text_add(t, "Total");
+	text_table_cell(t);
+	text_add(t, "30");
+	text_table_cell(t);
+	text_add(t, "-10");
+	text_table_cell(t);
+	text_add(t, "20");
+	text_table_end(t);
+	text_add(t, "\nLegend");
+}
+
+static void
+test_table_plain_aligns_whole_names(void **unused)
+{
+	struct text t;
+	char *s;
+
+	text_init(&t);
+	text_add(&t, "Scores:\n");
+	sheet(&t);
+	s = render(&t, TEXT_FORMAT_PLAIN);
+	/* The wide name takes 4 columns, so the 7-column cells pad it by 3. */
+	assert_string_equal(s, "Scores:\n"
+	    "Round  @alice.wonderland:example.org    <b&o>     "
+	    "\xe5\xa4\xaa\xe9\x83\x8e\n"
+	    "1                            1/1 +30  0/1 -10  0/0 +20\n"
+	    "Total                             30      -10       20\n"
+	    "Legend");
+	free(s);
+	text_finish(&t);
+}
+
+static void
+test_table_irc_cuts_long_names(void **unused)
+{
+	struct text t;
+	char *s;
+
+	text_init(&t);
+	sheet(&t);
+	s = render(&t, TEXT_FORMAT_IRC);
+	assert_string_equal(s,
+	    "Round  @alice.wonderl    <b&o>     \xe5\xa4\xaa\xe9\x83\x8e\n"
+	    "1             1/1 +30  0/1 -10  0/0 +20\n"
+	    "Total              30      -10       20\n"
+	    "Legend");
+	free(s);
+	text_clear(&t);
+	/* A cut never splits a wide character: 7 of them take 14 columns. */
+	text_table_begin(&t);
+	for (int i = 0; i < 8; i++)
+		text_add(&t, "\xe5\xa4\xaa");
+	text_table_cell(&t);
+	text_add(&t, "x");
+	text_table_end(&t);
+	s = render(&t, TEXT_FORMAT_IRC);
+	assert_string_equal(s, "\xe5\xa4\xaa\xe5\xa4\xaa\xe5\xa4\xaa"
+	    "\xe5\xa4\xaa\xe5\xa4\xaa\xe5\xa4\xaa\xe5\xa4\xaa  x");
+	free(s);
+	text_finish(&t);
+}
+
+static void
+test_table_html(void **unused)
+{
+	struct text t;
+	char *s;
+
+	text_init(&t);
+	text_add(&t, "Scores:\n");
+	sheet(&t);
+	s = render(&t, TEXT_FORMAT_HTML);
+	/* Whole names, escaped; no <br> around the block. */
+	assert_string_equal(s, "Scores:<table><thead><tr><th>Round</th>"
+	    "<th>@alice.wonderland:example.org</th><th>&lt;b&amp;o&gt;</th>"
+	    "<th>\xe5\xa4\xaa\xe9\x83\x8e</th></tr></thead><tbody>"
+	    "<tr><td>1</td><td>1/1 +30</td><td>0/1 -10</td><td>0/0 +20</td>"
+	    "</tr><tr><td>Total</td><td>30</td><td>-10</td><td>20</td>"
+	    "</tr></tbody></table>Legend");
+	free(s);
+	text_finish(&t);
+}
+
+static void
+test_table_marks_in_cells(void **unused)
+{
+	struct text t;
+	char *s;
+
+	/*
+	 * A short row, coloured cells: padding counts only what shows, and
+	 * the missing cell leaves no trailing spaces.
+	 */
+	text_init(&t);
+	text_table_begin(&t);
+	text_add(&t, "a");
+	text_table_cell(&t);
+	text_add(&t, "b");
+	text_table_cell(&t);
+	text_add(&t, "c");
+	text_table_row(&t);
+	text_card(&t, 'r', "r10");
+	text_table_cell(&t);
+	text_bold(&t, "xy");
+	text_table_end(&t);
+	s = render(&t, TEXT_FORMAT_IRC);
+	assert_string_equal(s, "a     b  c\n\x03" "04r10\x03  \x02xy\x02");
+	free(s);
+	s = render(&t, TEXT_FORMAT_ANSI);
+	assert_string_equal(s, "\033[1ma\033[22m     \033[1mb\033[22m  "
+	    "\033[1mc\033[22m\n\033[31mr10\033[0m  \033[1mxy\033[22m");
+	free(s);
+	s = render(&t, TEXT_FORMAT_HTML);
+	assert_string_equal(s, "<table><thead><tr><th>a</th><th>b</th>"
+	    "<th>c</th></tr></thead><tbody><tr><td><font data-mx-bg-color="
+	    "\"#d32f2f\" data-mx-color=\"#ffffff\">r10</font></td><td><b>xy"
+	    "</b></td><td></td></tr></tbody></table>");
+	free(s);
+	/* A table cut before its end mark still shows, closed. */
+	text_clear(&t);
+	text_table_begin(&t);
+	text_add(&t, "h");
+	s = render(&t, TEXT_FORMAT_HTML);
+	assert_string_equal(s, "<table><thead><tr><th>h</th></tr></thead>"
+	    "</table>");
+	free(s);
+	/* A cell mark outside a table shows nothing. */
+	text_clear(&t);
+	text_add(&t, "a");
+	text_table_cell(&t);
+	text_add(&t, "b");
+	s = render(&t, TEXT_FORMAT_PLAIN);
+	assert_string_equal(s, "ab");
+	free(s);
+	text_finish(&t);
+}
+
+static void
+test_text_columns(void **unused)
+{
+	assert_int_equal(text_columns("abc", 3), 3);
+	/* あい: wide; é as e and a combining accent: one column. */
+	assert_int_equal(text_columns("\xe3\x81\x82\xe3\x81\x84", 6), 4);
+	assert_int_equal(text_columns("e\xcc\x81", 3), 1);
+	/* A broken byte counts as one. */
+	assert_int_equal(text_columns("\xff" "a", 2), 2);
+}
+
 int
 main(void)
 {
@@ -175,6 +344,11 @@ main(void)
 		cmocka_unit_test(test_ansi_rendering),
 		cmocka_unit_test(test_cut_text_is_closed),
 		cmocka_unit_test(test_irc_digits_after_colour),
+		cmocka_unit_test(test_table_plain_aligns_whole_names),
+		cmocka_unit_test(test_table_irc_cuts_long_names),
+		cmocka_unit_test(test_table_html),
+		cmocka_unit_test(test_table_marks_in_cells),
+		cmocka_unit_test(test_text_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

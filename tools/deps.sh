@@ -19,6 +19,7 @@ play=(
 tests=(
 	tmux  # tests/tmux_play_test.py: a terminal to play in
 	ngircd openssl  # tests/irc_test.py: an IRC server, a throwaway CA
+	irssi weechat-curses  # tests/client_prefix_test.py: real IRC clients
 	clang libclang-rt-14-dev  # tools/fuzz.sh: clang's libFuzzer and sanitizers
 	systemd  # tools/check_systemd.sh: systemd-analyze
 	valgrind  # tools/valgrind.sh

@@ -1,0 +1,83 @@
+/*
+ * table_int.h - the table module's own header, for table.c and
+ * table_view.c only: struct table, the words for a table (table_view.c)
+ * and the few facts about a table both read.  Only table.c changes a
+ * table; table_view.c reads one and writes text; everyone else uses
+ * table.h.
+ */
+#ifndef STICHBOT_TABLE_INT_H
+#define STICHBOT_TABLE_INT_H
+
+#include "internal.h"
+
+/* A table: its seats, its lobby or running game, and its timers. */
+struct table {
+	struct channel *channel;
+	const struct game_impl *impl;
+	struct game_options options;
+	struct seat seats[GAME_MAX_SEATS];
+	int nseats;
+	struct game *game;       /* NULL while the table is a lobby */
+	int64_t game_id;         /* the store's id of the game */
+	uint64_t seed;
+	/* What has been announced: the round and its completed tricks. */
+	int round_seen, tricks_seen;
+	/* Which seats have been prompted in the current phase step. */
+	unsigned prompted;
+	/* Seats whose hand line just now carried their task (send_hands). */
+	unsigned hand_prompted;
+	uint64_t turn_timer, half_timer, computer_timer, idle_timer;
+	uint64_t grace_timer;    /* the earliest seat's grace_until */
+	/* Picks the table up again after a change could not be stored. */
+	uint64_t retry_timer;
+	/* Nobody seated: the game waits (paused) and closes at this timer. */
+	uint64_t abandon_timer;
+	int paused;
+	/* Restored or cut off: to be resumed once the network is up. */
+	int unresumed;
+	/* The lobby as last stored (table_lobby_save); NULL: none stored. */
+	char *lobby_saved;
+};
+
+
+/* Facts about a table (table.c). */
+enum lang table_lang(const struct table *table);
+int seat_is_human(const struct seat *seat);
+/* The channel's first command prefix, for "say !back". */
+char table_prefix(const struct table *table);
+/* Whether seat is among those to act now. */
+int seat_to_act(struct table *table, int seat);
+
+/* Words (table_view.c). */
+char table_card_color(const struct table *table, const char *code);
+/* "[#cards] ": the table as people know it, to start a private line. */
+void text_table_tag(struct text *t, struct table *table);
+/* What the seats to act must do: "to bid", "to play", ... */
+void text_task(struct text *t, struct table *table, enum game_phase phase);
+/* " · your turn to bid", to the one who reads the channel. */
+void your_turn(struct table *table, enum game_phase phase, struct text *out);
+/* "Round 3/15 · dealer Bob · trump r" for the round just dealt. */
+void announce_round(struct table *table, struct text *out);
+/*
+ * The line that tells the channel what seat did (action, in phase
+ * before), and the trick's winner when it completed one; result is the
+ * engine's result after the action (borrowed).
+ */
+void announce_action(struct table *table, int seat,
+    const struct action *action, enum game_phase before, json_t *result,
+    struct text *out);
+/* The round's end (round: the engine's result for it, borrowed). */
+void announce_round_end(struct table *table, json_t *round,
+    struct text *out);
+/* The winners and the ranking (result borrowed). */
+void announce_game_end(struct table *table, json_t *result,
+    struct text *out);
+/* The game, the round, trump and the trick so far. */
+void status_summary(struct table *table, struct text *out);
+/*
+ * What everyone can see constrains the next play (" · lead r"), from
+ * the game's presentation; nothing outside the play phase.
+ */
+void text_play_hint(struct text *t, struct table *table);
+
+#endif

@@ -1,0 +1,919 @@
+/*
+ * table_view.c - what people are told about a table: the lines of moves,
+ * rounds and game ends, the standings and score sheet, status, refusals,
+ * and the hand each player gets privately.
+ *
+ * Everything here reads a table and writes text; only table.c changes a
+ * table.  Messages are built from what the engine's views and result say,
+ * never from the full state: a channel line is made from view(state, -1),
+ * a private one from view(state, seat), so hidden information cannot leak
+ * through a formatting mistake here.  What differs from game to game is
+ * asked of the game's presentation (present/present.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "medium.h"
+#include "present.h"
+#include "table_int.h"
+
+/* The presentation of the table's game (present/present.h). */
+static const struct game_present *
+table_present(const struct table *table)
+{
+	return present_find(table->impl->name);
+}
+
+char
+table_card_color(const struct table *table, const char *code)
+{
+	const struct game_present *p = table_present(table);
+
+	return p != NULL ? p->card_color(code) : '0';
+}
+
+/* Appends card codes (a JSON array of strings) separated by spaces. */
+void
+text_cards(struct text *t, const struct table *table, const json_t *codes)
+{
+	size_t i;
+	json_t *code;
+
+	json_array_foreach(codes, i, code) {
+		const char *s = json_string_value(code);
+
+		if (s == NULL)
+			continue;
+		if (i > 0)
+			text_add(t, " ");
+		text_card(t, table_card_color(table, s), s);
+	}
+}
+
+/* A play's cards: a string (one card) or a list (BirdHead). */
+static void
+text_play_cards(struct text *t, const struct table *table,
+    const json_t *cards)
+{
+	if (json_is_string(cards))
+		text_card(t, table_card_color(table,
+		    json_string_value(cards)), json_string_value(cards));
+	else
+		text_cards(t, table, cards);
+}
+
+void
+text_seat(struct text *t, const struct table *table, int seat, int mention)
+{
+	const struct seat *s = &table->seats[seat];
+
+	if (table_addressed(table, seat))
+		text_bold(t, table_seat_name(table, seat));
+	else if (mention && !s->computer && !s->standin &&
+	    s->user_id[0] != '\0')
+		text_mention(t, s->user_id, s->name);
+	else
+		text_bold(t, s->name);
+}
+
+/*
+ * "[#cards] ", naming the table in a private line as people know it (a
+ * Matrix room by its alias or name, never its id).
+ */
+void
+text_table_tag(struct text *t, struct table *table)
+{
+	struct adapter *adapter = &table->channel->network->adapter;
+	char title[256];
+
+	medium_channel_title(adapter, table->channel->name, title,
+	    sizeof(title));
+	text_add(t, "[");
+	text_user(t, title);
+	text_add(t, "] ");
+}
+
+void
+game_title(struct text *t, enum lang lang, const struct game_impl *impl)
+{
+	const struct game_present *p = present_find(impl->name);
+
+	if (p != NULL)
+		SAY0(t, lang, p->title);
+	else
+		text_user(t, impl->name);
+}
+
+/* Whether seat is still in the game (Wizard nannie eliminates seats). */
+static int
+seat_active(const json_t *view, int seat)
+{
+	json_t *out = json_object_get(view, "eliminated");
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(out, i, v)
+		if (json_integer_value(v) == seat)
+			return 0;
+	return 1;
+}
+
+/*
+ * The per-player line of seed 000: each seat's name and what its game
+ * shows after it (the total, and the like: struct game_present).
+ */
+void
+table_player_lines(struct table *table, struct text *out)
+{
+	const struct game_present *present = table_present(table);
+	json_t *view = table->impl->view(table->game->state, -1);
+	int first = 1;
+
+	for (int seat = 0; seat < table->nseats; seat++) {
+		if (!seat_active(view, seat))
+			continue;
+		if (!first)
+			text_add(out, " · ");
+		first = 0;
+		text_bold(out, table_seat_name(table, seat));
+		if (present != NULL)
+			present->standing(out, table_lang(table), view, seat);
+	}
+	json_decref(view);
+}
+
+/*
+ * The score sheet as a table: a row per round with each seat's
+ * tricks/bid and points (Wizard), penalty (BirdHead) or points and
+ * penalty card (Sticheln), and the totals.  Each medium lays it out (see
+ * text.h), so names stay whole where the medium has room.
+ */
+void
+table_scores(struct table *table, struct text *out)
+{
+	const struct game_present *present = table_present(table);
+	json_t *result = table->impl->result(table->game->state);
+	json_t *rounds = json_object_get(result, "rounds");
+	json_t *scores = json_object_get(result, "scores");
+	enum lang lang = table_lang(table);
+	size_t r;
+	json_t *round;
+	char cell[64];
+
+	text_table_begin(out);
+	SAY0(out, lang, MSG_SHEET_ROUND);
+	for (int seat = 0; seat < table->nseats; seat++) {
+		text_table_cell(out);
+		text_user(out, table_seat_name(table, seat));
+	}
+	json_array_foreach(rounds, r, round) {
+		json_t *points = json_object_get(round, "points");
+
+		if (json_is_null(points) || points == NULL)
+			continue;
+		text_table_row(out);
+		text_printf(out, "%zu", r + 1);
+		for (int seat = 0; seat < table->nseats; seat++) {
+			if (present == NULL || !present->sheet_cell(cell,
+			    sizeof(cell), round, seat))
+				snprintf(cell, sizeof(cell), "-");
+			text_table_cell(out);
+			text_user(out, cell);
+		}
+	}
+	text_table_row(out);
+	SAY0(out, lang, MSG_SHEET_TOTAL);
+	for (int seat = 0; seat < table->nseats; seat++) {
+		int total = 0;
+
+		present_int_at(scores, seat, &total);
+		text_table_cell(out);
+		text_printf(out, "%d", total);
+	}
+	text_table_end(out);
+	/* What the cells mean, once the sheet has a round. */
+	if (json_array_size(rounds) > 0 && present != NULL) {
+		text_add(out, "\n");
+		SAY0(out, lang, present->sheet_legend);
+	}
+	json_decref(result);
+}
+
+/* What seat must do now, for prompts: "bid (0-3)", "play a card", ... */
+void
+text_task(struct text *t, struct table *table, enum game_phase phase)
+{
+	enum lang lang = table_lang(table);
+
+	switch (phase) {
+	case PHASE_TRUMP:
+		SAY0(t, lang, MSG_TASK_TRUMP);
+		break;
+	case PHASE_BID:
+	case PHASE_BID_SIMULTANEOUS:
+		SAY0(t, lang, MSG_TASK_BID);
+		break;
+	case PHASE_SELECT:
+		SAY0(t, lang, MSG_TASK_SELECT);
+		break;
+	default:
+		SAY0(t, lang, MSG_TASK_PLAY);
+		break;
+	}
+}
+
+/* newcomer (issue 17): " · your turn to bid" to the channel's reader. */
+void
+your_turn(struct table *table, enum game_phase phase, struct text *out)
+{
+	struct text task;
+
+	text_init(&task);
+	text_task(&task, table, phase);
+	if (out->len > 0)
+		text_add(out, " · ");
+	SAY(out, table_lang(table), MSG_YOUR_TURN, "r", text_str(&task));
+	text_finish(&task);
+}
+
+/*
+ * The different cards in a hand (a JSON array of codes): a Wizard hand
+ * may hold two Wizards, which are one legal play.
+ */
+static int
+distinct_cards(const json_t *hand)
+{
+	size_t n = json_array_size(hand);
+	int count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *c = json_string_value(json_array_get(hand, i));
+		size_t k;
+
+		for (k = 0; k < i; k++)
+			if (c != NULL && json_equal(json_array_get(hand, k),
+			    json_array_get(hand, i)))
+				break;
+		if (k == i)
+			count++;
+	}
+	return count;
+}
+
+/*
+ * Sends seat's owner their hand privately (and what they may do when it
+ * is their turn): the only place a hand is ever put into words.
+ */
+void
+table_send_hand(struct table *table, int seat, int prompt)
+{
+	struct seat *s = &table->seats[seat];
+	enum lang lang = table_lang(table);
+	json_t *view;
+	json_t *others;
+	struct text t;
+	enum game_phase phase;
+
+	if (table->game == NULL || !seat_is_human(s))
+		return;
+	view = table->impl->view(table->game->state, seat);
+	phase = table->impl->phase(table->game->state);
+	text_init(&t);
+	text_table_tag(&t, table);
+	SAY(&t, lang, MSG_HAND_HEADER, "d", table->impl->round(table->game->state) + 1);
+	text_add(&t, " ");
+	others = json_object_get(view, "others");
+	if (json_object_size(others) > 0) {
+		const char *key;
+		json_t *cards;
+		int first = 1;
+
+		SAY0(&t, lang, MSG_HAND_CLAIRVOYANT);
+		json_object_foreach(others, key, cards) {
+			int other = atoi(key);
+
+			text_add(&t, first ? " " : ", ");
+			first = 0;
+			text_bold(&t, table_seat_name(table, other));
+			text_add(&t, " ");
+			text_cards(&t, table, cards);
+		}
+	} else {
+		json_t *hand = json_object_get(view, "hand");
+
+		if (json_array_size(hand) == 0)
+			SAY0(&t, lang, MSG_HAND_EMPTY);
+		else
+			text_cards(&t, table, hand);
+	}
+	if (json_is_string(json_object_get(view, "trump"))) {
+		const char *trump = json_string_value(json_object_get(view,
+		    "trump"));
+
+		text_add(&t, " · ");
+		SAY0(&t, lang, MSG_TRUMP_WORD);
+		text_add(&t, " ");
+		text_card(&t, trump[0], trump);
+	}
+	/*
+	 * A bid only its owner may see (secret, or one a computer made for
+	 * them): the owner always sees it.
+	 */
+	{
+		json_t *own = json_array_get(json_object_get(view, "bids"),
+		    (size_t)seat);
+		json_t *open = table->impl->view(table->game->state, -1);
+		json_t *shown = json_array_get(json_object_get(open, "bids"),
+		    (size_t)seat);
+
+		if (json_is_integer(own) && !json_is_integer(shown)) {
+			text_add(&t, " · ");
+			SAY(&t, lang, MSG_YOUR_BID, "d",
+			    (int)json_integer_value(own));
+		}
+		json_decref(open);
+	}
+	if (prompt && phase != PHASE_OVER && seat_to_act(table, seat)) {
+		struct action legal[GAME_MAX_ACTIONS];
+		int n = table->impl->legal(table->game->state, seat, legal,
+		    GAME_MAX_ACTIONS);
+
+		text_add(&t, " · ");
+		text_task(&t, table, phase);
+		if (phase == PHASE_PLAY && json_object_size(others) > 0) {
+			/* Clairvoyance: naming the move would name the card. */
+			text_add(&t, " ");
+			SAY(&t, lang, MSG_PLAY_BLIND, "c", table_prefix(table));
+		} else if (phase == PHASE_PLAY && n > 0 && n == distinct_cards(
+		    json_object_get(view, "hand")) &&
+		    table->impl->max_play_cards == 1) {
+			/* Any card will do: the hand above says it all. */
+			text_add(&t, " ");
+			SAY0(&t, lang, MSG_ANY_CARD);
+		} else if (phase == PHASE_PLAY && n > 0 && n <= 16) {
+			text_add(&t, ":");
+			for (int i = 0; i < n; i++) {
+				json_t *a = action_to_json(table->impl,
+				    &legal[i]);
+
+				text_add(&t, i > 0 ? ", " : " ");
+				text_play_cards(&t, table, json_object_get(a, "play"));
+				json_decref(a);
+			}
+		} else if (phase == PHASE_PLAY && n > 16) {
+			/*
+			 * Too many combinations to list (BirdHead): how many
+			 * cards to play, and one legal example.
+			 */
+			int lo = GAME_MAX_PLAY, hi = 0;
+			struct text count, example;
+			json_t *a = action_to_json(table->impl, &legal[0]);
+
+			for (int i = 0; i < n; i++) {
+				lo = legal[i].ncards < lo ? legal[i].ncards : lo;
+				hi = legal[i].ncards > hi ? legal[i].ncards : hi;
+			}
+			text_init(&count);
+			text_init(&example);
+			if (lo == hi)
+				text_printf(&count, "%d", lo);
+			else
+				text_printf(&count, "%d-%d", lo, hi);
+			text_play_cards(&example, table, json_object_get(a, "play"));
+			text_add(&t, " ");
+			SAY(&t, lang, MSG_PLAY_COUNT, "rr", text_str(&count),
+			    text_str(&example));
+			text_finish(&count);
+			text_finish(&example);
+			json_decref(a);
+		} else if ((phase == PHASE_BID ||
+		    phase == PHASE_BID_SIMULTANEOUS) && n > 0) {
+			text_add(&t, ":");
+			for (int i = 0; i < n; i++)
+				text_printf(&t, " %d", legal[i].value);
+		}
+	}
+	network_send_private(table->channel->network, s->user_id,
+	    table->channel->name, &t);
+	text_finish(&t);
+	json_decref(view);
+}
+
+/* "Round 3/15", or "Round 3" where the game has no fixed length. */
+static void
+say_round(struct text *out, enum lang lang, const json_t *view)
+{
+	int round = (int)json_integer_value(json_object_get(view, "round"));
+	json_t *rounds = json_object_get(view, "rounds");
+
+	if (json_is_integer(rounds))
+		SAY(out, lang, MSG_ROUND_START, "dd", round,
+		    (int)json_integer_value(rounds));
+	else
+		SAY(out, lang, MSG_ROUND_ONLY, "d", round);
+}
+
+/* "Round 3/15 · dealer Bob · trump r (turned r7)" and the like. */
+void
+announce_round(struct table *table, struct text *out)
+{
+	json_t *view = table->impl->view(table->game->state, -1);
+	enum lang lang = table_lang(table);
+	json_t *turned = json_object_get(view, "turned");
+	json_t *trump = json_object_get(view, "trump");
+	json_t *dealer = json_object_get(view, "dealer");
+	enum game_phase phase = table->impl->phase(table->game->state);
+
+	if (out->len > 0)
+		text_add(out, "\n");
+	say_round(out, lang, view);
+	if (json_is_integer(json_object_get(view, "cards"))) {
+		text_add(out, " · ");
+		SAY(out, lang, MSG_CARDS_EACH, "d", (int)json_integer_value(json_object_get(view, "cards")));
+	}
+	if (json_is_integer(dealer)) {
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_DEALER_WORD);
+		text_add(out, " ");
+		text_bold(out, table_seat_name(table, (int)json_integer_value(dealer)));
+	}
+	if (json_is_string(turned)) {
+		const char *code = json_string_value(turned);
+
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_TURNED_WORD);
+		text_add(out, " ");
+		text_card(out, table_card_color(table, code), code);
+	}
+	if (json_is_string(trump)) {
+		const char *code = json_string_value(trump);
+
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_TRUMP_WORD);
+		text_add(out, " ");
+		text_card(out, code[0], code);
+	} else if (json_object_get(view, "trump") != NULL &&
+	    phase != PHASE_TRUMP) {
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_NO_TRUMP);
+	}
+	/* Where one person reads the table, a private line is typed bare. */
+	if (phase == PHASE_BID_SIMULTANEOUS) {
+		text_add(out, " · ");
+		SAY(out, lang, channel_reader(table->channel) != NULL ?
+		    MSG_BIDS_HIDDEN_TYPE : MSG_BIDS_HIDDEN, "cs",
+		    table_prefix(table), bot_self_name(table->channel->network,
+		    lang));
+	} else if (phase == PHASE_SELECT) {
+		text_add(out, " · ");
+		SAY(out, lang, channel_reader(table->channel) != NULL ?
+		    MSG_SELECT_TYPE : MSG_SELECT_PRIVATELY, "cs",
+		    table_prefix(table), bot_self_name(table->channel->network,
+		    lang));
+	}
+	json_decref(view);
+}
+
+/* The line that tells the channel what seat did. */
+void
+announce_action(struct table *table, int seat, const struct action *action,
+    enum game_phase before, json_t *result, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	json_t *view = table->impl->view(table->game->state, -1);
+	enum game_phase phase = table->impl->phase(table->game->state);
+	json_t *rounds = json_object_get(result, "rounds");
+	json_t *round = json_array_get(rounds, (size_t)table->round_seen);
+	json_t *tricks = json_object_get(round, "tricks");
+	char code[8];
+
+	if (out->len > 0)
+		text_add(out, "\n");
+	switch (action->kind) {
+	case ACTION_BID:
+		if (before == PHASE_BID_SIMULTANEOUS) {
+			int acting[GAME_MAX_SEATS];
+			int left = phase == PHASE_BID_SIMULTANEOUS ?
+			    table->impl->to_act(table->game->state, acting) : 0;
+
+			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_BID,
+			    MSG_YOU_HAVE_BID), "bd", table_seat_name(table,
+			    seat), left);
+		} else {
+			SAY(out, lang, table_seat_msg(table, seat, MSG_BIDS, MSG_YOU_BID), "bd",
+			    table_seat_name(table, seat), action->value);
+		}
+		if (phase != PHASE_BID && phase != PHASE_BID_SIMULTANEOUS) {
+			/* Bidding is over: the bids (where public). */
+			json_t *bids = json_object_get(view, "bids");
+			int sum = 0, shown = 0;
+
+			for (int i = 0; i < table->nseats; i++) {
+				int b;
+
+				if (!present_int_at(bids, i, &b))
+					continue;
+				text_add(out, shown++ ? ", " : " · ");
+				text_bold(out, table_seat_name(table, i));
+				text_printf(out, " %d", b);
+				sum += b;
+			}
+			if (shown > 0) {
+				text_add(out, " · ");
+				SAY(out, lang, MSG_BID_SUM, "dd", sum,
+				    (int)json_integer_value(json_object_get(
+				    view, "cards")));
+			}
+		}
+		break;
+	case ACTION_TRUMP: {
+		/* The suit chosen, as the engine now shows trump. */
+		const char *trump = json_string_value(json_object_get(view,
+		    "trump"));
+
+		SAY(out, lang, table_seat_msg(table, seat, MSG_CHOOSES_TRUMP,
+		    MSG_YOU_CHOOSE_TRUMP), "b", table_seat_name(table, seat));
+		if (trump != NULL) {
+			text_add(out, " ");
+			text_card(out, trump[0], trump);
+		}
+		break;
+	}
+	case ACTION_SELECT:
+		if (phase == PHASE_SELECT) {
+			int acting[GAME_MAX_SEATS];
+
+			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_SELECTED,
+			    MSG_YOU_HAVE_SELECTED), "bd", table_seat_name(table, seat), table->impl->to_act(
+			    table->game->state, acting));
+		} else {
+			json_t *selected = json_object_get(view, "selected");
+
+			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_SELECTED,
+			    MSG_YOU_HAVE_SELECTED), "bd", table_seat_name(table, seat), 0);
+			text_add(out, " · ");
+			SAY0(out, lang, MSG_PENALTY_CARDS);
+			for (int i = 0; i < table->nseats; i++) {
+				const char *c = json_string_value(
+				    json_array_get(selected, (size_t)i));
+
+				text_add(out, i > 0 ? ", " : " ");
+				text_bold(out, table_seat_name(table, i));
+				text_add(out, " ");
+				if (c != NULL)
+					text_card(out, table_card_color(table, c), c);
+			}
+		}
+		break;
+	case ACTION_PLAY:
+		text_bold(out, table_seat_name(table, seat));
+		text_add(out, " ");
+		for (int i = 0; i < action->ncards; i++) {
+			if (i > 0)
+				text_add(out, " ");
+			table->impl->format_card(action->cards[i], code,
+			    sizeof(code));
+			text_card(out, table_card_color(table, code), code);
+		}
+		if ((int)json_array_size(tricks) > table->tricks_seen) {
+			json_t *last = json_array_get(tricks,
+			    json_array_size(tricks) - 1);
+			int winner = (int)json_integer_value(
+			    json_object_get(last, "winner"));
+
+			text_add(out, " · ");
+			SAY(out, lang, table_seat_msg(table, winner, MSG_TAKES_TRICK,
+			    MSG_YOU_TAKE_TRICK), "b", table_seat_name(table, winner));
+			/* One line per play: the standings join the trick's. */
+			if (phase == PHASE_PLAY) {
+				text_add(out, " — ");
+				table_player_lines(table, out);
+			}
+		}
+		break;
+	default:
+		break;
+	}
+	json_decref(view);
+}
+
+/* The round's end: BirdHead's reveal and losers, then the score sheet. */
+void
+announce_round_end(struct table *table, json_t *round, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	json_t *losers = json_object_get(round, "losers");
+
+	text_add(out, "\n");
+	SAY(out, lang, MSG_ROUND_OVER, "d", table->round_seen + 1);
+	if (losers != NULL) {
+		json_t *view = table->impl->view(table->game->state, -1);
+		json_t *revealed = json_object_get(view, "revealed");
+		size_t i;
+		json_t *v;
+
+		if (json_array_size(revealed) > 0) {
+			text_add(out, " ");
+			SAY0(out, lang, MSG_REVEALED);
+			for (int s = 0; s < table->nseats; s++) {
+				const char *c = json_string_value(
+				    json_array_get(revealed, (size_t)s));
+
+				if (c == NULL)
+					continue;
+				text_add(out, s > 0 ? ", " : " ");
+				text_bold(out, table_seat_name(table, s));
+				text_add(out, " ");
+				text_card(out, '0', c);
+			}
+		}
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_LOSERS);
+		json_array_foreach(losers, i, v) {
+			text_add(out, i > 0 ? ", " : " ");
+			text_bold(out, table_seat_name(table, (int)json_integer_value(v)));
+		}
+		json_decref(view);
+	}
+	text_add(out, "\n");
+	table_scores(table, out);
+}
+
+void
+announce_game_end(struct table *table, json_t *result, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	json_t *winners = json_object_get(result, "winners");
+	json_t *scores = json_object_get(result, "scores");
+	size_t i;
+	json_t *v;
+
+	text_add(out, "\n");
+	SAY0(out, lang, MSG_GAME_OVER);
+	json_array_foreach(winners, i, v) {
+		int seat = (int)json_integer_value(v);
+
+		text_add(out, i > 0 ? ", " : " ");
+		text_seat(out, table, seat, 0);
+		text_printf(out, " (%d)", (int)json_integer_value(
+		    json_array_get(scores, (size_t)seat)));
+	}
+	table_ranking(table, scores, out);
+}
+
+/* The names of the seats to act now, "alice, bob". */
+static void
+text_acting(struct text *t, struct table *table)
+{
+	int acting[GAME_MAX_SEATS];
+	int n = table->impl->to_act(table->game->state, acting);
+
+	for (int i = 0; i < n; i++) {
+		text_add(t, i > 0 ? ", " : "");
+		text_seat(t, table, acting[i], 0);
+	}
+}
+
+void
+table_refusal(struct table *table, int seat, const struct action *action,
+    int flags, struct text *reply)
+{
+	enum lang lang = table_lang(table);
+	struct action legal[GAME_MAX_ACTIONS];
+	int n, kind = 0;
+	struct text why;
+
+	if (!seat_to_act(table, seat)) {
+		/* Whose turn it is, the channel sees anyway. */
+		struct text names;
+
+		text_init(&names);
+		text_acting(&names, table);
+		SAY(reply, lang, MSG_TURN_OF, "r", text_str(&names));
+		text_finish(&names);
+		return;
+	}
+	n = table->impl->legal(table->game->state, seat, legal,
+	    GAME_MAX_ACTIONS);
+	for (int i = 0; i < n && !kind; i++)
+		kind = legal[i].kind == action->kind;
+	if (!kind) {
+		/* What the table waits for is public too. */
+		struct text task;
+
+		text_init(&task);
+		text_task(&task, table, table->impl->phase(table->game->state));
+		SAY(reply, lang, MSG_NOW_TASK, "r", text_str(&task));
+		text_finish(&task);
+		return;
+	}
+	/*
+	 * Which bids or cards are allowed, and what the hand holds, is the
+	 * player's own business: the reason goes privately, with the hand
+	 * and the moves allowed, and a channel sees only that it was not.
+	 */
+	text_init(&why);
+	{
+		json_t *a = action_to_json(table->impl, action);
+		json_t *play = json_object_get(a, "play");
+		struct text what;
+
+		text_init(&what);
+		if (action->kind == ACTION_BID || action->kind == ACTION_TRUMP)
+			text_printf(&what, "%d", action->value);
+		else if (play != NULL)
+			text_play_cards(&what, table, play);
+		else
+			text_play_cards(&what, table, json_object_get(a, "select"));
+		SAY(&why, lang, MSG_MOVE_NOT_ALLOWED, "r", text_str(&what));
+		text_finish(&what);
+		json_decref(a);
+	}
+	if (flags & ACT_IN_CHANNEL) {
+		SAY0(reply, lang, MSG_REFUSED_PRIVATELY);
+		table_tell(table, seat, &why);
+	} else {
+		text_append(reply, &why);
+	}
+	text_finish(&why);
+	table_send_hand(table, seat, 1);
+}
+
+/* The game, the round, trump and the trick so far. */
+void
+status_summary(struct table *table, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	json_t *view = table->impl->view(table->game->state, -1);
+	json_t *trick, *play;
+	size_t i;
+
+	game_title(out, lang, table->impl);
+	text_add(out, " · ");
+	say_round(out, lang, view);
+	if (json_is_string(json_object_get(view, "trump"))) {
+		const char *code = json_string_value(json_object_get(view,
+		    "trump"));
+
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_TRUMP_WORD);
+		text_add(out, " ");
+		text_card(out, code[0], code);
+	}
+	trick = json_object_get(view, "trick");
+	if (json_array_size(trick) > 0) {
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_TRICK_WORD);
+		json_array_foreach(trick, i, play) {
+			text_add(out, i > 0 ? ", " : " ");
+			text_bold(out, table_seat_name(table, (int)
+			    json_integer_value(json_object_get(play,
+			    "seat"))));
+			text_add(out, " ");
+			/* BirdHead's plays hold several "cards". */
+			text_play_cards(out, table, json_object_get(play, "card") !=
+			    NULL ? json_object_get(play, "card") :
+			    json_object_get(play, "cards"));
+		}
+	}
+	json_decref(view);
+}
+
+void
+table_status(struct table *table, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	int acting[GAME_MAX_SEATS];
+	int n;
+
+	if (table->game == NULL) {
+		game_title(out, lang, table->impl);
+		text_add(out, " · ");
+		SAY(out, lang, MSG_STATUS_LOBBY, "ddd", table->nseats, table->impl->min_seats,
+		    table->impl->max_seats);
+		for (int s = 0; s < table->nseats; s++) {
+			text_add(out, s > 0 ? ", " : " ");
+			text_seat(out, table, s, 0);
+		}
+		return;
+	}
+	status_summary(table, out);
+	n = table->impl->to_act(table->game->state, acting);
+	if (n == 1 && table_addressed(table, acting[0])) {
+		your_turn(table, table->impl->phase(table->game->state), out);
+	} else if (n > 0) {
+		text_add(out, " · ");
+		for (int k = 0; k < n; k++) {
+			if (k > 0)
+				text_add(out, ", ");
+			text_seat(out, table, acting[k], 0);
+		}
+		text_add(out, " ");
+		text_task(out, table, table->impl->phase(table->game->state));
+	}
+	text_add(out, "\n");
+	table_player_lines(table, out);
+}
+
+void
+text_play_hint(struct text *t, struct table *table)
+{
+	const struct game_present *present = table_present(table);
+	json_t *view;
+
+	if (present == NULL || present->play_hint == NULL ||
+	    table->impl->phase(table->game->state) != PHASE_PLAY)
+		return;
+	view = table->impl->view(table->game->state, -1);
+	present->play_hint(t, table_lang(table), view);
+	json_decref(view);
+}
+
+/*
+ * The cards of hand (codes) with those seat may play now in brackets
+ * ("r3 [y5] [y9] W"), so that the mark survives a plain rendering; none
+ * bracketed when seat is not to play.
+ */
+static void
+text_hand_marked(struct text *t, struct table *table, int seat,
+    const json_t *hand)
+{
+	struct action legal[GAME_MAX_ACTIONS];
+	int n = 0;
+	size_t i;
+	json_t *code;
+
+	if (table->impl->phase(table->game->state) == PHASE_PLAY &&
+	    seat_to_act(table, seat))
+		n = table->impl->legal(table->game->state, seat, legal,
+		    GAME_MAX_ACTIONS);
+	json_array_foreach(hand, i, code) {
+		const char *c = json_string_value(code);
+		int allowed = 0;
+		char played[8];
+
+		if (c == NULL)
+			continue;
+		for (int k = 0; k < n && !allowed; k++)
+			for (int j = 0; j < legal[k].ncards && !allowed; j++) {
+				table->impl->format_card(legal[k].cards[j],
+				    played, sizeof(played));
+				allowed = strcmp(played, c) == 0;
+			}
+		if (i > 0)
+			text_add(t, " ");
+		if (allowed)
+			text_add(t, "[");
+		text_card(t, table_card_color(table, c), c);
+		if (allowed)
+			text_add(t, "]");
+	}
+}
+
+void
+table_view(struct table *table, int seat, struct text *out)
+{
+	json_t *view;
+
+	if (table->game == NULL) {
+		table_status(table, out);
+		return;
+	}
+	status_summary(table, out);
+	text_play_hint(out, table);
+	text_add(out, "\n");
+	table_player_lines(table, out);
+	if (seat < 0 || seat >= table->nseats)
+		return;
+	view = table->impl->view(table->game->state, seat);
+	if (json_object_get(view, "others") == NULL) {
+		json_t *hand = json_object_get(view, "hand");
+
+		text_add(out, "\n");
+		SAY0(out, table_lang(table), MSG_VIEW_HAND);
+		text_add(out, " ");
+		if (json_array_size(hand) == 0)
+			SAY0(out, table_lang(table), MSG_HAND_EMPTY);
+		else
+			text_hand_marked(out, table, seat, hand);
+	}
+	json_decref(view);
+}
+
+void
+table_tell(struct table *table, int seat, const struct text *what)
+{
+	struct text t;
+
+	if (seat < 0 || seat >= table->nseats ||
+	    !seat_is_human(&table->seats[seat]))
+		return;
+	text_init(&t);
+	text_table_tag(&t, table);
+	text_append(&t, what);
+	network_send_private(table->channel->network,
+	    table->seats[seat].user_id, table->channel->name, &t);
+	text_finish(&t);
+}

@@ -1,0 +1,63 @@
+/*
+ * present.h - how each game reads in a chat: one const descriptor per
+ * game, found by the engine's name.
+ *
+ * The core (bot/table_view.c) builds every line from an engine's public
+ * view and result; what differs from game to game (a card's colour, what
+ * follows a name in the standings, a score sheet's cells, what the public
+ * knows about the next move) is asked of the game's descriptor here.  So
+ * the core compares no game names, and no rule or scoring formula is
+ * copied out of an engine: a descriptor reads only what its engine's view
+ * and result say.
+ */
+#ifndef STICHBOT_PRESENT_H
+#define STICHBOT_PRESENT_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "i18n.h"
+#include "text.h"
+
+struct game_present {
+	const char *name;        /* the engine's name (struct game_impl) */
+	enum msg title;          /* "Wizard" */
+	/* What the score sheet's cells mean (a legend under the sheet). */
+	enum msg sheet_legend;
+	/* The colour mark of a card code (text.h), '0' for none. */
+	char (*card_color)(const char *code);
+	/*
+	 * What follows a seat's name in the standings, from the public view
+	 * (borrowed): " 30 (50) 1/1" in Wizard.
+	 */
+	void (*standing)(struct text *out, enum lang lang, const json_t *view,
+	    int seat);
+	/*
+	 * One cell of the score sheet: seat's result in round (an element
+	 * of the engine's result "rounds", borrowed), e.g. "1/1 +30".
+	 * Returns 0 when the round has no result for seat yet.
+	 */
+	int (*sheet_cell)(char *cell, size_t len, const json_t *round,
+	    int seat);
+	/*
+	 * Appends what everyone can see constrains the next play (" · lead
+	 * r"), so that the channel's mention carries it and the player needs
+	 * no private prompt.  NULL: nothing constrains it in public.
+	 */
+	void (*play_hint)(struct text *out, enum lang lang,
+	    const json_t *view);
+};
+
+/* The descriptor of the game named name (an engine's name), or NULL. */
+const struct game_present *present_find(const char *name);
+
+/*
+ * The colour mark of a card code for a game whose cards are a colour
+ * letter and a rank ("r7"); '0' for anything else.
+ */
+char present_suit_color(const char *code);
+/* Reads element i of a JSON array of integers into *out; 0 if none. */
+int present_int_at(const json_t *array, int i, int *out);
+
+#endif

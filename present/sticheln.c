@@ -1,0 +1,56 @@
+/*
+ * sticheln.c - how Sticheln reads in a chat: six colours, points and the
+ * penalty colour in the standings, the penalty card on the score sheet.
+ * Any card may be played, so a turn needs no hint.
+ */
+#include <stdio.h>
+
+#include "present.h"
+
+/*
+ * " 12 (15) r": the total, in brackets the total if the round ended now
+ * (the engine's running points), and the penalty colour once revealed.
+ */
+static void
+sticheln_standing(struct text *out, enum lang lang, const json_t *view,
+    int seat)
+{
+	const char *colour = json_string_value(json_array_get(
+	    json_object_get(view, "penalty_colours"), (size_t)seat));
+	int score = 0, points = 0;
+
+	(void)lang;
+	present_int_at(json_object_get(view, "scores"), seat, &score);
+	if (present_int_at(json_object_get(view, "points"), seat, &points))
+		text_printf(out, " %d (%d)", score, score + points);
+	else
+		text_printf(out, " %d", score);
+	if (colour != NULL) {
+		text_add(out, " ");
+		text_card(out, colour[0], colour);
+	}
+}
+
+/* "r5 +7": the penalty card chosen and the round's points. */
+static int
+sticheln_sheet_cell(char *cell, size_t len, const json_t *round, int seat)
+{
+	const char *card = json_string_value(json_array_get(
+	    json_object_get(round, "selected"), (size_t)seat));
+	int points = 0;
+
+	if (!present_int_at(json_object_get(round, "points"), seat, &points))
+		return 0;
+	snprintf(cell, len, "%s %+d", card != NULL ? card : "-", points);
+	return 1;
+}
+
+const struct game_present present_sticheln = {
+	.name = "sticheln",
+	.title = MSG_GAME_STICHELN,
+	.sheet_legend = MSG_SHEET_LEGEND_SELECTED,
+	.card_color = present_suit_color,
+	.standing = sticheln_standing,
+	.sheet_cell = sticheln_sheet_cell,
+	.play_hint = NULL,
+};

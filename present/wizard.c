@@ -1,0 +1,90 @@
+/*
+ * wizard.c - how Wizard reads in a chat: coloured suits with Wizards and
+ * Jesters, tricks won against bids in the standings and on the score
+ * sheet, and the suit to follow named with each turn.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "present.h"
+
+static char
+wizard_color(const char *code)
+{
+	if (code != NULL && strcmp(code, "W") == 0)
+		return 'w';
+	if (code != NULL && strcmp(code, "J") == 0)
+		return 'j';
+	return present_suit_color(code);
+}
+
+/*
+ * " 30 (50) 1/1": the total, in brackets the total if the round ended
+ * now (the engine's running points), and tricks won / bid; "?" for a bid
+ * not shown.
+ */
+static void
+wizard_standing(struct text *out, enum lang lang, const json_t *view,
+    int seat)
+{
+	int score = 0, won = 0, bid = 0, now = 0;
+
+	(void)lang;
+	present_int_at(json_object_get(view, "scores"), seat, &score);
+	present_int_at(json_object_get(view, "won"), seat, &won);
+	if (!present_int_at(json_object_get(view, "bids"), seat, &bid))
+		text_printf(out, " %d %d/?", score, won);
+	else if (present_int_at(json_object_get(view, "points"), seat, &now))
+		text_printf(out, " %d (%d) %d/%d", score, score + now, won,
+		    bid);
+	else
+		text_printf(out, " %d %d/%d", score, won, bid);
+}
+
+/* "1/1 +30": tricks won / bid and the round's points; "-" without a bid. */
+static int
+wizard_sheet_cell(char *cell, size_t len, const json_t *round, int seat)
+{
+	int points = 0, bid = 0, won = 0;
+
+	if (!present_int_at(json_object_get(round, "points"), seat, &points))
+		return 0;
+	if (!present_int_at(json_object_get(round, "bids"), seat, &bid)) {
+		snprintf(cell, len, "-");
+		return 1;
+	}
+	present_int_at(json_object_get(round, "won"), seat, &won);
+	snprintf(cell, len, "%d/%d %+d", won, bid, points);
+	return 1;
+}
+
+/* " · lead r" (follow red if you can), or " · any card" after a Wizard. */
+static void
+wizard_play_hint(struct text *out, enum lang lang, const json_t *view)
+{
+	const char *lead = json_string_value(json_object_get(view, "lead"));
+
+	if (lead == NULL)
+		return;
+	text_add(out, " · ");
+	if (strcmp(lead, "any") == 0) {
+		SAY0(out, lang, MSG_HINT_WIZARD_LED);
+	} else {
+		struct text card;
+
+		text_init(&card);
+		text_card(&card, lead[0], lead);
+		SAY(out, lang, MSG_HINT_LEAD, "r", text_str(&card));
+		text_finish(&card);
+	}
+}
+
+const struct game_present present_wizard = {
+	.name = "wizard",
+	.title = MSG_GAME_WIZARD,
+	.sheet_legend = MSG_SHEET_LEGEND_BIDS,
+	.card_color = wizard_color,
+	.standing = wizard_standing,
+	.sheet_cell = wizard_sheet_cell,
+	.play_hint = wizard_play_hint,
+};
