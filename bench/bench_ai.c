@@ -13,7 +13,14 @@
  * show up in the figures.  --v1 seats hard-v1, the first hard search,
  * instead of hard.
  *
+ * --worlds N makes every search sample exactly N worlds instead of
+ * watching the clock: the games are then a function of the seed alone, so
+ * instruction counts (valgrind --tool=callgrind) of two builds can be
+ * compared, and the printed digest of every action chosen shows whether
+ * they decided alike.
+ *
  * usage: bench_ai [GAME|all] [--games N] [--seats N] [--budget-ms N] [--v1]
+ *                 [--worlds N]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +101,13 @@ report_use(const char *game, const char *level, const char *clock,
 	    100 * t->ms[t->n - 1] / budget_ms, budget_ms);
 }
 
+/* One step of FNV-1a: the digest of the actions chosen. */
+static uint64_t
+mix(uint64_t digest, uint8_t byte)
+{
+	return (digest ^ byte) * UINT64_C(0x100000001b3);
+}
+
 /* Whether seat has more than one legal action (and so searches). */
 static int
 has_choice(const struct game_impl *impl, const void *state, int seat)
@@ -105,12 +119,15 @@ has_choice(const struct game_impl *impl, const void *state, int seat)
 
 static void
 bench(const struct game_impl *impl, int games, int nseats, int budget,
-    enum ai_level level)
+    enum ai_level level, int worlds)
 {
 	struct times hard = { 0 }, normal = { 0 }, searches = { 0 };
 	struct times cpu = { 0 };
+	struct ai_limits limits = { .worlds = worlds };
 	struct rng rng;
 	char err[GAME_ERR_LEN];
+	/* FNV-1a over every action chosen, in order. */
+	uint64_t digest = UINT64_C(0xcbf29ce484222325);
 
 	rng_seed(&rng, 1);
 	for (int g = 0; g < games; g++) {
@@ -151,11 +168,18 @@ bench(const struct game_impl *impl, int games, int nseats, int budget,
 			params.budget_ms = budget;
 			t0 = ai_now_ns();
 			c0 = cpu_ms();
-			if (ai_decide_game(game, seats[0], &params, &a) != 0) {
+			if (ai_decide_ex(impl, game->state, game->actions,
+			    game->nactions, seats[0], &params,
+			    worlds > 0 ? &limits : NULL, &a) != 0) {
 				fprintf(stderr, "bench_ai: no decision\n");
 				exit(1);
 			}
 			used = cpu_ms() - c0;
+			digest = mix(digest, (uint8_t)a.seat);
+			digest = mix(digest, a.kind);
+			digest = mix(digest, (uint8_t)a.value);
+			for (int c = 0; c < a.ncards && c < GAME_MAX_PLAY; c++)
+				digest = mix(digest, a.cards[c]);
 			add(seats[0] == 0 ? &hard : &normal,
 			    (double)(ai_now_ns() - t0) / 1e6);
 			if (seats[0] == 0 && has_choice(impl, game->state,
@@ -171,6 +195,9 @@ bench(const struct game_impl *impl, int games, int nseats, int budget,
 		game_destroy(game);
 	}
 	report(impl->name, ai_level_name(level), &hard);
+	if (worlds > 0)
+		printf("%-9s %d worlds a search: digest of the actions %016llx\n",
+		    impl->name, worlds, (unsigned long long)digest);
 	report(impl->name, "normal", &normal);
 	report_use(impl->name, ai_level_name(level), "clock", &searches,
 	    budget > 0 ? budget : 100);
@@ -186,7 +213,7 @@ int
 main(int argc, char **argv)
 {
 	const char *name = "all";
-	int games = 1, nseats = 4, budget = 0;
+	int games = 1, nseats = 4, budget = 0, worlds = 0;
 	enum ai_level level = AI_HARD;
 
 	for (int i = 1; i < argc; i++) {
@@ -198,22 +225,25 @@ main(int argc, char **argv)
 			budget = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--v1") == 0)
 			level = AI_HARD_V1;
+		else if (strcmp(argv[i], "--worlds") == 0 && i + 1 < argc)
+			worlds = atoi(argv[++i]);
 		else if (argv[i][0] != '-')
 			name = argv[i];
 		else {
 			fprintf(stderr, "usage: bench_ai [GAME|all] "
 			    "[--games N] [--seats N] [--budget-ms N] "
-			    "[--v1]\n");
+			    "[--v1] [--worlds N]\n");
 			return 2;
 		}
 	}
-	if (games < 1 || nseats < 3 || nseats > GAME_MAX_SEATS) {
-		fprintf(stderr, "bench_ai: bad --games or --seats\n");
+	if (games < 1 || nseats < 3 || nseats > GAME_MAX_SEATS || worlds < 0) {
+		fprintf(stderr, "bench_ai: bad --games, --seats or --worlds\n");
 		return 2;
 	}
 	for (int i = 0; game_registry[i] != NULL; i++)
 		if (strcmp(name, "all") == 0 ||
 		    strcmp(name, game_registry[i]->name) == 0)
-			bench(game_registry[i], games, nseats, budget, level);
+			bench(game_registry[i], games, nseats, budget, level,
+			    worlds);
 	return 0;
 }

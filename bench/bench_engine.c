@@ -122,9 +122,7 @@ random_wizard_fast(const struct game_setup *setup, struct wizard_state *s,
 			    (uint32_t)bits_count64(ids));
 
 			/* The k-th card id that may be played. */
-			while (k-- > 0)
-				ids &= ids - 1;
-			wizard_play_id(s, seat, bits_lowest64(ids));
+			wizard_play_id(s, seat, bits_select64(ids, k));
 			plays++;
 			break;
 		}
@@ -156,12 +154,10 @@ random_game_moves(const struct game_impl *impl,
 			continue;
 		}
 		k = (int)rng_below(rng, (uint32_t)bits_count64(moves));
-		/* The k-th legal move. */
-		while (k-- > 0)
-			moves &= moves - 1;
 		/* Counting plays is the only reason to ask for the phase. */
 		plays += impl->phase(state) == PHASE_PLAY;
-		impl->apply_move(state, seat, bits_lowest64(moves));
+		/* The k-th legal move. */
+		impl->apply_move(state, seat, bits_select64(moves, k));
 	}
 }
 
@@ -187,10 +183,8 @@ random_wizard_mask(const struct game_setup *setup, struct wizard_state *s,
 			continue;
 		}
 		k = (int)rng_below(rng, (uint32_t)bits_count64(moves));
-		while (k-- > 0)
-			moves &= moves - 1;
 		plays += s->r.phase == PHASE_PLAY;
-		wizard_apply_mask(s, seat, bits_lowest64(moves));
+		wizard_apply_mask(s, seat, bits_select64(moves, k));
 	}
 }
 

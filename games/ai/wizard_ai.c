@@ -79,6 +79,13 @@ struct wizard_view {
 	uint64_t shown;                  /* the turned card's id, or 0 */
 	uint64_t unseen;                 /* ids in hidden hands or the stock */
 	int history;                     /* whether earlier tricks are known */
+	/*
+	 * The round's plays in order (canonical ids), when its earlier
+	 * tricks are known; otherwise only the current trick's.
+	 */
+	int nplays;
+	uint8_t play_seat[GAME_MAX_SEATS * GAME_MAX_HAND];
+	uint8_t play_id[GAME_MAX_SEATS * GAME_MAX_HAND];
 };
 
 /* One sampled deal of the hidden cards, and the cards gone so far. */
@@ -492,6 +499,9 @@ normal_play(const struct wizard_state *s, int seat, uint64_t unseen)
 	const struct wizard_round *r = &s->r;
 	int ids[GAME_MAX_HAND + 2];
 	double value[GAME_MAX_HAND + 2], best_points = 0;
+	double lose[GAME_MAX_HAND + 2], win[GAME_MAX_HAND + 2];
+	/* Each held card's future value, by id: candidates are held cards. */
+	double held[64];
 	int n = candidates(s, seat, ids);
 	uint64_t hand = r->hand[seat];
 	int t = bits_count64(hand), best = 0, bid = r->bid[seat];
@@ -505,22 +515,37 @@ normal_play(const struct wizard_state *s, int seat, uint64_t unseen)
 		bid = 0;
 	odds_init(&o, s, seat, unseen, t);
 	for (uint64_t m = hand; m; m &= m - 1) {
-		double v = future_value(s, values, unseen, bits_lowest64(m));
+		int id = bits_lowest64(m);
+		double v = future_value(s, values, unseen, id);
 		double q = v < 0 ? 0 : v > 1 ? 1 : v;
 
+		held[id] = v;
 		mean += v;
 		var += q * (1 - q);
 	}
 	for (int k = 0; k < n; k++)
-		value[k] = future_value(s, values, unseen, ids[k]);
+		value[k] = held[ids[k]];
 	for (int k = 0; k < n; k++) {
 		double p = wins_now(s, ids[k]) ? hold_chance(s, &o, ids[k]) : 0;
 		double q = value[k] < 0 ? 0 : value[k] > 1 ? 1 : value[k];
-		double lose, win, points;
+		double points;
+		int same = 0;
 
-		outlook(bid, bid - r->won[seat], mean - value[k],
-		    var - q * (1 - q), t - 1, &lose, &win);
-		points = p * win + (1 - p) * lose;
+		/*
+		 * Cards of one kind (low cards of the side suits, say) have
+		 * the same value and so the same outlook: it is computed
+		 * once.  The sums it takes are the same, so are the results.
+		 */
+		while (same < k && value[same] != value[k])
+			same++;
+		if (same < k) {
+			lose[k] = lose[same];
+			win[k] = win[same];
+		} else {
+			outlook(bid, bid - r->won[seat], mean - value[k],
+			    var - q * (1 - q), t - 1, &lose[k], &win[k]);
+		}
+		points = p * win[k] + (1 - p) * lose[k];
 		/* Equal outlooks: keep the stronger card back. */
 		points -= 0.001 * keep_value(s, ids[k]);
 		if (k == 0 || points > best_points) {
@@ -785,6 +810,8 @@ struct wizard_search {
 	const struct wizard_view *v;
 	/* Whether sampled hands are weighed by the bids made on them. */
 	int weigh_bids;
+	/* And by the plays made from them. */
+	int weigh_plays;
 	int ncand;
 	struct action cand[GAME_MAX_ACTIONS];
 	int ids[GAME_MAX_ACTIONS];       /* for plays */
@@ -819,6 +846,67 @@ bid_weight(const struct wizard_view *v, const struct wizard_state *s)
 			continue;
 		trick_distribution(s, start, 0, dist);
 		weight *= BID_WEIGHT_FLOOR + dist[bid];
+	}
+	return weight;
+}
+
+/*
+ * How well a world's hands fit the plays the seat saw this round: the
+ * round is replayed from its first trick with the world's hands, and each
+ * play of another seat that normal, holding that hand and seeing what
+ * that seat saw, would not have made costs the world a factor.  A seat
+ * that ducked under a high card is then likelier to hold no higher one,
+ * and one that led a suit likelier to hold more of it.  The factor is
+ * mild because the others are not normal: it leans, it does not decide.
+ * Only the earlier tricks of the round need a known history; without it
+ * the current trick alone is replayed from where it began.
+ */
+#define PLAY_MISS 0.7
+
+static double
+play_weight(const struct wizard_view *v, const struct wizard_world *w)
+{
+	struct wizard_state s;
+	struct wizard_round *r = &s.r;
+	uint64_t gone = 0;
+	double weight = 1;
+	int first = v->history ? 0 : v->nplays - w->s.r.trick_len;
+
+	if (v->nplays == 0 || w->s.clairvoyance)
+		return 1;
+	memcpy(&s, &w->s, sizeof(s));
+	for (int seat = 0; seat < s.nseats; seat++) {
+		r->hand[seat] |= v->played[seat];
+		if (v->history) {
+			r->won[seat] = 0;
+			r->void_suits[seat] = 0;
+		}
+	}
+	if (v->history) {
+		r->trick_no = 0;
+	} else {
+		/* The cards of earlier tricks are gone, in no known order. */
+		gone = v->gone;
+		for (int i = first; i < v->nplays; i++)
+			gone &= ~BIT(v->play_id[i]);
+	}
+	r->trick_len = 0;
+	r->lead_suit = -1;
+	r->best_power = 0;
+	for (int i = first; i < v->nplays; i++) {
+		int seat = v->play_seat[i], id = v->play_id[i], pick;
+
+		if (seat != v->seat) {
+			pick = normal_play(&s, seat, ALL_IDS & ~gone &
+			    ~w->shown & ~r->hand[seat]);
+			/* Wizards (and Jesters) are one face each. */
+			if (pick != id && (pick < 52 || id < 52 ||
+			    (pick >= 56) != (id >= 56)))
+				weight *= PLAY_MISS;
+		}
+		r->turn = (uint8_t)seat;
+		wizard_play_id(&s, seat, id);
+		gone |= BIT(id);
 	}
 	return weight;
 }
@@ -898,7 +986,8 @@ wizard_sample(const void *arg, struct rng *rng, void *worldp)
 		}
 		r->bid[seat] = (int8_t)bid;
 	}
-	return search->weigh_bids ? bid_weight(v, &w->s) : 1;
+	return (search->weigh_bids ? bid_weight(v, &w->s) : 1) *
+	    (search->weigh_plays ? play_weight(v, w) : 1);
 }
 
 /* Plays the world out to the end of the round with normal for everyone. */
@@ -1009,6 +1098,7 @@ hard(const struct wizard_view *v, struct ai_ctx *ctx, struct action *out)
 	memset(&search, 0, sizeof(search));
 	search.v = v;
 	search.weigh_bids = !ctx->hard_v1;
+	search.weigh_plays = !ctx->hard_v1;
 	switch (s->r.phase) {
 	case PHASE_TRUMP:
 		for (int suit = 0; suit < 4; suit++)
@@ -1141,10 +1231,13 @@ view_build(struct wizard_view *v, const struct wizard_state *full, int seat,
 		}
 		v->gone |= BIT(id);
 		v->played[plays[i].seat] |= BIT(id);
+		v->play_seat[v->nplays] = (uint8_t)plays[i].seat;
+		v->play_id[v->nplays++] = (uint8_t)id;
 	}
 	if (!v->history) {
 		memset(v->played, 0, sizeof(v->played));
 		v->gone = 0;
+		v->nplays = 0;
 		c.wizard = 52 + bits_count64(known & WIZARD_WIZARD_MASK);
 		c.jester = 56 + bits_count64(known & WIZARD_JESTER_MASK);
 	}
@@ -1153,6 +1246,8 @@ view_build(struct wizard_view *v, const struct wizard_state *full, int seat,
 		r->trick_card[i] = (uint8_t)id;
 		v->gone |= BIT(id);
 		v->played[fr->trick_seat[i]] |= BIT(id);
+		v->play_seat[v->nplays] = fr->trick_seat[i];
+		v->play_id[v->nplays++] = (uint8_t)id;
 	}
 	id = fr->turned >= 0 ? canon_id(&c, fr->turned) : -1;
 	v->shown = id >= 0 ? BIT(id) : 0;
