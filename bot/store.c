@@ -273,7 +273,7 @@ db_column_json(sqlite3_stmt *st, int col)
 	    NULL);
 }
 
-/* Compact JSON text as the records use it; NULL when out of memory. */
+/* Compact JSON text as the records use it; NULL when jansson fails. */
 char *
 db_dump(const json_t *obj)
 {
@@ -383,8 +383,7 @@ identify(struct store *store, const char *path, char *why, size_t len)
 
 	if (strcmp(path, ":memory:") == 0 || path[0] == '\0')
 		return 0;
-	if ((store->path = strdup(path)) == NULL)
-		return game_error(why, len, "out of memory");
+	store->path = xstrdup(path);
 	owner_only(path);
 	snprintf(name, sizeof(name), "%s-wal", path);
 	owner_only(name);
@@ -505,11 +504,7 @@ store_open(const char *path, char *err, size_t errlen)
 	mode_t mask;
 	int rc;
 
-	store = calloc(1, sizeof(*store));
-	if (store == NULL) {
-		game_error(err, errlen, "Out of memory.");
-		return NULL;
-	}
+	store = xcalloc(1, sizeof(*store));
 	store->lock_fd = -1;
 	/*
 	 * Games name the people who played them: the files are the owner's

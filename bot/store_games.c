@@ -446,8 +446,8 @@ load_header(struct store *store, int64_t id, struct loaded *g)
 		return rc == SQLITE_DONE ? 1 : db_fail(store,
 		    "cannot read a game");
 	}
-	g->network = strdup(db_column_text(st, 0));
-	g->channel = strdup(db_column_text(st, 1));
+	g->network = xstrdup(db_column_text(st, 0));
+	g->channel = xstrdup(db_column_text(st, 1));
 	players = db_column_json(st, 3);
 	options = db_column_json(st, 4);
 	/* The keys in the order of game_to_record(). */
@@ -464,7 +464,7 @@ load_header(struct store *store, int64_t id, struct loaded *g)
 	g->game.seed = db_seed_out(sqlite3_column_int64(st, 6));
 	g->game.finished = sqlite3_column_int(st, 7);
 	db_done(st);
-	if (g->network == NULL || g->channel == NULL || g->record == NULL) {
+	if (g->record == NULL) {
 		store_log("out of memory");
 		return -1;
 	}
@@ -539,22 +539,14 @@ each(struct store *store, sqlite3_stmt *list, int running_only,
 
 	while ((rc = sqlite3_step(list)) == SQLITE_ROW) {
 		if (n == cap) {
-			size_t ncap = cap > 0 ? cap * 2 : 64;
-			int64_t *p = realloc(ids, ncap * sizeof(*ids));
-
-			if (p == NULL)
-				break;
-			ids = p;
-			cap = ncap;
+			cap = cap > 0 ? cap * 2 : 64;
+			ids = xreallocarray(ids, cap, sizeof(*ids));
 		}
 		ids[n++] = sqlite3_column_int64(list, 0);
 	}
 	db_done(list);
 	if (rc != SQLITE_DONE) {
-		if (rc == SQLITE_ROW)
-			store_log("out of memory");
-		else
-			db_fail(store, "cannot list games");
+		db_fail(store, "cannot list games");
 		free(ids);
 		return -1;
 	}

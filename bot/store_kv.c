@@ -45,11 +45,8 @@ store_kv_get(struct store *store, const char *key)
 	db_context(store, 0, NULL, NULL);
 	db_bind_text(st, 1, key);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		value = strdup(db_column_text(st, 0));
-		if (value == NULL)
-			store_log("out of memory");
-	}
+	if (rc == SQLITE_ROW)
+		value = xstrdup(db_column_text(st, 0));
 	db_done(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		db_fail(store, "cannot read a value");
@@ -145,36 +142,20 @@ db_write_deferred(struct store *store)
 int
 store_kv_defer(struct store *store, const char *key, const char *value)
 {
-	struct deferred_kv *kv;
-	char *k, *v;
-
 	for (size_t i = 0; i < store->nkv; i++) {
 		if (strcmp(store->kv[i].key, key) == 0) {
-			if ((v = strdup(value)) == NULL)
-				return -1;
 			free(store->kv[i].value);
-			store->kv[i].value = v;
+			store->kv[i].value = xstrdup(value);
 			return 0;
 		}
 	}
 	if (store->nkv == store->kv_cap) {
-		size_t cap = store->kv_cap != 0 ? store->kv_cap * 2 : 4;
-
-		kv = realloc(store->kv, cap * sizeof(*kv));
-		if (kv == NULL)
-			return -1;
-		store->kv = kv;
-		store->kv_cap = cap;
+		store->kv_cap = store->kv_cap != 0 ? store->kv_cap * 2 : 4;
+		store->kv = xreallocarray(store->kv, store->kv_cap,
+		    sizeof(*store->kv));
 	}
-	k = strdup(key);
-	v = strdup(value);
-	if (k == NULL || v == NULL) {
-		free(k);
-		free(v);
-		return -1;
-	}
-	store->kv[store->nkv].key = k;
-	store->kv[store->nkv].value = v;
+	store->kv[store->nkv].key = xstrdup(key);
+	store->kv[store->nkv].value = xstrdup(value);
 	store->nkv++;
 	/* Inside a batch the batch's COMMIT carries it. */
 	if (store->batch)
@@ -225,13 +206,10 @@ int
 store_outbox_sent(struct store *store, int64_t id)
 {
 	if (store->nsent == store->sent_cap) {
-		size_t cap = store->sent_cap != 0 ? store->sent_cap * 2 : 16;
-		int64_t *sent = realloc(store->sent, cap * sizeof(*sent));
-
-		if (sent == NULL)
-			return -1;
-		store->sent = sent;
-		store->sent_cap = cap;
+		store->sent_cap = store->sent_cap != 0 ? store->sent_cap * 2 :
+		    16;
+		store->sent = xreallocarray(store->sent, store->sent_cap,
+		    sizeof(*store->sent));
 	}
 	store->sent[store->nsent++] = id;
 	return 0;
