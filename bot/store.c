@@ -294,10 +294,12 @@ db_begin(struct store *store, enum stmt_id which)
 	if (store->batch)
 		return db_run(store, db_stmt(store, STMT_SAVEPOINT),
 		    "cannot begin a savepoint");
-	if (db_run(store, db_stmt(store, which), "cannot begin a transaction") != 0)
+	if (db_run(store, db_stmt(store, which),
+	    "cannot begin a transaction") != 0)
 		return -1;
 	if (which == STMT_BEGIN_IMMEDIATE && db_write_deferred(store) != 0) {
-		(void)db_run(store, db_stmt(store, STMT_ROLLBACK), "cannot roll back");
+		(void)db_run(store, db_stmt(store, STMT_ROLLBACK),
+		    "cannot roll back");
 		return -1;
 	}
 	return 0;

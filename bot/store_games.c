@@ -59,8 +59,8 @@ static int
 insert_seat(struct store *store, int64_t id, int seat,
     const struct store_seat *holder)
 {
-	return db_run(store, bind_seat(db_stmt(store, STMT_SEAT_INSERT), id, seat,
-	    holder), "cannot store a seat");
+	return db_run(store, bind_seat(db_stmt(store, STMT_SEAT_INSERT), id,
+	    seat, holder), "cannot store a seat");
 }
 
 /* Inserts the games row from the record's header; the new id, or -1. */
@@ -423,7 +423,8 @@ load_seats(struct store *store, int64_t id, json_t *seats)
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		json_array_append_new(seats, json_pack("{s:s, s:s, s:b, s:i}",
-		    "user_id", db_column_text(st, 1), "name", db_column_text(st, 2),
+		    "user_id", db_column_text(st, 1),
+		    "name", db_column_text(st, 2),
 		    "computer", sqlite3_column_int(st, 3),
 		    "level", sqlite3_column_int(st, 4)));
 	db_done(st);
