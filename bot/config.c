@@ -502,30 +502,15 @@ store_default(void)
 	return path;
 }
 
+/* The "computer" object: level, budget_ms and delay_ms. */
 static int
-config_read(struct config *config, const json_t *root, char *err,
+computer_read(struct config *config, const json_t *root, char *err,
     size_t errlen)
 {
-	struct config_channel base;
-	char path[CONFIG_PATH_MAX];
-	const json_t *computer, *flood, *networks, *item;
+	const json_t *computer;
 	const char *s;
 	long long n;
-	size_t i;
 	int rc;
-
-	if (cfg_keys(root, "", top_keys, NULL, err, errlen) != 0)
-		return -1;
-	if ((rc = cfg_string(root, "", "store", 0, &s, err, errlen)) < 0)
-		return -1;
-	if (rc == 0 && *s == '\0')
-		return config_fail(err, errlen, "store: expected a path");
-	config->store_path = rc == 0 ? xstrdup(s) : store_default();
-	s = "info";
-	if (cfg_choice(root, "", "log_level", log_levels, 0, &s, err,
-	    errlen) < 0)
-		return -1;
-	config->log_level = xstrdup(s);
 
 	s = "normal";
 	config->ai_budget_ms = 100;
@@ -549,18 +534,17 @@ config_read(struct config *config, const json_t *root, char *err,
 			config->computer_delay_ms = (int)n;
 	}
 	config->computer_level = xstrdup(s);
-	config->lobby_idle = 1800;
-	if ((rc = cfg_int(root, "", "lobby_idle", 60, 86400, 0, &n, err,
-	    errlen)) < 0)
-		return -1;
-	if (rc == 0)
-		config->lobby_idle = (int)n;
-	config->grace = 60;
-	if ((rc = cfg_int(root, "", "grace", 0, 3600, 0, &n, err,
-	    errlen)) < 0)
-		return -1;
-	if (rc == 0)
-		config->grace = (int)n;
+	return 0;
+}
+
+/* The "user_flood" object: each person's and each network's allowance. */
+static int
+flood_read(struct config *config, const json_t *root, char *err,
+    size_t errlen)
+{
+	const json_t *flood;
+	long long n;
+	int rc;
 
 	/* Each person's commands: 10 at once, then one a second. */
 	config->user_burst = 10;
@@ -593,6 +577,51 @@ config_read(struct config *config, const json_t *root, char *err,
 		if (rc == 0)
 			config->network_interval_ms = (int)n;
 	}
+	return 0;
+}
+
+static int
+config_read(struct config *config, const json_t *root, char *err,
+    size_t errlen)
+{
+	struct config_channel base;
+	char path[CONFIG_PATH_MAX];
+	const json_t *networks, *item;
+	const char *s;
+	long long n;
+	size_t i;
+	int rc;
+
+	if (cfg_keys(root, "", top_keys, NULL, err, errlen) != 0)
+		return -1;
+	if ((rc = cfg_string(root, "", "store", 0, &s, err, errlen)) < 0)
+		return -1;
+	if (rc == 0 && *s == '\0')
+		return config_fail(err, errlen, "store: expected a path");
+	config->store_path = rc == 0 ? xstrdup(s) : store_default();
+	s = "info";
+	if (cfg_choice(root, "", "log_level", log_levels, 0, &s, err,
+	    errlen) < 0)
+		return -1;
+	config->log_level = xstrdup(s);
+
+	if (computer_read(config, root, err, errlen) != 0)
+		return -1;
+	config->lobby_idle = 1800;
+	if ((rc = cfg_int(root, "", "lobby_idle", 60, 86400, 0, &n, err,
+	    errlen)) < 0)
+		return -1;
+	if (rc == 0)
+		config->lobby_idle = (int)n;
+	config->grace = 60;
+	if ((rc = cfg_int(root, "", "grace", 0, 3600, 0, &n, err,
+	    errlen)) < 0)
+		return -1;
+	if (rc == 0)
+		config->grace = (int)n;
+
+	if (flood_read(config, root, err, errlen) != 0)
+		return -1;
 
 	networks = json_object_get(root, "networks");
 	if (networks == NULL)
