@@ -45,8 +45,11 @@ struct play {
 	struct adapter *adapter;
 	struct bot *bot;
 	struct loop *loop;
-	const char *game, *level;
+	const char *game, *level, *lang;
+	const char *store_arg;   /* --store, or NULL for the default */
 	const char *options[MAX_OPTIONS];
+	int delay;               /* --delay in ms */
+	unsigned long long seed; /* --seed; 0: random */
 	int noptions, players;
 	int over;                /* the game ended; another one is offered */
 };
@@ -182,8 +185,13 @@ play_check(struct play *play)
 	return 0;
 }
 
+/*
+ * Reads and checks the arguments into play; returns 0, 1 after --help,
+ * or -1 (exit 2) after saying what is wrong.
+ */
 static int
-play_main(const struct cli_command *cmd, int argc, char **argv)
+play_args(const struct cli_command *cmd, struct play *play, int argc,
+    char **argv)
 {
 	static const struct option longopts[] = {
 		{ "players", required_argument, NULL, 'n' },
@@ -196,11 +204,84 @@ play_main(const struct cli_command *cmd, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned long long number;
+	int ch;
+
+	play->game = DEFAULT_GAME;
+	play->level = DEFAULT_LEVEL;
+	play->lang = DEFAULT_LANG;
+	play->players = DEFAULT_PLAYERS;
+	play->delay = DEFAULT_DELAY;
+	while ((ch = cli_getopt(cmd, argc, argv, "n:o:l:L:d:s:S:h",
+	    longopts)) != -1) {
+		switch (ch) {
+		case 'n':
+			if (cli_number(cmd, "--players", optarg, 1,
+			    GAME_MAX_SEATS, &number) != 0)
+				return -1;
+			play->players = (int)number;
+			break;
+		case 'o':
+			if (play->noptions == MAX_OPTIONS) {
+				cli_error(cmd, "too many options");
+				return -1;
+			}
+			play->options[play->noptions++] = optarg;
+			break;
+		case 'l':
+			play->lang = optarg;
+			break;
+		case 'L':
+			play->level = optarg;
+			break;
+		case 'd':
+			if (cli_number(cmd, "--delay", optarg, 0, 10000,
+			    &number) != 0)
+				return -1;
+			play->delay = (int)number;
+			break;
+		case 's':
+			if (cli_number(cmd, "--seed", optarg, 1, LLONG_MAX,
+			    &play->seed) != 0)
+				return -1;
+			break;
+		case 'S':
+			play->store_arg = optarg;
+			break;
+		case 'h':
+			cli_usage(cmd, stdout);
+			return 1;
+		default:
+			return -1;
+		}
+	}
+	if (optind < argc)
+		play->game = argv[optind++];
+	if (optind < argc) {
+		cli_error(cmd, "one game at most, not also \"%s\"",
+		    argv[optind]);
+		return -1;
+	}
+	if (play_check(play) != 0)
+		return -1;
+	if (strcmp(play->lang, "en") != 0 && strcmp(play->lang, "ja") != 0) {
+		cli_error(cmd, "--lang is en or ja");
+		return -1;
+	}
+	if (ai_level_parse(play->level) < 0) {
+		cli_error(cmd, "--level is easy, normal or hard");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+play_main(const struct cli_command *cmd, int argc, char **argv)
+{
 	struct play play;
-	const char *lang = DEFAULT_LANG, *store_arg = NULL;
+	const char *store_arg;
 	char *store_path = NULL, *history = NULL;
-	int ch, rc = 1, restored;
-	unsigned long long delay = DEFAULT_DELAY, number, seed = 0;
+	int rc, restored;
 	struct bot_settings settings;
 	struct config_channel defaults;
 	struct loop *loop = NULL;
@@ -210,70 +291,10 @@ play_main(const struct cli_command *cmd, int argc, char **argv)
 	char err[256];
 
 	memset(&play, 0, sizeof(play));
-	play.game = DEFAULT_GAME;
-	play.level = DEFAULT_LEVEL;
-	play.players = DEFAULT_PLAYERS;
-	while ((ch = cli_getopt(cmd, argc, argv, "n:o:l:L:d:s:S:h",
-	    longopts)) != -1) {
-		switch (ch) {
-		case 'n':
-			if (cli_number(cmd, "--players", optarg, 1,
-			    GAME_MAX_SEATS, &number) != 0)
-				return 2;
-			play.players = (int)number;
-			break;
-		case 'o':
-			if (play.noptions == MAX_OPTIONS) {
-				fprintf(stderr, "stichbot play: too many "
-				    "options\n");
-				return 2;
-			}
-			play.options[play.noptions++] = optarg;
-			break;
-		case 'l':
-			lang = optarg;
-			break;
-		case 'L':
-			play.level = optarg;
-			break;
-		case 'd':
-			if (cli_number(cmd, "--delay", optarg, 0, 10000,
-			    &delay) != 0)
-				return 2;
-			break;
-		case 's':
-			if (cli_number(cmd, "--seed", optarg, 1, LLONG_MAX,
-			    &seed) != 0)
-				return 2;
-			break;
-		case 'S':
-			store_arg = optarg;
-			break;
-		case 'h':
-			cli_usage(cmd, stdout);
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (optind < argc)
-		play.game = argv[optind++];
-	if (optind < argc) {
-		cli_error(cmd, "one game at most, not also \"%s\"",
-		    argv[optind]);
-		return 2;
-	}
-	if (play_check(&play) != 0)
-		return 2;
-	if (strcmp(lang, "en") != 0 && strcmp(lang, "ja") != 0) {
-		fprintf(stderr, "stichbot play: --lang is en or ja\n");
-		return 2;
-	}
-	if (ai_level_parse(play.level) < 0) {
-		fprintf(stderr, "stichbot play: --level is easy, normal or "
-		    "hard\n");
-		return 2;
-	}
+	if ((rc = play_args(cmd, &play, argc, argv)) != 0)
+		return rc > 0 ? 0 : 2;
+	rc = 1;
+	store_arg = play.store_arg;
 	/* Typed Japanese is UTF-8: the line editor must know. */
 	setlocale(LC_CTYPE, "");
 	if (store_arg != NULL) {
@@ -286,7 +307,7 @@ play_main(const struct cli_command *cmd, int argc, char **argv)
 	}
 	if (store_arg == NULL || strcmp(store_arg, ":memory:") != 0)
 		history = state_path("history");
-	console_config = json_pack("{ss}", "lang", lang);
+	console_config = json_pack("{ss}", "lang", play.lang);
 	if (console_config == NULL ||
 	    (history != NULL && json_object_set_new(console_config,
 	    "history", json_string(history)) != 0)) {
@@ -296,13 +317,13 @@ play_main(const struct cli_command *cmd, int argc, char **argv)
 	log_setup(LOG_LEVEL_WARN, 0);
 	memset(&settings, 0, sizeof(settings));
 	settings.computer_level = play.level;
-	settings.computer_delay_ms = delay > 0 ? (int)delay : 1;
-	settings.seed = seed;
+	settings.computer_delay_ms = play.delay > 0 ? play.delay : 1;
+	settings.seed = play.seed;
 	/* One person at the terminal: no limit on their commands. */
 	settings.command_burst = -1;
 	memset(&defaults, 0, sizeof(defaults));
 	defaults.game = (char *)play.game;
-	defaults.lang = (char *)lang;
+	defaults.lang = (char *)play.lang;
 	defaults.prefixes = "!/";
 	defaults.turn_timer = 0;
 	loop = loop_create(0);
