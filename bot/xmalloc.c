@@ -77,17 +77,23 @@ int
 xasprintf(char **ret, const char *fmt, ...)
 {
 	va_list ap;
+	char first[128];
 	int len;
 
+	/* Most strings fit the first try; longer ones are formatted again. */
 	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
+	len = vsnprintf(first, sizeof(first), fmt, ap);
 	va_end(ap);
 	if (len < 0) {
 		/* Only a bad format gets here: a programming error. */
-		log_error("xasprintf: cannot format \"%s\"", fmt);
+		log_error("xasprintf: cannot format a string");
 		abort();
 	}
 	*ret = xmalloc((size_t)len + 1);
+	if ((size_t)len < sizeof(first)) {
+		memcpy(*ret, first, (size_t)len + 1);
+		return len;
+	}
 	va_start(ap, fmt);
 	(void)vsnprintf(*ret, (size_t)len + 1, fmt, ap);
 	va_end(ap);
