@@ -208,8 +208,7 @@ decide_main(const struct cli_command *cmd, int argc, char **argv)
 	if (path != NULL && strcmp(path, "-") != 0) {
 		in = fopen(path, "r");
 		if (in == NULL) {
-			fprintf(stderr, "stichbot decide: %s: %s\n", path,
-			    strerror(errno));
+			cli_error(cmd, "%s: %s", path, strerror(errno));
 			return 2;
 		}
 	}

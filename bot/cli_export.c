@@ -116,27 +116,24 @@ export_main(const struct cli_command *cmd, int argc, char **argv)
 		return 2;
 	}
 	if (damaged && (channel != NULL || id != 0 || running)) {
-		fprintf(stderr, "stichbot export: --damaged takes no other "
-		    "filter\n");
+		cli_error(cmd, "--damaged takes no other filter");
 		return 2;
 	}
 	if (store_path == NULL) {
 		if (default_path(path, sizeof(path)) != 0) {
-			fprintf(stderr, "stichbot export: STATE_DIRECTORY is "
-			    "too long\n");
+			cli_error(cmd, "STATE_DIRECTORY is too long");
 			return 2;
 		}
 		store_path = path;
 	}
 	/* Opening would create a missing store; exporting one is a mistake. */
 	if (stat(store_path, &st) != 0) {
-		fprintf(stderr, "stichbot export: %s: %s\n", store_path,
-		    strerror(errno));
+		cli_error(cmd, "%s: %s", store_path, strerror(errno));
 		return 2;
 	}
 	store = store_open(store_path, err, sizeof(err));
 	if (store == NULL) {
-		fprintf(stderr, "stichbot export: %s\n", err);
+		cli_error(cmd, "%s", err);
 		return 2;
 	}
 	if (damaged)
@@ -146,13 +143,11 @@ export_main(const struct cli_command *cmd, int argc, char **argv)
 		    write_game, &ex);
 	store_close(store);
 	if (ex.failed || fflush(stdout) != 0) {
-		fprintf(stderr, "stichbot export: cannot write: %s\n",
-		    strerror(errno));
+		cli_error(cmd, "cannot write: %s", strerror(errno));
 		return 2;
 	}
 	if (rc != 0) {
-		fprintf(stderr, "stichbot export: some stored games could not "
-		    "be read\n");
+		cli_error(cmd, "some stored games could not be read");
 		return 2;
 	}
 	return 0;

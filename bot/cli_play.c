@@ -311,7 +311,7 @@ play_main(const struct cli_command *cmd, int argc, char **argv)
 	if (console_config == NULL ||
 	    (history != NULL && json_object_set_new(console_config,
 	    "history", json_string(history)) != 0)) {
-		fprintf(stderr, "stichbot play: out of memory\n");
+		cli_error(cmd, "out of memory");
 		goto out;
 	}
 	log_setup(LOG_LEVEL_WARN, 0);
@@ -333,19 +333,18 @@ play_main(const struct cli_command *cmd, int argc, char **argv)
 	    (play.adapter = bot_add_adapter(bot, &console_adapter,
 	    "terminal", console_config, &defaults, err,
 	    sizeof(err))) == NULL) {
-		fprintf(stderr, "stichbot play: %s\n", err);
+		cli_error(cmd, "%s", err);
 		goto out;
 	}
 	play.bot = bot;
 	play.loop = loop;
 	/* A game left unfinished last time goes on where it stopped. */
 	if ((restored = bot_restore(bot)) < 0) {
-		fprintf(stderr, "stichbot play: cannot read the games kept "
-		    "in %s\n", store_path);
+		cli_error(cmd, "cannot read the games kept in %s", store_path);
 		goto out;
 	}
 	if (bot_start(bot) != 0) {
-		fprintf(stderr, "stichbot play: cannot read the terminal\n");
+		cli_error(cmd, "cannot read the terminal");
 		goto out;
 	}
 	if (bot_game_count(bot) == 0) {
@@ -359,7 +358,7 @@ play_main(const struct cli_command *cmd, int argc, char **argv)
 		console_type(play.adapter, "!status");
 	}
 	if (bot_game_count(bot) == 0) {
-		fprintf(stderr, "stichbot play: the game did not start\n");
+		cli_error(cmd, "the game did not start");
 		goto out;
 	}
 	loop_hook(loop, play_watch, &play);

@@ -140,8 +140,7 @@ replay_main(const struct cli_command *cmd, int argc, char **argv)
 	if (path != NULL && strcmp(path, "-") != 0) {
 		in = fopen(path, "r");
 		if (in == NULL) {
-			fprintf(stderr, "stichbot replay: %s: %s\n", path,
-			    strerror(errno));
+			cli_error(cmd, "%s: %s", path, strerror(errno));
 			return 2;
 		}
 	}

@@ -410,7 +410,7 @@ run_main(const struct cli_command *cmd, int argc, char **argv)
 	if ((rc = parse_args(cmd, &run, argc, argv)) != 0)
 		return rc > 0 ? 0 : 2;
 	if ((run.config = config_load(run.file, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "stichbot run: %s\n", err);
+		cli_error(cmd, "%s", err);
 		return 1;
 	}
 	apply_log_level(&run, run.config);
