@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cfg.h"
+#include "xmalloc.h"
 
 /* The largest secret file read: passwords and tokens are short. */
 #define CFG_SECRET_MAX 65536
@@ -274,10 +275,7 @@ cfg_read_file(const char *file, char **out, size_t *outlen)
 		close(fd);
 		return S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 	}
-	if ((buf = malloc(CFG_SECRET_MAX + 1)) == NULL) {
-		close(fd);
-		return ENOMEM;
-	}
+	buf = xmalloc(CFG_SECRET_MAX + 1);
 	/* Reads one byte past the limit to tell "too large" from "full". */
 	for (;;) {
 		n = read(fd, buf + len, CFG_SECRET_MAX + 1 - len);
@@ -367,13 +365,11 @@ cfg_secret(const json_t *obj, const char *path, const char *key_file,
 	else if (strlen(buf) != len || strpbrk(buf, "\r\n") != NULL)
 		rc = cfg_fail(err, errlen, path, key_file,
 		    "%s must hold one line without NUL bytes", file);
-	if (rc != 0 || (secret = strdup(buf)) == NULL) {
-		if (rc == 0)
-			rc = cfg_fail(err, errlen, path, key_file,
-			    "out of memory");
+	if (rc != 0) {
 		cfg_wipe_free(buf, CFG_SECRET_MAX + 1);
 		return rc;
 	}
+	secret = xstrdup(buf);
 	cfg_wipe_free(buf, CFG_SECRET_MAX + 1);
 	*out = secret;
 	return 0;

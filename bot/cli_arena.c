@@ -19,6 +19,8 @@
  * seated only here, to measure hard against it.
  */
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,25 +59,6 @@ struct arena {
 	/* Per game: our advantage of player 0 over the others' mean. */
 	double margin, margin_sq;
 };
-
-static void
-usage(FILE *out)
-{
-	fprintf(out, "usage: stichbot arena GAME --seats L,L,... --games N "
-	    "[--option X]... [--seed S]\n"
-	    "                     [--budget-ms N] [--duplicate]\n\n"
-	    "Plays computer players (levels easy, normal, hard) against "
-	    "each other and prints,\nper player, the mean final score and "
-	    "the win rate with 95%% confidence intervals\n(and the exact-bid "
-	    "rate for Wizard), then decision times per level.\n\n"
-	    "Player k sits at seat (k + g) mod n in game g; the first dealer "
-	    "or leader is\nseat (g div n) mod n.  Deals follow the seed "
-	    "(default 1); --budget-ms is hard's\nthinking time per decision "
-	    "(default 100).  --duplicate deals the same cards to each\n"
-	    "group of n games, so every player holds every hand once.  The "
-	    "level hard-v1,\nthe first hard search, is there to measure hard "
-	    "against.\n");
-}
 
 static uint64_t
 mix(uint64_t a, uint64_t b)
@@ -377,98 +360,114 @@ parse_seats(struct arena *a, const char *text)
 	return a->nplayers > 0 ? 0 : -1;
 }
 
-int
-cli_arena(int argc, char **argv)
+/* The most --option flags one arena takes. */
+#define MAX_OPTIONS 16
+
+/*
+ * Reads the flags and the game into a; returns 0, 1 after --help, or -1
+ * (exit 2) after saying what is wrong.  Options are applied once the
+ * game is known, wherever it stands among them.
+ */
+static int
+parse_args(const struct cli_command *cmd, struct arena *a, int argc,
+    char **argv, const char **seats, char *options_text, size_t len)
+{
+	static const struct option longopts[] = {
+		{ "seats", required_argument, NULL, 'S' },
+		{ "games", required_argument, NULL, 'g' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "budget-ms", required_argument, NULL, 'b' },
+		{ "option", required_argument, NULL, 'o' },
+		{ "duplicate", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *options[MAX_OPTIONS];
+	char err[GAME_ERR_LEN];
+	unsigned long long n;
+	int ch, noptions = 0;
+
+	while ((ch = cli_getopt(cmd, argc, argv, "h", longopts)) != -1) {
+		switch (ch) {
+		case 'S':
+			*seats = optarg;
+			break;
+		case 'g':
+			if (cli_number(cmd, "--games", optarg, 1, LONG_MAX,
+			    &n) != 0)
+				return -1;
+			a->games = (long)n;
+			break;
+		case 's':
+			if (cli_number(cmd, "--seed", optarg, 0, UINT64_MAX,
+			    &n) != 0)
+				return -1;
+			a->seed = n;
+			break;
+		case 'b':
+			if (cli_number(cmd, "--budget-ms", optarg, 1, 3600000,
+			    &n) != 0)
+				return -1;
+			a->budget_ms = (int)n;
+			break;
+		case 'o':
+			if (noptions == MAX_OPTIONS) {
+				cli_error(cmd, "too many options");
+				return -1;
+			}
+			options[noptions++] = optarg;
+			break;
+		case 'd':
+			a->duplicate = 1;
+			break;
+		case 'h':
+			cli_usage(cmd, stdout);
+			return 1;
+		default:
+			return -1;
+		}
+	}
+	if (optind < argc && (a->impl = game_find(argv[optind])) == NULL) {
+		cli_error(cmd, "unknown game \"%s\"", argv[optind]);
+		return -1;
+	}
+	if (optind + 1 < argc) {
+		cli_error(cmd, "one game at most, not also \"%s\"",
+		    argv[optind + 1]);
+		return -1;
+	}
+	if (a->impl == NULL || *seats == NULL) {
+		cli_usage(cmd, stderr);
+		return -1;
+	}
+	for (int i = 0; i < noptions; i++) {
+		if (game_option_set(a->impl, &a->options, options[i], err,
+		    sizeof(err)) != 0) {
+			cli_error(cmd, "%s", err);
+			return -1;
+		}
+		snprintf(options_text + strlen(options_text),
+		    len - strlen(options_text), "%s%s",
+		    options_text[0] ? " " : "", options[i]);
+	}
+	return 0;
+}
+
+static int
+arena_main(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct arena a;
 	const char *seats = NULL;
 	char err[GAME_ERR_LEN], options_text[512] = "";
-	int status = 0, tty = isatty(STDERR_FILENO);
+	int rc, status = 0, tty = isatty(STDERR_FILENO);
 
 	memset(&a, 0, sizeof(a));
 	a.games = 10;
 	a.seed = 1;
 	a.budget_ms = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
-
-		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-			usage(stdout);
-			return 0;
-		}
-		if (strcmp(arg, "--duplicate") == 0) {
-			a.duplicate = 1;
-			continue;
-		}
-		if (arg[0] != '-') {
-			if (a.impl != NULL || (a.impl = game_find(arg)) ==
-			    NULL) {
-				fprintf(stderr, "stichbot arena: unknown game "
-				    "\"%s\"\n", arg);
-				return 2;
-			}
-			continue;
-		}
-		if (value == NULL) {
-			fprintf(stderr, "stichbot arena: %s needs a value\n",
-			    arg);
-			return 2;
-		}
-		i++;
-		errno = 0;
-		if (strcmp(arg, "--seats") == 0) {
-			seats = value;
-		} else if (strcmp(arg, "--games") == 0) {
-			a.games = strtol(value, &end, 10);
-			if (errno != 0 || *end != '\0' || a.games < 1) {
-				fprintf(stderr, "stichbot arena: --games takes "
-				    "a positive number\n");
-				return 2;
-			}
-		} else if (strcmp(arg, "--seed") == 0) {
-			a.seed = strtoull(value, &end, 10);
-			if (errno != 0 || *end != '\0' || value[0] == '-') {
-				fprintf(stderr, "stichbot arena: --seed takes "
-				    "a whole number\n");
-				return 2;
-			}
-		} else if (strcmp(arg, "--budget-ms") == 0) {
-			long v = strtol(value, &end, 10);
-
-			if (errno != 0 || *end != '\0' || v < 1 ||
-			    v > 3600000) {
-				fprintf(stderr, "stichbot arena: --budget-ms "
-				    "takes 1 to 3600000\n");
-				return 2;
-			}
-			a.budget_ms = (int)v;
-		} else if (strcmp(arg, "--option") == 0) {
-			if (a.impl == NULL) {
-				fprintf(stderr, "stichbot arena: name the game "
-				    "before its options\n");
-				return 2;
-			}
-			if (game_option_set(a.impl, &a.options, value, err,
-			    sizeof(err)) != 0) {
-				fprintf(stderr, "stichbot arena: %s\n", err);
-				return 2;
-			}
-			snprintf(options_text + strlen(options_text),
-			    sizeof(options_text) - strlen(options_text),
-			    "%s%s", options_text[0] ? " " : "", value);
-		} else {
-			fprintf(stderr, "stichbot arena: unknown option "
-			    "\"%s\"\n", arg);
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (a.impl == NULL || seats == NULL) {
-		usage(stderr);
-		return 2;
-	}
+	if ((rc = parse_args(cmd, &a, argc, argv, &seats, options_text,
+	    sizeof(options_text))) != 0)
+		return rc > 0 ? 0 : 2;
 	if (parse_seats(&a, seats) != 0) {
 		fprintf(stderr, "stichbot arena: --seats lists levels (easy, "
 		    "normal, hard, hard-v1) separated by commas\n");
@@ -506,3 +505,35 @@ cli_arena(int argc, char **argv)
 		free(a.players[k].times);
 	return status;
 }
+
+const struct cli_command cli_arena_command = {
+	.name = "arena",
+	.usage = "stichbot arena GAME --seats L,L,... [--games N] "
+	    "[--option X]...\n"
+	    "                      [--seed S] [--budget-ms N] [--duplicate]",
+	.summary = "play computer players against each other",
+	.help = "Plays computer players (levels easy, normal, hard) against "
+	    "each other and\nprints, per player, the mean final score and "
+	    "the win rate with 95% confidence\nintervals (and the exact-bid "
+	    "rate for Wizard), then decision times per level.\n\n"
+	    "Player k sits at seat (k + g) mod n in game g; the first dealer "
+	    "or leader is\nseat (g div n) mod n.\n\n"
+	    "  GAME            wizard, birdhead or sticheln (required)\n"
+	    "  --seats L,...   one level per player: easy, normal, hard or "
+	    "hard-v1 (the\n"
+	    "                  first hard search, to measure hard against); "
+	    "required\n"
+	    "  --games N       games to play, 1 or more (default 10)\n"
+	    "  --option X      a game option (default none; repeat for "
+	    "more)\n"
+	    "  --seed S        the deals follow it, 0 to 2^64-1 (default 1)\n"
+	    "  --budget-ms N   hard's thinking time per decision, 1 to "
+	    "3600000 ms\n"
+	    "                  (default 100)\n"
+	    "  --duplicate     deal the same cards to each group of n games, "
+	    "so every\n"
+	    "                  player holds every hand once (default: off)\n"
+	    "  -h, --help      this help\n\n"
+	    "Exit status: 0, 1 when a game fails, 2 for a wrong argument.\n",
+	.run = arena_main,
+};

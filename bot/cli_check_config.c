@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,20 +23,6 @@
 #include "adapter.h"
 #include "cli.h"
 #include "config.h"
-
-static void
-usage(FILE *out)
-{
-	fprintf(out, "usage: stichbot check-config [--strict] FILE\n\n"
-	    "Checks a configuration file (the common keys and every "
-	    "network's adapter\nkeys, secret files included) without "
-	    "connecting anywhere.  Secrets given as\ncredential names are "
-	    "read from $CREDENTIALS_DIRECTORY; where it is not set,\nthey "
-	    "are noted and not read, unless --strict.\n\n"
-	    "Exit status: 0 when the file is fine, 1 when it is not "
-	    "(the first problem\nis written to stderr), 2 for a wrong "
-	    "argument.\n");
-}
 
 /*
  * Runs the adapter's init() on a network as bot_configure() will, on an
@@ -165,31 +152,39 @@ standins_remove(struct standins *s)
 	s->made = 0;
 }
 
-int
-cli_check_config(int argc, char **argv)
+static int
+check_config_main(const struct cli_command *cmd, int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "strict", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct config *config;
 	struct standins standins;
-	const char *dir = getenv("CREDENTIALS_DIRECTORY");
+	const char *dir = getenv("CREDENTIALS_DIRECTORY"), *file;
 	char err[1024];
 	size_t nchannels = 0;
-	int strict = 0;
+	int ch, strict = 0;
 
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "-h") == 0)) {
-		usage(stdout);
-		return 0;
+	while ((ch = cli_getopt(cmd, argc, argv, "h", longopts)) != -1) {
+		switch (ch) {
+		case 's':
+			strict = 1;
+			break;
+		case 'h':
+			cli_usage(cmd, stdout);
+			return 0;
+		default:
+			return 2;
+		}
 	}
-	if (argc == 3 && strcmp(argv[1], "--strict") == 0) {
-		strict = 1;
-		argc--;
-		argv++;
-	}
-	if (argc != 2 || argv[1][0] == '-') {
-		usage(stderr);
+	if (argc - optind != 1) {
+		cli_usage(cmd, stderr);
 		return 2;
 	}
-	if ((config = config_load(argv[1], err, sizeof(err))) == NULL) {
+	file = argv[optind];
+	if ((config = config_load(file, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
@@ -199,7 +194,7 @@ cli_check_config(int argc, char **argv)
 			if (standin_credentials(config->networks[i].json,
 			    config->networks[i].path, &standins) != 0) {
 				fprintf(stderr, "%s: cannot make stand-in "
-				    "credentials: %s\n", argv[1],
+				    "credentials: %s\n", file,
 				    strerror(errno));
 				standins_remove(&standins);
 				config_destroy(config);
@@ -210,7 +205,7 @@ cli_check_config(int argc, char **argv)
 			setenv("CREDENTIALS_DIRECTORY", standins.dir, 1);
 	}
 	if (cli_check_adapters(config, err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s: %s\n", argv[1], err);
+		fprintf(stderr, "%s: %s\n", file, err);
 		standins_remove(&standins);
 		config_destroy(config);
 		return 1;
@@ -218,9 +213,27 @@ cli_check_config(int argc, char **argv)
 	standins_remove(&standins);
 	for (size_t i = 0; i < config->nnetworks; i++)
 		nchannels += config->networks[i].nchannels;
-	printf("%s: ok (%zu network%s, %zu channel%s)\n", argv[1],
+	printf("%s: ok (%zu network%s, %zu channel%s)\n", file,
 	    config->nnetworks, config->nnetworks == 1 ? "" : "s", nchannels,
 	    nchannels == 1 ? "" : "s");
 	config_destroy(config);
 	return 0;
 }
+
+const struct cli_command cli_check_config_command = {
+	.name = "check-config",
+	.usage = "stichbot check-config [--strict] FILE",
+	.summary = "check a configuration file without connecting",
+	.help = "Checks a configuration file (the common keys and every "
+	    "network's adapter\nkeys, secret files included) without "
+	    "connecting anywhere.  Secrets given as\ncredential names are "
+	    "read from $CREDENTIALS_DIRECTORY; where it is not set,\nthey "
+	    "are noted and not read, unless --strict.\n\n"
+	    "  --strict    require every secret to be readable (default: "
+	    "off)\n"
+	    "  -h, --help  this help\n\n"
+	    "Exit status: 0 when the file is fine, 1 when it is not "
+	    "(the first problem\nis written to stderr), 2 for a wrong "
+	    "argument.\n",
+	.run = check_config_main,
+};

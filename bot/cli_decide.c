@@ -7,6 +7,7 @@
  * the table would; the player itself only ever sees the seat's view.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,24 +18,6 @@
 #include "ai_game.h"
 #include "cli.h"
 #include "record.h"
-
-static void
-usage(FILE *out)
-{
-	fprintf(out, "usage: stichbot decide [--level easy|normal|hard] "
-	    "[--seed N] [--budget-ms N] [--seat S] [FILE]\n\n"
-	    "Reads a game record (from FILE or standard input) that stops "
-	    "where a seat must act,\nand prints the action a computer player "
-	    "chooses for that seat.\n\n"
-	    "  --level L      easy, normal (the default) or hard\n"
-	    "  --seed N       the same seed gives the same choice (default 0)\n"
-	    "  --budget-ms N  hard's thinking time (default 100 ms)\n"
-	    "  --seat S       the seat to decide for when several may act "
-	    "(default: the lowest)\n\n"
-	    "Exit status: 0 with an action; 2 with an error object when the "
-	    "record is malformed,\nholds an illegal action, or has no seat "
-	    "to act.\n");
-}
 
 static int
 print_json(json_t *obj)
@@ -59,24 +42,6 @@ fail(const char *reason, int action)
 	print_json(json_pack("{s:s, s:o}", "error", reason, "action",
 	    action < 0 ? json_null() : json_integer(action)));
 	return 2;
-}
-
-/* Parses a whole non-negative decimal number into *out. */
-static int
-parse_number(const char *text, unsigned long long max,
-    unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (text == NULL || text[0] < '0' || text[0] > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno != 0 || *end != '\0' || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 /*
@@ -178,9 +143,17 @@ decide(const json_t *record, int seat, const struct ai_params *params,
 	return status;
 }
 
-int
-cli_decide(int argc, char **argv)
+static int
+decide_main(const struct cli_command *cmd, int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "level", required_argument, NULL, 'l' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "budget-ms", required_argument, NULL, 'b' },
+		{ "seat", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct ai_params params = { .level = AI_NORMAL, .seed = 0,
 	    .budget_ms = 0 };
 	int64_t started = ai_now_ns();
@@ -189,66 +162,53 @@ cli_decide(int argc, char **argv)
 	json_error_t error;
 	json_t *record;
 	FILE *in = stdin;
-	int seat = -1, status;
+	int ch, level, seat = -1, status;
 
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (strcmp(arg, "--level") == 0) {
-			int level = ai_level_parse(value);
-
-			if (level < 0) {
-				fprintf(stderr, "stichbot decide: --level is "
-				    "easy, normal or hard\n");
+	while ((ch = cli_getopt(cmd, argc, argv, "h", longopts)) != -1) {
+		switch (ch) {
+		case 'l':
+			if ((level = ai_level_parse(optarg)) < 0) {
+				cli_error(cmd, "--level is easy, normal or "
+				    "hard");
 				return 2;
 			}
 			params.level = (enum ai_level)level;
-			i++;
-		} else if (strcmp(arg, "--seed") == 0) {
-			if (parse_number(value, UINT64_MAX, &n) != 0) {
-				fprintf(stderr, "stichbot decide: --seed takes "
-				    "a whole number\n");
+			break;
+		case 's':
+			if (cli_number(cmd, "--seed", optarg, 0, UINT64_MAX,
+			    &n) != 0)
 				return 2;
-			}
 			params.seed = n;
-			i++;
-		} else if (strcmp(arg, "--budget-ms") == 0) {
-			if (parse_number(value, 3600000, &n) != 0 || n == 0) {
-				fprintf(stderr, "stichbot decide: --budget-ms "
-				    "takes 1 to 3600000\n");
+			break;
+		case 'b':
+			if (cli_number(cmd, "--budget-ms", optarg, 1, 3600000,
+			    &n) != 0)
 				return 2;
-			}
 			params.budget_ms = (int)n;
-			i++;
-		} else if (strcmp(arg, "--seat") == 0) {
-			if (parse_number(value, GAME_MAX_SEATS - 1, &n) != 0) {
-				fprintf(stderr, "stichbot decide: --seat takes "
-				    "a seat number\n");
+			break;
+		case 'S':
+			if (cli_number(cmd, "--seat", optarg, 0,
+			    GAME_MAX_SEATS - 1, &n) != 0)
 				return 2;
-			}
 			seat = (int)n;
-			i++;
-		} else if (arg[0] == '-' && arg[1] != '\0') {
-			fprintf(stderr, "stichbot decide: unknown option "
-			    "\"%s\"\n", arg);
-			usage(stderr);
-			return 2;
-		} else if (path == NULL) {
-			path = arg;
-		} else {
-			fprintf(stderr, "stichbot decide: one file at most\n");
+			break;
+		case 'h':
+			cli_usage(cmd, stdout);
+			return 0;
+		default:
 			return 2;
 		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc) {
+		cli_error(cmd, "one file at most");
+		return 2;
 	}
 	if (path != NULL && strcmp(path, "-") != 0) {
 		in = fopen(path, "r");
 		if (in == NULL) {
-			fprintf(stderr, "stichbot decide: %s: %s\n", path,
-			    strerror(errno));
+			cli_error(cmd, "%s: %s", path, strerror(errno));
 			return 2;
 		}
 	}
@@ -267,3 +227,26 @@ cli_decide(int argc, char **argv)
 	json_decref(record);
 	return status;
 }
+
+const struct cli_command cli_decide_command = {
+	.name = "decide",
+	.usage = "stichbot decide [--level easy|normal|hard] [--seed N] "
+	    "[--budget-ms N]\n                       [--seat S] [FILE]",
+	.summary = "a computer player's choice for the seat to act in a "
+	    "record",
+	.help = "Reads a game record (from FILE or standard input) that "
+	    "stops where a seat\nmust act, and prints the action a computer "
+	    "player chooses for that seat.\n\n"
+	    "  --level L      easy, normal or hard (default normal)\n"
+	    "  --seed N       the same seed gives the same choice, 0 to "
+	    "2^64-1 (default 0)\n"
+	    "  --budget-ms N  hard's thinking time, 1 to 3600000 ms "
+	    "(default 100)\n"
+	    "  --seat S       the seat to decide for when several may act, "
+	    "0 to 5\n                 (default: the lowest)\n"
+	    "  -h, --help     this help\n\n"
+	    "Exit status: 0 with an action; 2 with an error object when the "
+	    "record is\nmalformed, holds an illegal action, or has no seat "
+	    "to act, and for a wrong\nargument.\n",
+	.run = decide_main,
+};

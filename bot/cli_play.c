@@ -30,6 +30,7 @@
 #include "log.h"
 #include "loop.h"
 #include "store.h"
+#include "xmalloc.h"
 
 /* The defaults, named once for the code and for --help. */
 #define DEFAULT_GAME "wizard"
@@ -44,59 +45,14 @@ struct play {
 	struct adapter *adapter;
 	struct bot *bot;
 	struct loop *loop;
-	const char *game, *level;
+	const char *game, *level, *lang;
+	const char *store_arg;   /* --store, or NULL for the default */
 	const char *options[MAX_OPTIONS];
+	int delay;               /* --delay in ms */
+	unsigned long long seed; /* --seed; 0: random */
 	int noptions, players;
 	int over;                /* the game ended; another one is offered */
 };
-
-static void
-play_usage(FILE *out)
-{
-	fprintf(out, "usage: stichbot play [GAME] [--players N] "
-	    "[--option X ...] [--lang en|ja]\n"
-	    "                     [--level easy|normal|hard] [--delay MS] "
-	    "[--seed N] [--store PATH]\n\n"
-	    "Plays GAME (wizard, birdhead or sticheln) in the terminal "
-	    "against computer\nplayers.  Table commands start with ! "
-	    "(!play r7, !scores, !rules); secret\nones are typed without it "
-	    "(bid 2, select r5).  !help lists the commands;\nquit or Ctrl-D "
-	    "leaves, and an unfinished game resumes next time.\n\n"
-	    "  GAME              wizard, birdhead or sticheln (default "
-	    DEFAULT_GAME ")\n"
-	    "  -n, --players N   seats, you included, 3-6 (default %d)\n"
-	    "  -o, --option X    a game option, e.g. hiddentip or rounds=5 "
-	    "(default none;\n"
-	    "                    repeat for more; !rules X explains one)\n"
-	    "  -l, --lang L      en or ja (default " DEFAULT_LANG ")\n"
-	    "  -L, --level L     the computers: easy, normal or hard "
-	    "(default " DEFAULT_LEVEL ")\n"
-	    "  -d, --delay MS    pause before a computer moves, 0-10000 "
-	    "(default %d)\n"
-	    "  -s, --seed N      seeds the deals, for a repeatable game "
-	    "(default random)\n"
-	    "  -S, --store PATH  where games and statistics are kept "
-	    "(default\n"
-	    "                    $XDG_STATE_HOME/stichbot/play.db, else\n"
-	    "                    ~/.local/state/stichbot/play.db; :memory: "
-	    "keeps nothing)\n"
-	    "  -h, --help        this help\n", DEFAULT_PLAYERS, DEFAULT_DELAY);
-}
-
-/* A whole decimal number within min..max, or -1. */
-static int
-parse_number(const char *s, long long min, long long max, long long *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 /* Makes every missing directory of path's parent; 0 or -1. */
 static int
@@ -138,7 +94,7 @@ state_path(const char *name)
 		return NULL;
 	if (n < 0 || (size_t)n >= sizeof(path) || make_parents(path) != 0)
 		return NULL;
-	return strdup(path);
+	return xstrdup(path);
 }
 
 /* Types the commands that open a table and deal its first round. */
@@ -229,8 +185,13 @@ play_check(struct play *play)
 	return 0;
 }
 
-int
-cli_play(int argc, char **argv)
+/*
+ * Reads and checks the arguments into play; returns 0, 1 after --help,
+ * or -1 (exit 2) after saying what is wrong.
+ */
+static int
+play_args(const struct cli_command *cmd, struct play *play, int argc,
+    char **argv)
 {
 	static const struct option longopts[] = {
 		{ "players", required_argument, NULL, 'n' },
@@ -243,12 +204,84 @@ cli_play(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned long long number;
+	int ch;
+
+	play->game = DEFAULT_GAME;
+	play->level = DEFAULT_LEVEL;
+	play->lang = DEFAULT_LANG;
+	play->players = DEFAULT_PLAYERS;
+	play->delay = DEFAULT_DELAY;
+	while ((ch = cli_getopt(cmd, argc, argv, "n:o:l:L:d:s:S:h",
+	    longopts)) != -1) {
+		switch (ch) {
+		case 'n':
+			if (cli_number(cmd, "--players", optarg, 1,
+			    GAME_MAX_SEATS, &number) != 0)
+				return -1;
+			play->players = (int)number;
+			break;
+		case 'o':
+			if (play->noptions == MAX_OPTIONS) {
+				cli_error(cmd, "too many options");
+				return -1;
+			}
+			play->options[play->noptions++] = optarg;
+			break;
+		case 'l':
+			play->lang = optarg;
+			break;
+		case 'L':
+			play->level = optarg;
+			break;
+		case 'd':
+			if (cli_number(cmd, "--delay", optarg, 0, 10000,
+			    &number) != 0)
+				return -1;
+			play->delay = (int)number;
+			break;
+		case 's':
+			if (cli_number(cmd, "--seed", optarg, 1, LLONG_MAX,
+			    &play->seed) != 0)
+				return -1;
+			break;
+		case 'S':
+			play->store_arg = optarg;
+			break;
+		case 'h':
+			cli_usage(cmd, stdout);
+			return 1;
+		default:
+			return -1;
+		}
+	}
+	if (optind < argc)
+		play->game = argv[optind++];
+	if (optind < argc) {
+		cli_error(cmd, "one game at most, not also \"%s\"",
+		    argv[optind]);
+		return -1;
+	}
+	if (play_check(play) != 0)
+		return -1;
+	if (strcmp(play->lang, "en") != 0 && strcmp(play->lang, "ja") != 0) {
+		cli_error(cmd, "--lang is en or ja");
+		return -1;
+	}
+	if (ai_level_parse(play->level) < 0) {
+		cli_error(cmd, "--level is easy, normal or hard");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+play_main(const struct cli_command *cmd, int argc, char **argv)
+{
 	struct play play;
-	const char *lang = DEFAULT_LANG, *store_arg = NULL;
+	const char *store_arg;
 	char *store_path = NULL, *history = NULL;
-	int ch, rc = 1, restored;
-	long long delay = DEFAULT_DELAY, number;
-	unsigned long long seed = 0;
+	int rc, restored;
 	struct bot_settings settings;
 	struct config_channel defaults;
 	struct loop *loop = NULL;
@@ -258,131 +291,60 @@ cli_play(int argc, char **argv)
 	char err[256];
 
 	memset(&play, 0, sizeof(play));
-	play.game = DEFAULT_GAME;
-	play.level = DEFAULT_LEVEL;
-	play.players = DEFAULT_PLAYERS;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "n:o:l:L:d:s:S:h", longopts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case 'n':
-			if (parse_number(optarg, 1, GAME_MAX_SEATS,
-			    &number) != 0) {
-				fprintf(stderr, "stichbot play: --players "
-				    "\"%s\": a number of seats, 3-6\n",
-				    optarg);
-				return 2;
-			}
-			play.players = (int)number;
-			break;
-		case 'o':
-			if (play.noptions == MAX_OPTIONS) {
-				fprintf(stderr, "stichbot play: too many "
-				    "options\n");
-				return 2;
-			}
-			play.options[play.noptions++] = optarg;
-			break;
-		case 'l':
-			lang = optarg;
-			break;
-		case 'L':
-			play.level = optarg;
-			break;
-		case 'd':
-			if (parse_number(optarg, 0, 10000, &delay) != 0) {
-				fprintf(stderr, "stichbot play: --delay "
-				    "\"%s\": milliseconds, 0-10000\n", optarg);
-				return 2;
-			}
-			break;
-		case 's':
-			if (parse_number(optarg, 1, LLONG_MAX, &number) != 0) {
-				fprintf(stderr, "stichbot play: --seed "
-				    "\"%s\": a number from 1\n", optarg);
-				return 2;
-			}
-			seed = (unsigned long long)number;
-			break;
-		case 'S':
-			store_arg = optarg;
-			break;
-		case 'h':
-			play_usage(stdout);
-			return 0;
-		default:
-			play_usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc)
-		play.game = argv[optind++];
-	if (optind < argc) {
-		play_usage(stderr);
-		return 2;
-	}
-	if (play_check(&play) != 0)
-		return 2;
-	if (strcmp(lang, "en") != 0 && strcmp(lang, "ja") != 0) {
-		fprintf(stderr, "stichbot play: --lang is en or ja\n");
-		return 2;
-	}
-	if (ai_level_parse(play.level) < 0) {
-		fprintf(stderr, "stichbot play: --level is easy, normal or "
-		    "hard\n");
-		return 2;
-	}
+	if ((rc = play_args(cmd, &play, argc, argv)) != 0)
+		return rc > 0 ? 0 : 2;
+	rc = 1;
+	store_arg = play.store_arg;
 	/* Typed Japanese is UTF-8: the line editor must know. */
 	setlocale(LC_CTYPE, "");
 	if (store_arg != NULL) {
-		store_path = strdup(store_arg);
+		store_path = xstrdup(store_arg);
 	} else if ((store_path = state_path("play.db")) == NULL) {
 		fprintf(stderr, "stichbot play: no $XDG_STATE_HOME or $HOME "
 		    "to keep games in; this one is not kept (--store PATH "
 		    "keeps it)\n");
-		store_path = strdup(":memory:");
+		store_path = xstrdup(":memory:");
 	}
 	if (store_arg == NULL || strcmp(store_arg, ":memory:") != 0)
 		history = state_path("history");
-	console_config = json_pack("{ss}", "lang", lang);
-	if (store_path == NULL || console_config == NULL ||
+	console_config = json_pack("{ss}", "lang", play.lang);
+	if (console_config == NULL ||
 	    (history != NULL && json_object_set_new(console_config,
 	    "history", json_string(history)) != 0)) {
-		fprintf(stderr, "stichbot play: out of memory\n");
+		cli_error(cmd, "out of memory");
 		goto out;
 	}
 	log_setup(LOG_LEVEL_WARN, 0);
 	memset(&settings, 0, sizeof(settings));
 	settings.computer_level = play.level;
-	settings.computer_delay_ms = delay > 0 ? (int)delay : 1;
-	settings.seed = seed;
+	settings.computer_delay_ms = play.delay > 0 ? play.delay : 1;
+	settings.seed = play.seed;
 	/* One person at the terminal: no limit on their commands. */
 	settings.command_burst = -1;
 	memset(&defaults, 0, sizeof(defaults));
 	defaults.game = (char *)play.game;
-	defaults.lang = (char *)lang;
+	defaults.lang = (char *)play.lang;
 	defaults.prefixes = "!/";
 	defaults.turn_timer = 0;
-	if ((loop = loop_create(0)) == NULL ||
-	    (store = store_open(store_path, err, sizeof(err))) == NULL ||
+	loop = loop_create(0);
+	if ((store = store_open(store_path, err, sizeof(err))) == NULL ||
 	    (bot = bot_create(loop, store, &settings, err,
 	    sizeof(err))) == NULL ||
 	    (play.adapter = bot_add_adapter(bot, &console_adapter,
 	    "terminal", console_config, &defaults, err,
 	    sizeof(err))) == NULL) {
-		fprintf(stderr, "stichbot play: %s\n", err);
+		cli_error(cmd, "%s", err);
 		goto out;
 	}
 	play.bot = bot;
 	play.loop = loop;
 	/* A game left unfinished last time goes on where it stopped. */
 	if ((restored = bot_restore(bot)) < 0) {
-		fprintf(stderr, "stichbot play: cannot read the games kept "
-		    "in %s\n", store_path);
+		cli_error(cmd, "cannot read the games kept in %s", store_path);
 		goto out;
 	}
 	if (bot_start(bot) != 0) {
-		fprintf(stderr, "stichbot play: cannot read the terminal\n");
+		cli_error(cmd, "cannot read the terminal");
 		goto out;
 	}
 	if (bot_game_count(bot) == 0) {
@@ -396,7 +358,7 @@ cli_play(int argc, char **argv)
 		console_type(play.adapter, "!status");
 	}
 	if (bot_game_count(bot) == 0) {
-		fprintf(stderr, "stichbot play: the game did not start\n");
+		cli_error(cmd, "the game did not start");
 		goto out;
 	}
 	loop_hook(loop, play_watch, &play);
@@ -413,3 +375,45 @@ out:
 	free(history);
 	return rc;
 }
+
+/* The defaults as text, for --help. */
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+const struct cli_command cli_play_command = {
+	.name = "play",
+	.usage = "stichbot play [GAME] [--players N] [--option X ...] "
+	    "[--lang en|ja]\n"
+	    "                     [--level easy|normal|hard] [--delay MS] "
+	    "[--seed N]\n"
+	    "                     [--store PATH]",
+	.summary = "play a game in the terminal against computer players",
+	.help = "Plays GAME (wizard, birdhead or sticheln) in the terminal "
+	    "against computer\nplayers.  Table commands start with ! "
+	    "(!play r7, !scores, !rules); secret\nones are typed without it "
+	    "(bid 2, select r5).  !help lists the commands;\nquit or Ctrl-D "
+	    "leaves, and an unfinished game resumes next time.\n\n"
+	    "  GAME              wizard, birdhead or sticheln (default "
+	    DEFAULT_GAME ")\n"
+	    "  -n, --players N   seats, you included, 3-6 (default "
+	    XSTR(DEFAULT_PLAYERS) ")\n"
+	    "  -o, --option X    a game option, e.g. hiddentip or rounds=5 "
+	    "(default none;\n"
+	    "                    repeat for more; !rules X explains one)\n"
+	    "  -l, --lang L      en or ja (default " DEFAULT_LANG ")\n"
+	    "  -L, --level L     the computers: easy, normal or hard "
+	    "(default " DEFAULT_LEVEL ")\n"
+	    "  -d, --delay MS    pause before a computer moves, 0-10000 "
+	    "(default " XSTR(DEFAULT_DELAY) ")\n"
+	    "  -s, --seed N      seeds the deals, for a repeatable game, 1 or "
+	    "more\n                    (default random)\n"
+	    "  -S, --store PATH  where games and statistics are kept "
+	    "(default\n"
+	    "                    $XDG_STATE_HOME/stichbot/play.db, else\n"
+	    "                    ~/.local/state/stichbot/play.db; :memory: "
+	    "keeps nothing)\n"
+	    "  -h, --help        this help\n\n"
+	    "Exit status: 0 when the table closes, 1 when it cannot open, 2 "
+	    "for a wrong\nargument.\n",
+	.run = play_main,
+};

@@ -3,6 +3,7 @@
  * RECORD.md: one record in, one result or error object out.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,41 +107,40 @@ replay_lines(FILE *in)
 	return status;
 }
 
-int
-cli_replay(int argc, char **argv)
+static int
+replay_main(const struct cli_command *cmd, int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "lines", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *path = NULL;
-	int lines = 0, status;
+	int ch, lines = 0, status;
 	FILE *in = stdin;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--lines") == 0) {
+	while ((ch = cli_getopt(cmd, argc, argv, "lh", longopts)) != -1) {
+		switch (ch) {
+		case 'l':
 			lines = 1;
-		} else if (strcmp(argv[i], "--help") == 0) {
-			printf("usage: stichbot replay [--lines] [FILE]\n\n"
-			    "Replays a game record (from FILE or standard "
-			    "input) and prints its result.\n"
-			    "Exit status: 0 a legal record, 1 an illegal "
-			    "action, 2 a malformed record.\n"
-			    "--lines: one record per line in, one result per "
-			    "line out; exit 0 unless I/O fails.\n");
+			break;
+		case 'h':
+			cli_usage(cmd, stdout);
 			return 0;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			fprintf(stderr, "stichbot replay: unknown option "
-			    "\"%s\"\n", argv[i]);
-			return 2;
-		} else if (path == NULL) {
-			path = argv[i];
-		} else {
-			fprintf(stderr, "stichbot replay: one file at most\n");
+		default:
 			return 2;
 		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc) {
+		cli_error(cmd, "one file at most");
+		return 2;
 	}
 	if (path != NULL && strcmp(path, "-") != 0) {
 		in = fopen(path, "r");
 		if (in == NULL) {
-			fprintf(stderr, "stichbot replay: %s: %s\n", path,
-			    strerror(errno));
+			cli_error(cmd, "%s: %s", path, strerror(errno));
 			return 2;
 		}
 	}
@@ -149,3 +149,18 @@ cli_replay(int argc, char **argv)
 		fclose(in);
 	return status;
 }
+
+const struct cli_command cli_replay_command = {
+	.name = "replay",
+	.usage = "stichbot replay [--lines] [FILE]",
+	.summary = "check and score game records (RECORD.md)",
+	.help = "Replays a game record (from FILE or standard input; - or no "
+	    "FILE is standard\ninput) and prints its result.\n\n"
+	    "  -l, --lines  one record per line in, one result per line out "
+	    "(default: the\n               whole input is one record)\n"
+	    "  -h, --help   this help\n\n"
+	    "Exit status: 0 a legal record, 1 an illegal action, 2 a "
+	    "malformed record or\na wrong argument; with --lines 0 unless "
+	    "I/O fails.\n",
+	.run = replay_main,
+};

@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,21 +58,6 @@ struct run {
 
 /* The self-pipe: [0] read by the loop, [1] written by the handler. */
 static int signal_pipe[2] = { -1, -1 };
-
-static void
-usage(FILE *out)
-{
-	fprintf(out, "usage: stichbot run --config FILE [--log-level LEVEL]\n\n"
-	    "Runs the bot: connects to every network of the configuration "
-	    "and hosts\ngames until SIGTERM or SIGINT.  SIGHUP reloads the "
-	    "configuration.\n\n"
-	    "  --config FILE      the configuration (see stichbot(1) and\n"
-	    "                     stichbot.example.json)\n"
-	    "  --log-level LEVEL  error, warn, info or debug (default: the\n"
-	    "                     configuration's log_level)\n\n"
-	    "Exit status: 0 after a clean stop, 1 when the bot cannot start, "
-	    "2 for a\nwrong argument.\n");
-}
 
 static void
 on_signal_caught(int sig)
@@ -301,38 +287,42 @@ on_store_check(struct loop *loop, uint64_t id, void *arg)
 
 /* Parses the arguments into run; returns -1 (exit 2), 1 (--help) or 0. */
 static int
-parse_args(struct run *run, int argc, char **argv)
+parse_args(const struct cli_command *cmd, struct run *run, int argc,
+    char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
 
-		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-			usage(stdout);
+	while ((ch = cli_getopt(cmd, argc, argv, "h", longopts)) != -1) {
+		switch (ch) {
+		case 'c':
+			run->file = optarg;
+			break;
+		case 'l':
+			if ((run->log_level = log_level_parse(optarg)) < 0) {
+				cli_error(cmd, "--log-level takes error, warn, "
+				    "info or debug");
+				return -1;
+			}
+			break;
+		case 'h':
+			cli_usage(cmd, stdout);
 			return 1;
-		}
-		if (strcmp(arg, "--config") != 0 &&
-		    strcmp(arg, "--log-level") != 0) {
-			fprintf(stderr, "stichbot run: unknown argument "
-			    "\"%s\"\n", arg);
-			return -1;
-		}
-		if (value == NULL) {
-			fprintf(stderr, "stichbot run: %s needs a value\n",
-			    arg);
-			return -1;
-		}
-		i++;
-		if (strcmp(arg, "--config") == 0) {
-			run->file = value;
-		} else if ((run->log_level = log_level_parse(value)) < 0) {
-			fprintf(stderr, "stichbot run: --log-level takes "
-			    "error, warn, info or debug\n");
+		default:
 			return -1;
 		}
 	}
+	if (optind < argc) {
+		cli_error(cmd, "unknown argument \"%s\"", argv[optind]);
+		return -1;
+	}
 	if (run->file == NULL) {
-		fprintf(stderr, "stichbot run: --config FILE is required\n");
+		cli_error(cmd, "--config FILE is required");
 		return -1;
 	}
 	return 0;
@@ -346,10 +336,7 @@ start(struct run *run)
 	char err[1024];
 	int restored;
 
-	if ((run->loop = loop_create(0)) == NULL) {
-		log_error("out of memory");
-		return -1;
-	}
+	run->loop = loop_create(0);
 	if ((run->store = store_open_locked(run->config->store_path, err,
 	    sizeof(err))) == NULL) {
 		log_error("%s", err);
@@ -411,8 +398,8 @@ start(struct run *run)
 	return 0;
 }
 
-int
-cli_run(int argc, char **argv)
+static int
+run_main(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct run run;
 	char err[1024];
@@ -420,10 +407,10 @@ cli_run(int argc, char **argv)
 
 	memset(&run, 0, sizeof(run));
 	run.log_level = -1;
-	if ((rc = parse_args(&run, argc, argv)) != 0)
+	if ((rc = parse_args(cmd, &run, argc, argv)) != 0)
 		return rc > 0 ? 0 : 2;
 	if ((run.config = config_load(run.file, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "stichbot run: %s\n", err);
+		cli_error(cmd, "%s", err);
 		return 1;
 	}
 	apply_log_level(&run, run.config);
@@ -447,3 +434,21 @@ cli_run(int argc, char **argv)
 	config_destroy(run.config);
 	return status;
 }
+
+const struct cli_command cli_run_command = {
+	.name = "run",
+	.usage = "stichbot run --config FILE [--log-level LEVEL]",
+	.summary = "run the bot (the service) with a configuration",
+	.help = "Runs the bot: connects to every network of the configuration "
+	    "and hosts\ngames until SIGTERM or SIGINT.  SIGHUP reloads the "
+	    "configuration.\n\n"
+	    "  --config FILE      the configuration, required (see "
+	    "stichbot(1) and\n"
+	    "                     stichbot.example.json)\n"
+	    "  --log-level LEVEL  error, warn, info or debug (default: the\n"
+	    "                     configuration's log_level, else info)\n"
+	    "  -h, --help         this help\n\n"
+	    "Exit status: 0 after a clean stop, 1 when the bot cannot start, "
+	    "2 for a\nwrong argument.\n",
+	.run = run_main,
+};

@@ -25,6 +25,7 @@
 #include "cfg.h"
 #include "config.h"
 #include "game.h"
+#include "xmalloc.h"
 
 /* Room for a JSON path such as "networks[12].channels[3].options[1]". */
 #define CONFIG_PATH_MAX 256
@@ -81,15 +82,6 @@ config_fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-/* strdup() that reports running out of memory the usual way. */
-static int
-config_strdup(char **out, const char *s, char *err, size_t errlen)
-{
-	if ((*out = strdup(s)) == NULL)
-		return config_fail(err, errlen, "out of memory");
-	return 0;
-}
-
 static void
 channel_finish(struct config_channel *ch)
 {
@@ -109,11 +101,11 @@ channel_copy(struct config_channel *dst, const struct config_channel *src,
 	memset(dst, 0, sizeof(*dst));
 	dst->plain = src->plain;
 	dst->turn_timer = src->turn_timer;
-	if ((dst->name = strdup(name)) == NULL ||
-	    (dst->game = strdup(src->game)) == NULL ||
-	    (dst->lang = strdup(src->lang)) == NULL ||
-	    (dst->prefixes = strdup(src->prefixes)) == NULL ||
-	    (dst->options = json_deep_copy(src->options)) == NULL) {
+	dst->name = xstrdup(name);
+	dst->game = xstrdup(src->game);
+	dst->lang = xstrdup(src->lang);
+	dst->prefixes = xstrdup(src->prefixes);
+	if ((dst->options = json_deep_copy(src->options)) == NULL) {
 		channel_finish(dst);
 		return config_fail(err, errlen, "out of memory");
 	}
@@ -121,16 +113,11 @@ channel_copy(struct config_channel *dst, const struct config_channel *src,
 }
 
 /* Replaces one string field of a channel. */
-static int
-channel_set(char **field, const char *value, char *err, size_t errlen)
+static void
+channel_set(char **field, const char *value)
 {
-	char *s;
-
-	if (config_strdup(&s, value, err, errlen) != 0)
-		return -1;
 	free(*field);
-	*field = s;
-	return 0;
+	*field = xstrdup(value);
 }
 
 /*
@@ -227,18 +214,17 @@ settings_read(const json_t *obj, const char *path, struct config_channel *ch,
 		json_decref(ch->options);
 		if ((ch->options = json_array()) == NULL)
 			return config_fail(err, errlen, "out of memory");
-		if (channel_set(&ch->game, s, err, errlen) != 0)
-			return -1;
+		channel_set(&ch->game, s);
 	}
 	if ((rc = cfg_choice(obj, path, "lang", langs, 0, &s, err,
 	    errlen)) < 0)
 		return -1;
-	if (rc == 0 && channel_set(&ch->lang, s, err, errlen) != 0)
-		return -1;
+	if (rc == 0)
+		channel_set(&ch->lang, s);
 	if ((rc = prefix_read(obj, path, &s, err, errlen)) < 0)
 		return -1;
-	if (rc == 0 && channel_set(&ch->prefixes, s, err, errlen) != 0)
-		return -1;
+	if (rc == 0)
+		channel_set(&ch->prefixes, s);
 	if ((rc = cfg_bool(obj, path, "formatting", 0, &b, err, errlen)) < 0)
 		return -1;
 	if (rc == 0)
@@ -441,11 +427,9 @@ network_read(const struct config *config, const json_t *obj,
 		return config_fail(err, errlen, "%s.type: unknown adapter "
 		    "\"%s\" (known: %s)", path, type, names);
 	}
-	if (config_strdup(&net->name, name, err, errlen) != 0 ||
-	    config_strdup(&net->type, config_adapter_find(type)->name, err,
-	    errlen) != 0 ||
-	    config_strdup(&net->path, path, err, errlen) != 0)
-		return -1;
+	net->name = xstrdup(name);
+	net->type = xstrdup(config_adapter_find(type)->name);
+	net->path = xstrdup(path);
 	if ((net->json = json_deep_copy(obj)) == NULL)
 		return config_fail(err, errlen, "out of memory");
 
@@ -453,18 +437,15 @@ network_read(const struct config *config, const json_t *obj,
 	    errlen)) < 0)
 		return -1;
 	if (rc == 0 && json_array_size(admins) > 0) {
-		net->admins = calloc(json_array_size(admins),
+		net->admins = xcalloc(json_array_size(admins),
 		    sizeof(*net->admins));
-		if (net->admins == NULL)
-			return config_fail(err, errlen, "out of memory");
 		cfg_path(npath, sizeof(npath), path, "admins");
 		json_array_foreach(admins, i, item) {
 			cfg_index(ipath, sizeof(ipath), npath, i);
 			if (admin_check(net->type, json_string_value(item),
-			    ipath, err, errlen) != 0 ||
-			    config_strdup(&net->admins[i],
-			    json_string_value(item), err, errlen) != 0)
+			    ipath, err, errlen) != 0)
 				return -1;
+			net->admins[i] = xstrdup(json_string_value(item));
 			net->nadmins++;
 		}
 	}
@@ -488,10 +469,9 @@ network_read(const struct config *config, const json_t *obj,
 	if (!json_is_array(channels))
 		return config_fail(err, errlen, "%s: expected an array of "
 		    "channels", npath);
-	if (json_array_size(channels) > 0 &&
-	    (net->channels = calloc(json_array_size(channels),
-	    sizeof(*net->channels))) == NULL)
-		return config_fail(err, errlen, "out of memory");
+	if (json_array_size(channels) > 0)
+		net->channels = xcalloc(json_array_size(channels),
+		    sizeof(*net->channels));
 	json_array_foreach(channels, i, item) {
 		cfg_index(ipath, sizeof(ipath), npath, i);
 		if (channel_read(net, item, ipath, &net->channels[i], err,
@@ -509,49 +489,28 @@ network_read(const struct config *config, const json_t *obj,
 }
 
 /* The store's default path: in the service's state directory if any. */
-static int
-store_default(char **out, char *err, size_t errlen)
+static char *
+store_default(void)
 {
 	const char *dir = getenv("STATE_DIRECTORY");
-	size_t len;
+	char *path;
 
 	if (dir == NULL || *dir == '\0')
-		return config_strdup(out, "./stichbot.db", err, errlen);
+		return xstrdup("./stichbot.db");
 	/* Several StateDirectory= entries arrive colon-separated. */
-	len = strcspn(dir, ":");
-	if ((*out = malloc(len + sizeof("/stichbot.db"))) == NULL)
-		return config_fail(err, errlen, "out of memory");
-	memcpy(*out, dir, len);
-	memcpy(*out + len, "/stichbot.db", sizeof("/stichbot.db"));
-	return 0;
+	xasprintf(&path, "%.*s/stichbot.db", (int)strcspn(dir, ":"), dir);
+	return path;
 }
 
+/* The "computer" object: level, budget_ms and delay_ms. */
 static int
-config_read(struct config *config, const json_t *root, char *err,
+computer_read(struct config *config, const json_t *root, char *err,
     size_t errlen)
 {
-	struct config_channel base;
-	char path[CONFIG_PATH_MAX];
-	const json_t *computer, *flood, *networks, *item;
+	const json_t *computer;
 	const char *s;
 	long long n;
-	size_t i;
 	int rc;
-
-	if (cfg_keys(root, "", top_keys, NULL, err, errlen) != 0)
-		return -1;
-	if ((rc = cfg_string(root, "", "store", 0, &s, err, errlen)) < 0)
-		return -1;
-	if (rc == 0 && *s == '\0')
-		return config_fail(err, errlen, "store: expected a path");
-	if ((rc == 0 ? config_strdup(&config->store_path, s, err, errlen) :
-	    store_default(&config->store_path, err, errlen)) != 0)
-		return -1;
-	s = "info";
-	if (cfg_choice(root, "", "log_level", log_levels, 0, &s, err,
-	    errlen) < 0 || config_strdup(&config->log_level, s, err,
-	    errlen) != 0)
-		return -1;
 
 	s = "normal";
 	config->ai_budget_ms = 100;
@@ -574,20 +533,18 @@ config_read(struct config *config, const json_t *root, char *err,
 		if (rc == 0)
 			config->computer_delay_ms = (int)n;
 	}
-	if (config_strdup(&config->computer_level, s, err, errlen) != 0)
-		return -1;
-	config->lobby_idle = 1800;
-	if ((rc = cfg_int(root, "", "lobby_idle", 60, 86400, 0, &n, err,
-	    errlen)) < 0)
-		return -1;
-	if (rc == 0)
-		config->lobby_idle = (int)n;
-	config->grace = 60;
-	if ((rc = cfg_int(root, "", "grace", 0, 3600, 0, &n, err,
-	    errlen)) < 0)
-		return -1;
-	if (rc == 0)
-		config->grace = (int)n;
+	config->computer_level = xstrdup(s);
+	return 0;
+}
+
+/* The "user_flood" object: each person's and each network's allowance. */
+static int
+flood_read(struct config *config, const json_t *root, char *err,
+    size_t errlen)
+{
+	const json_t *flood;
+	long long n;
+	int rc;
 
 	/* Each person's commands: 10 at once, then one a second. */
 	config->user_burst = 10;
@@ -620,6 +577,51 @@ config_read(struct config *config, const json_t *root, char *err,
 		if (rc == 0)
 			config->network_interval_ms = (int)n;
 	}
+	return 0;
+}
+
+static int
+config_read(struct config *config, const json_t *root, char *err,
+    size_t errlen)
+{
+	struct config_channel base;
+	char path[CONFIG_PATH_MAX];
+	const json_t *networks, *item;
+	const char *s;
+	long long n;
+	size_t i;
+	int rc;
+
+	if (cfg_keys(root, "", top_keys, NULL, err, errlen) != 0)
+		return -1;
+	if ((rc = cfg_string(root, "", "store", 0, &s, err, errlen)) < 0)
+		return -1;
+	if (rc == 0 && *s == '\0')
+		return config_fail(err, errlen, "store: expected a path");
+	config->store_path = rc == 0 ? xstrdup(s) : store_default();
+	s = "info";
+	if (cfg_choice(root, "", "log_level", log_levels, 0, &s, err,
+	    errlen) < 0)
+		return -1;
+	config->log_level = xstrdup(s);
+
+	if (computer_read(config, root, err, errlen) != 0)
+		return -1;
+	config->lobby_idle = 1800;
+	if ((rc = cfg_int(root, "", "lobby_idle", 60, 86400, 0, &n, err,
+	    errlen)) < 0)
+		return -1;
+	if (rc == 0)
+		config->lobby_idle = (int)n;
+	config->grace = 60;
+	if ((rc = cfg_int(root, "", "grace", 0, 3600, 0, &n, err,
+	    errlen)) < 0)
+		return -1;
+	if (rc == 0)
+		config->grace = (int)n;
+
+	if (flood_read(config, root, err, errlen) != 0)
+		return -1;
 
 	networks = json_object_get(root, "networks");
 	if (networks == NULL)
@@ -627,10 +629,8 @@ config_read(struct config *config, const json_t *root, char *err,
 	if (!json_is_array(networks) || json_array_size(networks) == 0)
 		return config_fail(err, errlen, "networks: expected an array "
 		    "of at least one network");
-	config->networks = calloc(json_array_size(networks),
+	config->networks = xcalloc(json_array_size(networks),
 	    sizeof(*config->networks));
-	if (config->networks == NULL)
-		return config_fail(err, errlen, "out of memory");
 
 	/* The built-in channel settings; borrowed strings, copied below. */
 	memset(&base, 0, sizeof(base));
@@ -662,10 +662,7 @@ config_parse(const json_t *root, char *err, size_t errlen)
 
 	if (cfg_object(root, "", err, errlen) != 0)
 		return NULL;
-	if ((config = calloc(1, sizeof(*config))) == NULL) {
-		config_fail(err, errlen, "out of memory");
-		return NULL;
-	}
+	config = xcalloc(1, sizeof(*config));
 	if (config_read(config, root, err, errlen) != 0) {
 		config_destroy(config);
 		return NULL;

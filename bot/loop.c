@@ -16,6 +16,7 @@
 
 #include "array.h"
 #include "loop.h"
+#include "xmalloc.h"
 
 struct watch {
 	int fd;
@@ -60,10 +61,8 @@ struct loop {
 struct loop *
 loop_create(int virtual_clock)
 {
-	struct loop *loop = calloc(1, sizeof(*loop));
+	struct loop *loop = xcalloc(1, sizeof(*loop));
 
-	if (loop == NULL)
-		return NULL;
 	loop->virtual_clock = virtual_clock;
 	loop->virtual_now = 1000;
 	return loop;
@@ -336,10 +335,9 @@ loop_run_once(struct loop *loop, int timeout)
 		 * what was polled and look each fd up again before calling.
 		 */
 		int count = loop->nwatches;
-		struct pollfd *ready = malloc((size_t)count * sizeof(*ready));
+		struct pollfd *ready = xreallocarray(NULL, (size_t)count,
+		    sizeof(*ready));
 
-		if (ready == NULL)
-			return -1;
 		memcpy(ready, loop->pollfds, (size_t)count * sizeof(*ready));
 		for (int i = 0; i < count; i++) {
 			int events = 0;

@@ -203,7 +203,8 @@ char *store_kv_get(struct store *store, const char *key);
  * (the batch the core opens around its handling of each message), or at
  * store_kv_flush(): e.g. the Matrix adapter marks an event handled in the
  * transaction of the event's effect, so a crash can neither lose the
- * effect nor handle the event twice.  0, or -1 when out of memory.
+ * effect nor handle the event twice.  0, or -1 when inside a batch the
+ * value cannot be written.  Out of memory is fatal (xmalloc.h).
  */
 int store_kv_defer(struct store *store, const char *key, const char *value);
 /* Writes what was deferred now, unless a batch is open; 0 or -1. */
@@ -242,7 +243,10 @@ struct store_message {
 };
 /* Adds a row; returns its id (> 0), or -1. */
 int64_t store_outbox_add(struct store *store, const struct store_message *msg);
-/* Forgets row id with the next transaction; 0, or -1 when out of memory. */
+/*
+ * Forgets row id with the next transaction; returns 0 (out of memory is
+ * fatal, see xmalloc.h).
+ */
 int store_outbox_sent(struct store *store, int64_t id);
 /* Calls fn for each row in id order (strings valid during the call). */
 typedef void (*store_message_fn)(const struct store_message *msg, void *arg);

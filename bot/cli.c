@@ -1,0 +1,106 @@
+/*
+ * cli.c - what every subcommand shares: the registry of descriptors,
+ * usage, error messages, option and number parsing.  One place, so that
+ * every subcommand answers -h and --help, names the flag of a wrong
+ * number and exits 2 the same way.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const struct cli_command *const cli_commands[] = {
+	&cli_play_command,
+	&cli_replay_command,
+	&cli_export_command,
+	&cli_decide_command,
+	&cli_arena_command,
+	&cli_run_command,
+	&cli_check_config_command,
+	NULL,
+};
+
+const struct cli_command *
+cli_find(const char *name)
+{
+	for (size_t i = 0; cli_commands[i] != NULL; i++)
+		if (strcmp(cli_commands[i]->name, name) == 0)
+			return cli_commands[i];
+	return NULL;
+}
+
+void
+cli_usage(const struct cli_command *cmd, FILE *out)
+{
+	fprintf(out, "usage: %s\n\n%s", cmd->usage, cmd->help);
+}
+
+void
+cli_error(const struct cli_command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "stichbot %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int
+cli_getopt(const struct cli_command *cmd, int argc, char **argv,
+    const char *shortopts, const struct option *longopts)
+{
+	char opts[64];
+	int ch;
+
+	/* A leading ':' makes a missing value ':' rather than '?'. */
+	snprintf(opts, sizeof(opts), ":%s", shortopts);
+	opterr = 0;
+	ch = getopt_long(argc, argv, opts, longopts, NULL);
+	if (ch == ':') {
+		cli_error(cmd, "%s needs a value (try --help)",
+		    argv[optind - 1]);
+		return '?';
+	}
+	if (ch == '?') {
+		if (optopt != 0 && strncmp(argv[optind - 1], "--", 2) != 0)
+			cli_error(cmd, "unknown option \"-%c\" (try --help)",
+			    optopt);
+		else
+			cli_error(cmd, "unknown option \"%s\" (try --help)",
+			    argv[optind - 1]);
+	}
+	return ch;
+}
+
+int
+cli_number(const struct cli_command *cmd, const char *flag,
+    const char *text, unsigned long long min, unsigned long long max,
+    unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	/*
+	 * strtoull() would take leading blanks and a minus sign (negating
+	 * the value): only digits are a number here.
+	 */
+	if (!isdigit((unsigned char)text[0]))
+		goto bad;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	cli_error(cmd, "%s \"%s\": expected a whole number from %llu to %llu",
+	    flag, text, min, max);
+	return -1;
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""One CLI style (issue 18): every subcommand of `stichbot`, as its
+descriptor in bot/cli_*.c declares it, is listed by `stichbot --help`,
+answers -h and --help with exit 0 and a usage naming every long flag it
+takes, refuses an unknown option with exit 2, and refuses a wrong number
+for each numeric flag with exit 2 and a message naming the flag.
+
+The commands and flags are read from the sources, so a subcommand or a
+numeric flag added without being covered here fails this test.
+
+    cli_test.py STICHBOT BOT_SOURCE_DIR
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+TIMEOUT = 30
+failures = []
+
+
+def expect(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def run(stichbot, args):
+    proc = subprocess.run([stichbot] + args, capture_output=True, text=True,
+                          timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def descriptors(src):
+    """{name: (long flags, numeric flags)} from each cli_*.c."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(src, "cli_*.c"))):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        m = re.search(r"const struct cli_command cli_\w+_command = \{\s*"
+                      r'\.name = "([^"]+)"', text)
+        if m is None:
+            continue
+        longs = re.findall(r'\{ "([a-z-]+)", (?:no|required)_argument',
+                           text)
+        numeric = re.findall(r'cli_number\(cmd, "(--[a-z-]+)"', text)
+        found[m.group(1)] = (longs, numeric)
+    return found
+
+
+def main():
+    stichbot, src = sys.argv[1], sys.argv[2]
+    commands = descriptors(src)
+    expect(len(commands) >= 7, "only %d descriptors found in %s: %s"
+           % (len(commands), src, sorted(commands)))
+
+    rc, out, err = run(stichbot, ["--help"])
+    expect(rc == 0, "stichbot --help: exit %d" % rc)
+    listed = re.findall(r"^  (\S+)\s+\S", out, re.M)
+    expect(sorted(listed) == sorted(commands),
+           "stichbot --help lists %s, the descriptors are %s"
+           % (sorted(listed), sorted(commands)))
+    rc, out, err = run(stichbot, ["no-such-command"])
+    expect(rc == 2 and "unknown command" in err,
+           "an unknown command: exit %d %r" % (rc, err))
+
+    for name, (longs, numeric) in sorted(commands.items()):
+        for flag in ("-h", "--help"):
+            rc, out, err = run(stichbot, [name, flag])
+            expect(rc == 0, "%s %s: exit %d %r" % (name, flag, rc, err))
+            expect(out.startswith("usage: stichbot " + name),
+                   "%s %s: no usage line: %r" % (name, flag, out[:80]))
+            for long in longs:
+                expect("--" + long in out, "%s %s: the usage does not "
+                       "name --%s" % (name, flag, long))
+            for long in longs:
+                if long != "help":
+                    # Each flag's line says its default (or that it is
+                    # required), possibly on a continuation line.
+                    block = re.search(r"^  (?:-\w, )?--%s\b.*?(?=^  [-A-Z]|"
+                                      r"\Z|^\n)" % re.escape(long), out,
+                                      re.M | re.S)
+                    expect(block is not None and
+                           re.search(r"default|required", block.group(0)),
+                           "%s --help: --%s has no default: %r"
+                           % (name, long, block and block.group(0)))
+        rc, out, err = run(stichbot, [name, "--no-such-flag"])
+        expect(rc == 2 and "--no-such-flag" in err,
+               "%s --no-such-flag: exit %d %r" % (name, rc, err))
+        for flag in numeric:
+            for bad in ("abc", "-1", "12x", "99999999999999999999999"):
+                rc, out, err = run(stichbot, [name, flag, bad])
+                expect(rc == 2 and flag in err and bad in err,
+                       "%s %s %s: exit %d %r" % (name, flag, bad, rc, err))
+
+    if failures:
+        for f in failures:
+            print("FAIL:", f)
+        sys.exit(1)
+    print("ok: %d subcommands, %d numeric flags" % (
+        len(commands), sum(len(n) for _, n in commands.values())))
+
+
+if __name__ == "__main__":
+    main()
