@@ -118,7 +118,7 @@ play_game(struct arena *a, long g)
 	struct rng rng;
 	json_t *result, *winners;
 	double others = 0;
-	int lower_wins = strcmp(impl->name, "birdhead") == 0;
+	int lower_wins = impl->lower_score_wins;
 
 	for (int k = 0; k < n; k++)
 		player_at[(k + g) % n] = k;
@@ -258,7 +258,7 @@ percentile(const double *sorted, long n, double q)
 static void
 report(struct arena *a)
 {
-	const char *unit = strcmp(a->impl->name, "birdhead") == 0 ?
+	const char *unit = a->impl->lower_score_wins ?
 	    "penalty" : "score";
 	long g = a->games;
 

@@ -43,6 +43,17 @@ struct table {
 };
 
 
+/* Shared within the module (table.c, table_seats.c, table_restore.c). */
+struct bot *table_bot(const struct table *table);
+/* Runs one timer of a table as one event of the core (bot_enter). */
+void table_event(struct table *table, void (*run)(struct table *));
+void seat_clear(struct table *table, struct seat *seat);
+void table_timer_cancel(struct table *table);
+struct store_seat;
+void seat_store(const struct seat *seat, struct store_seat *out);
+/* Deletes a stored lobby: the table is a game now, or closed. */
+void lobby_forget(struct table *table);
+
 /* Facts about a table (table.c). */
 /*
  * The engine's public view of the running game (view(state, -1)),

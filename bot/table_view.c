@@ -262,6 +262,77 @@ distinct_cards(const json_t *hand)
 }
 
 /*
+ * What seat may do now, after the task in a private prompt: the cards or
+ * bids allowed, "(any card)", how many cards with an example when there
+ * are too many ways to list (BirdHead), or how to play blind
+ * (clairvoyance).  view is seat's own view (borrowed).
+ */
+static void
+text_moves_allowed(struct text *t, struct table *table, int seat,
+    const json_t *view)
+{
+	enum lang lang = table_lang(table);
+	enum game_phase phase = table->impl->phase(table->game->state);
+	const json_t *others = json_object_get(view, "others");
+	struct action legal[GAME_MAX_ACTIONS];
+	int n = table->impl->legal(table->game->state, seat, legal,
+	    GAME_MAX_ACTIONS);
+
+	if (phase == PHASE_PLAY && json_object_size(others) > 0) {
+		/* Clairvoyance: naming the move would name the card. */
+		text_add(t, " ");
+		SAY(t, lang, MSG_PLAY_BLIND, "c", table_prefix(table));
+	} else if (phase == PHASE_PLAY && n > 0 && n == distinct_cards(
+	    json_object_get(view, "hand")) &&
+	    table->impl->max_play_cards == 1) {
+		/* Any card will do: the hand above says it all. */
+		text_add(t, " ");
+		SAY0(t, lang, MSG_ANY_CARD);
+	} else if (phase == PHASE_PLAY && n > 0 && n <= 16) {
+		text_add(t, ":");
+		for (int i = 0; i < n; i++) {
+			json_t *a = action_to_json(table->impl,
+			    &legal[i]);
+
+			text_add(t, i > 0 ? ", " : " ");
+			text_play_cards(t, table, json_object_get(a, "play"));
+			json_decref(a);
+		}
+	} else if (phase == PHASE_PLAY && n > 16) {
+		/*
+		 * Too many combinations to list (BirdHead): how many
+		 * cards to play, and one legal example.
+		 */
+		int lo = GAME_MAX_PLAY, hi = 0;
+		struct text count, example;
+		json_t *a = action_to_json(table->impl, &legal[0]);
+
+		for (int i = 0; i < n; i++) {
+			lo = legal[i].ncards < lo ? legal[i].ncards : lo;
+			hi = legal[i].ncards > hi ? legal[i].ncards : hi;
+		}
+		text_init(&count);
+		text_init(&example);
+		if (lo == hi)
+			text_printf(&count, "%d", lo);
+		else
+			text_printf(&count, "%d-%d", lo, hi);
+		text_play_cards(&example, table, json_object_get(a, "play"));
+		text_add(t, " ");
+		SAY(t, lang, MSG_PLAY_COUNT, "rr", text_str(&count),
+		    text_str(&example));
+		text_finish(&count);
+		text_finish(&example);
+		json_decref(a);
+	} else if ((phase == PHASE_BID ||
+	    phase == PHASE_BID_SIMULTANEOUS) && n > 0) {
+		text_add(t, ":");
+		for (int i = 0; i < n; i++)
+			text_printf(t, " %d", legal[i].value);
+	}
+}
+
+/*
  * Sends seat's owner their hand privately (and what they may do when it
  * is their turn): the only place a hand is ever put into words.
  */
@@ -334,64 +405,9 @@ table_send_hand(struct table *table, int seat, int prompt)
 		}
 	}
 	if (prompt && phase != PHASE_OVER && seat_to_act(table, seat)) {
-		struct action legal[GAME_MAX_ACTIONS];
-		int n = table->impl->legal(table->game->state, seat, legal,
-		    GAME_MAX_ACTIONS);
-
 		text_add(&t, " · ");
 		text_task(&t, table, phase);
-		if (phase == PHASE_PLAY && json_object_size(others) > 0) {
-			/* Clairvoyance: naming the move would name the card. */
-			text_add(&t, " ");
-			SAY(&t, lang, MSG_PLAY_BLIND, "c", table_prefix(table));
-		} else if (phase == PHASE_PLAY && n > 0 && n == distinct_cards(
-		    json_object_get(view, "hand")) &&
-		    table->impl->max_play_cards == 1) {
-			/* Any card will do: the hand above says it all. */
-			text_add(&t, " ");
-			SAY0(&t, lang, MSG_ANY_CARD);
-		} else if (phase == PHASE_PLAY && n > 0 && n <= 16) {
-			text_add(&t, ":");
-			for (int i = 0; i < n; i++) {
-				json_t *a = action_to_json(table->impl,
-				    &legal[i]);
-
-				text_add(&t, i > 0 ? ", " : " ");
-				text_play_cards(&t, table, json_object_get(a, "play"));
-				json_decref(a);
-			}
-		} else if (phase == PHASE_PLAY && n > 16) {
-			/*
-			 * Too many combinations to list (BirdHead): how many
-			 * cards to play, and one legal example.
-			 */
-			int lo = GAME_MAX_PLAY, hi = 0;
-			struct text count, example;
-			json_t *a = action_to_json(table->impl, &legal[0]);
-
-			for (int i = 0; i < n; i++) {
-				lo = legal[i].ncards < lo ? legal[i].ncards : lo;
-				hi = legal[i].ncards > hi ? legal[i].ncards : hi;
-			}
-			text_init(&count);
-			text_init(&example);
-			if (lo == hi)
-				text_printf(&count, "%d", lo);
-			else
-				text_printf(&count, "%d-%d", lo, hi);
-			text_play_cards(&example, table, json_object_get(a, "play"));
-			text_add(&t, " ");
-			SAY(&t, lang, MSG_PLAY_COUNT, "rr", text_str(&count),
-			    text_str(&example));
-			text_finish(&count);
-			text_finish(&example);
-			json_decref(a);
-		} else if ((phase == PHASE_BID ||
-		    phase == PHASE_BID_SIMULTANEOUS) && n > 0) {
-			text_add(&t, ":");
-			for (int i = 0; i < n; i++)
-				text_printf(&t, " %d", legal[i].value);
-		}
+		text_moves_allowed(&t, table, seat, view);
 	}
 	network_send_private(table->channel->network, s->user_id,
 	    table->channel->name, &t);
@@ -473,6 +489,53 @@ announce_round(struct table *table, struct text *out)
 	}
 }
 
+/*
+ * "alice bids 2" (or "has bid" when bids are hidden), and once bidding
+ * is over the bids everyone may see with their sum.
+ */
+static void
+announce_bid(struct table *table, int seat, const struct action *action,
+    enum game_phase before, json_t *view, struct text *out)
+{
+	enum lang lang = table_lang(table);
+	enum game_phase phase = table->impl->phase(table->game->state);
+
+	if (before == PHASE_BID_SIMULTANEOUS) {
+		int acting[GAME_MAX_SEATS];
+		int left = phase == PHASE_BID_SIMULTANEOUS ?
+		    table->impl->to_act(table->game->state, acting) : 0;
+
+		SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_BID,
+		    MSG_YOU_HAVE_BID), "bd", table_seat_name(table,
+		    seat), left);
+	} else {
+		SAY(out, lang, table_seat_msg(table, seat, MSG_BIDS, MSG_YOU_BID), "bd",
+		    table_seat_name(table, seat), action->value);
+	}
+	if (phase != PHASE_BID && phase != PHASE_BID_SIMULTANEOUS) {
+		/* Bidding is over: the bids (where public). */
+		json_t *bids = json_object_get(view, "bids");
+		int sum = 0, shown = 0;
+
+		for (int i = 0; i < table->nseats; i++) {
+			int b;
+
+			if (!present_int_at(bids, i, &b))
+				continue;
+			text_add(out, shown++ ? ", " : " · ");
+			text_bold(out, table_seat_name(table, i));
+			text_printf(out, " %d", b);
+			sum += b;
+		}
+		if (shown > 0) {
+			text_add(out, " · ");
+			SAY(out, lang, MSG_BID_SUM, "dd", sum,
+			    (int)json_integer_value(json_object_get(
+			    view, "cards")));
+		}
+	}
+}
+
 /* The line that tells the channel what seat did. */
 int
 announce_action(struct table *table, int seat, const struct action *action,
@@ -488,40 +551,7 @@ announce_action(struct table *table, int seat, const struct action *action,
 		text_add(out, "\n");
 	switch (action->kind) {
 	case ACTION_BID:
-		if (before == PHASE_BID_SIMULTANEOUS) {
-			int acting[GAME_MAX_SEATS];
-			int left = phase == PHASE_BID_SIMULTANEOUS ?
-			    table->impl->to_act(table->game->state, acting) : 0;
-
-			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_BID,
-			    MSG_YOU_HAVE_BID), "bd", table_seat_name(table,
-			    seat), left);
-		} else {
-			SAY(out, lang, table_seat_msg(table, seat, MSG_BIDS, MSG_YOU_BID), "bd",
-			    table_seat_name(table, seat), action->value);
-		}
-		if (phase != PHASE_BID && phase != PHASE_BID_SIMULTANEOUS) {
-			/* Bidding is over: the bids (where public). */
-			json_t *bids = json_object_get(view, "bids");
-			int sum = 0, shown = 0;
-
-			for (int i = 0; i < table->nseats; i++) {
-				int b;
-
-				if (!present_int_at(bids, i, &b))
-					continue;
-				text_add(out, shown++ ? ", " : " · ");
-				text_bold(out, table_seat_name(table, i));
-				text_printf(out, " %d", b);
-				sum += b;
-			}
-			if (shown > 0) {
-				text_add(out, " · ");
-				SAY(out, lang, MSG_BID_SUM, "dd", sum,
-				    (int)json_integer_value(json_object_get(
-				    view, "cards")));
-			}
-		}
+		announce_bid(table, seat, action, before, view, out);
 		break;
 	case ACTION_TRUMP: {
 		/* The suit chosen, as the engine now shows trump. */

@@ -1,0 +1,198 @@
+/*
+ * table_restore.c - a table rebuilt from the store: a running game
+ * restored at start, and a table reloaded after a change could not be
+ * committed (the store is the truth), then picked up again with a pause
+ * that grows while the store keeps failing.
+ *
+ * Part of the table module (table_int.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "loop.h"
+#include "store.h"
+#include "table_int.h"
+
+/* What reload_game() and reload_lobby() look for, and found. */
+struct reload {
+	struct channel *channel;
+	struct table *table;
+	int found;
+};
+
+struct table *
+table_restore(struct channel *channel, const struct store_game *stored,
+    char *err, size_t errlen)
+{
+	json_t *actions = json_object_get(stored->record, "actions");
+	struct game *game;
+	struct table *table;
+	size_t i;
+	json_t *a, *seat;
+
+	game = game_from_record(stored->record, err, errlen);
+	if (game == NULL)
+		return NULL;
+	if (game_advance(game, err, errlen) != 0) {
+		game_destroy(game);
+		return NULL;
+	}
+	json_array_foreach(actions, i, a) {
+		struct action action;
+
+		if (action_from_json(game->impl, a, &action, err, errlen) != 0 ||
+		    game_apply(game, &action, err, errlen) != 0) {
+			game_destroy(game);
+			return NULL;
+		}
+	}
+	table = calloc(1, sizeof(*table));
+	if (table == NULL) {
+		game_destroy(game);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	table->channel = channel;
+	table->impl = game->impl;
+	table->options = game->setup.options;
+	table->game = game;
+	table->game_id = stored->id;
+	table->seed = stored->seed;
+	json_array_foreach(stored->seats, i, seat) {
+		struct seat *s = &table->seats[table->nseats++];
+		const char *id = json_string_value(json_object_get(seat,
+		    "user_id"));
+		const char *name = json_string_value(json_object_get(seat,
+		    "name"));
+
+		s->user_id = strdup(id != NULL ? id : "");
+		s->name = strdup(name != NULL ? name : "?");
+		user_sat(channel, s->user_id);
+		s->level = (int)json_integer_value(json_object_get(seat,
+		    "level"));
+		if (json_is_true(json_object_get(seat, "computer"))) {
+			if (s->user_id[0] == '\0')
+				s->computer = 1;
+			else
+				s->standin = 1;
+		}
+		if (i + 1 >= GAME_MAX_SEATS)
+			break;
+	}
+	/* A seat the store could not give back would leave a hole. */
+	if (table->nseats != game->setup.nseats) {
+		snprintf(err, errlen, "%d seats stored for %d players",
+		    table->nseats, game->setup.nseats);
+		for (int k = 0; k < table->nseats; k++)
+			seat_clear(table, &table->seats[k]);
+		game_destroy(game);
+		free(table);
+		return NULL;
+	}
+	table->round_seen = game->impl->round(game->state);
+	channel->table = table;
+	return table;
+}
+
+static int
+reload_game(const struct store_game *stored, void *arg)
+{
+	struct reload *r = arg;
+	char err[256];
+
+	if (stored->finished != 0 || r->found ||
+	    strcmp(stored->network, r->channel->network->adapter.network) != 0)
+		return 0;
+	r->found = 1;
+	if ((r->table = table_restore(r->channel, stored, err,
+	    sizeof(err))) == NULL)
+		log_error("%s %s: game %lld cannot be read back: %s",
+		    stored->network, stored->channel, (long long)stored->id,
+		    err);
+	return 0;
+}
+
+static int
+reload_lobby(const char *network, const char *channel, const char *lobby,
+    void *arg)
+{
+	struct reload *r = arg;
+	char err[256];
+
+	if (r->found || strcmp(network, r->channel->network->adapter.network)
+	    != 0 || strcmp(channel, r->channel->name) != 0)
+		return 1;
+	r->found = 1;
+	if ((r->table = table_lobby_load(r->channel, lobby, err,
+	    sizeof(err))) == NULL)
+		log_error("%s %s: the stored lobby cannot be read back: %s",
+		    network, channel, err);
+	return 0;
+}
+
+static void
+retry_run(struct table *table)
+{
+	table->retry_timer = 0;
+	if (table->game != NULL && table_deal_pending(table) != 0) {
+		table_retry(table);
+		return;
+	}
+	if (table->game != NULL)
+		table_next(table);
+}
+
+static void
+retry_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, retry_run);
+}
+
+void
+table_retry(struct table *table)
+{
+	struct bot *bot = table_bot(table);
+	int failures = table->channel->store_failures;
+	uint64_t delay = (uint64_t)bot->computer_delay_ms << (failures < 6 ?
+	    failures : 6);
+
+	if (delay > 60000)
+		delay = 60000;
+	loop_cancel(bot->loop, table->retry_timer);
+	table_timer_cancel(table);
+	table->retry_timer = loop_timer(bot->loop, delay, retry_cb, table);
+}
+
+void
+table_reload(struct channel *channel)
+{
+	struct bot *bot = channel->network->bot;
+	struct reload r = { channel, NULL, 0 };
+	struct table *old = channel->table;
+	struct text t;
+
+	/* Detached first: destroying it must not part the channel. */
+	channel->table = NULL;
+	table_destroy(old);
+	if (store_each_game(bot->store, channel->name, 0, 1, reload_game,
+	    &r) < 0 || (!r.found && store_each_lobby(bot->store, reload_lobby,
+	    &r) < 0))
+		log_error("%s %s: the store cannot be read; the table is "
+		    "gone until a restart", channel->network->adapter.network,
+		    channel->name);
+	/* Told once until something is stored again. */
+	if (channel->store_failures++ == 0) {
+		text_init(&t);
+		SAY0(&t, channel->settings.lang, MSG_NOT_SAVED);
+		channel_send(channel, &t);
+		text_finish(&t);
+	}
+	if (r.table == NULL)
+		return;
+	if (r.table->game == NULL)
+		table_idle_arm(r.table);
+	else
+		table_retry(r.table);
+}
