@@ -110,6 +110,15 @@ struct bot {
 void settings_copy(struct channel_settings *to,
     const struct channel_settings *from);
 void settings_finish(struct channel_settings *settings);
+void settings_default(struct channel_settings *settings);
+
+/* bot.c, for bot_networks.c and bot_events.c. */
+struct network *network_find(struct bot *bot, const char *name);
+void network_destroy(struct network *network);
+/* IRC channel names compare without case, Matrix room ids exactly. */
+int channel_name_equal(const char *a, const char *b);
+/* bot_networks.c: joins channel now or once its network is up. */
+void channel_join(struct channel *channel);
 struct channel *channel_get(struct network *network, const char *name,
     int create);
 int bot_is_admin(struct bot *bot, struct network *network,

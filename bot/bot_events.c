@@ -1,0 +1,287 @@
+/*
+ * bot_events.c - what adapters tell the core: a line someone said, people
+ * joining, leaving and changing names, a message sent, the connection
+ * lost and back.  Each is one event of the core (bot_enter/bot_leave):
+ * what it changes is stored with what it makes the bot say.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "log.h"
+#include "medium.h"
+#include "outbox.h"
+#include "store.h"
+
+static struct network *
+network_of(struct bot *bot, struct adapter *adapter)
+{
+	for (int i = 0; i < bot->nnetworks; i++)
+		if (&bot->networks[i]->adapter == adapter)
+			return bot->networks[i];
+	return NULL;
+}
+
+/*
+ * A user id as the core keeps it: valid UTF-8 without control bytes, so
+ * that it can live in JSON (the store's seats) and in messages.  Other
+ * bytes, and '%', become %XX: the mapping is one to one, so two people
+ * never share an id.  Returns id itself when it is clean, buf when it was
+ * escaped, NULL when it does not fit.
+ */
+static const char *
+user_id_clean(const char *id, char *buf, size_t len)
+{
+	const char *p = id;
+	size_t n = 0, k;
+
+	/* Most ids are clean: returned as they are, uncopied. */
+	while (*p != '\0' && *p != '%' && (k = text_char_length(p)) > 0)
+		p += k;
+	if (*p == '\0')
+		return id;
+	p = id;
+	while (*p != '\0') {
+		k = *p == '%' ? 0 : text_char_length(p);
+		if (n + (k > 0 ? k : 3) + 1 > len)
+			return NULL;
+		if (k > 0) {
+			memcpy(buf + n, p, k);
+			n += k;
+			p += k;
+		} else {
+			snprintf(buf + n, len - n, "%%%02X",
+			    (unsigned char)*p++);
+			n += 3;
+		}
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* A copy of who with a clean id (see above); 0, or -1 to ignore it. */
+static int
+user_clean(const struct user *who, struct user *out, char *buf, size_t len)
+{
+	if (who == NULL || who->id == NULL)
+		return -1;
+	*out = *who;
+	if ((out->id = user_id_clean(who->id, buf, len)) == NULL)
+		return -1;
+	if (out->name == NULL)
+		out->name = out->id;
+	return 0;
+}
+
+/*
+ * A seat follows its person's visible name: someone known by an account
+ * who comes back under another nick is shown, and mentioned, by the nick
+ * they use now.
+ */
+static void
+follow_name(struct network *network, const struct user *user)
+{
+	struct channel *tables[16];
+	int n = user_tables(network, user->id, tables, 16);
+
+	for (int i = 0; i < n; i++) {
+		struct table *table = tables[i]->table;
+		int seat = table_seat_of(table, user->id);
+		char *shown = text_sanitize(user->name);
+
+		if (shown != NULL && shown[0] != '\0' &&
+		    strcmp(shown, table_seat(table, seat)->name) != 0)
+			table_rename(table, seat, user);
+		free(shown);
+	}
+}
+
+void
+bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *raw, const char *text)
+{
+	struct network *network = network_of(bot, adapter);
+	struct channel *where = NULL;
+	struct user clean, *from = &clean;
+	char buf[512];
+
+	if (network == NULL || text == NULL ||
+	    user_clean(raw, &clean, buf, sizeof(buf)) != 0)
+		return;
+	if (channel != NULL && (where = channel_get(network, channel, 1)) ==
+	    NULL)
+		return;
+	bot_enter(bot);
+	follow_name(network, from);
+	commands_handle(network, where, from, text);
+	bot_leave(bot);
+}
+
+static const struct seat *
+seat_at(struct table *table, const char *user_id)
+{
+	int seat = table_seat_of(table, user_id);
+
+	return seat >= 0 ? table_seat(table, seat) : NULL;
+}
+
+static void
+on_join_event(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *raw)
+{
+	struct network *network = network_of(bot, adapter);
+	struct channel *where;
+	const struct seat *seat;
+	struct user clean, *who = &clean;
+	char buf[512];
+
+	if (network == NULL || channel == NULL ||
+	    user_clean(raw, &clean, buf, sizeof(buf)) != 0)
+		return;
+	follow_name(network, who);
+	if ((where = channel_get(network, channel, 0)) == NULL ||
+	    where->table == NULL ||
+	    (seat = seat_at(where->table, who->id)) == NULL)
+		return;
+	if (seat->grace_until != 0) {
+		/* Back within the grace time: as if nothing happened. */
+		table_grace(where->table, table_seat_of(where->table, who->id),
+		    -1);
+		return;
+	}
+	if (seat->standin) {
+		struct text t;
+
+		text_init(&t);
+		SAY(&t, where->settings.lang, MSG_WELCOME_BACK, "bc", seat->name,
+		    where->settings.prefixes[0]);
+		network_send_private(network, who->id, where->name, &t);
+		text_finish(&t);
+	}
+}
+
+void
+bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *raw)
+{
+	bot_enter(bot);
+	on_join_event(bot, adapter, channel, raw);
+	bot_leave(bot);
+}
+
+static void
+leave_table(struct bot *bot, struct channel *channel, const char *user_id)
+{
+	struct table *table = channel->table;
+	int seat;
+
+	if (table != NULL && (seat = table_seat_of(table, user_id)) >= 0)
+		table_left_channel(table, seat, bot->grace);
+}
+
+static void
+on_leave_event(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *raw)
+{
+	struct network *network = network_of(bot, adapter);
+	struct user clean, *who = &clean;
+	char buf[512];
+
+	if (network == NULL || user_clean(raw, &clean, buf, sizeof(buf)) != 0)
+		return;
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct channel *ch = bot->channels[c];
+
+		if (ch->network != network)
+			continue;
+		if (channel != NULL && !channel_name_equal(ch->name, channel))
+			continue;
+		leave_table(bot, ch, who->id);
+	}
+}
+
+void
+bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *raw)
+{
+	bot_enter(bot);
+	on_leave_event(bot, adapter, channel, raw);
+	bot_leave(bot);
+}
+
+static void
+on_rename_event(struct bot *bot, struct adapter *adapter, const char *raw_old,
+    const struct user *raw)
+{
+	struct network *network = network_of(bot, adapter);
+	struct user clean, *now = &clean;
+	char buf[512], oldbuf[512];
+	const char *old_id;
+
+	if (network == NULL || raw_old == NULL ||
+	    user_clean(raw, &clean, buf, sizeof(buf)) != 0 ||
+	    (old_id = user_id_clean(raw_old, oldbuf, sizeof(oldbuf))) == NULL)
+		return;
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct table *table = bot->channels[c]->table;
+		int seat;
+
+		if (bot->channels[c]->network != network || table == NULL ||
+		    (seat = table_seat_of(table, old_id)) < 0)
+			continue;
+		table_rename(table, seat, now);
+	}
+}
+
+void
+bot_on_rename(struct bot *bot, struct adapter *adapter, const char *raw_old,
+    const struct user *raw)
+{
+	bot_enter(bot);
+	on_rename_event(bot, adapter, raw_old, raw);
+	bot_leave(bot);
+}
+
+void
+bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id)
+{
+	outbox_sent(bot->outbox, id);
+}
+
+void
+bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
+{
+	struct network *network = network_of(bot, adapter);
+	enum msg why;
+
+	if (network == NULL)
+		return;
+	log_info("%s: %s", adapter->network, up ? "connected" :
+	    "disconnected");
+	if (up == network->up)
+		return;
+	network->up = up;
+	/* The first time after a start, games resume where they stopped. */
+	why = network->was_up ? MSG_RECONNECTED : MSG_RESUMED;
+	if (up)
+		network->was_up = 1;
+	bot_enter(bot);
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct channel *channel = bot->channels[c];
+		struct table *table = channel->table;
+
+		if (channel->network != network || table == NULL ||
+		    table_game(table) == NULL)
+			continue;
+		if (!up) {
+			/* Nobody can answer while we cannot hear them. */
+			table_await_resume(table);
+			continue;
+		}
+		/* A game started while the medium came up needs no resume. */
+		if (table_unresumed(table))
+			table_resume(table, why);
+	}
+	bot_leave(bot);
+}

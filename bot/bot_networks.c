@@ -1,0 +1,312 @@
+/*
+ * bot_networks.c - the networks and channels of a configuration: adding
+ * an adapter, joining channels, and applying a reloaded configuration all
+ * or nothing (every network is prepared and checked before anything
+ * changes).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "internal.h"
+#include "log.h"
+#include "medium.h"
+#include "store.h"
+
+/*
+ * What bot_configure() will do to one network of the configuration,
+ * prepared before anything changes.
+ */
+struct network_plan {
+	struct network *network; /* existing, or created (not yet added) */
+	int created;
+	char **admins;           /* the new list, NULL-terminated */
+	size_t nadmins;
+	struct channel_settings defaults;
+};
+
+static void
+settings_from_config(struct channel_settings *to,
+    const struct config_channel *from)
+{
+	settings_default(to);
+	if (from == NULL)
+		return;
+	if (from->game != NULL)
+		snprintf(to->game, sizeof(to->game), "%s", from->game);
+	if (from->lang != NULL && lang_parse(from->lang) >= 0)
+		to->lang = (enum lang)lang_parse(from->lang);
+	if (from->prefixes != NULL && from->prefixes[0] != '\0')
+		snprintf(to->prefixes, sizeof(to->prefixes), "%s",
+		    from->prefixes);
+	to->plain = from->plain;
+	to->turn_timer = from->turn_timer;
+	if (from->options != NULL) {
+		json_decref(to->options);
+		to->options = json_deep_copy(from->options);
+	}
+}
+
+/*
+ * A network with its adapter initialised, not yet part of the bot: a
+ * reload prepares its new networks this way, so that one whose init()
+ * fails leaves the bot as it was.  Freed with network_destroy().
+ */
+static struct network *
+network_create(struct bot *bot, const struct adapter_impl *impl,
+    const char *name, const json_t *config, const char *path, char *err,
+    size_t errlen)
+{
+	struct network *network = calloc(1, sizeof(*network));
+
+	if (network == NULL || (network->adapter.network = strdup(name)) ==
+	    NULL) {
+		free(network);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	network->bot = bot;
+	network->adapter.bot = bot;
+	settings_default(&network->defaults);
+	if (impl->init(&network->adapter, config, path, err, errlen) != 0) {
+		settings_finish(&network->defaults);
+		free(network->adapter.network);
+		free(network);
+		return NULL;
+	}
+	network->adapter.impl = impl;
+	if (config != NULL && (network->config = json_deep_copy(config)) ==
+	    NULL) {
+		network_destroy(network);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return network;
+}
+
+static struct network *
+network_add(struct bot *bot, const struct adapter_impl *impl,
+    const char *name, const json_t *config, const char *path, char *err,
+    size_t errlen)
+{
+	struct network *network;
+
+	if (network_find(bot, name) != NULL) {
+		snprintf(err, errlen, "network \"%s\" exists already", name);
+		return NULL;
+	}
+	if (array_grow((void **)&bot->networks, &bot->networks_cap,
+	    bot->nnetworks + 1, sizeof(*bot->networks)) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	network = network_create(bot, impl, name, config, path, err, errlen);
+	if (network == NULL)
+		return NULL;
+	bot->networks[bot->nnetworks++] = network;
+	return network;
+}
+
+struct adapter *
+bot_add_adapter(struct bot *bot, const struct adapter_impl *impl,
+    const char *name, const json_t *config,
+    const struct config_channel *defaults, char *err, size_t errlen)
+{
+	struct network *network = network_add(bot, impl, name, config,
+	    name, err, errlen);
+
+	if (network == NULL)
+		return NULL;
+	if (defaults != NULL) {
+		settings_finish(&network->defaults);
+		settings_from_config(&network->defaults, defaults);
+	}
+	network->configured = 1;
+	return &network->adapter;
+}
+
+void
+channel_join(struct channel *channel)
+{
+	struct network *network = channel->network;
+
+	if (channel->joined || !network->started)
+		return;
+	if (network->adapter.impl->join(&network->adapter,
+	    channel->name) == 0)
+		channel->joined = 1;
+}
+
+static void
+plans_free(struct network_plan *plans, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (plans[i].created)
+			network_destroy(plans[i].network);
+		for (size_t a = 0; a < plans[i].nadmins; a++)
+			free(plans[i].admins[a]);
+		free(plans[i].admins);
+		settings_finish(&plans[i].defaults);
+	}
+	free(plans);
+}
+
+/*
+ * Prepares one network: checks its type against a running network of
+ * the same name, or creates (and initialises) a new one, and copies its
+ * admins and defaults.  Changes nothing in the bot.
+ */
+static int
+network_prepare(struct bot *bot, const struct config_network *cn,
+    struct network_plan *plan, char *err, size_t errlen)
+{
+	const struct adapter_impl *impl = config_adapter_find(cn->type);
+
+	settings_default(&plan->defaults);
+	if (impl == NULL) {
+		snprintf(err, errlen, "%s.type: unknown adapter \"%s\"",
+		    cn->path, cn->type);
+		return -1;
+	}
+	plan->network = network_find(bot, cn->name);
+	if (plan->network != NULL && plan->network->adapter.impl != impl) {
+		snprintf(err, errlen, "%s.type: a running network cannot "
+		    "change its type (\"%s\" is %s); restart the bot for "
+		    "that", cn->path, cn->name,
+		    plan->network->adapter.impl->name);
+		return -1;
+	}
+	if ((plan->admins = calloc(cn->nadmins + 1, sizeof(char *))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (; plan->nadmins < cn->nadmins; plan->nadmins++)
+		if ((plan->admins[plan->nadmins] =
+		    strdup(cn->admins[plan->nadmins])) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	settings_finish(&plan->defaults);
+	settings_from_config(&plan->defaults, &cn->defaults);
+	if (plan->network == NULL) {
+		plan->network = network_create(bot, impl, cn->name, cn->json,
+		    cn->path, err, errlen);
+		if (plan->network == NULL)
+			return -1;
+		plan->created = 1;
+	}
+	return 0;
+}
+
+/*
+ * Applies a configuration all or nothing: every network is prepared
+ * first (new adapters initialised on the side, type changes and
+ * duplicate names refused), and only when all of them are ready does
+ * anything change.  What can still go wrong afterwards is running out of
+ * memory for a channel entry, which is logged.
+ */
+int
+bot_configure(struct bot *bot, const struct config *config, char *err,
+    size_t errlen)
+{
+	struct network_plan *plans;
+	size_t n, added = 0;
+
+	plans = calloc(config->nnetworks + 1, sizeof(*plans));
+	if (plans == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (n = 0; n < config->nnetworks; n++) {
+		const struct config_network *cn = &config->networks[n];
+
+		for (size_t m = 0; m < n; m++)
+			if (strcmp(config->networks[m].name, cn->name) == 0) {
+				snprintf(err, errlen, "%s.name: \"%s\" is "
+				    "already the name of %s", cn->path,
+				    cn->name, config->networks[m].path);
+				plans_free(plans, n);
+				return -1;
+			}
+		if (network_prepare(bot, cn, &plans[n], err, errlen) != 0) {
+			plans_free(plans, n + 1);
+			return -1;
+		}
+		added += (size_t)plans[n].created;
+	}
+	if (array_grow((void **)&bot->networks, &bot->networks_cap,
+	    bot->nnetworks + (int)added, sizeof(*bot->networks)) != 0) {
+		snprintf(err, errlen, "out of memory");
+		plans_free(plans, n);
+		return -1;
+	}
+
+	/* Everything is ready: from here on the configuration is applied. */
+	for (int i = 0; i < bot->nnetworks; i++)
+		bot->networks[i]->configured = 0;
+	for (n = 0; n < config->nnetworks; n++) {
+		const struct config_network *cn = &config->networks[n];
+		struct network_plan *plan = &plans[n];
+		struct network *network = plan->network;
+
+		if (plan->created) {
+			bot->networks[bot->nnetworks++] = network;
+			plan->created = 0;
+		}
+		network->configured = 1;
+		for (size_t a = 0; a < network->nadmins; a++)
+			free(network->admins[a]);
+		free(network->admins);
+		network->admins = plan->admins;
+		network->nadmins = plan->nadmins;
+		plan->admins = NULL;
+		plan->nadmins = 0;
+		settings_finish(&network->defaults);
+		network->defaults = plan->defaults;
+		settings_default(&plan->defaults);
+		/* removed: listed before this reload (cleared when still so). */
+		for (int c = 0; c < bot->nchannels; c++)
+			if (bot->channels[c]->network == network) {
+				bot->channels[c]->removed |=
+				    bot->channels[c]->configured;
+				bot->channels[c]->configured = 0;
+			}
+		for (size_t c = 0; c < cn->nchannels; c++) {
+			struct channel *channel = channel_get(network,
+			    cn->channels[c].name, 1);
+
+			if (channel == NULL) {
+				log_error("%s: out of memory for channel %s",
+				    cn->name, cn->channels[c].name);
+				continue;
+			}
+			channel->configured = 1;
+			channel->removed = 0;
+			settings_finish(&channel->settings);
+			settings_from_config(&channel->settings,
+			    &cn->channels[c]);
+			channel_join(channel);
+		}
+	}
+	plans_free(plans, n);
+	/* Channels no longer listed are left once their tables are over. */
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct channel *channel = bot->channels[c];
+
+		if (channel->removed && channel->joined &&
+		    channel->table == NULL) {
+			medium_part(bot->medium, channel->network->adapter.network,
+			    channel->name);
+			channel->joined = 0;
+		}
+	}
+	/*
+	 * New networks start now.  One that cannot start is logged by
+	 * bot_start(); the configuration is applied all the same, so the
+	 * reload must not be reported as refused.
+	 */
+	if (bot->started && bot_start(bot) != 0)
+		log_warn("reload: a network could not start");
+	return 0;
+}
