@@ -152,7 +152,7 @@ static const struct admin_command admin_commands[] = {
 	{ .name = NULL },
 };
 
-void
+static void
 cmd_admin(struct ctx *ctx)
 {
 	const struct admin_command *a;
@@ -184,3 +184,13 @@ cmd_admin(struct ctx *ctx)
 	}
 	a->run(ctx, ctx_table(ctx));
 }
+
+const struct command cmd_admin_entry = {
+	.name = "admin",
+	.aliases = "",
+	.help = CMD_ADMIN,
+	.where = ANYWHERE,
+	.min_args = 1,
+	.max_args = 3,
+	.run = cmd_admin,
+};

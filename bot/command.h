@@ -52,12 +52,53 @@ void usage(struct ctx *ctx);
 struct table *ctx_table(struct ctx *ctx);
 /* Whether the person is an admin here (configured, or the room's). */
 int ctx_admin(struct ctx *ctx);
+/* The command called name (or one of its aliases), or NULL. */
+const struct command *command_find(const char *name);
+/* The running game of the command's table, or NULL with a reply. */
+struct table *running_table(struct ctx *ctx);
+/* The person's seat at table, or -1 with a reply. */
+int own_seat(struct ctx *ctx, struct table *table);
+/* The running table and the person's seat there, or NULL with a reply. */
+struct table *acting_table(struct ctx *ctx, int *seat);
+/*
+ * Whether the person may change the lobby (game, options, language,
+ * computers): seated people, anyone while nobody sits, or admins; else
+ * a reply says why.
+ */
+int may_steer(struct ctx *ctx);
 /* A whole decimal integer; -1 when s is not one. */
 int parse_int(const char *s, int *out);
 /* Ends the table at once, saying so. */
 void stop_now(struct ctx *ctx, struct table *table);
 
-/* `!admin SUB ...` (cmd_admin.c). */
-void cmd_admin(struct ctx *ctx);
+/*
+ * The commands, one const entry each in the file of its kind (as tmux's
+ * cmd_entry): cmd_lobby.c, cmd_play.c, cmd_info.c, cmd_admin.c.  The
+ * registry, NULL-terminated, is commands.c's command_table.
+ */
+extern const struct command cmd_game_entry;
+extern const struct command cmd_join_entry;
+extern const struct command cmd_leave_entry;
+extern const struct command cmd_start_entry;
+extern const struct command cmd_option_entry;
+extern const struct command cmd_bid_entry;
+extern const struct command cmd_trump_entry;
+extern const struct command cmd_play_entry;
+extern const struct command cmd_select_entry;
+extern const struct command cmd_hand_entry;
+extern const struct command cmd_status_entry;
+extern const struct command cmd_table_entry;
+extern const struct command cmd_scores_entry;
+extern const struct command cmd_addbot_entry;
+extern const struct command cmd_replace_entry;
+extern const struct command cmd_back_entry;
+extern const struct command cmd_stop_entry;
+extern const struct command cmd_help_entry;
+extern const struct command cmd_lang_entry;
+extern const struct command cmd_stats_entry;
+extern const struct command cmd_top_entry;
+extern const struct command cmd_admin_entry;
+extern const struct command cmd_rules_entry;
+extern const struct command *const command_table[];
 
 #endif
