@@ -35,7 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "bot_test.h"
+#include "rng.h"
 #include "log.h"
 #include "loop.h"
 #include "memory.h"
@@ -94,8 +95,6 @@ struct bench {
 	struct store *store;
 	struct bot *bot;
 	struct adapter *adapter;
-	/* Each table's channel: the bench must not pay for finding it. */
-	struct channel **channels;
 	struct rng rng;
 };
 
@@ -220,15 +219,10 @@ say(struct bench *b, struct latency *t, const char *channel,
 static struct table *
 table_at(struct bench *b, int i)
 {
-	if (b->channels[i] == NULL) {
-		char name[32];
+	char name[32];
 
-		channel_of(i, name, sizeof(name));
-		b->channels[i] = channel_get(b->bot->networks[0], name, 0);
-		if (b->channels[i] == NULL)
-			die("a table's channel is missing");
-	}
-	return b->channels[i]->table;
+	channel_of(i, name, sizeof(name));
+	return bot_table(b->bot, b->adapter, name);
 }
 
 /* Three people pick the table's game and sit down: an idle lobby. */
@@ -480,9 +474,6 @@ main(int argc, char **argv)
 		b.own_store = 1;
 	}
 	rng_seed(&b.rng, b.seed);
-	if ((b.channels = calloc((size_t)b.ntables, sizeof(*b.channels))) ==
-	    NULL)
-		die("out of memory");
 	if ((b.loop = loop_create(1)) == NULL)
 		die("out of memory");
 	open_store(&b);
@@ -527,7 +518,6 @@ main(int argc, char **argv)
 	bot_stop(b.bot, NULL);
 	bot_destroy(b.bot);
 	store_close(b.store);
-	memset(b.channels, 0, (size_t)b.ntables * sizeof(*b.channels));
 	if (strcmp(b.path, ":memory:") != 0) {
 		open_store(&b);
 		b.bot = make_bot(&b);
@@ -563,7 +553,6 @@ main(int argc, char **argv)
 	free_latency(&start);
 	free_latency(&moves);
 	free_latency(&private);
-	free(b.channels);
 	if (restored >= 0 && restored != b.ntables) {
 		fprintf(stderr, "bench_core: %d of %d games restored\n",
 		    restored, b.ntables);

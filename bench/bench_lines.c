@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "bot_test.h"
+#include "rng.h"
 #include "log.h"
 #include "loop.h"
 #include "memory.h"
@@ -84,7 +85,7 @@ play_game(struct loop *loop, struct store *store, const char *name,
 	struct bot_settings settings;
 	struct config_channel defaults;
 	struct adapter *adapter;
-	struct channel *channel;
+	struct table *table;
 	struct bot *bot;
 	struct rng rng;
 	char err[256], user[16], line[96], game[16];
@@ -115,17 +116,16 @@ play_game(struct loop *loop, struct store *store, const char *name,
 	/* What a game costs starts with its first deal. */
 	mark = memory_count(adapter);
 	memory_say(adapter, "#g", "p0", "p0", "!start");
-	channel = channel_get(bot->networks[0], "#g", 0);
-	if (channel == NULL || channel->table == NULL ||
-	    table_game(channel->table) == NULL)
+	table = bot_table(bot, adapter, "#g");
+	if (table == NULL || table_game(table) == NULL)
 		die("the game did not start");
 	for (int guard = 0; guard < 100000; guard++) {
-		struct table *table = channel->table;
 		struct action legal[GAME_MAX_ACTIONS];
 		int acting[GAME_MAX_SEATS], n, seat;
 		enum game_phase phase;
 		char cmd[64];
 
+		table = bot_table(bot, adapter, "#g");
 		if (table == NULL || table_game(table) == NULL)
 			break;
 		phase = table_impl(table)->phase(table_game(table)->state);
@@ -148,7 +148,7 @@ play_game(struct loop *loop, struct store *store, const char *name,
 			    table_seat(table, seat)->name, line);
 		}
 	}
-	if (channel->table != NULL)
+	if (bot_table(bot, adapter, "#g") != NULL)
 		die("the game did not end");
 	count_lines(adapter, mark, t);
 	bot_stop(bot, NULL);

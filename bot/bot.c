@@ -18,7 +18,7 @@
 #include "array.h"
 #include "bucket.h"
 #include "hash.h"
-#include "internal.h"
+#include "bot_int.h"
 #include "log.h"
 #include "loop.h"
 #include "medium.h"

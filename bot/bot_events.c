@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "bot_int.h"
 #include "log.h"
 #include "medium.h"
 #include "outbox.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "array.h"
-#include "internal.h"
+#include "bot_int.h"
 #include "log.h"
 #include "medium.h"
 #include "store.h"

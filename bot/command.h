@@ -7,7 +7,7 @@
 #ifndef STICHBOT_COMMAND_H
 #define STICHBOT_COMMAND_H
 
-#include "internal.h"
+#include "bot_int.h"
 
 #define MAX_ARGS 8
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "bot_int.h"
 #include "medium.h"
 
 const char *

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "ai_game.h"
-#include "internal.h"
+#include "bot_int.h"
 #include "medium.h"
 #include "log.h"
 #include "loop.h"

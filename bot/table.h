@@ -17,6 +17,7 @@
 #include "adapter.h"
 #include "game.h"
 #include "i18n.h"
+#include "record.h"
 #include "text.h"
 
 struct channel;
@@ -200,5 +201,13 @@ enum msg table_seat_msg(const struct table *table, int seat, enum msg third,
 /* "Ranking: 1. You 120 · 2. CPU1 80 · 2. CPU2 80": ties share a place. */
 void table_ranking(const struct table *table, const json_t *scores,
     struct text *out);
+
+/*
+ * The command, without its prefix, that a person types for action ("bid
+ * 2", "trump r", "select n5", "play r7"): what tests, benchmarks and
+ * fuzzers type, read back by the module that parses it (commands.c).
+ */
+void commands_for_action(const struct game_impl *impl,
+    const struct action *a, char *out, size_t len);
 
 #endif

@@ -8,7 +8,7 @@
 #ifndef STICHBOT_TABLE_INT_H
 #define STICHBOT_TABLE_INT_H
 
-#include "internal.h"
+#include "bot_int.h"
 
 /* A table: its seats, its lobby or running game, and its timers. */
 struct table {

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "bot_int.h"
 #include "medium.h"
 #include "present.h"
 #include "table_int.h"

@@ -39,7 +39,7 @@
 
 #include "channel_lines.h"
 #include "fuzz_check.h"
-#include "internal.h"
+#include "bot_test.h"
 #include "log.h"
 #include "loop.h"
 #include "memory.h"
@@ -107,7 +107,6 @@ fx_bot(struct fx *f)
 {
 	struct bot_settings settings;
 	struct config_channel defaults;
-	struct network *network;
 	char err[256];
 
 	memset(&settings, 0, sizeof(settings));
@@ -125,12 +124,7 @@ fx_bot(struct fx *f)
 	f->adapter = bot_add_adapter(f->bot, &memory_adapter, "test", NULL,
 	    &defaults, err, sizeof(err));
 	CHECK(f->adapter != NULL);
-	network = f->bot->networks[0];
-	network->admins = calloc(1, sizeof(char *));
-	CHECK(network->admins != NULL);
-	network->admins[0] = strdup("root");
-	CHECK(network->admins[0] != NULL);
-	network->nadmins = 1;
+	bot_add_admin(f->bot, f->adapter, "root");
 	CHECK(bot_start(f->bot) == 0);
 	f->checked = 0;
 }
@@ -204,10 +198,9 @@ seat_hand(const struct table *table, int seat)
  * the others' cards by the rules, so those games are left out).
  */
 static void
-check_others_private(struct fx *f, struct channel *channel, int from,
-    size_t n)
+check_others_private(struct fx *f, struct table *table, const char *name,
+    int from, size_t n)
 {
-	struct table *table = channel->table;
 	json_t *view = table_impl(table)->view(table_game(table)->state, 0);
 	int clairvoyant = json_object_size(json_object_get(view, "others")) > 0;
 
@@ -220,7 +213,7 @@ check_others_private(struct fx *f, struct channel *channel, int from,
 		char *visible;
 
 		if (l->channel != NULL || l->flow == NULL ||
-		    strcmp(l->flow, channel->name) != 0)
+		    strcmp(l->flow, name) != 0)
 			continue;
 		len = strlen(l->marked) + 1;
 		visible = malloc(len);
@@ -246,7 +239,7 @@ check_others_private(struct fx *f, struct channel *channel, int from,
 				    channel_has_word(text_str(&f->names), c, 1))
 					continue;
 				fprintf(stderr, "%s: a private line to %s names "
-				    "%s held by seat %d: %s\n", channel->name,
+				    "%s held by seat %d: %s\n", name,
 				    l->user_id, c, seat, visible);
 				abort();
 			}
@@ -258,9 +251,9 @@ check_others_private(struct fx *f, struct channel *channel, int from,
 
 /* The lines of a channel since the last check name no held card. */
 static void
-check_private(struct fx *f, struct channel *channel, int from, size_t n)
+check_private(struct fx *f, struct table *table, const char *name, int from,
+    size_t n)
 {
-	struct table *table = channel->table;
 	char **visible;
 	size_t nvisible = 0;
 
@@ -271,14 +264,14 @@ check_private(struct fx *f, struct channel *channel, int from, size_t n)
 		const struct memory_line *l = memory_line(f->adapter, k);
 		size_t len = strlen(l->marked) + 1;
 
-		if (l->channel == NULL || strcmp(l->channel, channel->name) != 0)
+		if (l->channel == NULL || strcmp(l->channel, name) != 0)
 			continue;
 		visible[nvisible] = malloc(len);
 		CHECK(visible[nvisible] != NULL);
 		channel_outside_sheets(l->marked, visible[nvisible], len);
 		nvisible++;
 	}
-	check_others_private(f, channel, from, n);
+	check_others_private(f, table, name, from, n);
 	for (int seat = 0; seat < table_nseats(table) && nvisible > 0; seat++) {
 		json_t *hand = seat_hand(table, seat);
 		json_t *code;
@@ -299,7 +292,7 @@ check_private(struct fx *f, struct channel *channel, int from, size_t n)
 			    channel_has_word(text_str(&f->names), c, 1))
 				continue;
 			fprintf(stderr, "%s: a channel line names %s held by "
-			    "seat %d: %s\n", channel->name, c, seat,
+			    "seat %d: %s\n", name, c, seat,
 			    visible[k]);
 			abort();
 		}
@@ -325,10 +318,10 @@ check_lines(struct fx *f)
 			abort();
 		}
 	}
-	for (int c = 0; c < f->bot->nchannels; c++) {
-		struct channel *channel = f->bot->channels[c];
-		struct table *table = channel->table;
-		struct watch *w = watch_get(f, channel->name);
+	for (int c = 0; c < bot_channel_count(f->bot); c++) {
+		const char *name = bot_channel_name(f->bot, c);
+		struct table *table = bot_channel_table(f->bot, c);
+		struct watch *w = watch_get(f, name);
 		int running = table != NULL && table_game(table) != NULL;
 
 		/*
@@ -338,7 +331,7 @@ check_lines(struct fx *f)
 		 */
 		if (running && strcmp(table_impl(table)->name, "birdhead") != 0 &&
 		    (w->game_id == 0 || w->game_id == table_game_id(table)))
-			check_private(f, channel, w->game_id == 0 ? 0 :
+			check_private(f, table, name, w->game_id == 0 ? 0 :
 			    w->nactions, n);
 		w->game_id = running ? table_game_id(table) : 0;
 		w->nactions = running ? table_game(table)->nactions : 0;
@@ -363,17 +356,16 @@ restart(struct fx *f, int graceful)
 {
 	struct snapshot *snap;
 	int n = 0, restored;
-	struct network *network;
 
 	check_lines(f);
-	snap = calloc((size_t)f->bot->nchannels + 1, sizeof(*snap));
+	snap = calloc((size_t)bot_channel_count(f->bot) + 1, sizeof(*snap));
 	CHECK(snap != NULL);
-	for (int c = 0; c < f->bot->nchannels; c++) {
-		struct table *table = f->bot->channels[c]->table;
+	for (int c = 0; c < bot_channel_count(f->bot); c++) {
+		struct table *table = bot_channel_table(f->bot, c);
 
 		if (table == NULL || table_game(table) == NULL)
 			continue;
-		snap[n].channel = strdup(f->bot->channels[c]->name);
+		snap[n].channel = strdup(bot_channel_name(f->bot, c));
 		snap[n].game_id = table_game_id(table);
 		snap[n].nactions = table_game(table)->nactions;
 		snap[n].ndeals = table_game(table)->ndeals;
@@ -391,11 +383,9 @@ restart(struct fx *f, int graceful)
 	restored = bot_restore(f->bot);
 	bot_flush(f->bot);
 	CHECK(restored == n);
-	network = f->bot->networks[0];
 	for (int i = 0; i < n; i++) {
-		struct channel *channel = channel_get(network, snap[i].channel,
-		    0);
-		struct table *table = channel != NULL ? channel->table : NULL;
+		struct table *table = bot_table(f->bot, f->adapter,
+		    snap[i].channel);
 
 		CHECK(table != NULL && table_game(table) != NULL);
 		CHECK(table_game_id(table) == snap[i].game_id);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "channel_lines.h"
-#include "internal.h"
+#include "table.h"
 
 static int
 alnum(char c)

@@ -19,7 +19,8 @@
 #include <cmocka.h>
 
 #include "channel_lines.h"
-#include "internal.h"
+#include "ai.h"
+#include "bot_test.h"
 #include "loop.h"
 #include "memory.h"
 #include "store.h"
@@ -172,10 +173,7 @@ sent_since(struct fx *f, size_t mark, const char *channel, const char *needle)
 static struct table *
 table_of(struct fx *f, const char *channel)
 {
-	struct network *network = f->bot->networks[0];
-	struct channel *c = channel_get(network, channel, 0);
-
-	return c != NULL ? c->table : NULL;
+	return bot_table(f->bot, f->adapter, channel);
 }
 
 /*
@@ -1132,13 +1130,10 @@ test_admin(void **state)
 {
 	struct fx *f = *state;
 	int reloads = 0;
-	struct network *network = f->bot->networks[0];
 	struct table *table;
 	struct user admin = { .id = "root", .name = "root", .mask = "root!r@admin.example" };
 
-	network->admins = calloc(2, sizeof(char *));
-	network->admins[0] = strdup("*!*@admin.example");
-	network->nadmins = 1;
+	bot_add_admin(f->bot, f->adapter, "*!*@admin.example");
 	seat_three(f, "#a", "wizard");
 	say(f, "#a", "alice", "!start");
 	say(f, "#a", "alice", "!admin kick bob");
@@ -1153,8 +1148,7 @@ test_admin(void **state)
 	assert_true(sent_since(f, 0, "#a", "gave bob's seat"));
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin set lang ja");
 	bot_flush(f->bot);
-	assert_int_equal(channel_get(network, "#a", 0)->settings.lang,
-	    LANG_JA);
+	assert_int_equal(bot_channel_lang(f->bot, f->adapter, "#a"), LANG_JA);
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin set lang en");
 	bot_flush(f->bot);
 	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin set timer 5");

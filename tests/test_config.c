@@ -31,7 +31,7 @@
 #include "bot.h"
 #include "cfg.h"
 #include "config.h"
-#include "internal.h"
+#include "bot_test.h"
 #include "loop.h"
 #include "store.h"
 
@@ -934,31 +934,6 @@ test_network_secret(void **unused)
 	config_destroy(config);
 }
 
-/* The bot's networks and channels with what a reload may change. */
-static void
-bot_state(struct bot *bot, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < bot->nnetworks && n < len; i++) {
-		struct network *net = bot->networks[i];
-
-		n += (size_t)snprintf(buf + n, len - n, "%s %s admins=%s "
-		    "game=%s;", net->adapter.network, net->adapter.impl->name,
-		    net->nadmins > 0 ? net->admins[0] : "-",
-		    net->defaults.game);
-	}
-	for (int c = 0; c < bot->nchannels && n < len; c++) {
-		struct channel *ch = bot->channels[c];
-
-		n += (size_t)snprintf(buf + n, len - n, " %s/%s game=%s "
-		    "timer=%d configured=%d joined=%d;",
-		    ch->network->adapter.network, ch->name, ch->settings.game,
-		    ch->settings.turn_timer, ch->configured, ch->joined);
-	}
-}
-
 /* Runs bot_configure() with text; returns its result, err filled. */
 static int
 configure_text(struct bot *bot, const char *text, char *err, size_t errlen)
@@ -1006,7 +981,7 @@ test_reload_all_or_nothing(void **unused)
 	assert_int_equal(bot_start(bot), 0);
 	assert_non_null(strstr(fake_done, "join n1 #one"));
 	assert_non_null(strstr(fake_done, "join n2 !r:localhost"));
-	bot_state(bot, before, sizeof(before));
+	bot_describe(bot, before, sizeof(before));
 
 	/* The last network's adapter refuses its configuration. */
 	fake_done[0] = '\0';
@@ -1015,7 +990,7 @@ test_reload_all_or_nothing(void **unused)
 	    ", {\"name\": \"n3\", \"type\": \"irc\", \"host\": \"fail\"}]}",
 	    err, sizeof(err)), -1);
 	assert_string_equal(err, "networks[2].host: refused");
-	bot_state(bot, after, sizeof(after));
+	bot_describe(bot, after, sizeof(after));
 	assert_string_equal(after, before);
 	assert_string_equal(fake_done, "");
 
@@ -1026,7 +1001,7 @@ test_reload_all_or_nothing(void **unused)
 	    sizeof(err)), -1);
 	assert_string_equal(err, "networks[1].type: a running network cannot "
 	    "change its type (\"n2\" is matrix); restart the bot for that");
-	bot_state(bot, after, sizeof(after));
+	bot_describe(bot, after, sizeof(after));
 	assert_string_equal(after, before);
 	assert_string_equal(fake_done, "");
 
@@ -1035,7 +1010,7 @@ test_reload_all_or_nothing(void **unused)
 	    "\"#one\", \"#two\"", "account:y", "sticheln") ", " RELOAD_N2
 	    ", {\"name\": \"n3\", \"type\": \"irc\", \"host\": \"b\", "
 	    "\"channels\": [\"#three\"]}]}", err, sizeof(err)), 0);
-	bot_state(bot, after, sizeof(after));
+	bot_describe(bot, after, sizeof(after));
 	assert_string_equal(after, "n1 irc admins=account:y game=sticheln;"
 	    "n2 matrix admins=- game=wizard;n3 irc admins=- game=wizard;"
 	    " n1/#one game=sticheln timer=120 configured=1 joined=1;"

@@ -1,13 +1,16 @@
 /*
- * internal.h - the bot core's own structures, shared by bot.c (adapters,
- * channels, configuration, restore), table.c (the game flow, timers and
- * announcements) and commands.c (parsing and answering commands).
+ * bot_int.h - the bot core's own header: struct bot, network and channel,
+ * shared by the core's files (bot*.c, the command files, newcomer.c, and
+ * the table module through table_int.h).  Nothing outside bot/ includes
+ * it: tests, fuzzers and benchmarks use the public headers (bot.h,
+ * adapter.h, table.h) and bot_test.h.
  *
  * Ownership: a bot owns its networks (each with one adapter) and its
- * channels; a channel owns its table; a table owns its struct game.
+ * channels; a channel owns its table; a table owns its struct game.  A
+ * table's fields are written only by the table module (table.h).
  */
-#ifndef STICHBOT_INTERNAL_H
-#define STICHBOT_INTERNAL_H
+#ifndef STICHBOT_BOT_INT_H
+#define STICHBOT_BOT_INT_H
 
 #include <stdint.h>
 
@@ -163,13 +166,6 @@ void rules_say(struct text *out, enum lang lang, char prefix,
 int name_distance(const char *word, const char *name);
 
 /* commands.c */
-/*
- * The command, without its prefix, that a person types for action
- * ("bid 2", "trump r", "select n5", "play r7"): what tests, benchmarks
- * and fuzzers type, read back by the same module that parses it.
- */
-void commands_for_action(const struct game_impl *impl,
-    const struct action *a, char *out, size_t len);
 /* Handles a line said in channel (NULL: privately) by user. */
 void commands_handle(struct network *network, struct channel *channel,
     const struct user *user, const char *line);
