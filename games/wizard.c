@@ -676,9 +676,12 @@ hand_json(uint64_t hand)
 	return list;
 }
 
-/* Whether seat may see the bid of other in the current round. */
-static int
-bid_visible(const struct wizard_state *s, int seat, int other)
+/*
+ * Whether seat may see the bid of other in the current round: the one
+ * statement of the hidden-bid rule (views and computer players ask it).
+ */
+int
+wizard_bid_visible(const struct wizard_state *s, int seat, int other)
 {
 	const struct wizard_round *r = &s->r;
 
@@ -738,7 +741,7 @@ wizard_view(const void *state, int seat)
 	    r->lead_suit == 4 ? json_string("any") : json_null());
 	for (int other = 0; other < s->nseats; other++) {
 		int visible = r->bid[other] >= 0 &&
-		    bid_visible(s, seat, other);
+		    wizard_bid_visible(s, seat, other);
 
 		json_array_append_new(bids, visible ?
 		    json_integer(r->bid[other]) : json_null());

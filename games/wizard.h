@@ -179,4 +179,10 @@ int wizard_action_move(const struct wizard_state *s, const struct action *a);
 void wizard_move_action(const struct wizard_state *s, int seat, int move,
     struct action *out);
 
+/*
+ * Whether seat may see other's bid now (hidden and secret bids): the one
+ * statement of the rule, for the views and the computer players.
+ */
+int wizard_bid_visible(const struct wizard_state *s, int seat, int other);
+
 #endif

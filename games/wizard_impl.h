@@ -90,4 +90,5 @@ void wizard_set_trump(struct wizard_state *s, int suit);
  */
 int wizard_round_points(int bid, int won);
 
+
 #endif

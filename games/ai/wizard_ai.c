@@ -1142,21 +1142,6 @@ hard(const struct wizard_view *v, struct ai_ctx *ctx, struct action *out)
 
 /* ---- the seat's view ------------------------------------------------- */
 
-/* Whether seat may see the current bid of other (the engine's rule). */
-static int
-bid_visible(const struct wizard_state *s, int seat, int other)
-{
-	const struct wizard_round *r = &s->r;
-
-	if (seat == other || !s->simultaneous)
-		return 1;
-	if (r->phase == PHASE_BID_SIMULTANEOUS || r->phase == PHASE_TRUMP)
-		return 0;
-	if (s->secret)
-		return r->phase == PHASE_DEAL || r->phase == PHASE_OVER;
-	return 1;
-}
-
 /* Numbers the Wizards and Jesters the seat knows of in a fixed order. */
 struct canon {
 	int wizard, jester;
@@ -1208,7 +1193,7 @@ view_build(struct wizard_view *v, const struct wizard_state *full, int seat,
 	for (int other = 0; other < full->nseats; other++) {
 		v->count[other] = (uint8_t)bits_count64(fr->hand[other]);
 		r->hand[other] = 0;
-		if (r->bid[other] >= 0 && !bid_visible(full, seat, other)) {
+		if (r->bid[other] >= 0 && !wizard_bid_visible(full, seat, other)) {
 			r->bid[other] = -1;
 			v->hidden_bid |= (uint8_t)(1u << other);
 		}
