@@ -52,6 +52,32 @@ cli_error(const struct cli_command *cmd, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+FILE *
+cli_open_input(const struct cli_command *cmd, int argc, char **argv)
+{
+	const char *path = NULL;
+	FILE *in;
+
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc) {
+		cli_error(cmd, "one file at most");
+		return NULL;
+	}
+	if (path == NULL || strcmp(path, "-") == 0)
+		return stdin;
+	if ((in = fopen(path, "r")) == NULL)
+		cli_error(cmd, "%s: %s", path, strerror(errno));
+	return in;
+}
+
+void
+cli_close_input(FILE *in)
+{
+	if (in != NULL && in != stdin)
+		fclose(in);
+}
+
 int
 cli_getopt(const struct cli_command *cmd, int argc, char **argv,
     const char *shortopts, const struct option *longopts)

@@ -157,11 +157,10 @@ decide_main(const struct cli_command *cmd, int argc, char **argv)
 	struct ai_params params = { .level = AI_NORMAL, .seed = 0,
 	    .budget_ms = 0 };
 	int64_t started = ai_now_ns();
-	const char *path = NULL;
 	unsigned long long n;
 	json_error_t error;
 	json_t *record;
-	FILE *in = stdin;
+	FILE *in;
 	int ch, level, seat = -1, status;
 
 	while ((ch = cli_getopt(cmd, argc, argv, "h", longopts)) != -1) {
@@ -199,22 +198,10 @@ decide_main(const struct cli_command *cmd, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc) {
-		cli_error(cmd, "one file at most");
+	if ((in = cli_open_input(cmd, argc, argv)) == NULL)
 		return 2;
-	}
-	if (path != NULL && strcmp(path, "-") != 0) {
-		in = fopen(path, "r");
-		if (in == NULL) {
-			cli_error(cmd, "%s: %s", path, strerror(errno));
-			return 2;
-		}
-	}
 	record = json_loadf(in, JSON_REJECT_DUPLICATES, &error);
-	if (in != stdin)
-		fclose(in);
+	cli_close_input(in);
 	if (record == NULL) {
 		char reason[256];
 

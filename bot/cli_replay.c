@@ -115,9 +115,8 @@ replay_main(const struct cli_command *cmd, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = NULL;
 	int ch, lines = 0, status;
-	FILE *in = stdin;
+	FILE *in;
 
 	while ((ch = cli_getopt(cmd, argc, argv, "lh", longopts)) != -1) {
 		switch (ch) {
@@ -131,22 +130,10 @@ replay_main(const struct cli_command *cmd, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc) {
-		cli_error(cmd, "one file at most");
+	if ((in = cli_open_input(cmd, argc, argv)) == NULL)
 		return 2;
-	}
-	if (path != NULL && strcmp(path, "-") != 0) {
-		in = fopen(path, "r");
-		if (in == NULL) {
-			cli_error(cmd, "%s: %s", path, strerror(errno));
-			return 2;
-		}
-	}
 	status = lines ? replay_lines(in) : replay_one(in);
-	if (in != stdin)
-		fclose(in);
+	cli_close_input(in);
 	return status;
 }
 
