@@ -598,6 +598,7 @@ matrix_part(struct adapter *adapter, const char *channel)
 		/* Messages for a room not joined yet have nowhere to go. */
 		mx_queue_drop(m, &j->queue, j->name);
 		mx_join_free(j);
+		mx_rooms_kick(m);
 	}
 	if (room == NULL)
 		return 0;

@@ -62,6 +62,7 @@ struct mx_msg {
 	json_t *content;          /* owned */
 	uint64_t id;              /* the core's outbox row; 0: untracked */
 	char *flow;               /* owned: its table's channel, or NULL */
+	uint64_t seq;             /* the order the core gave it (causal order) */
 };
 
 struct mx_queue {
@@ -188,6 +189,7 @@ struct matrix {
 	struct mx_join *joins;
 	struct mx_dm *dms;
 	uint64_t epoch, txn_counter;
+	uint64_t msg_seq;         /* the last struct mx_msg's seq */
 	char txn_prefix[40];      /* random per store: see mx_txn_id_outbox */
 	uint64_t *dropped;        /* outbox ids that can never be sent, */
 	size_t ndropped, dropped_cap; /* reported by report_timer */
@@ -233,6 +235,8 @@ int mx_room_is_private(struct matrix *m, const struct mx_room *room,
 struct mx_room *mx_room_of_channel(struct matrix *m, const char *channel);
 void mx_room_push(struct mx_room *room, struct mx_msg *msg);
 void mx_room_leave(struct mx_room *room);
+/* Starts the sends waiting for their turn (causal order, see room_kick). */
+void mx_rooms_kick(struct matrix *m);
 void mx_kick_all(struct matrix *m);
 void mx_direct_merge(json_t *to, const json_t *from);
 struct mx_room *mx_dm_room_for(struct matrix *m, const char *user_id);

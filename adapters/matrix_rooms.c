@@ -171,6 +171,7 @@ mx_msg_new(struct matrix *m, const struct text *text,
 		mx_msg_free(msg);
 		return NULL;
 	}
+	msg->seq = ++m->msg_seq;
 	if (info != NULL && info->id != 0) {
 		msg->id = info->id;
 		mx_txn_id_outbox(msg->txn, sizeof(msg->txn), m->txn_prefix,
@@ -252,6 +253,8 @@ mx_room_forget(struct matrix *m, struct mx_room *room)
 		}
 	}
 	mx_room_free(room);
+	/* Rooms that held a later message of a table behind it go on. */
+	mx_rooms_kick(m);
 }
 
 struct mx_person *
@@ -379,6 +382,7 @@ on_sent(const struct mx_response *res, void *arg)
 	if (mx_ok(res)) {
 		struct mx_msg *msg = queue_pop(&room->queue);
 		uint64_t id = msg->id;
+		int flowed = msg->flow != NULL;
 
 		room->send_attempt = 0;
 		mx_msg_free(msg);
@@ -386,6 +390,9 @@ on_sent(const struct mx_response *res, void *arg)
 			mx_room_leave(room);
 		else
 			room_kick(room);
+		/* Rooms holding a later message of this table may go on. */
+		if (flowed)
+			mx_rooms_kick(m);
 		/*
 		 * The homeserver has it: the core may forget its row.  Last,
 		 * since the core may part (free) the room meanwhile.
@@ -406,6 +413,7 @@ on_sent(const struct mx_response *res, void *arg)
 		    room->id, why);
 		mx_msg_free(msg);
 		room_kick(room);
+		mx_rooms_kick(m);
 		/* It can never be sent: the core forgets its row. */
 		sent_report(m, id);
 		return;
@@ -417,6 +425,43 @@ on_sent(const struct mx_response *res, void *arg)
 	room->send_timer = loop_timer(m->loop, delay, on_send_timer, room);
 }
 
+/* Whether q holds a message of flow older than seq. */
+static int
+queue_has_older(const struct mx_queue *q, const char *flow, uint64_t seq)
+{
+	for (const struct mx_msg *msg = q->head; msg != NULL; msg = msg->next)
+		if (msg->seq < seq && msg->flow != NULL &&
+		    strcmp(msg->flow, flow) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Causal order per table (issue 16): each room sends in order, but rooms
+ * send side by side, so a table's message waits while an older one of the
+ * same table (its flow) has not reached the homeserver from another room,
+ * a direct room being opened, or a room being joined.  A table's private
+ * lines then never overtake its room's lines, nor the reverse.  The
+ * oldest message waiting is never held, so everything goes out.
+ */
+static int
+flow_held(struct matrix *m, const struct mx_room *room,
+    const struct mx_msg *msg)
+{
+	if (msg->flow == NULL)
+		return 0;
+	for (const struct mx_room *r = m->rooms; r != NULL; r = r->next)
+		if (r != room && queue_has_older(&r->queue, msg->flow, msg->seq))
+			return 1;
+	for (const struct mx_dm *dm = m->dms; dm != NULL; dm = dm->next)
+		if (queue_has_older(&dm->queue, msg->flow, msg->seq))
+			return 1;
+	for (const struct mx_join *j = m->joins; j != NULL; j = j->next)
+		if (queue_has_older(&j->queue, msg->flow, msg->seq))
+			return 1;
+	return 0;
+}
+
 /* Sends the room's next message unless one is on its way. */
 static void
 room_kick(struct mx_room *room)
@@ -426,7 +471,7 @@ room_kick(struct mx_room *room)
 
 	if (msg == NULL || m->token == NULL || m->http == NULL ||
 	    room->sending != NULL || room->send_timer != 0 ||
-	    room->leaving != NULL)
+	    room->leaving != NULL || flow_held(m, room, msg))
 		return;
 	mx_url(&m->url, m->cfg.homeserver,
 	    MX_API "/rooms/%s/send/m.room.message/%s", room->id, msg->txn);
@@ -475,6 +520,14 @@ mx_room_leave(struct mx_room *room)
 	    m->token, NULL, MX_REQUEST_TIMEOUT, on_left_room, room);
 	if (room->leaving == NULL)
 		mx_room_forget(m, room);
+}
+
+/* Starts the sends that wait only for their turn (not for a backoff). */
+void
+mx_rooms_kick(struct matrix *m)
+{
+	for (struct mx_room *r = m->rooms; r != NULL; r = r->next)
+		room_kick(r);
 }
 
 /*
@@ -782,6 +835,7 @@ on_dm_created(const struct mx_response *res, void *arg)
 		    mx_net(m), dm->user_id, why);
 		mx_queue_drop(m, &dm->queue, dm->user_id);
 		mx_dm_free(dm);
+		mx_rooms_kick(m);
 		return;
 	}
 	delay = mx_retry_delay(m, res, &dm->attempt, MX_RETRY_BASE,
@@ -958,6 +1012,7 @@ on_joined(const struct mx_response *res, void *arg)
 			mx_join_free(j);
 		else
 			j->failed = 1;
+		mx_rooms_kick(m);
 		mx_sync_release(m);
 		return;
 	}

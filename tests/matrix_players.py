@@ -621,10 +621,10 @@ def check_privacy(world, room_id, label, game, players, private_bids,
                   since=0, until=None, extra=()):
     """Replays the server's history in order: at each bot message in the
     room, no card a person still holds (as their private hands said) and,
-    during hidden bidding, no bid before the reveal.  Messages to
-    different rooms go out side by side, so a hand of the next round may
-    be out before the room hears the last card of this one: each line is
-    held against the hands of the round the room is in at that line.
+    during hidden bidding, no bid before the reveal.  Causal order per
+    table: a hand of round N reaches a direct room only after the room
+    has heard round N begin (so after everything of round N - 1).  Each
+    line is held against the hands of the round the room is in.
     Only positions since..until count; extra adds (pos, event) to the
     room (the test of this check)."""
     st = world.state
@@ -669,6 +669,10 @@ def check_privacy(world, room_id, label, game, players, private_bids,
             m = HAND_RE.match(body)
             if m and m.group("label") == label:
                 r = int(m.group("round"))
+                check(r <= room_round or (since > 0 and room_round == 0),
+                      "%s's hand of round %d came before the room heard "
+                      "round %d begin (the room is in round %d)" % (
+                          p.name, r, r, room_round))
                 latest[p.name] = max(latest[p.name], r)
                 if cards is not None:
                     hand = m.group("rest").split(" · ")[0].split()
