@@ -247,7 +247,7 @@ console_line(struct adapter *adapter, const char *line)
 		return;
 	}
 	if (strcasecmp(line, "quit") == 0 || strcasecmp(line, "exit") == 0) {
-		loop_stop(bot_loop(adapter->bot));
+		loop_stop(adapter->loop);
 		return;
 	}
 	if (c->again != NULL) {
@@ -261,7 +261,7 @@ console_line(struct adapter *adapter, const char *line)
 			return;
 		}
 		if (strcasecmp(line, "n") == 0 || strcasecmp(line, "no") == 0) {
-			loop_stop(bot_loop(adapter->bot));
+			loop_stop(adapter->loop);
 			return;
 		}
 	}
@@ -277,11 +277,10 @@ console_line(struct adapter *adapter, const char *line)
 			rest++;
 		if (*rest == '\0')
 			return;
-		bot_on_message(adapter->bot, adapter, NULL, &user, rest);
+		adapter_message(adapter, NULL, &user, rest);
 		return;
 	}
-	bot_on_message(adapter->bot, adapter,
-	    (line[0] == '!' || line[0] == '/') ? CONSOLE_CHANNEL : NULL,
+	adapter_message(adapter, (line[0] == '!' || line[0] == '/') ? CONSOLE_CHANNEL : NULL,
 	    &user, line);
 }
 
@@ -538,7 +537,7 @@ console_connected(struct loop *loop, uint64_t id, void *arg)
 	(void)loop;
 	(void)id;
 	c->connected_timer = 0;
-	bot_on_connected(adapter->bot, adapter, 1);
+	adapter_connected(adapter, 1);
 }
 
 static int
@@ -557,16 +556,16 @@ console_start(struct adapter *adapter)
 		rl_callback_handler_install(PROMPT, console_edited);
 		c->editing = 1;
 		c->fresh = 1;
-		if (loop_watch(bot_loop(adapter->bot), STDIN_FILENO,
+		if (loop_watch(adapter->loop, STDIN_FILENO,
 		    LOOP_READ, console_key, adapter) != 0)
 			return -1;
-	} else if (loop_watch(bot_loop(adapter->bot), STDIN_FILENO,
+	} else if (loop_watch(adapter->loop, STDIN_FILENO,
 	    LOOP_READ, console_read, adapter) != 0) {
 		return -1;
 	}
 	c->watching = 1;
 	/* The terminal is there at once; said from the loop, as media do. */
-	c->connected_timer = loop_timer(bot_loop(adapter->bot), 0,
+	c->connected_timer = loop_timer(adapter->loop, 0,
 	    console_connected, adapter);
 	return 0;
 }
@@ -576,11 +575,11 @@ console_stop(struct adapter *adapter, const char *goodbye)
 {
 	struct console *c = adapter->priv;
 
-	loop_cancel(bot_loop(adapter->bot), c->connected_timer);
+	loop_cancel(adapter->loop, c->connected_timer);
 	c->connected_timer = 0;
 
 	if (c->watching)
-		loop_unwatch(bot_loop(adapter->bot), STDIN_FILENO);
+		loop_unwatch(adapter->loop, STDIN_FILENO);
 	c->watching = 0;
 	if (c->editing) {
 		/* Gives the terminal back as it was, on a fresh line. */

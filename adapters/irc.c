@@ -51,7 +51,7 @@
  *   lines first; then flows (a table's lines, private ones included, or
  *   one person's replies) round-robin, each in order; then the WHO of each
  *   joined channel (at most one a second) and CTCP replies.  A message
- *   with an outbox id is confirmed (bot_on_sent) once written to the
+ *   with an outbox id is confirmed (adapter_sent) once written to the
  *   server's socket or when it can never leave; lines not yet written when
  *   the connection drops go again after the reconnect.  Long texts are
  *   split at UTF-8 boundaries so that the line the server relays stays
@@ -223,7 +223,7 @@ queue_send(const char *line, void *arg)
 /*
  * Reports the ids of messages that left (or never will) from a timer of
  * our own: the queue finds them while the core may be inside send_*(),
- * where bot_on_sent() must not be called.
+ * where adapter_sent() must not be called.
  */
 static void
 sent_timer(struct loop *loop, uint64_t id, void *arg)
@@ -235,7 +235,7 @@ sent_timer(struct loop *loop, uint64_t id, void *arg)
 	irc->sent_timer = 0;
 	irc_enter(irc);
 	for (int i = 0; i < irc->nsent && irc_alive(irc); i++)
-		bot_on_sent(irc->adapter->bot, irc->adapter, irc->sent_ids[i]);
+		adapter_sent(irc->adapter, irc->sent_ids[i]);
 	irc->nsent = 0;
 	irc_leave(irc);
 }
@@ -293,7 +293,7 @@ queue_get(struct irc *irc)
 	if (irc->queue != NULL)
 		return irc->queue;
 	if (irc->loop == NULL && irc->adapter != NULL)
-		irc->loop = bot_loop(irc->adapter->bot);
+		irc->loop = irc->adapter->loop;
 	if (irc->loop == NULL)
 		return NULL;
 	irc->queue = irc_queue_create(irc->loop, irc->cfg.burst,
@@ -609,7 +609,7 @@ irc_connection_lost(struct irc *irc, const char *fmt, ...)
 	connection_close(irc);
 	schedule_reconnect(irc);
 	if (was_ready && irc_alive(irc))
-		bot_on_connected(irc->adapter->bot, irc->adapter, 0);
+		adapter_connected(irc->adapter, 0);
 }
 
 /* The relay. */
@@ -1247,7 +1247,7 @@ irc_start(struct adapter *adapter)
 		return -1;
 	if (irc->phase != PHASE_IDLE && irc->phase != PHASE_STOPPED)
 		return 0;
-	irc->loop = bot_loop(adapter->bot);
+	irc->loop = adapter->loop;
 	if (queue_get(irc) == NULL)
 		return -1;
 	if (!irc->hooked) {

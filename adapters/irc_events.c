@@ -64,7 +64,7 @@ on_connect(irc_session_t *session, const char *event, const char *origin,
 	irc_reclaim_start(irc);
 	irc_queue_run(irc->queue, 1);
 	if (irc_alive(irc))
-		bot_on_connected(irc->adapter->bot, irc->adapter, 1);
+		adapter_connected(irc->adapter, 1);
 }
 
 static void
@@ -117,7 +117,7 @@ tell_leave(struct irc *irc, const char *channel, const struct irc_user *u)
 
 	if (irc_alive(irc) && irc_user_struct(irc, u, id, sizeof(id), mask,
 	    sizeof(mask), &who) == 0)
-		bot_on_leave(irc->adapter->bot, irc->adapter, channel, &who);
+		adapter_leave(irc->adapter, channel, &who);
 }
 
 static void
@@ -212,7 +212,7 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 	    (irc->caps & CAP_EXTENDED_JOIN) && count >= 2 ? params[1] : NULL);
 	if (irc_alive(irc) && irc_user_struct(irc, u, id, sizeof(id), mask,
 	    sizeof(mask), &who) == 0)
-		bot_on_join(irc->adapter->bot, irc->adapter, c->name, &who);
+		adapter_join(irc->adapter, c->name, &who);
 }
 
 static void
@@ -319,8 +319,7 @@ on_privmsg(irc_session_t *session, const char *event, const char *origin,
 		return;
 	irc_strip_codes(text);
 	if (text[0] != '\0' && irc_alive(irc))
-		bot_on_message(irc->adapter->bot, irc->adapter,
-		    c != NULL ? c->name : NULL, &who, text);
+		adapter_message(irc->adapter, c != NULL ? c->name : NULL, &who, text);
 	free(text);
 }
 

@@ -144,7 +144,7 @@ irc_notify_rename(struct irc *irc, const struct irc_user *u, const char *old,
 		return;
 	if (strcmp(old, id) == 0 && !renamed)
 		return;
-	bot_on_rename(irc->adapter->bot, irc->adapter, old, &now);
+	adapter_rename(irc->adapter, old, &now);
 }
 
 /*

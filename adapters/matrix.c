@@ -52,7 +52,7 @@
  *   at a time per room and in order, each with a transaction id kept
  *   across retries so a retry never posts twice (for the core's outbox
  *   rows, made from the row id, so a row sent again after a restart is
- *   the same transaction; the core hears with bot_on_sent() once the
+ *   the same transaction; the core hears with adapter_sent() once the
  *   homeserver has it); rate limits (M_LIMIT_EXCEEDED) are honoured and
  *   other failures retried with backoff.  A line mentioning someone and
  *   every private line are m.text with m.mentions (so clients alert
@@ -155,8 +155,8 @@ mx_set_up(struct matrix *m, int up)
 	log_info("matrix %s: %s", mx_net(m), up ? "connected" : "disconnected");
 	if (up)
 		mx_kick_all(m);
-	if (m->adapter->bot != NULL)
-		bot_on_connected(m->adapter->bot, m->adapter, up);
+	if (m->adapter->listener != NULL)
+		adapter_connected(m->adapter, up);
 }
 
 static void
@@ -327,8 +327,8 @@ matrix_start(struct adapter *adapter)
 
 	if (m->phase != MX_STOPPED)
 		return 0;
-	m->loop = bot_loop(adapter->bot);
-	m->store = bot_store(adapter->bot);
+	m->loop = adapter->loop;
+	m->store = adapter->store;
 	if (m->http == NULL &&
 	    (m->http = mx_http_create(m->loop, err, sizeof(err))) == NULL) {
 		log_error("matrix %s: %s", mx_net(m), err);

@@ -167,7 +167,7 @@ struct matrix {
 	char *since;              /* the stored next_batch, or NULL */
 	int full_state;           /* the next /sync asks for full state */
 	int synced;               /* a /sync was handled: room state known */
-	int up;                   /* what bot_on_connected() last said */
+	int up;                   /* what adapter_connected() last said */
 	uint64_t outage_timer;    /* running while /sync fails: at its end
 	                           * the bot counts as disconnected */
 	struct mx_request *req;   /* the login, filter, m.direct or sync */

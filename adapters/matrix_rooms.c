@@ -74,8 +74,8 @@ on_report_timer(struct loop *loop, uint64_t id, void *arg)
 	m->dropped = NULL;
 	m->ndropped = m->dropped_cap = 0;
 	for (size_t i = 0; i < n; i++)
-		if (m->adapter->bot != NULL)
-			bot_on_sent(m->adapter->bot, m->adapter, ids[i]);
+		if (m->adapter->listener != NULL)
+			adapter_sent(m->adapter, ids[i]);
 	free(ids);
 }
 
@@ -83,8 +83,8 @@ on_report_timer(struct loop *loop, uint64_t id, void *arg)
 static void
 sent_report(struct matrix *m, uint64_t id)
 {
-	if (id != 0 && m->adapter->bot != NULL)
-		bot_on_sent(m->adapter->bot, m->adapter, id);
+	if (id != 0 && m->adapter->listener != NULL)
+		adapter_sent(m->adapter, id);
 }
 
 /*

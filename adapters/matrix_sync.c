@@ -129,8 +129,8 @@ on_message(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
 	from.name = name;
 	from.mask = NULL;
 	handled_begin(m, ev->event_id);
-	if (m->adapter->bot != NULL)
-		bot_on_message(m->adapter->bot, m->adapter, priv ? NULL : label,
+	if (m->adapter->listener != NULL)
+		adapter_message(m->adapter, priv ? NULL : label,
 		    &from, mx_message_text(ev->content));
 	handled_end(m);
 	free(name);
@@ -208,7 +208,7 @@ apply_state(struct matrix *m, struct mx_room *room,
 	mx_person_set(room, ev->state_key, now, mem.displayname);
 	p = mx_person_find(room, ev->state_key);
 	/* Direct rooms are private: their comings and goings are not. */
-	if (!dispatch || m->adapter->bot == NULL ||
+	if (!dispatch || m->adapter->listener == NULL ||
 	    mx_direct_has(m->direct, ev->state_key, room->id) || p == NULL) {
 		free(oldname);
 		return 0;
@@ -231,14 +231,14 @@ apply_state(struct matrix *m, struct mx_room *room,
 	    strcmp(oldname != NULL ? oldname : ev->state_key, who.name) != 0))
 		handled_begin(m, ev->event_id);
 	if (old != MX_JOINED && now == MX_JOINED) {
-		bot_on_join(m->adapter->bot, m->adapter, label, &who);
+		adapter_join(m->adapter, label, &who);
 		called = 1;
 	} else if (old == MX_JOINED && now != MX_JOINED) {
-		bot_on_leave(m->adapter->bot, m->adapter, label, &who);
+		adapter_leave(m->adapter, label, &who);
 		called = 1;
 	} else if (old == MX_JOINED && now == MX_JOINED &&
 	    strcmp(oldname != NULL ? oldname : ev->state_key, who.name) != 0) {
-		bot_on_rename(m->adapter->bot, m->adapter, ev->state_key, &who);
+		adapter_rename(m->adapter, ev->state_key, &who);
 		called = 1;
 	}
 	if (called)

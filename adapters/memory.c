@@ -61,7 +61,7 @@ memory_finish(struct adapter *adapter)
 	free(m->busy_flow);
 	free(m->self);
 	if (m->report_timer != 0)
-		loop_cancel(bot_loop(adapter->bot), m->report_timer);
+		loop_cancel(adapter->loop, m->report_timer);
 	for (int i = 0; i < m->njoined; i++)
 		free(m->joined[i]);
 	free(m->joined);
@@ -78,7 +78,7 @@ report(struct memory *m)
 
 		memmove(m->unsent, m->unsent + 1, (size_t)--m->nunsent *
 		    sizeof(*m->unsent));
-		bot_on_sent(m->adapter->bot, m->adapter, id);
+		adapter_sent(m->adapter, id);
 	}
 }
 
@@ -90,7 +90,7 @@ report_cb(struct loop *loop, uint64_t id, void *arg)
 	m->report_timer = 0;
 	if (m->started && !m->connected) {
 		m->connected = 1;
-		bot_on_connected(m->adapter->bot, m->adapter, 1);
+		adapter_connected(m->adapter, 1);
 	}
 	report(m);
 }
@@ -98,8 +98,8 @@ report_cb(struct loop *loop, uint64_t id, void *arg)
 static void
 report_soon(struct memory *m)
 {
-	if (m->report_timer == 0 && m->adapter->bot != NULL)
-		m->report_timer = loop_timer(bot_loop(m->adapter->bot), 0,
+	if (m->report_timer == 0 && m->adapter->listener != NULL)
+		m->report_timer = loop_timer(m->adapter->loop, 0,
 		    report_cb, m);
 }
 
@@ -352,9 +352,9 @@ memory_say(struct adapter *adapter, const char *channel, const char *user_id,
 {
 	struct user user = { .id = user_id, .name = name, .mask = NULL };
 
-	bot_on_message(adapter->bot, adapter, channel, &user, text);
+	adapter_message(adapter, channel, &user, text);
 	/* The loop's part, as a test drives no loop between its lines. */
-	bot_flush(adapter->bot);
+	adapter_flush(adapter);
 	report(adapter->priv);
 }
 
@@ -362,8 +362,8 @@ void
 memory_say_as(struct adapter *adapter, const char *channel,
     const struct user *user, const char *text)
 {
-	bot_on_message(adapter->bot, adapter, channel, user, text);
-	bot_flush(adapter->bot);
+	adapter_message(adapter, channel, user, text);
+	adapter_flush(adapter);
 	report(adapter->priv);
 }
 

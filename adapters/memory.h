@@ -34,7 +34,7 @@ void memory_keep(struct adapter *adapter, int keep);
 int memory_joined(const struct adapter *adapter, const char *channel);
 
 /*
- * hold 1: lines are kept but not reported sent (bot_on_sent), as when a
+ * hold 1: lines are kept but not reported sent (adapter_sent), as when a
  * medium has not yet confirmed them; 0 reports what was held.  Otherwise
  * lines are reported after each memory_say() and from the loop.
  */

@@ -4,8 +4,8 @@
  * An adapter connects to one network (an IRC server, a Matrix account, the
  * terminal, or the in-memory test medium), registers the descriptors and
  * timers it needs with the bot's single event loop, renders structured text
- * (text.h) for its medium, and reports what people say and do through the
- * bot_on_*() callbacks below.
+ * (text.h) for its medium, and reports what people say and do to the
+ * listener the core gives it (struct adapter_listener, as seatd does).
  *
  * Each implementation lives in adapters/NAME.c and exports one const
  * struct adapter_impl; adapter_find() picks one by name from a
@@ -50,7 +50,7 @@ struct user {
  *
  * id is the message's row in the store's outbox: a message caused by a
  * stored change is committed with that change and kept until the adapter
- * reports, with bot_on_sent(), that it has left (IRC: written to the
+ * reports, with adapter_sent(), that it has left (IRC: written to the
  * socket; Matrix: the homeserver answered the PUT of its transaction) or
  * that it can never leave (the room was left; logged).  After a restart
  * the core hands unsent rows to the adapter again with the same id, so an
@@ -71,7 +71,7 @@ struct send_info {
 struct adapter_impl {
 	const char *name;
 	/*
-	 * 1 when the adapter reports tracked messages with bot_on_sent();
+	 * 1 when the adapter reports tracked messages with adapter_sent();
 	 * otherwise the core forgets an outbox row as soon as the adapter
 	 * has taken the message (at most once, as for the terminal).
 	 */
@@ -143,54 +143,107 @@ struct adapter_impl {
 	const char *(*reader)(struct adapter *adapter, const char *channel);
 };
 
+/*
+ * What an adapter tells the core, as seatd's listeners: callbacks and
+ * their data, handed to the adapter with its struct adapter before
+ * init().  channel is NULL for a private message; the core never keeps
+ * the pointers it is given.  Adapters call them through the adapter_*()
+ * functions below, from their own event handlers (never from inside
+ * send_channel() or send_private()); the core hands its own calls to the
+ * adapter over from the loop, never inside one of these.
+ */
+struct adapter_listener {
+	void (*message)(void *data, struct adapter *adapter,
+	    const char *channel, const struct user *from, const char *text);
+	/* Someone joined or left (part, quit, kick); channel NULL: quit. */
+	void (*join)(void *data, struct adapter *adapter, const char *channel,
+	    const struct user *who);
+	void (*leave)(void *data, struct adapter *adapter, const char *channel,
+	    const struct user *who);
+	/* A user's id or name changed; seats follow the person. */
+	void (*rename)(void *data, struct adapter *adapter, const char *old_id,
+	    const struct user *now);
+	/*
+	 * The message queued with info->id has left, or can never leave
+	 * (see struct send_info).
+	 */
+	void (*sent)(void *data, struct adapter *adapter, uint64_t id);
+	/* The adapter lost (0) or regained (1) its connection. */
+	void (*connected)(void *data, struct adapter *adapter, int up);
+	/*
+	 * Hands what the core queued for the adapters over now: for a
+	 * medium that runs no loop between the events it feeds the core
+	 * (the in-memory medium of tests).
+	 */
+	void (*flush)(void *data);
+};
+
 struct adapter {
 	const struct adapter_impl *impl;
-	struct bot *bot;
+	/* The core's listener; NULL where no core runs (check-config). */
+	const struct adapter_listener *listener;
+	void *listener_data;
+	/* The loop and store the adapter uses (NULL without a core). */
+	struct loop *loop;
+	struct store *store;
 	/* The network's name in the configuration and the store. */
 	char *network;
 	void *priv;
 };
 
-/* The loop and store an adapter uses (Matrix keeps its sync token there). */
-struct loop *bot_loop(struct bot *bot);
-struct store *bot_store(struct bot *bot);
-
 /* The registry of adapters (adapters/registry.c), NULL-terminated. */
 extern const struct adapter_impl *const adapter_registry[];
 const struct adapter_impl *adapter_find(const char *name);
 
-/*
- * Callbacks into the core.  channel is NULL for a private message.  The
- * core never keeps the pointers it is given.
- */
-void bot_on_message(struct bot *bot, struct adapter *adapter,
-    const char *channel, const struct user *from, const char *text);
-/* Someone joined or left (part, quit, kick) a channel; channel NULL: quit. */
-void bot_on_join(struct bot *bot, struct adapter *adapter,
-    const char *channel, const struct user *who);
-void bot_on_leave(struct bot *bot, struct adapter *adapter,
-    const char *channel, const struct user *who);
-/*
- * A user's id or name changed (an IRC nick change without an account);
- * seats follow the person.
- */
-void bot_on_rename(struct bot *bot, struct adapter *adapter,
-    const char *old_id, const struct user *now);
-/*
- * The message the core queued with info->id has left, or can never leave
- * (see struct send_info).  Adapters call it from their own event
- * handlers, never from inside send_channel() or send_private().
- */
-void bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id);
-/*
- * Hands what the core queued for the adapters over now (sends and parts
- * wait for the loop, so that the core never calls an adapter inside its
- * own callback).  For a medium that runs no loop between the events it
- * feeds the core, as the in-memory medium of tests; never from inside an
- * adapter's send or part.
- */
-void bot_flush(struct bot *bot);
-/* The adapter lost and regained its connection. */
-void bot_on_connected(struct bot *bot, struct adapter *adapter, int up);
+/* What adapters call to tell the core (nothing without a listener). */
+static inline void
+adapter_message(struct adapter *a, const char *channel,
+    const struct user *from, const char *text)
+{
+	if (a->listener != NULL)
+		a->listener->message(a->listener_data, a, channel, from, text);
+}
+
+static inline void
+adapter_join(struct adapter *a, const char *channel, const struct user *who)
+{
+	if (a->listener != NULL)
+		a->listener->join(a->listener_data, a, channel, who);
+}
+
+static inline void
+adapter_leave(struct adapter *a, const char *channel, const struct user *who)
+{
+	if (a->listener != NULL)
+		a->listener->leave(a->listener_data, a, channel, who);
+}
+
+static inline void
+adapter_rename(struct adapter *a, const char *old_id, const struct user *now)
+{
+	if (a->listener != NULL)
+		a->listener->rename(a->listener_data, a, old_id, now);
+}
+
+static inline void
+adapter_sent(struct adapter *a, uint64_t id)
+{
+	if (a->listener != NULL)
+		a->listener->sent(a->listener_data, a, id);
+}
+
+static inline void
+adapter_connected(struct adapter *a, int up)
+{
+	if (a->listener != NULL)
+		a->listener->connected(a->listener_data, a, up);
+}
+
+static inline void
+adapter_flush(struct adapter *a)
+{
+	if (a->listener != NULL)
+		a->listener->flush(a->listener_data);
+}
 
 #endif

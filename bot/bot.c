@@ -54,18 +54,6 @@ settings_copy(struct channel_settings *to, const struct channel_settings *from)
 	to->options = options != NULL ? options : json_array();
 }
 
-struct loop *
-bot_loop(struct bot *bot)
-{
-	return bot->loop;
-}
-
-struct store *
-bot_store(struct bot *bot)
-{
-	return bot->store;
-}
-
 static int outbox_to_adapter(void *arg, const char *network,
     const char *target, int private_, const char *flow,
     const struct text *text, uint64_t id);
@@ -777,7 +765,7 @@ restore_one(const struct store_game *stored, void *arg)
 	    stored->channel, (long long)stored->id, table_game(table)->nactions);
 	/*
 	 * Nothing is said and no turn runs until the network can speak:
-	 * bot_on_connected() resumes the table then, so that nobody's time
+	 * the adapter's connected() resumes the table then, so that nobody's time
 	 * runs out before they were told it is their turn.
 	 */
 	if (network->up)

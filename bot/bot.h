@@ -3,7 +3,8 @@
  *
  * A bot owns its adapters and its tables (one per channel of a network),
  * borrows a loop and a store, and applies a configuration.  Everything runs
- * on the loop's thread; adapters call the bot_on_*() functions of adapter.h.
+ * on the loop's thread; adapters tell it what happens through the listener
+ * it gives each of them (struct adapter_listener, adapter.h).
  *
  * Life cycle:
  *   bot = bot_create(loop, store, &settings);
@@ -97,6 +98,13 @@ int bot_start(struct bot *bot);
 void bot_say_goodbye(struct bot *bot);
 /* Messages the started adapters still hold. */
 size_t bot_queue_depth(const struct bot *bot);
+/*
+ * Hands what the core queued for the adapters (sends and parts, see
+ * medium.h) over now; the loop does it by itself a moment after each
+ * event.  For drivers that play the loop's part: the in-memory medium of
+ * tests reaches it through its listener's flush().
+ */
+void bot_flush(struct bot *bot);
 /*
  * Says goodbye (unless goodbye is NULL, or it was said) where games are
  * running, in each channel's language, and stops every adapter.

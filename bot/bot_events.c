@@ -97,10 +97,11 @@ follow_name(struct network *network, const struct user *user)
 	}
 }
 
-void
-bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+on_message(void *data, struct adapter *adapter, const char *channel,
     const struct user *raw, const char *text)
 {
+	struct bot *bot = data;
 	struct network *network = network_of(bot, adapter);
 	struct channel *where = NULL;
 	struct user clean, *from = &clean;
@@ -161,10 +162,11 @@ on_join_event(struct bot *bot, struct adapter *adapter, const char *channel,
 	}
 }
 
-void
-bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+on_join(void *data, struct adapter *adapter, const char *channel,
     const struct user *raw)
 {
+	struct bot *bot = data;
 	bot_enter(bot);
 	on_join_event(bot, adapter, channel, raw);
 	bot_leave(bot);
@@ -201,10 +203,11 @@ on_leave_event(struct bot *bot, struct adapter *adapter, const char *channel,
 	}
 }
 
-void
-bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+on_leave(void *data, struct adapter *adapter, const char *channel,
     const struct user *raw)
 {
+	struct bot *bot = data;
 	bot_enter(bot);
 	on_leave_event(bot, adapter, channel, raw);
 	bot_leave(bot);
@@ -234,24 +237,27 @@ on_rename_event(struct bot *bot, struct adapter *adapter, const char *raw_old,
 	}
 }
 
-void
-bot_on_rename(struct bot *bot, struct adapter *adapter, const char *raw_old,
+static void
+on_rename(void *data, struct adapter *adapter, const char *raw_old,
     const struct user *raw)
 {
+	struct bot *bot = data;
 	bot_enter(bot);
 	on_rename_event(bot, adapter, raw_old, raw);
 	bot_leave(bot);
 }
 
-void
-bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id)
+static void
+on_sent(void *data, struct adapter *adapter, uint64_t id)
 {
+	struct bot *bot = data;
 	outbox_sent(bot->outbox, id);
 }
 
-void
-bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
+static void
+on_connected(void *data, struct adapter *adapter, int up)
 {
+	struct bot *bot = data;
 	struct network *network = network_of(bot, adapter);
 	enum msg why;
 
@@ -285,3 +291,20 @@ bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
 	}
 	bot_leave(bot);
 }
+
+static void
+on_flush(void *data)
+{
+	bot_flush(data);
+}
+
+/* What adapters tell the core (adapter.h), given to each with its network. */
+const struct adapter_listener bot_listener = {
+	.message = on_message,
+	.join = on_join,
+	.leave = on_leave,
+	.rename = on_rename,
+	.sent = on_sent,
+	.connected = on_connected,
+	.flush = on_flush,
+};

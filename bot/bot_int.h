@@ -48,7 +48,7 @@ struct network {
 	int started;
 	int configured;          /* still in the configuration */
 	int was_up;              /* connected once: later ups are reconnects */
-	int up;                  /* what bot_on_connected() last said */
+	int up;                  /* what the adapter last said of its connection */
 	/* The allowance of commands that are not moves (struct bot). */
 	struct bucket crowd;
 	int crowd_ready;
@@ -120,6 +120,8 @@ struct network *network_find(struct bot *bot, const char *name);
 void network_destroy(struct network *network);
 /* IRC channel names compare without case, Matrix room ids exactly. */
 int channel_name_equal(const char *a, const char *b);
+/* bot_events.c: the core's listener, handed to every adapter. */
+extern const struct adapter_listener bot_listener;
 /* bot_networks.c: joins channel now or once its network is up. */
 void channel_join(struct channel *channel);
 struct channel *channel_get(struct network *network, const char *name,

@@ -67,7 +67,10 @@ network_create(struct bot *bot, const struct adapter_impl *impl,
 		return NULL;
 	}
 	network->bot = bot;
-	network->adapter.bot = bot;
+	network->adapter.listener = &bot_listener;
+	network->adapter.listener_data = bot;
+	network->adapter.loop = bot->loop;
+	network->adapter.store = bot->store;
 	settings_default(&network->defaults);
 	if (impl->init(&network->adapter, config, path, err, errlen) != 0) {
 		settings_finish(&network->defaults);

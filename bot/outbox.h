@@ -7,7 +7,7 @@
  * outbox_leave() commits the batch.  When the event changed something
  * people must hear about (store_batch_changes() > 0), its messages become
  * outbox rows of the same transaction and go to the adapters with their
- * row ids; the adapters report them sent (bot_on_sent) and the rows are
+ * row ids; the adapters report them sent (adapter_sent) and the rows are
  * forgotten.  After a crash, outbox_load() hands the rows never reported
  * sent to the adapters again, first, in order.  An event that changed
  * nothing (help, a refusal) sends its messages untracked.

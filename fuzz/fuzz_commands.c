@@ -381,7 +381,7 @@ restart(struct fx *f, int graceful)
 	bot_destroy(f->bot);
 	fx_bot(f);
 	restored = bot_restore(f->bot);
-	bot_flush(f->bot);
+	adapter_flush(f->adapter);
 	CHECK(restored == n);
 	for (int i = 0; i < n; i++) {
 		struct table *table = bot_table(f->bot, f->adapter,
@@ -542,8 +542,8 @@ event(struct fx *f, const char *line)
 		if (a[0] == '\0' || b[0] == '\0')
 			break;
 		person(f, b, name, &user);
-		bot_on_rename(f->bot, f->adapter, a, &user);
-		bot_flush(f->bot);
+		adapter_rename(f->adapter, a, &user);
+		adapter_flush(f->adapter);
 		break;
 	case '>':
 	case '<':
@@ -553,16 +553,16 @@ event(struct fx *f, const char *line)
 		person(f, a, name, &user);
 		note(&f->names, b);
 		if (line[0] == '>')
-			bot_on_join(f->bot, f->adapter, b[0] != '\0' ? b :
+			adapter_join(f->adapter, b[0] != '\0' ? b :
 			    NULL, &user);
 		else
-			bot_on_leave(f->bot, f->adapter, b[0] != '\0' ? b :
+			adapter_leave(f->adapter, b[0] != '\0' ? b :
 			    NULL, &user);
-		bot_flush(f->bot);
+		adapter_flush(f->adapter);
 		break;
 	case '^':
-		bot_on_connected(f->bot, f->adapter, line[1] != '0');
-		bot_flush(f->bot);
+		adapter_connected(f->adapter, line[1] != '0');
+		adapter_flush(f->adapter);
 		break;
 	case '*':
 	case '=':

@@ -11,7 +11,7 @@
  *   {"send_channel": CHANNEL, "text": T}   T may carry text.h marks
  *   {"send_private": USER_ID, "text": T}
  *   (either may add "id": N and "flow": F, the core's struct send_info;
- *   bot_on_sent() is reported as {"event": "sent", "id": N})
+ *   adapter_sent() is reported as {"event": "sent", "id": N})
  *   {"join": CHANNEL}  {"part": CHANNEL}
  *   {"queue_depth": true}                  prints {"event": "queue_depth"}
  *   {"self_name": true}                    prints {"event": "self_name"}
@@ -57,20 +57,6 @@ static char input[1 << 16];
 static size_t input_len;
 static int stopping;
 
-struct loop *
-bot_loop(struct bot *bot)
-{
-	(void)bot;
-	return harness_loop;
-}
-
-struct store *
-bot_store(struct bot *bot)
-{
-	(void)bot;
-	return NULL;
-}
-
 /* Prints obj (stolen) as one line on stdout. */
 static void
 emit(json_t *obj)
@@ -97,61 +83,78 @@ user_json(const struct user *u)
 	return o;
 }
 
-void
-bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+harness_message(void *data, struct adapter *adapter, const char *channel,
     const struct user *from, const char *text)
 {
-	(void)bot;
+	(void)data;
 	(void)adapter;
 	emit(json_pack("{s:s, s:s?, s:o, s:s}", "event", "message", "channel",
 	    channel, "from", user_json(from), "text", text));
 }
 
-void
-bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+harness_join(void *data, struct adapter *adapter, const char *channel,
     const struct user *who)
 {
-	(void)bot;
+	(void)data;
 	(void)adapter;
 	emit(json_pack("{s:s, s:s?, s:o}", "event", "join", "channel", channel,
 	    "user", user_json(who)));
 }
 
-void
-bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+harness_leave(void *data, struct adapter *adapter, const char *channel,
     const struct user *who)
 {
-	(void)bot;
+	(void)data;
 	(void)adapter;
 	emit(json_pack("{s:s, s:s?, s:o}", "event", "leave", "channel",
 	    channel, "user", user_json(who)));
 }
 
-void
-bot_on_rename(struct bot *bot, struct adapter *adapter, const char *old_id,
+static void
+harness_rename(void *data, struct adapter *adapter, const char *old_id,
     const struct user *now)
 {
-	(void)bot;
+	(void)data;
 	(void)adapter;
 	emit(json_pack("{s:s, s:s, s:o}", "event", "rename", "old_id", old_id,
 	    "user", user_json(now)));
 }
 
-void
-bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id)
+static void
+harness_sent(void *data, struct adapter *adapter, uint64_t id)
 {
-	(void)bot;
+	(void)data;
 	(void)adapter;
 	emit(json_pack("{s:s, s:I}", "event", "sent", "id", (json_int_t)id));
 }
 
-void
-bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
+static void
+harness_connected(void *data, struct adapter *adapter, int up)
 {
-	(void)bot;
+	(void)data;
 	(void)adapter;
 	emit(json_pack("{s:s, s:b}", "event", "connected", "up", up));
 }
+
+static void
+harness_flush(void *data)
+{
+	(void)data;
+}
+
+/* The stub core: every event the adapter reports is printed. */
+static const struct adapter_listener harness_listener = {
+	.message = harness_message,
+	.join = harness_join,
+	.leave = harness_leave,
+	.rename = harness_rename,
+	.sent = harness_sent,
+	.connected = harness_connected,
+	.flush = harness_flush,
+};
 
 static void
 stop(const char *goodbye)
@@ -266,7 +269,7 @@ main(int argc, char **argv)
 	harness_adapter.impl = &irc_adapter;
 	harness_adapter.network = (char *)(json_is_string(name) ?
 	    json_string_value(name) : "irc");
-	harness_adapter.bot = (struct bot *)&harness_adapter;
+	harness_adapter.listener = &harness_listener;
 	if (irc_adapter.init(&harness_adapter, config, "networks[0]", err,
 	    sizeof(err)) != 0) {
 		emit(json_pack("{s:s, s:s}", "event", "init_failed", "error",
@@ -275,6 +278,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	harness_loop = loop_create(0);
+	harness_adapter.loop = harness_loop;
 	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 	loop_watch(harness_loop, 0, LOOP_READ, on_stdin, NULL);
 	if (argc == 3) {

@@ -13,7 +13,7 @@
  *   {"send_channel": ROOM, "text": T}   T may carry text.h marks
  *   {"send_private": USER, "text": T}
  *   (either may add "id": N and "flow": F, the core's struct send_info;
- *   bot_on_sent() is reported as {"event": "sent", "id": N})
+ *   adapter_sent() is reported as {"event": "sent", "id": N})
  *   {"join": ROOM}  {"part": ROOM}
  *   {"channel_admin": [ROOM, USER]}     prints {"event": "channel_admin"}
  *   {"queue_depth": true}               prints {"event": "queue_depth"}
@@ -31,10 +31,10 @@
  * each command took effect across crashes.
  *
  * With --crash-on, a message whose text is TEXT kills the process inside
- * bot_on_message(), before the core would have stored it: the adapter must
+ * the listener's message(), before the core would have stored it: the adapter must
  * deliver that message again after a restart, and nothing before it.
  * With --crash-after, the process dies right after that message's batch
- * was committed, before bot_on_message() returns: the adapter must not
+ * was committed, before message() returns: the adapter must not
  * deliver it again.
  */
 #include <errno.h>
@@ -67,20 +67,6 @@ static const char *crash_on, *crash_after;
 static uint64_t drain_end;
 static char input[1 << 16];
 static size_t input_len;
-
-struct loop *
-bot_loop(struct bot *bot)
-{
-	(void)bot;
-	return harness_loop;
-}
-
-struct store *
-bot_store(struct bot *bot)
-{
-	(void)bot;
-	return harness_store;
-}
 
 /* Prints obj (stolen) as one line on stdout. */
 static void
@@ -130,11 +116,11 @@ store_move(const char *text)
 	store_batch_commit(harness_store);
 }
 
-void
-bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+harness_message(void *data, struct adapter *adapter, const char *channel,
     const struct user *from, const char *text)
 {
-	(void)bot;
+	(void)data;
 	(void)adapter;
 	if (crash_on != NULL && strcmp(text, crash_on) == 0) {
 		emit(json_pack("{s:s, s:s}", "event", "crashing", "text",
@@ -151,51 +137,68 @@ bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
 	}
 }
 
-void
-bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+harness_join(void *data, struct adapter *adapter, const char *channel,
     const struct user *who)
 {
-	(void)bot;
+	(void)data;
 	(void)adapter;
 	emit(json_pack("{s:s, s:s?, s:o}", "event", "join", "channel", channel,
 	    "user", user_json(who)));
 }
 
-void
-bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
+static void
+harness_leave(void *data, struct adapter *adapter, const char *channel,
     const struct user *who)
 {
-	(void)bot;
+	(void)data;
 	(void)adapter;
 	emit(json_pack("{s:s, s:s?, s:o}", "event", "leave", "channel",
 	    channel, "user", user_json(who)));
 }
 
-void
-bot_on_rename(struct bot *bot, struct adapter *adapter, const char *old_id,
+static void
+harness_rename(void *data, struct adapter *adapter, const char *old_id,
     const struct user *now)
 {
-	(void)bot;
+	(void)data;
 	(void)adapter;
 	emit(json_pack("{s:s, s:s, s:o}", "event", "rename", "old_id", old_id,
 	    "user", user_json(now)));
 }
 
-void
-bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id)
+static void
+harness_sent(void *data, struct adapter *adapter, uint64_t id)
 {
-	(void)bot;
+	(void)data;
 	(void)adapter;
 	emit(json_pack("{s:s, s:I}", "event", "sent", "id", (json_int_t)id));
 }
 
-void
-bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
+static void
+harness_connected(void *data, struct adapter *adapter, int up)
 {
-	(void)bot;
+	(void)data;
 	(void)adapter;
 	emit(json_pack("{s:s, s:b}", "event", "connected", "up", up));
 }
+
+static void
+harness_flush(void *data)
+{
+	(void)data;
+}
+
+/* The stub core: every event the adapter reports is printed. */
+static const struct adapter_listener harness_listener = {
+	.message = harness_message,
+	.join = harness_join,
+	.leave = harness_leave,
+	.rename = harness_rename,
+	.sent = harness_sent,
+	.connected = harness_connected,
+	.flush = harness_flush,
+};
 
 /* Runs the loop until the adapter has nothing left to do, then stops it. */
 static void
@@ -354,8 +357,7 @@ main(int argc, char **argv)
 	name = json_string_value(json_object_get(config, "name"));
 	harness_adapter.impl = &matrix_adapter;
 	harness_adapter.network = (char *)(name != NULL ? name : "matrix");
-	/* Any non-NULL pointer: the stub core ignores it. */
-	harness_adapter.bot = (struct bot *)&harness_adapter;
+	harness_adapter.listener = &harness_listener;
 	if (matrix_adapter.init(&harness_adapter, config, "networks[0]", err,
 	    sizeof(err)) != 0) {
 		emit(json_pack("{s:s, s:s}", "event", "init_error", "error",
@@ -369,6 +371,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "matrix_harness: %s\n", err);
 		return 1;
 	}
+	harness_adapter.loop = harness_loop;
+	harness_adapter.store = harness_store;
 	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 	loop_watch(harness_loop, 0, LOOP_READ, on_stdin, NULL);
 	if (matrix_adapter.start(&harness_adapter) != 0) {

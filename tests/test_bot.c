@@ -712,10 +712,10 @@ test_lobby_survives_restart(void **state)
 	/* A crash, then a clean stop: the lobby comes back both times. */
 	fx_restart(f, 0);
 	assert_int_equal(bot_restore(f->bot), 0);
-	bot_flush(f->bot);
+	adapter_flush(f->adapter);
 	fx_restart(f, 1);
 	assert_int_equal(bot_restore(f->bot), 0);
-	bot_flush(f->bot);
+	adapter_flush(f->adapter);
 	table = table_of(f, "#l");
 	assert_non_null(table);
 	assert_null(table_game(table));
@@ -746,7 +746,7 @@ test_lobby_survives_restart(void **state)
 	    "{\"game\":\"sticheln\",\"options\":{},\"seats\":[]}"), 0);
 	fx_restart(f, 0);
 	assert_int_equal(bot_restore(f->bot), 1);
-	bot_flush(f->bot);
+	adapter_flush(f->adapter);
 	assert_non_null(table_game(table_of(f, "#l")));
 	assert_int_equal(store_each_lobby(f->store, count_lobby, NULL), 0);
 
@@ -764,7 +764,7 @@ test_lobby_survives_restart(void **state)
 	    "{\"game\":\"wizard\",\"options\":{},\"seats\":[]}"), 0);
 	fx_restart(f, 0);
 	assert_int_equal(bot_restore(f->bot), 1);
-	bot_flush(f->bot);
+	adapter_flush(f->adapter);
 	for (int i = 1; i <= 4; i++) {
 		char name[8];
 
@@ -814,8 +814,8 @@ test_rename_keeps_seat(void **state)
 
 	seat_three(f, "#r", "wizard");
 	say(f, "#r", "alice", "!start");
-	bot_on_rename(f->bot, f->adapter, "bob", &now);
-	bot_flush(f->bot);
+	adapter_rename(f->adapter, "bob", &now);
+	adapter_flush(f->adapter);
 	table = table_of(f, "#r");
 	assert_true(table_seat_of(table, "bob") < 0);
 	assert_true(table_seat_of(table, "bobby!b@host") >= 0);
@@ -901,16 +901,16 @@ test_part_and_grace(void **state)
 	say(f, "#p", "alice", "!start");
 	table = table_of(f, "#p");
 	seat = table_seat_of(table, "bob");
-	bot_on_leave(f->bot, f->adapter, "#p", &bob);
-	bot_flush(f->bot);
+	adapter_leave(f->adapter, "#p", &bob);
+	adapter_flush(f->adapter);
 	loop_advance(f->loop, 30 * 1000);
-	bot_on_join(f->bot, f->adapter, "#p", &bob);
-	bot_flush(f->bot);
+	adapter_join(f->adapter, "#p", &bob);
+	adapter_flush(f->adapter);
 	loop_advance(f->loop, 60 * 1000);
 	assert_false(table_seat(table, seat)->standin);
 	/* A quit (no channel) counts for every table. */
-	bot_on_leave(f->bot, f->adapter, NULL, &bob);
-	bot_flush(f->bot);
+	adapter_leave(f->adapter, NULL, &bob);
+	adapter_flush(f->adapter);
 	loop_advance(f->loop, 61 * 1000);
 	table = table_of(f, "#p");
 	assert_non_null(table);
@@ -993,7 +993,7 @@ test_restore_mid_trick(void **state)
 	/* The crash: the bot vanishes without a word. */
 	fx_restart(f, 0);
 	assert_int_equal(bot_restore(f->bot), 1);
-	bot_flush(f->bot);
+	adapter_flush(f->adapter);
 	table = table_of(f, "#k");
 	assert_non_null(table);
 	assert_int_equal(table_game(table)->nactions, nactions);
@@ -1043,7 +1043,7 @@ test_odd_ids(void **state)
 	assert_true(table_seat_of(table, "bob%25") >= 0);
 	fx_restart(f, 0);
 	assert_int_equal(bot_restore(f->bot), 1);
-	bot_flush(f->bot);
+	adapter_flush(f->adapter);
 	table = table_of(f, "#o");
 	assert_int_equal(table_nseats(table), 3);
 	/* The same person, typing again, still owns the seat. */
@@ -1099,19 +1099,19 @@ test_reconnect(void **state)
 	int before;
 	size_t mark;
 
-	bot_on_connected(f->bot, f->adapter, 1);
-	bot_flush(f->bot);
+	adapter_connected(f->adapter, 1);
+	adapter_flush(f->adapter);
 	seat_three(f, "#c", "wizard");
 	say(f, "#c", "alice", "!start");
 	table = table_of(f, "#c");
 	before = table_game(table)->nactions;
 	mark = memory_count(f->adapter);
-	bot_on_connected(f->bot, f->adapter, 0);
-	bot_flush(f->bot);
+	adapter_connected(f->adapter, 0);
+	adapter_flush(f->adapter);
 	loop_advance(f->loop, 600 * 1000);
 	assert_int_equal(table_game(table)->nactions, before);
-	bot_on_connected(f->bot, f->adapter, 1);
-	bot_flush(f->bot);
+	adapter_connected(f->adapter, 1);
+	adapter_flush(f->adapter);
 	assert_true(sent_since(f, mark, "#c", "back online"));
 	loop_advance(f->loop, 121 * 1000);
 	assert_int_equal(table_game(table)->nactions, before + 1);
@@ -1138,43 +1138,43 @@ test_admin(void **state)
 	say(f, "#a", "alice", "!start");
 	say(f, "#a", "alice", "!admin kick bob");
 	assert_non_null(strstr(last_to(f, "#a", NULL), "Only the bot's admins"));
-	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin status");
-	bot_flush(f->bot);
+	adapter_message(f->adapter, "#a", &admin, "!admin status");
+	adapter_flush(f->adapter);
 	assert_non_null(strstr(last_to(f, "#a", NULL), "1 table, 1 game "));
-	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin kick bob");
-	bot_flush(f->bot);
+	adapter_message(f->adapter, "#a", &admin, "!admin kick bob");
+	adapter_flush(f->adapter);
 	table = table_of(f, "#a");
 	assert_true(table_seat(table, table_seat_of(table, "bob"))->standin);
 	assert_true(sent_since(f, 0, "#a", "gave bob's seat"));
-	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin set lang ja");
-	bot_flush(f->bot);
+	adapter_message(f->adapter, "#a", &admin, "!admin set lang ja");
+	adapter_flush(f->adapter);
 	assert_int_equal(bot_channel_lang(f->bot, f->adapter, "#a"), LANG_JA);
-	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin set lang en");
-	bot_flush(f->bot);
-	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin set timer 5");
-	bot_flush(f->bot);
+	adapter_message(f->adapter, "#a", &admin, "!admin set lang en");
+	adapter_flush(f->adapter);
+	adapter_message(f->adapter, "#a", &admin, "!admin set timer 5");
+	adapter_flush(f->adapter);
 	assert_non_null(strstr(last_to(f, "#a", NULL), "Cannot set timer"));
-	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin restart");
-	bot_flush(f->bot);
+	adapter_message(f->adapter, "#a", &admin, "!admin restart");
+	adapter_flush(f->adapter);
 	table = table_of(f, "#a");
 	assert_non_null(table);
 	assert_non_null(table_game(table));
 	assert_int_equal(table_game(table)->nactions, 0);
-	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin reload");
-	bot_flush(f->bot);
+	adapter_message(f->adapter, "#a", &admin, "!admin reload");
+	adapter_flush(f->adapter);
 	assert_non_null(strstr(last_to(f, "#a", NULL), "Reload failed"));
 	bot_set_reload(f->bot, reload_ok, &reloads);
-	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin reload");
-	bot_flush(f->bot);
+	adapter_message(f->adapter, "#a", &admin, "!admin reload");
+	adapter_flush(f->adapter);
 	assert_int_equal(reloads, 1);
 	assert_non_null(strstr(last_to(f, "#a", NULL), "reloaded"));
-	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin stop");
-	bot_flush(f->bot);
+	adapter_message(f->adapter, "#a", &admin, "!admin stop");
+	adapter_flush(f->adapter);
 	assert_null(table_of(f, "#a"));
 	/* An admin sends the bot away from a room. */
 	f->adapter->impl->join(f->adapter, "#a");
-	bot_on_message(f->bot, f->adapter, "#a", &admin, "!admin part");
-	bot_flush(f->bot);
+	adapter_message(f->adapter, "#a", &admin, "!admin part");
+	adapter_flush(f->adapter);
 	assert_false(memory_joined(f->adapter, "#a"));
 	assert_non_null(strstr(last_to(f, "#a", NULL), "Goodbye"));
 	/* The first game was abandoned, the second too: nothing running. */
@@ -1238,7 +1238,7 @@ test_outbox_after_crash(void **state)
 		assert_true(l->id == ids[i]);
 	}
 	assert_int_equal(bot_restore(f->bot), 1);
-	bot_flush(f->bot);
+	adapter_flush(f->adapter);
 	assert_true(sent_since(f, (size_t)nheld, "#o", "resumes"));
 	/* Reported sent this time: a second crash repeats none of them. */
 	fx_restart(f, 0);
@@ -1751,8 +1751,8 @@ test_seat_follows_name(void **state)
 	memory_say_as(f->adapter, "#fn", &alicia, "!status");
 	assert_string_equal(table_seat(table, 0)->name, "alicia");
 	assert_non_null(strstr(last_to(f, "#fn", NULL), "alicia"));
-	bot_on_join(f->bot, f->adapter, "#fn", &alice);
-	bot_flush(f->bot);
+	adapter_join(f->adapter, "#fn", &alice);
+	adapter_flush(f->adapter);
 	assert_string_equal(table_seat(table, 0)->name, "alice");
 }
 

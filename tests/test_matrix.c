@@ -30,60 +30,6 @@ const char *const config_network_keys[] = {
 };
 
 /* The adapter is linked for init()/finish(); the core never runs. */
-struct loop *
-bot_loop(struct bot *bot)
-{
-	(void)bot;
-	return NULL;
-}
-
-struct store *
-bot_store(struct bot *bot)
-{
-	(void)bot;
-	return NULL;
-}
-
-void
-bot_on_message(struct bot *bot, struct adapter *adapter, const char *channel,
-    const struct user *from, const char *text)
-{
-	(void)bot, (void)adapter, (void)channel, (void)from, (void)text;
-}
-
-void
-bot_on_join(struct bot *bot, struct adapter *adapter, const char *channel,
-    const struct user *who)
-{
-	(void)bot, (void)adapter, (void)channel, (void)who;
-}
-
-void
-bot_on_leave(struct bot *bot, struct adapter *adapter, const char *channel,
-    const struct user *who)
-{
-	(void)bot, (void)adapter, (void)channel, (void)who;
-}
-
-void
-bot_on_rename(struct bot *bot, struct adapter *adapter, const char *old_id,
-    const struct user *now)
-{
-	(void)bot, (void)adapter, (void)old_id, (void)now;
-}
-
-void
-bot_on_sent(struct bot *bot, struct adapter *adapter, uint64_t id)
-{
-	(void)bot, (void)adapter, (void)id;
-}
-
-void
-bot_on_connected(struct bot *bot, struct adapter *adapter, int up)
-{
-	(void)bot, (void)adapter, (void)up;
-}
-
 static json_t *
 parse(const char *s)
 {
