@@ -186,7 +186,7 @@ mx_request_done(struct mx_request *req, long status, const char *error)
 	mx_http_fn fn = req->fn;
 	void *arg = req->arg;
 
-	if (error == NULL && req->data.len > 0 && !req->data.failed)
+	if (error == NULL && req->data.len > 0)
 		body = json_loadb(req->data.buf, req->data.len, 0, NULL);
 	memset(&res, 0, sizeof(res));
 	res.status = status;
@@ -241,7 +241,7 @@ on_data(char *ptr, size_t size, size_t nmemb, void *userdata)
 	if (req->data.len + n > MX_HTTP_MAX_BODY)
 		return 0;
 	text_addn(&req->data, ptr, n);
-	return req->data.failed ? 0 : n;
+	return n;
 }
 
 static size_t
@@ -302,8 +302,7 @@ mx_request_setup(struct mx_request *req, const char *method, const char *url,
 		text_init(&auth);
 		text_add(&auth, "Authorization: Bearer ");
 		text_add(&auth, token);
-		h = auth.failed ? NULL : curl_slist_append(req->headers,
-		    text_str(&auth));
+		h = curl_slist_append(req->headers, text_str(&auth));
 		explicit_bzero(auth.buf, auth.cap);
 		text_finish(&auth);
 		if (h == NULL)

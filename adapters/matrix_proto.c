@@ -340,10 +340,6 @@ mx_message_content(const struct text *t, const char *msgtype)
 	    "body", text_str(&plain), plain.len,
 	    "format", "org.matrix.custom.html",
 	    "formatted_body", text_str(&html), html.len);
-	if (plain.failed || html.failed) {
-		json_decref(content);
-		content = NULL;
-	}
 	text_finish(&plain);
 	text_finish(&html);
 	if (content == NULL)

@@ -23,6 +23,7 @@
 #include "loop.h"
 #include "medium.h"
 #include "outbox.h"
+#include "xmalloc.h"
 #include "store.h"
 
 /* Channel defaults when a network gives none. */
@@ -64,14 +65,10 @@ struct bot *
 bot_create(struct loop *loop, struct store *store,
     const struct bot_settings *settings, char *err, size_t errlen)
 {
-	struct bot *bot = calloc(1, sizeof(*bot));
+	struct bot *bot = xcalloc(1, sizeof(*bot));
 	uint64_t seed = settings != NULL ? settings->seed : 0;
 	int level;
 
-	if (bot == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
 	bot->loop = loop;
 	bot->store = store;
 	bot->computer_level = AI_NORMAL;
@@ -100,12 +97,7 @@ bot_create(struct loop *loop, struct store *store,
 		    settings->command_interval_ms > 0 ?
 		    settings->command_interval_ms : 1000;
 
-		if ((bot->commands_allowed = buckets_create(burst,
-		    interval)) == NULL) {
-			snprintf(err, errlen, "out of memory");
-			free(bot);
-			return NULL;
-		}
+		bot->commands_allowed = buckets_create(burst, interval);
 	}
 	if (bot->commands_allowed != NULL && (settings == NULL ||
 	    settings->network_burst >= 0)) {
@@ -115,12 +107,7 @@ bot_create(struct loop *loop, struct store *store,
 		    settings->network_interval_ms > 0 ?
 		    settings->network_interval_ms : 2000;
 		/* Who was told of the crowd: once in ten minutes at most. */
-		if ((bot->crowd_told = buckets_create(1, 600000)) == NULL) {
-			snprintf(err, errlen, "out of memory");
-			buckets_destroy(bot->commands_allowed);
-			free(bot);
-			return NULL;
-		}
+		bot->crowd_told = buckets_create(1, 600000);
 	}
 	if (seed == 0 && getrandom(&seed, sizeof(seed), 0) !=
 	    (ssize_t)sizeof(seed))
@@ -135,14 +122,7 @@ bot_create(struct loop *loop, struct store *store,
 
 		bot->medium = medium_create(loop, &listener);
 	}
-	if (bot->medium == NULL || (bot->outbox = outbox_create(store,
-	    outbox_to_adapter, bot)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		medium_destroy(bot->medium);
-		buckets_destroy(bot->commands_allowed);
-		free(bot);
-		return NULL;
-	}
+	bot->outbox = outbox_create(store, outbox_to_adapter, bot);
 	return bot;
 }
 
@@ -252,10 +232,8 @@ index_add(struct bot *bot, struct channel *channel)
 {
 	if ((size_t)(bot->nchannels + 1) * 2 > bot->index_cap) {
 		size_t cap = bot->index_cap > 0 ? bot->index_cap * 2 : 64;
-		struct channel **index = calloc(cap, sizeof(*index));
+		struct channel **index = xcalloc(cap, sizeof(*index));
 
-		if (index == NULL)
-			return -1;
 		for (size_t i = 0; i < bot->index_cap; i++)
 			if (bot->index[i] != NULL)
 				index_insert(index, cap, bot->index[i]);
@@ -287,11 +265,8 @@ channel_get(struct network *network, const char *name, int create)
 	if (array_grow((void **)&bot->channels, &bot->channels_cap,
 	    bot->nchannels + 1, sizeof(*bot->channels)) != 0)
 		return NULL;
-	channel = calloc(1, sizeof(*channel));
-	if (channel == NULL || (channel->name = strdup(name)) == NULL) {
-		free(channel);
-		return NULL;
-	}
+	channel = xcalloc(1, sizeof(*channel));
+	channel->name = xstrdup(name);
 	channel->network = network;
 	if (index_add(bot, channel) != 0) {
 		free(channel->name);
@@ -520,10 +495,8 @@ user_sat(struct channel *channel, const char *user_id)
 		return;
 	if ((bot->nsitters + 1) * 2 > bot->sitters_cap) {
 		size_t cap = bot->sitters_cap > 0 ? bot->sitters_cap * 2 : 64;
-		struct sitter **table = calloc(cap, sizeof(*table));
+		struct sitter **table = xcalloc(cap, sizeof(*table));
 
-		if (table == NULL)
-			return;
 		for (size_t i = 0; i < bot->sitters_cap; i++)
 			if (bot->sitters[i] != NULL)
 				*sitter_slot(table, cap, bot->sitters[i]->network,
@@ -535,11 +508,8 @@ user_sat(struct channel *channel, const char *user_id)
 	slot = sitter_slot(bot->sitters, bot->sitters_cap, channel->network,
 	    user_id);
 	if ((sitter = *slot) == NULL) {
-		if ((sitter = calloc(1, sizeof(*sitter))) == NULL ||
-		    (sitter->user_id = strdup(user_id)) == NULL) {
-			free(sitter);
-			return;
-		}
+		sitter = xcalloc(1, sizeof(*sitter));
+		sitter->user_id = xstrdup(user_id);
 		sitter->network = channel->network;
 		*slot = sitter;
 		bot->nsitters++;
@@ -809,16 +779,10 @@ restore_lobby(const char *network_name, const char *channel_name,
 		    network_name, channel_name, err);
 	}
 	{
-		char *net = strdup(network_name), *chan = strdup(channel_name);
-
-		if (net != NULL && chan != NULL &&
-		    array_grow((void **)&stale->keys, &stale->cap,
+		if (array_grow((void **)&stale->keys, &stale->cap,
 		    stale->n + 2, sizeof(*stale->keys)) == 0) {
-			stale->keys[stale->n++] = net;
-			stale->keys[stale->n++] = chan;
-		} else {
-			free(net);
-			free(chan);
+			stale->keys[stale->n++] = xstrdup(network_name);
+			stale->keys[stale->n++] = xstrdup(channel_name);
 		}
 	}
 	return 1;

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "medium.h"
 #include "store.h"
+#include "xmalloc.h"
 
 /*
  * What bot_configure() will do to one network of the configuration,
@@ -58,14 +59,9 @@ network_create(struct bot *bot, const struct adapter_impl *impl,
     const char *name, const json_t *config, const char *path, char *err,
     size_t errlen)
 {
-	struct network *network = calloc(1, sizeof(*network));
+	struct network *network = xcalloc(1, sizeof(*network));
 
-	if (network == NULL || (network->adapter.network = strdup(name)) ==
-	    NULL) {
-		free(network);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
+	network->adapter.network = xstrdup(name);
 	network->bot = bot;
 	network->adapter.listener = &bot_listener;
 	network->adapter.listener_data = bot;
@@ -180,16 +176,9 @@ network_prepare(struct bot *bot, const struct config_network *cn,
 		    plan->network->adapter.impl->name);
 		return -1;
 	}
-	if ((plan->admins = calloc(cn->nadmins + 1, sizeof(char *))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	plan->admins = xcalloc(cn->nadmins + 1, sizeof(char *));
 	for (; plan->nadmins < cn->nadmins; plan->nadmins++)
-		if ((plan->admins[plan->nadmins] =
-		    strdup(cn->admins[plan->nadmins])) == NULL) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
+		plan->admins[plan->nadmins] = xstrdup(cn->admins[plan->nadmins]);
 	settings_finish(&plan->defaults);
 	settings_from_config(&plan->defaults, &cn->defaults);
 	if (plan->network == NULL) {
@@ -216,11 +205,7 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 	struct network_plan *plans;
 	size_t n, added = 0;
 
-	plans = calloc(config->nnetworks + 1, sizeof(*plans));
-	if (plans == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	plans = xcalloc(config->nnetworks + 1, sizeof(*plans));
 	for (n = 0; n < config->nnetworks; n++) {
 		const struct config_network *cn = &config->networks[n];
 

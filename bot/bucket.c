@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bucket.h"
+#include "xmalloc.h"
 #include "hash.h"
 
 void
@@ -82,10 +83,8 @@ struct buckets {
 struct buckets *
 buckets_create(int burst, int interval_ms)
 {
-	struct buckets *set = calloc(1, sizeof(*set));
+	struct buckets *set = xcalloc(1, sizeof(*set));
 
-	if (set == NULL)
-		return NULL;
 	set->burst = burst > 0 ? burst : 1;
 	set->interval_ms = interval_ms > 0 ? interval_ms : 1;
 	return set;
@@ -132,8 +131,7 @@ buckets_room(struct buckets *set, uint64_t now)
 			live++;
 	while ((live + 1) * 2 > cap)
 		cap *= 2;
-	if ((slots = calloc(cap, sizeof(*slots))) == NULL)
-		return -1;
+	slots = xcalloc(cap, sizeof(*slots));
 	for (size_t i = 0; i < set->cap; i++) {
 		struct keyed *k = set->slots[i];
 
@@ -161,9 +159,9 @@ buckets_take(struct buckets *set, const void *scope, const char *key,
 
 	if (set->cap == 0 || (*(slot = keyed_slot(set->slots, set->cap, scope,
 	    key))) == NULL) {
-		if (buckets_room(set, now) != 0 ||
-		    (k = malloc(sizeof(*k) + len + 1)) == NULL)
+		if (buckets_room(set, now) != 0)
 			return BUCKET_PASS;
+		k = xmalloc(sizeof(*k) + len + 1);
 		k->scope = scope;
 		k->refused = 0;
 		bucket_init(&k->bucket, set->burst, set->interval_ms, now);

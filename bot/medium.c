@@ -10,6 +10,7 @@
 #include "log.h"
 #include "loop.h"
 #include "medium.h"
+#include "xmalloc.h"
 
 enum op_kind {
 	OP_SEND,
@@ -46,10 +47,8 @@ op_finish(struct op *op)
 struct medium *
 medium_create(struct loop *loop, const struct medium_listener *listener)
 {
-	struct medium *medium = calloc(1, sizeof(*medium));
+	struct medium *medium = xcalloc(1, sizeof(*medium));
 
-	if (medium == NULL)
-		return NULL;
 	medium->loop = loop;
 	medium->listener = *listener;
 	return medium;
@@ -78,7 +77,7 @@ flush_cb(struct loop *loop, uint64_t id, void *arg)
 	medium_flush(medium);
 }
 
-/* A new slot at the end of the queue, the flush armed; NULL: no memory. */
+/* A new slot at the end of the queue, the flush armed. */
 static struct op *
 op_push(struct medium *medium, enum op_kind kind, const char *network,
     const char *target)
@@ -87,22 +86,17 @@ op_push(struct medium *medium, enum op_kind kind, const char *network,
 
 	if (medium->nops == medium->cap) {
 		size_t cap = medium->cap > 0 ? medium->cap * 2 : 16;
-		struct op *ops = realloc(medium->ops, cap * sizeof(*ops));
 
-		if (ops == NULL)
-			return NULL;
-		medium->ops = ops;
+		medium->ops = xreallocarray(medium->ops, cap,
+		    sizeof(*medium->ops));
 		medium->cap = cap;
 	}
 	op = &medium->ops[medium->nops];
 	memset(op, 0, sizeof(*op));
 	op->kind = kind;
 	text_init(&op->text);
-	if ((op->network = strdup(network)) == NULL ||
-	    (op->target = strdup(target)) == NULL) {
-		op_finish(op);
-		return NULL;
-	}
+	op->network = xstrdup(network);
+	op->target = xstrdup(target);
 	medium->nops++;
 	if (medium->timer == 0)
 		medium->timer = loop_timer(medium->loop, 0, flush_cb, medium);
@@ -115,24 +109,17 @@ medium_send(struct medium *medium, const char *network, const char *target,
 {
 	struct op *op = op_push(medium, OP_SEND, network, target);
 
-	if (op == NULL) {
-		log_error("%s: out of memory; a message to %s is lost",
-		    network, target);
-		return;
-	}
 	op->private_ = private_;
 	op->id = id;
 	if (flow != NULL)
-		op->flow = strdup(flow);
+		op->flow = xstrdup(flow);
 	text_append(&op->text, text);
 }
 
 void
 medium_part(struct medium *medium, const char *network, const char *channel)
 {
-	if (op_push(medium, OP_PART, network, channel) == NULL)
-		log_error("%s: out of memory; %s is not left", network,
-		    channel);
+	(void)op_push(medium, OP_PART, network, channel);
 }
 
 /* Hands one queued operation to its network's adapter. */

@@ -8,6 +8,7 @@
 #include "array.h"
 #include "log.h"
 #include "outbox.h"
+#include "xmalloc.h"
 #include "store.h"
 
 /* A message captured inside a batch. */
@@ -35,10 +36,8 @@ struct outbox {
 struct outbox *
 outbox_create(struct store *store, outbox_send_fn send, void *arg)
 {
-	struct outbox *outbox = calloc(1, sizeof(*outbox));
+	struct outbox *outbox = xcalloc(1, sizeof(*outbox));
 
-	if (outbox == NULL)
-		return NULL;
 	outbox->store = store;
 	outbox->send = send;
 	outbox->arg = arg;
@@ -109,8 +108,6 @@ outbox_enter(struct outbox *outbox)
 static void
 flow_note(struct outbox *outbox, const char *network, const char *flow)
 {
-	char *n, *f;
-
 	for (int i = 0; i < outbox->nflows; i++)
 		if (strcmp(outbox->flows[2 * i], network) == 0 &&
 		    strcmp(outbox->flows[2 * i + 1], flow) == 0)
@@ -118,15 +115,8 @@ flow_note(struct outbox *outbox, const char *network, const char *flow)
 	if (array_grow((void **)&outbox->flows, &outbox->flows_cap,
 	    2 * (outbox->nflows + 1), sizeof(*outbox->flows)) != 0)
 		return;
-	n = strdup(network);
-	f = strdup(flow);
-	if (n == NULL || f == NULL) {
-		free(n);
-		free(f);
-		return;
-	}
-	outbox->flows[2 * outbox->nflows] = n;
-	outbox->flows[2 * outbox->nflows + 1] = f;
+	outbox->flows[2 * outbox->nflows] = xstrdup(network);
+	outbox->flows[2 * outbox->nflows + 1] = xstrdup(flow);
 	outbox->nflows++;
 }
 
@@ -175,9 +165,8 @@ outbox_leave(struct outbox *outbox)
 	/* Without a batch each store call stood alone: say what it said. */
 	tracked = outbox->open && store_batch_changes(outbox->store) > 0;
 	order_causally(outbox);
-	if (tracked && outbox->nmsgs > 0 &&
-	    (ids = calloc((size_t)outbox->nmsgs, sizeof(*ids))) == NULL)
-		rc = -1;
+	if (tracked && outbox->nmsgs > 0)
+		ids = xcalloc((size_t)outbox->nmsgs, sizeof(*ids));
 	for (int i = 0; rc == 0 && tracked && i < outbox->nmsgs; i++) {
 		struct captured *c = &outbox->msgs[i];
 		struct store_message m = {
@@ -277,16 +266,10 @@ outbox_send(struct outbox *outbox, const char *network, const char *target,
 	memset(c, 0, sizeof(*c));
 	text_init(&c->text);
 	text_addn(&c->text, text->buf != NULL ? text->buf : "", text->len);
-	c->network = strdup(network);
-	c->target = strdup(target);
-	c->flow = flow != NULL ? strdup(flow) : NULL;
+	c->network = xstrdup(network);
+	c->target = xstrdup(target);
+	c->flow = flow != NULL ? xstrdup(flow) : NULL;
 	c->private_ = private_;
-	if (c->network == NULL || c->target == NULL ||
-	    (flow != NULL && c->flow == NULL) || c->text.failed) {
-		captured_finish(c);
-		log_error("out of memory: a message to %s is lost", target);
-		return;
-	}
 	outbox->nmsgs++;
 }
 

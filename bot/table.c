@@ -24,6 +24,7 @@
 #include "loop.h"
 #include "store.h"
 #include "table_int.h"
+#include "xmalloc.h"
 
 /* A delay before the next deal's prompts would only slow games down. */
 
@@ -79,12 +80,10 @@ table_prefix(const struct table *table)
 struct table *
 table_create(struct channel *channel, const struct game_impl *impl)
 {
-	struct table *table = calloc(1, sizeof(*table));
+	struct table *table = xcalloc(1, sizeof(*table));
 	size_t i;
 	json_t *option;
 
-	if (table == NULL)
-		return NULL;
 	table->channel = channel;
 	table->impl = impl;
 	table->round_seen = -1;
@@ -835,9 +834,7 @@ table_act(struct table *table, int seat, const struct action *action,
 	if (game == NULL)
 		return -1;
 	before = table->impl->phase(game->state);
-	saved = malloc(table->impl->state_size);
-	if (saved == NULL)
-		return -1;
+	saved = xmalloc(table->impl->state_size);
 	memcpy(saved, game->state, table->impl->state_size);
 	if (game_apply(game, action, err, sizeof(err)) != 0) {
 		free(saved);

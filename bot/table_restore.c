@@ -14,6 +14,7 @@
 #include "loop.h"
 #include "store.h"
 #include "table_int.h"
+#include "xmalloc.h"
 
 /* What reload_game() and reload_lobby() look for, and found. */
 struct reload {
@@ -48,12 +49,7 @@ table_restore(struct channel *channel, const struct store_game *stored,
 			return NULL;
 		}
 	}
-	table = calloc(1, sizeof(*table));
-	if (table == NULL) {
-		game_destroy(game);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
+	table = xcalloc(1, sizeof(*table));
 	table->channel = channel;
 	table->impl = game->impl;
 	table->options = game->setup.options;
@@ -67,8 +63,8 @@ table_restore(struct channel *channel, const struct store_game *stored,
 		const char *name = json_string_value(json_object_get(seat,
 		    "name"));
 
-		s->user_id = strdup(id != NULL ? id : "");
-		s->name = strdup(name != NULL ? name : "?");
+		s->user_id = xstrdup(id != NULL ? id : "");
+		s->name = xstrdup(name != NULL ? name : "?");
 		user_sat(channel, s->user_id);
 		s->level = (int)json_integer_value(json_object_get(seat,
 		    "level"));

@@ -14,6 +14,7 @@
 #include "loop.h"
 #include "store.h"
 #include "table_int.h"
+#include "xmalloc.h"
 
 /*
  * A lobby as stored: {"game": "wizard", "options": {"rounds": 5},
@@ -134,11 +135,8 @@ table_lobby_load(struct channel *channel, const char *lobby, char *err,
 		}
 		seat->level = level >= AI_EASY && level <= AI_HARD ? level :
 		    AI_NORMAL;
-		if ((seat->user_id = strdup(id)) == NULL ||
-		    (seat->name = strdup(name)) == NULL) {
-			snprintf(err, errlen, "out of memory");
-			goto fail;
-		}
+		seat->user_id = xstrdup(id);
+		seat->name = xstrdup(name);
 		table->nseats++;
 		if (!seat->computer)
 			user_sat(channel, seat->user_id);
@@ -234,22 +232,16 @@ table_seat_changed(struct table *table, int seat)
 	return 0;
 }
 
-/* A copy of a person's id and shown name into a seat; -1 out of memory. */
-static int
+/* A copy of a person's id and shown name into a seat. */
+static void
 seat_fill(struct seat *seat, const char *user_id, const char *name)
 {
-	char *id = strdup(user_id), *shown = text_sanitize(name);
+	char *id = xstrdup(user_id), *shown = text_sanitize(name);
 
-	if (id == NULL || shown == NULL) {
-		free(id);
-		free(shown);
-		return -1;
-	}
 	free(seat->user_id);
 	free(seat->name);
 	seat->user_id = id;
 	seat->name = shown;
-	return 0;
 }
 
 int
@@ -265,8 +257,7 @@ table_join(struct table *table, const struct user *user, struct text *out)
 	}
 	seat = &table->seats[table->nseats];
 	memset(seat, 0, sizeof(*seat));
-	if (seat_fill(seat, user->id, user->name) != 0)
-		return -1;
+	seat_fill(seat, user->id, user->name);
 	table->nseats++;
 	user_sat(table->channel, seat->user_id);
 	text_init(&title);
@@ -296,8 +287,7 @@ table_add_computer(struct table *table, int level, struct text *out)
 	while (table_seat_by_name(table, name) >= 0);
 	seat = &table->seats[table->nseats];
 	memset(seat, 0, sizeof(*seat));
-	if (seat_fill(seat, "", name) != 0)
-		return -1;
+	seat_fill(seat, "", name);
 	seat->computer = 1;
 	seat->level = level;
 	table->nseats++;
@@ -341,12 +331,9 @@ table_take_over(struct table *table, int seat, const struct user *user,
     struct text *out)
 {
 	struct seat *s = &table->seats[seat];
-	char *before = strdup(s->name);
+	char *before = xstrdup(s->name);
 
-	if (before == NULL || seat_fill(s, user->id, user->name) != 0) {
-		free(before);
-		return -1;
-	}
+	seat_fill(s, user->id, user->name);
 	SAY(out, table_lang(table), MSG_REPLACED, "bb", s->name, before);
 	free(before);
 	user_sat(table->channel, s->user_id);
@@ -447,8 +434,7 @@ table_vote_stop(struct table *table, int seat, struct text *out)
 void
 table_rename(struct table *table, int seat, const struct user *now)
 {
-	if (seat_fill(&table->seats[seat], now->id, now->name) != 0)
-		return;
+	seat_fill(&table->seats[seat], now->id, now->name);
 	user_sat(table->channel, table->seats[seat].user_id);
 	table_seat_changed(table, seat);
 }
@@ -574,8 +560,8 @@ table_restart(struct table *table, struct text *out)
 	/* The same people, game and options, dealt afresh. */
 	for (int i = 0; i < n; i++) {
 		seats[i] = table->seats[i];
-		seats[i].user_id = strdup(table->seats[i].user_id);
-		seats[i].name = strdup(table->seats[i].name);
+		seats[i].user_id = xstrdup(table->seats[i].user_id);
+		seats[i].name = xstrdup(table->seats[i].name);
 		seats[i].grace_until = 0;
 		seats[i].stop_vote = 0;
 		seats[i].missed = 0;

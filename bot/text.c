@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "text.h"
+#include "xmalloc.h"
 
 void
 text_init(struct text *t)
 {
 	t->buf = NULL;
 	t->len = t->cap = 0;
-	t->failed = 0;
 }
 
 void
@@ -37,33 +37,25 @@ text_str(const struct text *t)
 	return t->buf != NULL ? t->buf : "";
 }
 
-static int
+static void
 reserve(struct text *t, size_t more)
 {
 	size_t need = t->len + more + 1;
 	size_t cap;
-	char *p;
 
 	if (need <= t->cap)
-		return 0;
+		return;
 	cap = t->cap > 0 ? t->cap : 64;
 	while (cap < need)
 		cap *= 2;
-	p = realloc(t->buf, cap);
-	if (p == NULL) {
-		t->failed = 1;
-		return -1;
-	}
-	t->buf = p;
+	t->buf = xrealloc(t->buf, cap);
 	t->cap = cap;
-	return 0;
 }
 
 void
 text_addn(struct text *t, const char *s, size_t n)
 {
-	if (reserve(t, n) != 0)
-		return;
+	reserve(t, n);
 	memcpy(t->buf + t->len, s, n);
 	t->len += n;
 	t->buf[t->len] = '\0';
@@ -90,8 +82,9 @@ text_printf(struct text *t, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0 || reserve(t, (size_t)n) != 0)
+	if (n < 0)
 		return;
+	reserve(t, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf(t->buf + t->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
@@ -163,11 +156,7 @@ text_sanitize(const char *s)
 
 	text_init(&t);
 	text_user(&t, s);
-	if (t.buf == NULL || t.failed) {
-		text_finish(&t);
-		return strdup("");
-	}
-	return t.buf;
+	return t.buf != NULL ? t.buf : xstrdup("");
 }
 
 void
@@ -554,10 +543,9 @@ struct cell {
 
 /*
  * Splits a table's marked text into rows and cells: *cells gets nrows *
- * ncols cells, row by row, a missing cell empty.  Returns -1 when memory
- * runs out.
+ * ncols cells, row by row, a missing cell empty.
  */
-static int
+static void
 table_cells(const char *s, size_t len, struct cell **cells, size_t *nrows,
     size_t *ncols)
 {
@@ -571,9 +559,7 @@ table_cells(const char *s, size_t len, struct cell **cells, size_t *nrows,
 			cols = n;
 		}
 	}
-	*cells = calloc(rows * cols, sizeof(**cells));
-	if (*cells == NULL)
-		return -1;
+	*cells = xcalloc(rows * cols, sizeof(**cells));
 	for (size_t i = 0; i <= len; i++) {
 		if (i < len && s[i] != '\n' && s[i] != TEXT_CELL)
 			continue;
@@ -589,7 +575,6 @@ table_cells(const char *s, size_t len, struct cell **cells, size_t *nrows,
 	}
 	*nrows = rows;
 	*ncols = cols;
-	return 0;
 }
 
 /* A table as HTML: a header row of <th>, then rows of <td>. */
@@ -674,13 +659,9 @@ static void
 render_table_text(const struct cell *cells, size_t nrows, size_t ncols,
     enum text_format format, struct text *out)
 {
-	size_t *widths = calloc(ncols, sizeof(*widths));
+	size_t *widths = xcalloc(ncols, sizeof(*widths));
 	struct text shown;
 
-	if (widths == NULL) {
-		out->failed = 1;
-		return;
-	}
 	text_init(&shown);
 	for (size_t i = 0; i < nrows * ncols; i++) {
 		size_t cols = render_cell(&cells[i], format, &shown);
@@ -713,8 +694,6 @@ render_table_text(const struct cell *cells, size_t nrows, size_t ncols,
 		while (out->len > start && out->buf[out->len - 1] == ' ')
 			out->buf[--out->len] = '\0';
 	}
-	if (shown.failed)
-		out->failed = 1;
 	text_finish(&shown);
 	free(widths);
 }
@@ -728,10 +707,7 @@ render_table(const char *s, size_t len, enum text_format format,
 
 	if (len == 0)
 		return;
-	if (table_cells(s, len, &cells, &nrows, &ncols) != 0) {
-		out->failed = 1;
-		return;
-	}
+	table_cells(s, len, &cells, &nrows, &ncols);
 	if (format == TEXT_FORMAT_HTML)
 		render_table_html(cells, nrows, ncols, out);
 	else

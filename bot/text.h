@@ -43,7 +43,6 @@
 struct text {
 	char *buf;
 	size_t len, cap;
-	int failed;              /* an allocation failed; the text is cut */
 };
 
 enum text_format {
