@@ -392,6 +392,7 @@ free_latency(struct latency *t)
 	free(t->allocs.us);
 }
 
+#ifdef COUNTING
 /* Heap allocations per command: mean and percentiles. */
 static double
 print_allocs(const char *what, struct times *t)
@@ -408,6 +409,7 @@ print_allocs(const char *what, struct times *t)
 	    percentile(t, 0.99), t->us[t->n - 1]);
 	return sum / (double)t->n;
 }
+#endif
 
 static int
 parse_args(struct bench *b, int argc, char **argv)
