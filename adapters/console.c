@@ -32,6 +32,7 @@
 #include <editline/readline.h>
 
 #include "console.h"
+#include "xmalloc.h"
 #include "cfg.h"
 #include "i18n.h"
 #include "log.h"
@@ -87,13 +88,9 @@ console_init(struct adapter *adapter, const json_t *config, const char *path,
 		    errlen) < 0)
 			return -1;
 	}
-	c = calloc(1, sizeof(*c));
-	if (c == NULL || (history != NULL &&
-	    (c->history = strdup(history)) == NULL)) {
-		free(c);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	c = xcalloc(1, sizeof(*c));
+	if (history != NULL)
+		c->history = xstrdup(history);
 	snprintf(c->name, sizeof(c->name), "%s",
 	    name != NULL && *name != '\0' ? name : "you");
 	/* https://no-color.org: a set, non-empty NO_COLOR turns colour off. */

@@ -73,6 +73,7 @@
 #include "log.h"
 #include "loop.h"
 #include "matrix_int.h"
+#include "xmalloc.h"
 #include "store.h"
 
 const char *
@@ -213,14 +214,10 @@ static int
 matrix_init(struct adapter *adapter, const json_t *config, const char *path,
     char *err, size_t errlen)
 {
-	struct matrix *m = calloc(1, sizeof(*m));
+	struct matrix *m = xcalloc(1, sizeof(*m));
 	struct timespec ts;
 
 	adapter->priv = NULL;
-	if (m == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -1;
-	}
 	if (mx_config_parse(config, path, &m->cfg, err, errlen) != 0) {
 		mx_config_finish(&m->cfg);
 		free(m);
@@ -357,7 +354,7 @@ matrix_start(struct adapter *adapter)
 	free(m->device_id);
 	m->device_id = NULL;
 	if (m->cfg.device_id != NULL)
-		m->device_id = strdup(m->cfg.device_id);
+		m->device_id = xstrdup(m->cfg.device_id);
 	else if (m->store != NULL)
 		m->device_id = store_kv_get(m->store, m->key_device);
 	free(m->since);
@@ -577,8 +574,8 @@ matrix_join(struct adapter *adapter, const char *channel)
 	if (j == NULL) {
 		if ((j = mx_join_new(m, channel, 1)) == NULL)
 			return -1;
-		if (channel[0] == '!' && (j->room_id = strdup(channel)) == NULL)
-			return -1;
+		if (channel[0] == '!')
+			j->room_id = xstrdup(channel);
 	}
 	j->core = 1;
 	j->failed = 0;

@@ -16,6 +16,7 @@
 
 #include "loop.h"
 #include "matrix_http.h"
+#include "xmalloc.h"
 #include "text.h"
 #include "version.h"
 
@@ -119,8 +120,8 @@ mx_http_create(struct loop *loop, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot initialise libcurl");
 		return NULL;
 	}
-	if ((http = calloc(1, sizeof(*http))) == NULL ||
-	    (http->multi = curl_multi_init()) == NULL) {
+	http = xcalloc(1, sizeof(*http));
+	if ((http->multi = curl_multi_init()) == NULL) {
 		free(http);
 		curl_global_cleanup();
 		snprintf(err, errlen, "out of memory");
@@ -350,10 +351,8 @@ mx_http_request(struct mx_http *http, const char *method, const char *url,
     const char *token, const json_t *body, long timeout_ms, mx_http_fn fn,
     void *arg)
 {
-	struct mx_request *req = calloc(1, sizeof(*req));
+	struct mx_request *req = xcalloc(1, sizeof(*req));
 
-	if (req == NULL)
-		return NULL;
 	req->http = http;
 	req->fn = fn;
 	req->arg = arg;
@@ -367,7 +366,7 @@ mx_http_request(struct mx_http *http, const char *method, const char *url,
 	if (body != NULL)
 		req->body = json_dumps(body, JSON_COMPACT);
 	else if (strcmp(method, "GET") != 0)
-		req->body = strdup("{}");
+		req->body = xstrdup("{}");
 	if ((strcmp(method, "GET") != 0 && req->body == NULL) ||
 	    (req->easy = curl_easy_init()) == NULL ||
 	    mx_request_setup(req, method, url, token, timeout_ms) != 0 ||

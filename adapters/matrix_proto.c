@@ -11,6 +11,7 @@
 #include "cfg.h"
 #include "config.h"
 #include "matrix_proto.h"
+#include "xmalloc.h"
 
 static const char *const mx_keys[] = {
 	"homeserver", "user_id", "password_file", "access_token_file",
@@ -45,8 +46,8 @@ mx_strdup(char **out, const char *s)
 		*out = NULL;
 		return 0;
 	}
-	*out = strdup(s);
-	return *out != NULL ? 0 : -1;
+	*out = xstrdup(s);
+	return 0;
 }
 
 int

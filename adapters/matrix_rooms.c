@@ -16,6 +16,7 @@
 #include "log.h"
 #include "loop.h"
 #include "matrix_int.h"
+#include "xmalloc.h"
 #include "store.h"
 
 static void room_kick(struct mx_room *room);
@@ -104,11 +105,7 @@ mx_msg_dropped(struct matrix *m, const struct mx_msg *msg, const char *where)
 	    mx_net(m), (unsigned long long)msg->id, where);
 	if (m->ndropped == cap) {
 		cap = cap != 0 ? cap * 2 : 16;
-		if ((grown = realloc(m->dropped, cap * sizeof(*grown))) ==
-		    NULL) {
-			log_error("matrix %s: out of memory", mx_net(m));
-			return;
-		}
+		grown = xreallocarray(m->dropped, cap, sizeof(*grown));
 		m->dropped = grown;
 		m->dropped_cap = cap;
 	}
@@ -161,16 +158,14 @@ struct mx_msg *
 mx_msg_new(struct matrix *m, const struct text *text,
     const struct send_info *info, const char *private_to)
 {
-	struct mx_msg *msg = calloc(1, sizeof(*msg));
+	struct mx_msg *msg = xcalloc(1, sizeof(*msg));
 
-	if (msg == NULL)
-		return NULL;
-	if ((msg->content = mx_line_content(text, private_to)) == NULL ||
-	    (info != NULL && info->flow != NULL &&
-	    (msg->flow = strdup(info->flow)) == NULL)) {
+	if ((msg->content = mx_line_content(text, private_to)) == NULL) {
 		mx_msg_free(msg);
 		return NULL;
 	}
+	if (info != NULL && info->flow != NULL)
+		msg->flow = xstrdup(info->flow);
 	msg->seq = ++m->msg_seq;
 	if (info != NULL && info->id != 0) {
 		msg->id = info->id;
@@ -201,12 +196,8 @@ mx_room_get(struct matrix *m, const char *id)
 
 	if (r != NULL)
 		return r;
-	if ((r = calloc(1, sizeof(*r))) == NULL ||
-	    (r->id = strdup(id)) == NULL) {
-		free(r);
-		log_error("matrix %s: out of memory", mx_net(m));
-		return NULL;
-	}
+	r = xcalloc(1, sizeof(*r));
+	r->id = xstrdup(id);
 	r->m = m;
 	r->next = m->rooms;
 	m->rooms = r;
@@ -281,16 +272,15 @@ mx_person_set(struct mx_room *room, const char *user_id, int state,
 	struct mx_person *p = mx_person_find(room, user_id);
 	char *copy = NULL;
 
-	if (name != NULL && (copy = strdup(name)) == NULL)
-		return;
+	if (name != NULL)
+		copy = xstrdup(name);
 	if (p == NULL) {
 		if (array_grow((void **)&room->people, &room->people_cap,
-		    room->npeople + 1, sizeof(*p)) != 0 ||
-		    (room->people[room->npeople].user_id =
-		    strdup(user_id)) == NULL) {
+		    room->npeople + 1, sizeof(*p)) != 0) {
 			free(copy);
 			return;
 		}
+		room->people[room->npeople].user_id = xstrdup(user_id);
 		p = &room->people[room->npeople++];
 		p->name = NULL;
 	}
@@ -776,12 +766,9 @@ mx_dm_free(struct mx_dm *dm)
 static struct mx_dm *
 dm_new(struct matrix *m, const char *user_id)
 {
-	struct mx_dm *dm = calloc(1, sizeof(*dm));
+	struct mx_dm *dm = xcalloc(1, sizeof(*dm));
 
-	if (dm == NULL || (dm->user_id = strdup(user_id)) == NULL) {
-		free(dm);
-		return NULL;
-	}
+	dm->user_id = xstrdup(user_id);
 	dm->m = m;
 	dm->next = m->dms;
 	m->dms = dm;
@@ -938,12 +925,9 @@ mx_join_free(struct mx_join *j)
 struct mx_join *
 mx_join_new(struct matrix *m, const char *name, int core)
 {
-	struct mx_join *j = calloc(1, sizeof(*j));
+	struct mx_join *j = xcalloc(1, sizeof(*j));
 
-	if (j == NULL || (j->name = strdup(name)) == NULL) {
-		free(j);
-		return NULL;
-	}
+	j->name = xstrdup(name);
 	j->m = m;
 	j->core = core;
 	j->next = m->joins;
@@ -976,10 +960,9 @@ on_joined(const struct mx_response *res, void *arg)
 	j->req = NULL;
 	if (mx_ok(res) && room_id != NULL &&
 	    (room = mx_room_get(m, room_id)) != NULL) {
-		if ((copy = strdup(room_id)) != NULL) {
-			free(j->room_id);
-			j->room_id = copy;
-		}
+		copy = xstrdup(room_id);
+		free(j->room_id);
+		j->room_id = copy;
 		log_info("matrix %s: joined %s (%s)", mx_net(m), j->name,
 		    room_id);
 		room->joined = 1;

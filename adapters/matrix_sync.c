@@ -16,6 +16,7 @@
 #include "log.h"
 #include "loop.h"
 #include "matrix_int.h"
+#include "xmalloc.h"
 #include "store.h"
 
 static void mx_sync(struct matrix *m);
@@ -118,13 +119,8 @@ on_message(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
 	p = mx_person_find(room, ev->sender);
 	priv = mx_room_is_private(m, room, ev->sender);
 	/* The core may part this room while it runs: keep copies. */
-	name = strdup(p != NULL && p->name != NULL ? p->name : ev->sender);
-	label = strdup(mx_room_label(m, room));
-	if (name == NULL || label == NULL) {
-		free(name);
-		free(label);
-		return 0;
-	}
+	name = xstrdup(p != NULL && p->name != NULL ? p->name : ev->sender);
+	label = xstrdup(mx_room_label(m, room));
 	from.id = ev->sender;
 	from.name = name;
 	from.mask = NULL;
@@ -203,8 +199,8 @@ apply_state(struct matrix *m, struct mx_room *room,
 	}
 	p = mx_person_find(room, ev->state_key);
 	old = p != NULL ? p->state : MX_OUT;
-	if (p != NULL && p->name != NULL && (oldname = strdup(p->name)) == NULL)
-		return 0;
+	if (p != NULL && p->name != NULL)
+		oldname = xstrdup(p->name);
 	mx_person_set(room, ev->state_key, now, mem.displayname);
 	p = mx_person_find(room, ev->state_key);
 	/* Direct rooms are private: their comings and goings are not. */
@@ -215,15 +211,10 @@ apply_state(struct matrix *m, struct mx_room *room,
 	}
 	/* Someone leaving is named as they were known. */
 	if (now == MX_OUT && oldname != NULL)
-		name = strdup(oldname);
+		name = xstrdup(oldname);
 	else
-		name = strdup(p->name != NULL ? p->name : ev->state_key);
-	if ((label = strdup(mx_room_label(m, room))) == NULL || name == NULL) {
-		free(label);
-		free(name);
-		free(oldname);
-		return 0;
-	}
+		name = xstrdup(p->name != NULL ? p->name : ev->state_key);
+	label = xstrdup(mx_room_label(m, room));
 	who.id = ev->state_key;
 	who.name = name;
 	who.mask = NULL;
@@ -282,7 +273,7 @@ on_invite(struct matrix *m, const char *room_id, const struct mx_event *ev)
 		if ((j = mx_join_new(m, room_id, 0)) == NULL)
 			return;
 		j->is_direct = mem.is_direct;
-		j->inviter = strdup(ev->sender);
+		j->inviter = xstrdup(ev->sender);
 	}
 	j->failed = 0;
 	mx_join_start(j);
@@ -434,7 +425,7 @@ handle_sync(struct matrix *m, const json_t *body)
 			room->seen_joined = 1;
 	}
 	free(m->since);
-	m->since = strdup(sync.next_batch);
+	m->since = xstrdup(sync.next_batch);
 	/* The new position and the emptied list: one transaction. */
 	if (json_array_size(m->handled) > 0) {
 		json_array_clear(m->handled);
@@ -630,14 +621,8 @@ on_gap_page(const struct mx_response *res, void *arg)
 			    MX_GAP_PAGES * MX_TIMELINE_LIMIT, gap->room_id);
 			gap->done = -1;
 		} else {
-			char *from = strdup(end);
-
-			if (from != NULL) {
-				free(gap->from);
-				gap->from = from;
-			} else {
-				gap->done = -1;
-			}
+			free(gap->from);
+			gap->from = xstrdup(end);
 		}
 	} else {
 		gap->done = 1;
@@ -693,15 +678,13 @@ gaps_start(struct matrix *m, const json_t *body)
 		if (!json_is_true(json_object_get(timeline, "limited")) ||
 		    from == NULL)
 			continue;
-		if ((gap = calloc(1, sizeof(*gap))) == NULL ||
-		    (gap->room_id = strdup(room_id)) == NULL ||
-		    (gap->from = strdup(from)) == NULL ||
-		    (gap->events = json_array()) == NULL) {
-			if (gap != NULL) {
-				free(gap->room_id);
-				free(gap->from);
-				free(gap);
-			}
+		gap = xcalloc(1, sizeof(*gap));
+		gap->room_id = xstrdup(room_id);
+		gap->from = xstrdup(from);
+		if ((gap->events = json_array()) == NULL) {
+			free(gap->room_id);
+			free(gap->from);
+			free(gap);
 			break;
 		}
 		gap->next = m->gaps;
@@ -799,7 +782,7 @@ on_filter(const struct mx_response *res, void *arg)
 		return;
 	}
 	free(m->filter_id);
-	m->filter_id = strdup(id);
+	m->filter_id = xstrdup(id);
 	m->attempt = 0;
 	m->phase = MX_DIRECT;
 	mx_sync(m);
@@ -921,15 +904,12 @@ on_login(const struct mx_response *res, void *arg)
 	if (user != NULL && strcmp(user, m->cfg.user_id) != 0)
 		log_warn("matrix %s: logged in as %s, not %s as configured",
 		    mx_net(m), user, m->cfg.user_id);
-	if ((copy = strdup(token)) == NULL) {
-		step_failed(m, "logging in", NULL, MX_SYNC_RETRY_MAX);
-		return;
-	}
+	copy = xstrdup(token);
 	m->token = copy;
 	if (device != NULL && (m->device_id == NULL ||
 	    strcmp(device, m->device_id) != 0)) {
 		free(m->device_id);
-		m->device_id = strdup(device);
+		m->device_id = xstrdup(device);
 		mx_kv_set(m, m->key_device, device);
 	}
 	log_info("matrix %s: logged in as %s (device %s)", mx_net(m),

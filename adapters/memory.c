@@ -10,6 +10,7 @@
 #include "array.h"
 #include "loop.h"
 #include "memory.h"
+#include "xmalloc.h"
 
 struct memory {
 	struct adapter *adapter;
@@ -35,10 +36,8 @@ static int
 memory_init(struct adapter *adapter, const json_t *config, const char *path,
     char *err, size_t errlen)
 {
-	struct memory *m = calloc(1, sizeof(struct memory));
+	struct memory *m = xcalloc(1, sizeof(struct memory));
 
-	if (m == NULL)
-		return -1;
 	m->keep = 1;
 	m->adapter = adapter;
 	adapter->priv = m;
@@ -133,8 +132,9 @@ memory_join(struct adapter *adapter, const char *channel)
 	if (memory_joined(adapter, channel))
 		return 0;
 	if (array_grow((void **)&m->joined, &m->joined_cap, m->njoined + 1,
-	    sizeof(*m->joined)) != 0 || (copy = strdup(channel)) == NULL)
+	    sizeof(*m->joined)) != 0)
 		return -1;
+	copy = xstrdup(channel);
 	m->joined[m->njoined++] = copy;
 	return 0;
 }
@@ -184,12 +184,12 @@ memory_add(struct adapter *adapter, const char *channel, const char *user_id,
 	}
 	line = &m->lines[m->nlines];
 	memset(line, 0, sizeof(*line));
-	line->channel = channel != NULL ? strdup(channel) : NULL;
-	line->user_id = user_id != NULL ? strdup(user_id) : NULL;
-	line->text = strdup(text_str(&plain));
-	line->marked = strdup(text_str(text));
+	line->channel = channel != NULL ? xstrdup(channel) : NULL;
+	line->user_id = user_id != NULL ? xstrdup(user_id) : NULL;
+	line->text = xstrdup(text_str(&plain));
+	line->marked = xstrdup(text_str(text));
 	line->id = info->id;
-	line->flow = info->flow != NULL ? strdup(info->flow) : NULL;
+	line->flow = info->flow != NULL ? xstrdup(info->flow) : NULL;
 	text_finish(&plain);
 	m->nlines++;
 	return 0;
@@ -233,9 +233,9 @@ memory_room_admin(struct adapter *adapter, const char *channel,
 	char *pair;
 
 	if (array_grow((void **)&m->room_admins, &m->room_admins_cap,
-	    m->nroom_admins + 1, sizeof(*m->room_admins)) != 0 ||
-	    (pair = malloc(n)) == NULL)
+	    m->nroom_admins + 1, sizeof(*m->room_admins)) != 0)
 		return;
+	pair = xmalloc(n);
 	snprintf(pair, n, "%s %s", channel, user_id);
 	m->room_admins[m->nroom_admins++] = pair;
 }
@@ -261,7 +261,7 @@ memory_self_name(struct adapter *adapter, const char *name)
 	struct memory *m = adapter->priv;
 
 	free(m->self);
-	m->self = name != NULL ? strdup(name) : NULL;
+	m->self = name != NULL ? xstrdup(name) : NULL;
 }
 
 void
@@ -270,7 +270,7 @@ memory_busy(struct adapter *adapter, const char *flow)
 	struct memory *m = adapter->priv;
 
 	free(m->busy_flow);
-	m->busy_flow = flow != NULL ? strdup(flow) : NULL;
+	m->busy_flow = flow != NULL ? xstrdup(flow) : NULL;
 }
 
 static size_t
