@@ -2,6 +2,7 @@
  * irc_proto.c - the pure parts of the IRC adapter (see irc_proto.h).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -732,6 +733,7 @@ struct qline {
 	const char *ident;
 	int gated, last;
 	int tracked;             /* its message has an id */
+	uint64_t batch;          /* in flight: the PING after it; 0 none yet */
 	char line[];
 };
 
@@ -757,6 +759,11 @@ struct irc_queue {
 	/* Lines handed to send() and not yet known written, oldest first. */
 	struct qline *fly_head, *fly_tail;
 	size_t nfly;
+	size_t unpinged;         /* of those, lines no PING follows yet */
+	uint64_t ping_token;     /* the outstanding PING's; 0 none */
+	uint64_t ping_at;        /* when it was sent */
+	uint64_t next_token;
+	int ping_soon;           /* a PING waits: 1 for the event's end, 2 over */
 	size_t total;            /* waiting, every class and flow */
 	size_t untracked;        /* waiting flow lines without an id */
 	uint64_t next_msg;
@@ -837,6 +844,9 @@ queue_timer(struct loop *loop, uint64_t id, void *arg)
 	(void)loop;
 	(void)id;
 	q->timer = 0;
+	/* The event that armed a PING is over. */
+	if (q->ping_soon)
+		q->ping_soon = 2;
 	irc_queue_flush(q);
 }
 
@@ -1187,6 +1197,70 @@ queue_blocked(struct irc_queue *q, uint64_t now)
 		queue_arm(q, IRC_QUEUE_GATE_RETRY_MS);
 }
 
+/*
+ * A PING may follow the lines in flight: none is outstanding, some lines
+ * have none after them, and either nothing else may leave now (idle) or
+ * a whole batch waits.
+ */
+static int
+ping_due(const struct irc_queue *q, int idle)
+{
+	return q->ops.ping != NULL && q->running && q->ping_token == 0 &&
+	    q->unpinged > 0 && (idle || q->unpinged >= IRC_PING_BATCH);
+}
+
+/*
+ * Sends the PING after the lines in flight, with a token taken by the
+ * caller: 0 sent, 1 busy, -1 failed (the lines wait for the next one).
+ */
+static int
+ping_send(struct irc_queue *q, uint64_t now)
+{
+	char line[64];
+	uint64_t token = ++q->next_token;
+	int rc;
+
+	snprintf(line, sizeof(line), "PING :%s%llu", IRC_PING_PREFIX,
+	    (unsigned long long)token);
+	if ((rc = q->ops.ping(line, q->ops.arg)) != 0)
+		return rc;
+	for (struct qline *l = q->fly_head; l != NULL; l = l->next)
+		if (l->batch == 0)
+			l->batch = token;
+	q->unpinged = 0;
+	q->ping_token = token;
+	q->ping_at = now;
+	q->ping_soon = 0;
+	return 0;
+}
+
+/*
+ * Nothing else may leave now.  A PING due waits for the end of the
+ * current event (the lines it causes share it), then takes a token.
+ * Returns 1 when it armed the queue's timer.
+ */
+static int
+ping_idle(struct irc_queue *q, uint64_t now)
+{
+	if (!ping_due(q, 1))
+		return 0;
+	if (q->ping_soon != 2) {
+		q->ping_soon = 1;
+		queue_arm(q, 0);
+		return 1;
+	}
+	if (!bucket_take(&q->bucket, now)) {
+		queue_arm(q, bucket_wait(&q->bucket, now));
+		return 1;
+	}
+	if (ping_send(q, now) != 0) {
+		bucket_refund(&q->bucket);
+		queue_arm(q, IRC_QUEUE_RETRY_MS);
+		return 1;
+	}
+	return 0;
+}
+
 void
 irc_queue_flush(struct irc_queue *q)
 {
@@ -1203,9 +1277,18 @@ irc_queue_flush(struct irc_queue *q)
 			queue_arm(q, bucket_wait(&q->bucket, now));
 			break;
 		}
+		/* A whole batch is out: its PING takes this token. */
+		if (ping_due(q, 0)) {
+			if (ping_send(q, now) == 0)
+				continue;
+			bucket_refund(&q->bucket);
+			queue_arm(q, IRC_QUEUE_RETRY_MS);
+			break;
+		}
 		if ((l = queue_next(q, &cls, now)) == NULL) {
 			bucket_refund(&q->bucket);
-			queue_blocked(q, now);
+			if (!ping_idle(q, now))
+				queue_blocked(q, now);
 			break;
 		}
 		rc = q->ops.send(l->line, q->ops.arg);
@@ -1218,8 +1301,10 @@ irc_queue_flush(struct irc_queue *q)
 		if (cls == IRC_CLASS_BACKGROUND)
 			q->background_at = now + IRC_BACKGROUND_GAP_MS;
 		if (rc == 0 && l->flow != NULL) {
-			/* Kept until it is known written, or sent again. */
+			/* Kept until the server is known to have it. */
 			l->flow->inflight++;
+			l->batch = 0;
+			q->unpinged++;
 			if (q->fly_tail != NULL)
 				q->fly_tail->next = l;
 			else
@@ -1232,27 +1317,68 @@ irc_queue_flush(struct irc_queue *q)
 			q->ops.done(l->id, 1, q->ops.arg);
 		free(l);
 	}
-	if (q->total == 0)
+	if (q->total == 0) {
 		q->warned = 0;
+		ping_idle(q, loop_now(q->loop));
+	}
 	q->flushing = 0;
+	flows_compact(q);
+}
+
+/* done() for the lines in flight up to batch (0: all of them). */
+static void
+fly_confirm(struct irc_queue *q, uint64_t batch)
+{
+	while (q->fly_head != NULL && (batch == 0 ||
+	    (q->fly_head->batch != 0 && q->fly_head->batch <= batch))) {
+		struct qline *l = q->fly_head;
+
+		q->fly_head = l->next;
+		q->nfly--;
+		if (l->batch == 0 && q->unpinged > 0)
+			q->unpinged--;
+		l->flow->inflight--;
+		if (l->last && l->id != 0 && q->ops.done != NULL)
+			q->ops.done(l->id, 0, q->ops.arg);
+		free(l);
+	}
+	if (q->fly_head == NULL)
+		q->fly_tail = NULL;
 	flows_compact(q);
 }
 
 void
 irc_queue_written(struct irc_queue *q)
 {
-	while (q->fly_head != NULL) {
-		struct qline *l = q->fly_head;
+	fly_confirm(q, 0);
+	q->ping_token = 0;
+}
 
-		q->fly_head = l->next;
-		q->nfly--;
-		l->flow->inflight--;
-		if (l->last && l->id != 0 && q->ops.done != NULL)
-			q->ops.done(l->id, 0, q->ops.arg);
-		free(l);
-	}
-	q->fly_tail = NULL;
-	flows_compact(q);
+int
+irc_queue_pong(struct irc_queue *q, const char *token)
+{
+	char *end;
+	unsigned long long t;
+
+	if (q->ping_token == 0 || strncmp(token, IRC_PING_PREFIX,
+	    strlen(IRC_PING_PREFIX)) != 0)
+		return 0;
+	token += strlen(IRC_PING_PREFIX);
+	errno = 0;
+	t = strtoull(token, &end, 10);
+	if (errno != 0 || end == token || *end != '\0' || t != q->ping_token)
+		return 0;
+	q->ping_token = 0;
+	fly_confirm(q, t);
+	/* The lines handed on since may have their PING now. */
+	irc_queue_flush(q);
+	return 1;
+}
+
+uint64_t
+irc_queue_ping_since(const struct irc_queue *q)
+{
+	return q->ping_token != 0 ? q->ping_at : 0;
 }
 
 size_t
@@ -1267,6 +1393,10 @@ irc_queue_requeue(struct irc_queue *q)
 	struct qline **all;
 	size_t n = 0;
 
+	/* A PING of this connection will never be answered. */
+	q->unpinged = 0;
+	q->ping_token = 0;
+	q->ping_soon = 0;
 	if (q->nfly == 0)
 		return;
 	if ((all = calloc(q->nfly, sizeof(*all))) == NULL) {

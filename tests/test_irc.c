@@ -649,7 +649,7 @@ static struct irc_queue *
 recorded_queue(struct loop *loop, struct sent *s, int burst, int interval_ms)
 {
 	struct irc_queue_ops ops = { record_send, record_gate, record_done,
-		s };
+		NULL, s };
 
 	memset(s, 0, sizeof(*s));
 	s->loop = loop;
@@ -953,6 +953,108 @@ test_queue_background(void **state)
 		    (uint64_t)(i - 1) * IRC_BACKGROUND_GAP_MS);
 	}
 	irc_queue_written(q);
+	assert_int_equal(irc_queue_depth(q), 0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
+ * Issue 14: a line written to the socket is not yet a line the server
+ * has; a SIGKILL lost lines still in kernel buffers.  With ping(), lines
+ * are confirmed only by the PONG of a PING sent after them: one PING per
+ * event (after its lines), at most one outstanding, one per
+ * IRC_PING_BATCH lines under a backlog, each taking a token of the
+ * bucket; unconfirmed lines go again after a reconnect, once.
+ */
+static void
+test_queue_ping(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue_ops ops = { record_send, record_gate, record_done,
+		record_send, &s };
+	struct irc_queue *q;
+	const char *two[2] = { "PRIVMSG #t :a", "PRIVMSG #t :b" };
+	const char *one[1] = { "PRIVMSG #t :c" };
+	int pings = 0, lines = 0;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.loop = loop;
+	q = irc_queue_create(loop, 5, 100, &ops);
+	irc_queue_run(q, 1);
+	/* Two messages of one event: one PING after both, once it ends. */
+	irc_queue_push_message(q, "#t", NULL, 0, 1, two, 2);
+	irc_queue_push_message(q, "#t", NULL, 0, 2, one, 1);
+	assert_int_equal(s.n, 3);
+	loop_advance(loop, 0);
+	assert_int_equal(s.n, 4);
+	assert_string_equal(s.lines[3], "PING :" IRC_PING_PREFIX "1");
+	assert_true(irc_queue_ping_since(q) != 0);
+	/* Written is not confirmed. */
+	assert_int_equal(s.ndone, 0);
+	assert_int_equal(irc_queue_depth(q), 3);
+	/* A line after the PING waits for the next one. */
+	irc_queue_push_message(q, "#t", NULL, 0, 3, one, 1);
+	loop_advance(loop, 0);
+	assert_int_equal(s.n, 5);
+	/* Someone else's token, or an old one, confirms nothing. */
+	assert_int_equal(irc_queue_pong(q, "stichbot"), 0);
+	assert_int_equal(irc_queue_pong(q, IRC_PING_PREFIX "2"), 0);
+	assert_int_equal(irc_queue_pong(q, IRC_PING_PREFIX "1x"), 0);
+	assert_int_equal(s.ndone, 0);
+	assert_int_equal(irc_queue_pong(q, IRC_PING_PREFIX "1"), 1);
+	assert_int_equal(s.ndone, 2);
+	assert_true(s.done[0] == 1 && s.done[1] == 2 && !s.dropped[0]);
+	/*
+	 * The line sent meanwhile gets its own PING after the event, when
+	 * the bucket (5 tokens, all taken) has one again.
+	 */
+	loop_advance(loop, 99);
+	assert_int_equal(s.n, 5);
+	loop_advance(loop, 1);
+	assert_int_equal(s.n, 6);
+	assert_string_equal(s.lines[5], "PING :" IRC_PING_PREFIX "2");
+	/* The connection drops: the line goes again, and so does a PING. */
+	irc_queue_run(q, 0);
+	irc_queue_requeue(q);
+	assert_int_equal(irc_queue_ping_since(q), 0);
+	assert_int_equal(irc_queue_pong(q, IRC_PING_PREFIX "2"), 0);
+	irc_queue_run(q, 1);
+	loop_advance(loop, 1000);
+	assert_int_equal(s.n, 8);
+	assert_string_equal(s.lines[6], "PRIVMSG #t :c");
+	assert_string_equal(s.lines[7], "PING :" IRC_PING_PREFIX "3");
+	assert_int_equal(irc_queue_pong(q, IRC_PING_PREFIX "3"), 1);
+	assert_true(s.ndone == 3 && s.done[2] == 3);
+	assert_int_equal(irc_queue_depth(q), 0);
+	/*
+	 * A backlog of 60 lines, PONGs at once: a PING after every
+	 * IRC_PING_BATCH lines, each taking a token, and nothing else.
+	 */
+	s.n = 0;
+	for (int i = 0; i < 60; i++)
+		irc_queue_push_message(q, "#t", NULL, 0, (uint64_t)(100 + i),
+		    one, 1);
+	for (int step = 0; step < 200 && s.n < 256; step++) {
+		loop_advance(loop, 100);
+		for (int i = 0; i < s.n; i++)
+			if (strncmp(s.lines[i], "PING :", 6) == 0)
+				irc_queue_pong(q, s.lines[i] + 6);
+		if (irc_queue_depth(q) == 0)
+			break;
+	}
+	for (int i = 0; i < s.n; i++) {
+		if (strncmp(s.lines[i], "PING :", 6) == 0)
+			pings++;
+		else
+			lines++;
+	}
+	assert_int_equal(lines, 60);
+	assert_int_equal(pings, 60 / IRC_PING_BATCH);
+	/* Every line and PING took a token: 5 at once, then one per 100. */
+	assert_true(s.at[s.n - 1] - s.at[0] >= (uint64_t)(s.n - 5) * 100);
+	assert_int_equal(s.ndone, 63);
 	assert_int_equal(irc_queue_depth(q), 0);
 	irc_queue_destroy(q);
 	loop_destroy(loop);
@@ -1548,6 +1650,7 @@ main(void)
 		cmocka_unit_test(test_queue_requeue_and_limits),
 		cmocka_unit_test(test_queue_retarget),
 		cmocka_unit_test(test_queue_background),
+		cmocka_unit_test(test_queue_ping),
 		cmocka_unit_test(test_queue_busy),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_sasl_plain),
