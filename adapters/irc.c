@@ -1436,33 +1436,6 @@ private_target(struct irc *irc, const char *user_id, struct origin *o)
 	return o->nick;
 }
 
-/*
- * The flow of a private message: the core's (its table's channel), else
- * the channel its text names first ("[#t] Round 2, your hand: ...": a
- * table's private line from a core that does not give flows yet, which
- * must not overtake that table's channel lines), else the recipient's
- * own (a reply).
- */
-static const char *
-private_flow(struct irc *irc, const char *user_id, const struct text *text,
-    const struct send_info *info)
-{
-	const char *s = text_str(text), *end;
-	char name[201];
-	struct irc_chan *c;
-
-	if (info != NULL && info->flow != NULL)
-		return info->flow;
-	if (s[0] == '[' && (end = strchr(s, ']')) != NULL &&
-	    (size_t)(end - s - 1) < sizeof(name)) {
-		memcpy(name, s + 1, (size_t)(end - s - 1));
-		name[end - s - 1] = '\0';
-		if ((c = irc_chan_find(irc, name)) != NULL && c->wanted)
-			return c->name;
-	}
-	return user_id;
-}
-
 static int
 irc_send_private(struct adapter *adapter, const char *user_id,
     const struct text *text, const struct send_info *info)
@@ -1482,8 +1455,14 @@ irc_send_private(struct adapter *adapter, const char *user_id,
 			queue_done(id, 1, irc);
 		return -1;
 	}
+	/*
+	 * A table's private line goes in its table's flow (the core names
+	 * it), behind that table's channel lines; a reply in the
+	 * recipient's own.
+	 */
 	return queue_text(irc, irc->cfg.notice ? "NOTICE" : "PRIVMSG", nick,
-	    user_id, private_flow(irc, user_id, text, info), id, text);
+	    user_id, info != NULL && info->flow != NULL ? info->flow : user_id,
+	    id, text);
 }
 
 static size_t
