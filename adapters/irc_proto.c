@@ -755,7 +755,9 @@ struct irc_queue {
 	size_t count[IRC_CLASSES];
 	struct qflow **flows;
 	int nflows, flows_cap;
-	int rr;                  /* the flow served last */
+	int rr;                  /* the table flow served last */
+	int rr_reply;            /* the reply flow served last */
+	int table_run;           /* table lines in a row while replies wait */
 	/* Lines handed to send() and not yet known written, oldest first. */
 	struct qline *fly_head, *fly_tail;
 	size_t nfly;
@@ -785,7 +787,7 @@ irc_queue_create(struct loop *loop, int burst, int interval_ms,
 	q->loop = loop;
 	bucket_init(&q->bucket, burst, interval_ms, loop_now(loop));
 	q->ops = *ops;
-	q->rr = -1;
+	q->rr = q->rr_reply = -1;
 	return q;
 }
 
@@ -954,6 +956,8 @@ flows_compact(struct irc_queue *q)
 		if (f->count == 0 && f->inflight == 0) {
 			if (i <= q->rr)
 				q->rr--;
+			if (i <= q->rr_reply)
+				q->rr_reply--;
 			flow_free(f);
 			continue;
 		}
@@ -962,6 +966,8 @@ flows_compact(struct irc_queue *q)
 	q->nflows = j;
 	if (q->rr >= q->nflows)
 		q->rr = q->nflows - 1;
+	if (q->rr_reply >= q->nflows)
+		q->rr_reply = q->nflows - 1;
 }
 
 int
@@ -1115,24 +1121,41 @@ drop_message(struct irc_queue *q, struct qflow *f)
 	}
 }
 
+/* A table's flow: it holds lines of messages with an outbox id. */
+static int
+flow_is_table(const struct qflow *f)
+{
+	return f->count > f->untracked;
+}
+
+static int
+replies_waiting(const struct irc_queue *q)
+{
+	for (int i = 0; i < q->nflows; i++)
+		if (q->flows[i]->head != NULL && !flow_is_table(q->flows[i]))
+			return 1;
+	return 0;
+}
+
 /*
- * The next line of the flows, round-robin from the one after the flow
- * served last: each flow with a line that may leave gives one, so a flow
- * with a long backlog delays another by at most one line per other flow
+ * The next line of the table flows (tables 1) or the reply flows (0),
+ * round-robin from the one after the flow of that kind served last (*rr):
+ * each flow with a line that may leave gives one, so a flow with a long
+ * backlog delays another of its kind by at most one line per other flow
  * in each round.  A flow whose head waits for its gate (a holder being
  * verified, a channel not joined yet) is passed over, and its later lines
  * wait behind it: a flow's lines never overtake each other.
  */
 static struct qline *
-pick_flow(struct irc_queue *q)
+pick_kind(struct irc_queue *q, int tables, int *rr)
 {
 	int n = q->nflows;
 
 	for (int k = 1; k <= n; k++) {
-		int i = (q->rr + k) % n;
-		struct qflow *f = q->flows[(i + n) % n];
+		int i = ((*rr + k) % n + n) % n;
+		struct qflow *f = q->flows[i];
 
-		while (f->head != NULL) {
+		while (f->head != NULL && flow_is_table(f) == tables) {
 			struct qline *l = f->head;
 			int g = IRC_GATE_GO;
 
@@ -1145,12 +1168,37 @@ pick_flow(struct irc_queue *q)
 			}
 			if (g == IRC_GATE_WAIT)
 				break;
-			q->rr = (i + n) % n;
+			*rr = i;
 			queue_pop(q, -1, l);
 			return l;
 		}
 	}
 	return NULL;
+}
+
+/*
+ * Tables first: their lines are the games (moves, hands, prompts), a
+ * reply is one person's (help, a refusal).  While both wait, a reply
+ * flow gets the turn after IRC_TABLE_SHARE table lines in a row, so
+ * replies keep at least 1 line in IRC_TABLE_SHARE + 1 and a crowd of
+ * them delays a table's next line by at most one line.
+ */
+static struct qline *
+pick_flow(struct irc_queue *q)
+{
+	struct qline *l;
+
+	if (q->table_run >= IRC_TABLE_SHARE &&
+	    (l = pick_kind(q, 0, &q->rr_reply)) != NULL) {
+		q->table_run = 0;
+		return l;
+	}
+	if ((l = pick_kind(q, 1, &q->rr)) != NULL) {
+		q->table_run = replies_waiting(q) ? q->table_run + 1 : 0;
+		return l;
+	}
+	q->table_run = 0;
+	return pick_kind(q, 0, &q->rr_reply);
 }
 
 /* The next line to send and its class (-1: a flow's), or NULL. */

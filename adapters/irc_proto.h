@@ -150,9 +150,13 @@ size_t irc_overhead(const char *mask, const char *command,
  *
  * A flow is one table (its channel: its channel lines and its private
  * lines) or one person (replies to them).  Its messages leave in the
- * order they were queued, and flows take turns line by line, so a flow
- * with a long backlog delays another flow's next line by at most one line
- * of each other flow.  The lines of a gated message are shown to a gate
+ * order they were queued.  Flows holding lines with an outbox id (tables)
+ * go before reply-only flows, except that after IRC_TABLE_SHARE table
+ * lines in a row a waiting reply gets the turn; within each kind flows
+ * take turns line by line.  So with T tables busy, a table's next line
+ * waits for at most T - 1 other tables' lines plus one reply per
+ * IRC_TABLE_SHARE of them, whatever the replies' backlog; replies keep at
+ * least 1 line in IRC_TABLE_SHARE + 1 of the budget.  The lines of a gated message are shown to a gate
  * first, which lets them go, holds the flow (a nick's holder is being
  * verified, a channel is not joined yet) or drops the rest of the message
  * (someone else holds the nick; the channel was left).
@@ -184,6 +188,9 @@ enum irc_class {
 	IRC_CLASS_LOW,
 	IRC_CLASSES,
 };
+
+/* Table lines in a row after which a waiting reply gets the turn. */
+#define IRC_TABLE_SHARE 4
 
 /* Lines handed on after which a PING follows even with more waiting. */
 #define IRC_PING_BATCH 10

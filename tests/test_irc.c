@@ -747,9 +747,11 @@ test_queue_priority(void **state)
 
 /*
  * Issue 15.7: one busy table (or one chatty person) delayed every other
- * table's lines by its whole backlog.  Flows take turns line by line: a
- * line queued behind another flow's backlog of 100 leaves within as many
- * sends as there are flows, and each flow's lines stay in order.
+ * table's lines by its whole backlog.  Tables (flows with outbox ids)
+ * take turns line by line: a table line queued behind another table's
+ * backlog of 100 leaves within a round of the tables (plus at most one
+ * reply); replies take turns among themselves and get the turn after
+ * IRC_TABLE_SHARE table lines; each flow's lines stay in order.
  */
 static void
 test_queue_round_robin(void **state)
@@ -758,13 +760,13 @@ test_queue_round_robin(void **state)
 	struct sent s;
 	struct irc_queue *q;
 	char line[32];
-	int next_a = 0, next_b = 0, next_c = 0, first_b = -1, last_c = -1;
+	const char *one[1] = { line };
+	int next_a = 0, next_b = 0, next_c = 0, first_b = -1, last_b = -1;
+	int last_c = -1, run = 0, longest = 0;
 
 	(void)state;
 	q = recorded_queue(loop, &s, 1, 100);
 	for (int i = 0; i < 100; i++) {
-		const char *one[1] = { line };
-
 		snprintf(line, sizeof(line), "a%d", i);
 		assert_int_equal(irc_queue_push_message(q, "#busy", NULL, 0,
 		    (uint64_t)(i + 1), one, 1), 0);
@@ -774,7 +776,8 @@ test_queue_round_robin(void **state)
 	assert_int_equal(s.n, 11);
 	for (int i = 0; i < 3; i++) {
 		snprintf(line, sizeof(line), "b%d", i);
-		push(q, "#quiet", line);
+		assert_int_equal(irc_queue_push_message(q, "#quiet", NULL, 0,
+		    (uint64_t)(200 + i), one, 1), 0);
 		snprintf(line, sizeof(line), "c%d", i);
 		push(q, "alice!a@h", line);
 	}
@@ -785,23 +788,70 @@ test_queue_round_robin(void **state)
 
 		if (sscanf(s.lines[i], "a%d", &k) == 1) {
 			assert_int_equal(k, next_a++);
+			if (i >= 11 && next_c < 3 && ++run > longest)
+				longest = run;
 		} else if (sscanf(s.lines[i], "b%d", &k) == 1) {
 			assert_int_equal(k, next_b++);
 			if (first_b < 0)
 				first_b = i;
+			last_b = i;
+			if (next_c < 3 && ++run > longest)
+				longest = run;
 		} else if (sscanf(s.lines[i], "c%d", &k) == 1) {
 			assert_int_equal(k, next_c++);
 			last_c = i;
+			run = 0;
 		}
 	}
 	assert_int_equal(next_b, 3);
 	assert_int_equal(next_c, 3);
-	/* Within one round of three flows: the next two sends. */
-	assert_true(first_b <= 12);
-	assert_true(last_c <= 11 + 3 * 3);
+	/* Two tables: every other table line, a reply in between at most. */
+	assert_true(first_b <= 11 + 2);
+	assert_true(last_b <= 11 + 3 * 2 + 2);
+	/* Replies: one after at most IRC_TABLE_SHARE table lines. */
+	assert_true(longest <= IRC_TABLE_SHARE);
+	assert_true(last_c <= 11 + 3 * (IRC_TABLE_SHARE + 1));
 	assert_int_equal(irc_queue_flow_depth(q, "#busy"), 100 - next_a);
 	assert_true(irc_queue_flow_depth(q, "#busy") >= IRC_FLOW_BUSY);
 	assert_int_equal(irc_queue_flow_depth(q, "#quiet"), 0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
+ * Twenty people's replies wait, 10 each: a table's line queued after
+ * them leaves next (or after one reply), not after 200.
+ */
+static void
+test_queue_tables_first(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	char line[32], flow[32];
+	const char *one[1] = { "PRIVMSG #t :your move" };
+
+	(void)state;
+	q = recorded_queue(loop, &s, 1, 100);
+	for (int p = 0; p < 20; p++) {
+		snprintf(flow, sizeof(flow), "p%d!u@h", p);
+		for (int i = 0; i < 10; i++) {
+			snprintf(line, sizeof(line), "NOTICE p%d :help %d", p, i);
+			push(q, flow, line);
+		}
+	}
+	irc_queue_run(q, 1);
+	loop_advance(loop, 500);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 7, one, 1),
+	    0);
+	loop_advance(loop, 200);
+	assert_int_equal(s.n, 8);
+	assert_true(strcmp(s.lines[6], one[0]) == 0 ||
+	    strcmp(s.lines[7], one[0]) == 0);
+	/* Every reply still leaves: none is dropped. */
+	loop_advance(loop, 100 * 200);
+	assert_int_equal(s.n, 201);
 	irc_queue_destroy(q);
 	loop_destroy(loop);
 }
@@ -1644,6 +1694,7 @@ main(void)
 		cmocka_unit_test(test_queue_pace),
 		cmocka_unit_test(test_queue_priority),
 		cmocka_unit_test(test_queue_round_robin),
+		cmocka_unit_test(test_queue_tables_first),
 		cmocka_unit_test(test_irc_palette_hues),
 		cmocka_unit_test(test_queue_pace_for_server),
 		cmocka_unit_test(test_queue_gate),
