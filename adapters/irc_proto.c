@@ -758,6 +758,8 @@ struct irc_queue {
 	int rr;                  /* the table flow served last */
 	int rr_reply;            /* the reply flow served last */
 	int table_run;           /* table lines in a row while replies wait */
+	int spare;               /* the bucket holds a token beyond this one */
+	int reserved;            /* a reply waited for the table's token */
 	/* Lines handed to send() and not yet known written, oldest first. */
 	struct qline *fly_head, *fly_tail;
 	size_t nfly;
@@ -765,7 +767,7 @@ struct irc_queue {
 	uint64_t ping_token;     /* the outstanding PING's; 0 none */
 	uint64_t ping_at;        /* when it was sent */
 	uint64_t next_token;
-	int ping_soon;           /* a PING waits: 1 for the event's end, 2 over */
+	int ping_soon;           /* a PING waits: 1 the event's end, 2 over */
 	size_t total;            /* waiting, every class and flow */
 	size_t untracked;        /* waiting flow lines without an id */
 	uint64_t next_msg;
@@ -1181,13 +1183,18 @@ pick_kind(struct irc_queue *q, int tables, int *rr)
  * reply is one person's (help, a refusal).  While both wait, a reply
  * flow gets the turn after IRC_TABLE_SHARE table lines in a row, so
  * replies keep at least 1 line in IRC_TABLE_SHARE + 1 and a crowd of
- * them delays a table's next line by at most one line.
+ * them delays a table's next line by at most one line.  Otherwise a
+ * reply leaves only while the bucket keeps a token for the next table
+ * line (with a burst of 2 or more): a move then finds one at once
+ * instead of waiting an interval behind the crowd, and the replies lose
+ * no rate, only one token of burst.
  */
 static struct qline *
 pick_flow(struct irc_queue *q)
 {
 	struct qline *l;
 
+	q->reserved = 0;
 	if (q->table_run >= IRC_TABLE_SHARE &&
 	    (l = pick_kind(q, 0, &q->rr_reply)) != NULL) {
 		q->table_run = 0;
@@ -1198,6 +1205,10 @@ pick_flow(struct irc_queue *q)
 		return l;
 	}
 	q->table_run = 0;
+	if (!q->spare) {
+		q->reserved = replies_waiting(q);
+		return NULL;
+	}
 	return pick_kind(q, 0, &q->rr_reply);
 }
 
@@ -1333,9 +1344,18 @@ irc_queue_flush(struct irc_queue *q)
 			queue_arm(q, IRC_QUEUE_RETRY_MS);
 			break;
 		}
+		/* Is there a token beyond this one (replies keep one)? */
+		q->spare = q->bucket.cap < 2 * q->bucket.interval ||
+		    q->bucket.credit >= q->bucket.interval;
 		if ((l = queue_next(q, &cls, now)) == NULL) {
 			bucket_refund(&q->bucket);
-			if (!ping_idle(q, now))
+			if (ping_idle(q, now))
+				break;
+			if (q->reserved)
+				/* A reply leaves once a second token is in. */
+				queue_arm(q, 2 * q->bucket.interval -
+				    q->bucket.credit);
+			else
 				queue_blocked(q, now);
 			break;
 		}

@@ -156,10 +156,11 @@ size_t irc_overhead(const char *mask, const char *command,
  * take turns line by line.  So with T tables busy, a table's next line
  * waits for at most T - 1 other tables' lines plus one reply per
  * IRC_TABLE_SHARE of them, whatever the replies' backlog; replies keep at
- * least 1 line in IRC_TABLE_SHARE + 1 of the budget.  The lines of a gated message are shown to a gate
- * first, which lets them go, holds the flow (a nick's holder is being
- * verified, a channel is not joined yet) or drops the rest of the message
- * (someone else holds the nick; the channel was left).
+ * least 1 line in IRC_TABLE_SHARE + 1 of the budget.  The lines of a
+ * gated message are shown to a gate first, which lets them go, holds the
+ * flow (a nick's holder is being verified, a channel is not joined yet)
+ * or drops the rest of the message (someone else holds the nick; the
+ * channel was left).
  *
  * A message queued with an id is never refused nor dropped silently: its
  * id is reported to done() once the server is known to have its last line

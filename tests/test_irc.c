@@ -665,6 +665,16 @@ push(struct irc_queue *q, const char *flow, const char *line)
 	return irc_queue_push_message(q, flow, NULL, 0, 0, lines, 1);
 }
 
+/* Queues a one-line table message (an outbox id, no gate) to flow. */
+static int
+push_table(struct irc_queue *q, const char *flow, const char *line)
+{
+	static uint64_t id = 1000;
+	const char *lines[1] = { line };
+
+	return irc_queue_push_message(q, flow, NULL, 0, id++, lines, 1);
+}
+
 static void
 test_queue_pace(void **state)
 {
@@ -678,7 +688,7 @@ test_queue_pace(void **state)
 	q = recorded_queue(loop, &s, 4, 2000);
 	for (int i = 0; i < 10; i++) {
 		snprintf(line, sizeof(line), "PRIVMSG #c :%d", i);
-		assert_int_equal(push(q, "#c", line), 0);
+		assert_int_equal(push_table(q, "#c", line), 0);
 	}
 	/* Nothing leaves before the queue runs (registration). */
 	assert_int_equal(s.n, 0);
@@ -852,6 +862,27 @@ test_queue_tables_first(void **state)
 	/* Every reply still leaves: none is dropped. */
 	loop_advance(loop, 100 * 200);
 	assert_int_equal(s.n, 201);
+	irc_queue_destroy(q);
+	/*
+	 * With a burst, replies leave one token for the tables: a move
+	 * queued behind a crowd leaves at once, and the crowd keeps its
+	 * rate.
+	 */
+	q = recorded_queue(loop, &s, 5, 100);
+	irc_queue_run(q, 1);
+	for (int i = 0; i < 40; i++) {
+		snprintf(flow, sizeof(flow), "p%d!u@h", i % 20);
+		push(q, flow, "NOTICE p :help");
+	}
+	assert_int_equal(s.n, 4);
+	loop_advance(loop, 1000);
+	assert_int_equal(s.n, 14);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 8, one, 1),
+	    0);
+	assert_int_equal(s.n, 15);
+	assert_string_equal(s.lines[14], one[0]);
+	loop_advance(loop, 100 * 30);
+	assert_int_equal(s.n, 41);
 	irc_queue_destroy(q);
 	loop_destroy(loop);
 }
@@ -1182,8 +1213,8 @@ test_queue_busy(void **state)
 	q = recorded_queue(loop, &s, 2, 1000);
 	s.busy = 3;
 	irc_queue_run(q, 1);
-	push(q, "#c", "a");
-	push(q, "#c", "b");
+	push_table(q, "#c", "a");
+	push_table(q, "#c", "b");
 	/* Busy: the line stays first and its token comes back. */
 	assert_int_equal(s.n, 0);
 	assert_int_equal(irc_queue_depth(q), 2);
@@ -1220,7 +1251,7 @@ test_queue_pace_for_server(void **state)
 	q = recorded_queue(loop, &s, 4, 2000);
 	irc_queue_run(q, 1);
 	for (int i = 0; i < 10; i++)
-		push(q, "#c", "x");
+		push_table(q, "#c", "x");
 	assert_int_equal(s.n, 4);
 	/* No new burst: the next line comes after the new interval. */
 	irc_queue_set_pace(q, 5, 400);
