@@ -1368,8 +1368,12 @@ irc_queue_flush(struct irc_queue *q)
 		}
 		if (cls == IRC_CLASS_BACKGROUND)
 			q->background_at = now + IRC_BACKGROUND_GAP_MS;
-		if (rc == 0 && l->flow != NULL) {
-			/* Kept until the server is known to have it. */
+		if (rc == 0 && l->flow != NULL && l->tracked) {
+			/*
+			 * Kept until the server is known to have it.  A reply
+			 * is not kept (nor confirmed, nor worth a PING): it
+			 * is said at most once, like the class lines.
+			 */
 			l->flow->inflight++;
 			l->batch = 0;
 			q->unpinged++;

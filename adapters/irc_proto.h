@@ -167,7 +167,8 @@ size_t irc_overhead(const char *mask, const char *command,
  * or when it was dropped.  Lines of a flow handed to send() stay "in
  * flight" until then; when the connection is lost they go back to the
  * front of their flows (irc_queue_requeue()), so each is sent at most
- * once more.  Messages without an id (replies) are refused past
+ * once more.  Lines of messages without an id (replies) are not kept
+ * once handed on: at most once, and no PING for them.  Messages without an id (replies) are refused past
  * IRC_FLOW_UNTRACKED_MAX lines in their flow or IRC_QUEUE_MAX in all.
  *
  * Known to the server: with a ping() operation the queue follows the
