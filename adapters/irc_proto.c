@@ -1295,8 +1295,10 @@ ping_send(struct irc_queue *q, uint64_t now)
 
 /*
  * Nothing else may leave now.  A PING due waits for the end of the
- * current event (the lines it causes share it), then takes a token.
- * Returns 1 when it armed the queue's timer.
+ * current event (the lines it causes share it), then takes a token, but
+ * like a reply not the bucket's last one (with a burst of 2 or more): the
+ * next move must not wait an interval for a confirmation.  Returns 1 when
+ * it armed the queue's timer.
  */
 static int
 ping_idle(struct irc_queue *q, uint64_t now)
@@ -1310,6 +1312,12 @@ ping_idle(struct irc_queue *q, uint64_t now)
 	}
 	if (!bucket_take(&q->bucket, now)) {
 		queue_arm(q, bucket_wait(&q->bucket, now));
+		return 1;
+	}
+	if (q->bucket.cap >= 2 * q->bucket.interval &&
+	    q->bucket.credit < q->bucket.interval) {
+		bucket_refund(&q->bucket);
+		queue_arm(q, 2 * q->bucket.interval - q->bucket.credit);
 		return 1;
 	}
 	if (ping_send(q, now) != 0) {

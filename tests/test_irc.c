@@ -1088,10 +1088,11 @@ test_queue_ping(void **state)
 	assert_int_equal(s.ndone, 2);
 	assert_true(s.done[0] == 1 && s.done[1] == 2 && !s.dropped[0]);
 	/*
-	 * The line sent meanwhile gets its own PING after the event, when
-	 * the bucket (5 tokens, all taken) has one again.
+	 * The line sent meanwhile gets its own PING after the event, once
+	 * the bucket (5 tokens, all taken) has two again: the last one is
+	 * kept for the next move.
 	 */
-	loop_advance(loop, 99);
+	loop_advance(loop, 199);
 	assert_int_equal(s.n, 5);
 	loop_advance(loop, 1);
 	assert_int_equal(s.n, 6);
