@@ -51,9 +51,11 @@
  *   lines first; then flows (a table's lines, private ones included, or
  *   one person's replies) round-robin, each in order; then the WHO of each
  *   joined channel (at most one a second) and CTCP replies.  A message
- *   with an outbox id is confirmed (adapter_sent) once written to the
- *   server's socket or when it can never leave; lines not yet written when
- *   the connection drops go again after the reconnect.  Long texts are
+ *   with an outbox id is confirmed (adapter_sent) once the server is known
+ *   to have it (its answer to a PING sent after it: one PING per batch of
+ *   lines, taking its token of the budget) or when it can never leave;
+ *   lines not confirmed when the connection drops go again, once, after
+ *   the reconnect.  Long texts are
  *   split at UTF-8 boundaries so that the line the server relays stays
  *   within 512 bytes.  "private_messages": "notice" sends private text as
  *   NOTICE.
@@ -76,7 +78,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -257,38 +258,12 @@ queue_done(uint64_t id, int dropped, void *arg)
 		irc->sent_timer = loop_timer(irc->loop, 0, sent_timer, irc);
 }
 
-/*
- * Everything handed to libircclient has reached the server's socket when
- * libircclient has nothing left to write, the relay's socket holds no
- * unread byte and the relay has nothing waiting for the server: then the
- * lines in flight count as written.
- */
-static void
-check_written(struct irc *irc)
-{
-	fd_set in, out;
-	int maxfd = 0, unread = 0;
-
-	if (irc->queue == NULL || irc_queue_inflight(irc->queue) == 0 ||
-	    irc->session == NULL || !irc->irc_fd_ok || irc->local_fd < 0 ||
-	    irc->to_up.len > 0 || irc->irc_fd >= FD_SETSIZE)
-		return;
-	FD_ZERO(&in);
-	FD_ZERO(&out);
-	if (irc_add_select_descriptors(irc->session, &in, &out, &maxfd) != 0 ||
-	    FD_ISSET(irc->irc_fd, &out))
-		return;
-	if (ioctl(irc->local_fd, FIONREAD, &unread) != 0 || unread > 0)
-		return;
-	irc_queue_written(irc->queue);
-}
-
 /* The queue, made at the first line: lines may come before start(). */
 static struct irc_queue *
 queue_get(struct irc *irc)
 {
 	struct irc_queue_ops ops = { queue_send, irc_line_gate, queue_done,
-		irc };
+		queue_send, irc };
 
 	if (irc->queue != NULL)
 		return irc->queue;
@@ -698,6 +673,17 @@ relay_line(struct irc *irc, const char *line, size_t len)
 		if (irc_parse(copy, &m) == 0 && strcmp(m.command, "005") == 0)
 			irc_isupport_apply(&irc->is, &m);
 	}
+	/*
+	 * The answer to the queue's PING: the server has handled every
+	 * line sent before it, and their messages are confirmed.
+	 */
+	if (irc->queue != NULL && strstr(out, " PONG ") != NULL) {
+		memcpy(copy, out, n - 2);
+		copy[n - 2] = '\0';
+		if (irc_parse(copy, &m) == 0 && strcmp(m.command, "PONG") ==
+		    0 && m.nparams > 0)
+			irc_queue_pong(irc->queue, m.params[m.nparams - 1]);
+	}
 	if (buf_add(&irc->to_local, out, n) != 0)
 		irc_connection_lost(irc, "out of memory");
 }
@@ -923,7 +909,6 @@ hook(struct loop *loop, void *arg)
 	if (FD_ISSET(irc->irc_fd, &out))
 		ev |= LOOP_WRITE;
 	set_watch(irc, irc->irc_fd, &irc->irc_events, ev, on_irc_fd);
-	check_written(irc);
 	return -1;
 }
 
@@ -954,6 +939,15 @@ ping_timer(struct loop *loop, uint64_t id, void *arg)
 	if (idle >= limit) {
 		irc_connection_lost(irc, "nothing from the server for %d s",
 		    irc->cfg.ping_timeout);
+	} else if (irc->queue != NULL &&
+	    irc_queue_ping_since(irc->queue) != 0 &&
+	    irc_now_ms(irc) - irc_queue_ping_since(irc->queue) >= limit / 2) {
+		/*
+		 * A server that talks but never answers our PING would keep
+		 * every line unconfirmed: reconnect, and they go again.
+		 */
+		irc_connection_lost(irc, "no answer to PING for %d s",
+		    irc->cfg.ping_timeout / 2);
 	} else {
 		if (idle >= limit / 2 && !irc->ping_sent &&
 		    irc->phase == PHASE_READY) {
@@ -1442,33 +1436,6 @@ private_target(struct irc *irc, const char *user_id, struct origin *o)
 	return o->nick;
 }
 
-/*
- * The flow of a private message: the core's (its table's channel), else
- * the channel its text names first ("[#t] Round 2, your hand: ...": a
- * table's private line from a core that does not give flows yet, which
- * must not overtake that table's channel lines), else the recipient's
- * own (a reply).
- */
-static const char *
-private_flow(struct irc *irc, const char *user_id, const struct text *text,
-    const struct send_info *info)
-{
-	const char *s = text_str(text), *end;
-	char name[201];
-	struct irc_chan *c;
-
-	if (info != NULL && info->flow != NULL)
-		return info->flow;
-	if (s[0] == '[' && (end = strchr(s, ']')) != NULL &&
-	    (size_t)(end - s - 1) < sizeof(name)) {
-		memcpy(name, s + 1, (size_t)(end - s - 1));
-		name[end - s - 1] = '\0';
-		if ((c = irc_chan_find(irc, name)) != NULL && c->wanted)
-			return c->name;
-	}
-	return user_id;
-}
-
 static int
 irc_send_private(struct adapter *adapter, const char *user_id,
     const struct text *text, const struct send_info *info)
@@ -1488,8 +1455,14 @@ irc_send_private(struct adapter *adapter, const char *user_id,
 			queue_done(id, 1, irc);
 		return -1;
 	}
+	/*
+	 * A table's private line goes in its table's flow (the core names
+	 * it), behind that table's channel lines; a reply in the
+	 * recipient's own.
+	 */
 	return queue_text(irc, irc->cfg.notice ? "NOTICE" : "PRIVMSG", nick,
-	    user_id, private_flow(irc, user_id, text, info), id, text);
+	    user_id, info != NULL && info->flow != NULL ? info->flow : user_id,
+	    id, text);
 }
 
 static size_t
@@ -1522,6 +1495,8 @@ irc_busy(struct adapter *adapter, const char *flow)
 
 const struct adapter_impl irc_adapter = {
 	.name = "irc",
+	/* Confirmed by the server's PONG, so kept until then. */
+	.reports_sent = 1,
 	.init = irc_init,
 	.finish = irc_finish,
 	.start = irc_start,

@@ -2,6 +2,7 @@
  * irc_proto.c - the pure parts of the IRC adapter (see irc_proto.h).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -732,6 +733,7 @@ struct qline {
 	const char *ident;
 	int gated, last;
 	int tracked;             /* its message has an id */
+	uint64_t batch;          /* in flight: the PING after it; 0 none yet */
 	char line[];
 };
 
@@ -753,10 +755,19 @@ struct irc_queue {
 	size_t count[IRC_CLASSES];
 	struct qflow **flows;
 	int nflows, flows_cap;
-	int rr;                  /* the flow served last */
+	int rr;                  /* the table flow served last */
+	int rr_reply;            /* the reply flow served last */
+	int table_run;           /* table lines in a row while replies wait */
+	int spare;               /* the bucket holds a token beyond this one */
+	int reserved;            /* a reply waited for the table's token */
 	/* Lines handed to send() and not yet known written, oldest first. */
 	struct qline *fly_head, *fly_tail;
 	size_t nfly;
+	size_t unpinged;         /* of those, lines no PING follows yet */
+	uint64_t ping_token;     /* the outstanding PING's; 0 none */
+	uint64_t ping_at;        /* when it was sent */
+	uint64_t next_token;
+	int ping_soon;           /* a PING waits: 1 the event's end, 2 over */
 	size_t total;            /* waiting, every class and flow */
 	size_t untracked;        /* waiting flow lines without an id */
 	uint64_t next_msg;
@@ -778,7 +789,7 @@ irc_queue_create(struct loop *loop, int burst, int interval_ms,
 	q->loop = loop;
 	bucket_init(&q->bucket, burst, interval_ms, loop_now(loop));
 	q->ops = *ops;
-	q->rr = -1;
+	q->rr = q->rr_reply = -1;
 	return q;
 }
 
@@ -837,6 +848,9 @@ queue_timer(struct loop *loop, uint64_t id, void *arg)
 	(void)loop;
 	(void)id;
 	q->timer = 0;
+	/* The event that armed a PING is over. */
+	if (q->ping_soon)
+		q->ping_soon = 2;
 	irc_queue_flush(q);
 }
 
@@ -944,6 +958,8 @@ flows_compact(struct irc_queue *q)
 		if (f->count == 0 && f->inflight == 0) {
 			if (i <= q->rr)
 				q->rr--;
+			if (i <= q->rr_reply)
+				q->rr_reply--;
 			flow_free(f);
 			continue;
 		}
@@ -952,6 +968,8 @@ flows_compact(struct irc_queue *q)
 	q->nflows = j;
 	if (q->rr >= q->nflows)
 		q->rr = q->nflows - 1;
+	if (q->rr_reply >= q->nflows)
+		q->rr_reply = q->nflows - 1;
 }
 
 int
@@ -1105,24 +1123,41 @@ drop_message(struct irc_queue *q, struct qflow *f)
 	}
 }
 
+/* A table's flow: it holds lines of messages with an outbox id. */
+static int
+flow_is_table(const struct qflow *f)
+{
+	return f->count > f->untracked;
+}
+
+static int
+replies_waiting(const struct irc_queue *q)
+{
+	for (int i = 0; i < q->nflows; i++)
+		if (q->flows[i]->head != NULL && !flow_is_table(q->flows[i]))
+			return 1;
+	return 0;
+}
+
 /*
- * The next line of the flows, round-robin from the one after the flow
- * served last: each flow with a line that may leave gives one, so a flow
- * with a long backlog delays another by at most one line per other flow
+ * The next line of the table flows (tables 1) or the reply flows (0),
+ * round-robin from the one after the flow of that kind served last (*rr):
+ * each flow with a line that may leave gives one, so a flow with a long
+ * backlog delays another of its kind by at most one line per other flow
  * in each round.  A flow whose head waits for its gate (a holder being
  * verified, a channel not joined yet) is passed over, and its later lines
  * wait behind it: a flow's lines never overtake each other.
  */
 static struct qline *
-pick_flow(struct irc_queue *q)
+pick_kind(struct irc_queue *q, int tables, int *rr)
 {
 	int n = q->nflows;
 
 	for (int k = 1; k <= n; k++) {
-		int i = (q->rr + k) % n;
-		struct qflow *f = q->flows[(i + n) % n];
+		int i = ((*rr + k) % n + n) % n;
+		struct qflow *f = q->flows[i];
 
-		while (f->head != NULL) {
+		while (f->head != NULL && flow_is_table(f) == tables) {
 			struct qline *l = f->head;
 			int g = IRC_GATE_GO;
 
@@ -1135,12 +1170,46 @@ pick_flow(struct irc_queue *q)
 			}
 			if (g == IRC_GATE_WAIT)
 				break;
-			q->rr = (i + n) % n;
+			*rr = i;
 			queue_pop(q, -1, l);
 			return l;
 		}
 	}
 	return NULL;
+}
+
+/*
+ * Tables first: their lines are the games (moves, hands, prompts), a
+ * reply is one person's (help, a refusal).  While both wait, a reply
+ * flow gets the turn after IRC_TABLE_SHARE table lines in a row, so
+ * replies keep at least 1 line in IRC_TABLE_SHARE + 1 and a crowd of
+ * them delays a table's next line by at most one line.  Otherwise a
+ * reply leaves only while the bucket keeps a token for the next table
+ * line (with a burst of 2 or more): a move then finds one at once
+ * instead of waiting an interval behind the crowd, and the replies lose
+ * no rate, only one token of burst.
+ */
+static struct qline *
+pick_flow(struct irc_queue *q)
+{
+	struct qline *l;
+
+	q->reserved = 0;
+	if (q->table_run >= IRC_TABLE_SHARE &&
+	    (l = pick_kind(q, 0, &q->rr_reply)) != NULL) {
+		q->table_run = 0;
+		return l;
+	}
+	if ((l = pick_kind(q, 1, &q->rr)) != NULL) {
+		q->table_run = replies_waiting(q) ? q->table_run + 1 : 0;
+		return l;
+	}
+	q->table_run = 0;
+	if (!q->spare) {
+		q->reserved = replies_waiting(q);
+		return NULL;
+	}
+	return pick_kind(q, 0, &q->rr_reply);
 }
 
 /* The next line to send and its class (-1: a flow's), or NULL. */
@@ -1187,6 +1256,78 @@ queue_blocked(struct irc_queue *q, uint64_t now)
 		queue_arm(q, IRC_QUEUE_GATE_RETRY_MS);
 }
 
+/*
+ * A PING may follow the lines in flight: none is outstanding, some lines
+ * have none after them, and either nothing else may leave now (idle) or
+ * a whole batch waits.
+ */
+static int
+ping_due(const struct irc_queue *q, int idle)
+{
+	return q->ops.ping != NULL && q->running && q->ping_token == 0 &&
+	    q->unpinged > 0 && (idle || q->unpinged >= IRC_PING_BATCH);
+}
+
+/*
+ * Sends the PING after the lines in flight, with a token taken by the
+ * caller: 0 sent, 1 busy, -1 failed (the lines wait for the next one).
+ */
+static int
+ping_send(struct irc_queue *q, uint64_t now)
+{
+	char line[64];
+	uint64_t token = ++q->next_token;
+	int rc;
+
+	snprintf(line, sizeof(line), "PING :%s%llu", IRC_PING_PREFIX,
+	    (unsigned long long)token);
+	if ((rc = q->ops.ping(line, q->ops.arg)) != 0)
+		return rc;
+	for (struct qline *l = q->fly_head; l != NULL; l = l->next)
+		if (l->batch == 0)
+			l->batch = token;
+	q->unpinged = 0;
+	q->ping_token = token;
+	q->ping_at = now;
+	q->ping_soon = 0;
+	return 0;
+}
+
+/*
+ * Nothing else may leave now.  A PING due waits for the end of the
+ * current event (the lines it causes share it), then takes a token, but
+ * like a reply not the bucket's last one (with a burst of 2 or more): the
+ * next move must not wait an interval for a confirmation.  Returns 1 when
+ * it armed the queue's timer.
+ */
+static int
+ping_idle(struct irc_queue *q, uint64_t now)
+{
+	if (!ping_due(q, 1))
+		return 0;
+	if (q->ping_soon != 2) {
+		q->ping_soon = 1;
+		queue_arm(q, 0);
+		return 1;
+	}
+	if (!bucket_take(&q->bucket, now)) {
+		queue_arm(q, bucket_wait(&q->bucket, now));
+		return 1;
+	}
+	if (q->bucket.cap >= 2 * q->bucket.interval &&
+	    q->bucket.credit < q->bucket.interval) {
+		bucket_refund(&q->bucket);
+		queue_arm(q, 2 * q->bucket.interval - q->bucket.credit);
+		return 1;
+	}
+	if (ping_send(q, now) != 0) {
+		bucket_refund(&q->bucket);
+		queue_arm(q, IRC_QUEUE_RETRY_MS);
+		return 1;
+	}
+	return 0;
+}
+
 void
 irc_queue_flush(struct irc_queue *q)
 {
@@ -1203,9 +1344,27 @@ irc_queue_flush(struct irc_queue *q)
 			queue_arm(q, bucket_wait(&q->bucket, now));
 			break;
 		}
+		/* A whole batch is out: its PING takes this token. */
+		if (ping_due(q, 0)) {
+			if (ping_send(q, now) == 0)
+				continue;
+			bucket_refund(&q->bucket);
+			queue_arm(q, IRC_QUEUE_RETRY_MS);
+			break;
+		}
+		/* Is there a token beyond this one (replies keep one)? */
+		q->spare = q->bucket.cap < 2 * q->bucket.interval ||
+		    q->bucket.credit >= q->bucket.interval;
 		if ((l = queue_next(q, &cls, now)) == NULL) {
 			bucket_refund(&q->bucket);
-			queue_blocked(q, now);
+			if (ping_idle(q, now))
+				break;
+			if (q->reserved)
+				/* A reply leaves once a second token is in. */
+				queue_arm(q, 2 * q->bucket.interval -
+				    q->bucket.credit);
+			else
+				queue_blocked(q, now);
 			break;
 		}
 		rc = q->ops.send(l->line, q->ops.arg);
@@ -1217,9 +1376,15 @@ irc_queue_flush(struct irc_queue *q)
 		}
 		if (cls == IRC_CLASS_BACKGROUND)
 			q->background_at = now + IRC_BACKGROUND_GAP_MS;
-		if (rc == 0 && l->flow != NULL) {
-			/* Kept until it is known written, or sent again. */
+		if (rc == 0 && l->flow != NULL && l->tracked) {
+			/*
+			 * Kept until the server is known to have it.  A reply
+			 * is not kept (nor confirmed, nor worth a PING): it
+			 * is said at most once, like the class lines.
+			 */
 			l->flow->inflight++;
+			l->batch = 0;
+			q->unpinged++;
 			if (q->fly_tail != NULL)
 				q->fly_tail->next = l;
 			else
@@ -1232,27 +1397,68 @@ irc_queue_flush(struct irc_queue *q)
 			q->ops.done(l->id, 1, q->ops.arg);
 		free(l);
 	}
-	if (q->total == 0)
+	if (q->total == 0) {
 		q->warned = 0;
+		ping_idle(q, loop_now(q->loop));
+	}
 	q->flushing = 0;
+	flows_compact(q);
+}
+
+/* done() for the lines in flight up to batch (0: all of them). */
+static void
+fly_confirm(struct irc_queue *q, uint64_t batch)
+{
+	while (q->fly_head != NULL && (batch == 0 ||
+	    (q->fly_head->batch != 0 && q->fly_head->batch <= batch))) {
+		struct qline *l = q->fly_head;
+
+		q->fly_head = l->next;
+		q->nfly--;
+		if (l->batch == 0 && q->unpinged > 0)
+			q->unpinged--;
+		l->flow->inflight--;
+		if (l->last && l->id != 0 && q->ops.done != NULL)
+			q->ops.done(l->id, 0, q->ops.arg);
+		free(l);
+	}
+	if (q->fly_head == NULL)
+		q->fly_tail = NULL;
 	flows_compact(q);
 }
 
 void
 irc_queue_written(struct irc_queue *q)
 {
-	while (q->fly_head != NULL) {
-		struct qline *l = q->fly_head;
+	fly_confirm(q, 0);
+	q->ping_token = 0;
+}
 
-		q->fly_head = l->next;
-		q->nfly--;
-		l->flow->inflight--;
-		if (l->last && l->id != 0 && q->ops.done != NULL)
-			q->ops.done(l->id, 0, q->ops.arg);
-		free(l);
-	}
-	q->fly_tail = NULL;
-	flows_compact(q);
+int
+irc_queue_pong(struct irc_queue *q, const char *token)
+{
+	char *end;
+	unsigned long long t;
+
+	if (q->ping_token == 0 || strncmp(token, IRC_PING_PREFIX,
+	    strlen(IRC_PING_PREFIX)) != 0)
+		return 0;
+	token += strlen(IRC_PING_PREFIX);
+	errno = 0;
+	t = strtoull(token, &end, 10);
+	if (errno != 0 || end == token || *end != '\0' || t != q->ping_token)
+		return 0;
+	q->ping_token = 0;
+	fly_confirm(q, t);
+	/* The lines handed on since may have their PING now. */
+	irc_queue_flush(q);
+	return 1;
+}
+
+uint64_t
+irc_queue_ping_since(const struct irc_queue *q)
+{
+	return q->ping_token != 0 ? q->ping_at : 0;
 }
 
 size_t
@@ -1267,6 +1473,10 @@ irc_queue_requeue(struct irc_queue *q)
 	struct qline **all;
 	size_t n = 0;
 
+	/* A PING of this connection will never be answered. */
+	q->unpinged = 0;
+	q->ping_token = 0;
+	q->ping_soon = 0;
 	if (q->nfly == 0)
 		return;
 	if ((all = calloc(q->nfly, sizeof(*all))) == NULL) {

@@ -150,20 +150,39 @@ size_t irc_overhead(const char *mask, const char *command,
  *
  * A flow is one table (its channel: its channel lines and its private
  * lines) or one person (replies to them).  Its messages leave in the
- * order they were queued, and flows take turns line by line, so a flow
- * with a long backlog delays another flow's next line by at most one line
- * of each other flow.  The lines of a gated message are shown to a gate
- * first, which lets them go, holds the flow (a nick's holder is being
- * verified, a channel is not joined yet) or drops the rest of the message
- * (someone else holds the nick; the channel was left).
+ * order they were queued.  Flows holding lines with an outbox id (tables)
+ * go before reply-only flows, except that after IRC_TABLE_SHARE table
+ * lines in a row a waiting reply gets the turn; within each kind flows
+ * take turns line by line.  So with T tables busy, a table's next line
+ * waits for at most T - 1 other tables' lines plus one reply per
+ * IRC_TABLE_SHARE of them, whatever the replies' backlog; replies keep at
+ * least 1 line in IRC_TABLE_SHARE + 1 of the budget.  The lines of a
+ * gated message are shown to a gate first, which lets them go, holds the
+ * flow (a nick's holder is being verified, a channel is not joined yet)
+ * or drops the rest of the message (someone else holds the nick; the
+ * channel was left).
  *
  * A message queued with an id is never refused nor dropped silently: its
- * id is reported to done() once its last line is known written
- * (irc_queue_written()) or when it was dropped.  Lines of a flow handed to
- * send() stay "in flight" until then; when the connection is lost they go
- * back to the front of their flows (irc_queue_requeue()).  Messages
- * without an id (replies) are refused past IRC_FLOW_UNTRACKED_MAX lines in
- * their flow or IRC_QUEUE_MAX in all.
+ * id is reported to done() once the server is known to have its last line
+ * or when it was dropped.  Lines of a flow handed to send() stay "in
+ * flight" until then; when the connection is lost they go back to the
+ * front of their flows (irc_queue_requeue()), so each is sent at most
+ * once more.  Lines of messages without an id (replies) are not kept
+ * once handed on: at most once, and no PING for them.  Messages without an id (replies) are refused past
+ * IRC_FLOW_UNTRACKED_MAX lines in their flow or IRC_QUEUE_MAX in all.
+ *
+ * Known to the server: with a ping() operation the queue follows the
+ * lines it handed on with a PING (through ping(), a token of its own),
+ * and the server's PONG for that token (irc_queue_pong()) confirms every
+ * line before it: a server handles a client's lines in order, so a line
+ * that sat in a socket buffer when the bot died is never counted as
+ * said.  At most one PING is outstanding; it covers every line handed on
+ * since the previous one (a batch), and leaves when nothing else may
+ * leave right now (after the current event: a zero-delay timer) or once
+ * IRC_PING_BATCH lines wait for one.  Each PING takes a token of the
+ * bucket like any line, so under a steady backlog PINGs take at most one
+ * line in IRC_PING_BATCH + 1 of the budget.  Without ping() (tests),
+ * irc_queue_written() confirms what was handed on.
  */
 enum irc_class {
 	IRC_CLASS_CONTROL,
@@ -171,6 +190,12 @@ enum irc_class {
 	IRC_CLASS_LOW,
 	IRC_CLASSES,
 };
+
+/* Table lines in a row after which a waiting reply gets the turn. */
+#define IRC_TABLE_SHARE 4
+
+/* Lines handed on after which a PING follows even with more waiting. */
+#define IRC_PING_BATCH 10
 
 /* Waiting lines beyond which replies and class lines are refused. */
 #define IRC_QUEUE_MAX 5000
@@ -212,8 +237,16 @@ struct irc_queue_ops {
 	    void *arg);
 	/* A message with an id left (dropped 0) or never will (1). */
 	void (*done)(uint64_t id, int dropped, void *arg);
+	/*
+	 * Sends "PING :" IRC_PING_PREFIX token right behind the lines
+	 * handed to send() so far; returns as send() does.  NULL: no PINGs.
+	 */
+	irc_send_fn ping;
 	void *arg;
 };
+
+/* The tokens of the queue's PINGs start with this. */
+#define IRC_PING_PREFIX "sent-"
 
 struct irc_queue;
 
@@ -236,8 +269,16 @@ void irc_queue_run(struct irc_queue *q, int running);
 void irc_queue_flush(struct irc_queue *q);
 /* Drops every waiting line of a class (old JOINs after a disconnect). */
 void irc_queue_clear(struct irc_queue *q, enum irc_class cls);
-/* Every line handed to send() so far reached the socket: done() them. */
+/* Every line handed to send() so far reached the server: done() them. */
 void irc_queue_written(struct irc_queue *q);
+/*
+ * The server answered a PING with token (the text after IRC_PING_PREFIX):
+ * the lines handed on before that PING are done().  Returns 1 when the
+ * token was the queue's outstanding one, 0 otherwise.
+ */
+int irc_queue_pong(struct irc_queue *q, const char *token);
+/* When the outstanding PING was sent (loop time), or 0: none is. */
+uint64_t irc_queue_ping_since(const struct irc_queue *q);
 /* The connection was lost: lines in flight go back, in order. */
 void irc_queue_requeue(struct irc_queue *q);
 size_t irc_queue_inflight(const struct irc_queue *q);

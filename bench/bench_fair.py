@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """bench_fair.py - one real table while others try to crowd it out.
 
-    bench_fair.py --stichbot PATH [--seconds 40] [--warmup 10]
-                  [--flooders 20] [--think-ms 1000] [--seed 1] [--json]
+    bench_fair.py --stichbot PATH [--baseline PATH] [--seconds 40]
+                  [--warmup 10] [--flooders 20] [--think-ms 1000]
+                  [--seed 1] [--json]
 
 The setting of bench_irc.py (ngircd on 127.0.0.1 with its default flood
 penalties, the bot at its default pace for ngircd and its default command
@@ -19,7 +20,9 @@ done twice, quiet and crowded:
 Measured in each: for every play sent in the measuring window, the time
 until #real announces it (p50, p99), and the lines the bot logged as
 dropped.  The goal (issue 15): the crowded p99 within twice the quiet
-one, and no line of the real table dropped.
+one, and no line of the real table dropped.  --baseline runs another
+build the same way first (e.g. before a change), so both are measured
+on the same machine in the same minutes.
 
 Standard library only; everything on 127.0.0.1.
 """
@@ -49,13 +52,14 @@ CPU = "#cpu"
 class Fair(bench_irc.Bench):
     """bench_irc's people and bookkeeping, with a real table and a crowd."""
 
-    def __init__(self, args, tmp, crowded):
+    def __init__(self, args, tmp, crowded, stichbot):
         args.channels = 2
         args.active = 1
         super().__init__(args, tmp)
         self.channels = [REAL, CPU]
         self.active = [REAL]
         self.crowded = crowded
+        self.stichbot = stichbot
         self.flooders = []
 
     def start_bot(self):
@@ -75,7 +79,7 @@ class Fair(bench_irc.Bench):
         with open(path, "w") as f:
             json.dump(config, f)
         self.log = open(self.log_path, "ab")
-        self.bot = subprocess.Popen([self.args.stichbot, "run", "--config",
+        self.bot = subprocess.Popen([self.stichbot, "run", "--config",
                                      path], stdout=subprocess.DEVNULL,
                                     stderr=self.log)
 
@@ -147,12 +151,12 @@ class Fair(bench_irc.Bench):
         }
 
 
-def one_run(args, crowded):
+def one_run(args, crowded, stichbot):
     tmp = tempfile.mkdtemp(prefix="bench-fair-")
     os.chmod(tmp, 0o755)
     bench = None
     try:
-        bench = Fair(args, tmp, crowded)
+        bench = Fair(args, tmp, crowded, stichbot)
         return bench.run()
     finally:
         if bench is not None:
@@ -166,6 +170,7 @@ def one_run(args, crowded):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--stichbot", required=True)
+    ap.add_argument("--baseline", help="another stichbot, measured first")
     ap.add_argument("--seconds", type=float, default=40)
     ap.add_argument("--warmup", type=float, default=10)
     ap.add_argument("--flooders", type=int, default=20)
@@ -182,21 +187,35 @@ def main():
         print("ngircd is not installed")
         return 77
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))
-    quiet = one_run(args, False)
-    crowded = one_run(args, True)
-    for r in (quiet, crowded):
-        print("%-8s plays %3d  play -> announcement p50 %.2f s  p99 %.2f s"
-              "  max %.2f s  dropping lines in the log %d  refused %d" % (
-                  "crowded" if r["crowded"] else "quiet", r["plays"],
-                  r["p50_s"], r["p99_s"], r["max_s"],
-                  r["dropped_log_lines"], r["refusals"]))
-    ratio = crowded["p99_s"] / quiet["p99_s"] if quiet["p99_s"] > 0 else \
-        float("nan")
-    print("crowded p99 / quiet p99: %.2f (goal: at most 2)" % ratio)
+    builds = [("new", args.stichbot)]
+    if args.baseline:
+        builds.insert(0, ("baseline", os.path.abspath(args.baseline)))
+    results = {}
+    status = 0
+    for name, path in builds:
+        quiet = one_run(args, False, path)
+        crowded = one_run(args, True, path)
+        ratio = crowded["p99_s"] / quiet["p99_s"] if quiet["p99_s"] > 0 \
+            else float("nan")
+        results[name] = {"quiet": quiet, "crowded": crowded,
+                         "p99_ratio": ratio}
+        if quiet["exit"] != 0 or crowded["exit"] != 0:
+            status = 1
+    for name, _ in builds:
+        r = results[name]
+        for run in (r["quiet"], r["crowded"]):
+            print("%-8s %-8s plays %3d  play -> announcement p50 %.2f s  "
+                  "p99 %.2f s  max %.2f s  dropping lines in the log %d  "
+                  "refused %d" % (
+                      name, "crowded" if run["crowded"] else "quiet",
+                      run["plays"], run["p50_s"], run["p99_s"],
+                      run["max_s"], run["dropped_log_lines"],
+                      run["refusals"]))
+        print("%-8s crowded p99 / quiet p99: %.2f (goal: at most 2)" % (
+            name, r["p99_ratio"]))
     if args.json:
-        print(json.dumps({"quiet": quiet, "crowded": crowded,
-                          "p99_ratio": ratio}))
-    return 0 if quiet["exit"] == 0 and crowded["exit"] == 0 else 1
+        print(json.dumps(results))
+    return status
 
 
 if __name__ == "__main__":

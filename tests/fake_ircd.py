@@ -34,6 +34,8 @@ class FakeIrcd:
         self.lines = []          # every line a client sent, in order
         self.connections = 0
         self.silent = False      # stop answering (ping timeout tests)
+        # Leave the bot's PINGs that confirm lines ("sent-N") unanswered.
+        self.hold_pongs = False
         self.channel_members = {}  # channel -> [(nick, user, host, account)]
         self.users = {}          # nick -> (user, host, account): no channel
         self.lock = threading.Lock()
@@ -190,6 +192,9 @@ class FakeIrcd:
             self._welcome(conn, st)
         elif cmd == "AUTHENTICATE" and args:
             self._authenticate(conn, st, args[0])
+        elif cmd == "PING" and args and self.hold_pongs and \
+                args[-1].startswith("sent-"):
+            pass
         elif cmd == "PING" and args:
             self._reply(conn, ":fake.test PONG fake.test :%s" % args[-1])
         elif cmd == "JOIN" and args and st["registered"]:

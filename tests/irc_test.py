@@ -896,6 +896,48 @@ def test_fake():
     check("433: the next alternative nick; invites ignored; bans retried",
           nick_taken)
 
+    def confirmed_by_pong():
+        # Issue 14: a line written to the socket may still be lost with
+        # the connection; only the server's answer to a PING sent after
+        # it confirms it.  Unconfirmed lines go again, once, in order.
+        srv = fake_ircd.FakeIrcd()
+        srv.hold_pongs = True
+        h = Harness(base_config(srv.port), "fake_pong")
+        try:
+            h.event("connected", up=True)
+            h.send({"join": "#t"})
+            srv.wait_line(lambda l: l.startswith("JOIN #t"), 10)
+            for i in range(1, 4):
+                h.send({"send_channel": "#t", "id": i, "flow": "#t",
+                        "text": "line %d" % i})
+            srv.wait_line(lambda l: l == "PRIVMSG #t :line 3", 10)
+            srv.wait_line(lambda l: l.startswith("PING :sent-"), 10)
+            h.no_event("sent", 1.5)
+            with srv.lock:
+                said = [l for l in srv.lines if l.startswith("PRIVMSG #t")]
+                pings = [l for l in srv.lines if l.startswith("PING :sent")]
+            assert said == ["PRIVMSG #t :line %d" % i for i in (1, 2, 3)], \
+                said
+            # Unanswered, a PING is not followed by another.
+            assert len(pings) == 1, pings
+            start = len(srv.lines)
+            srv.hold_pongs = False
+            srv.drop()
+            h.event("connected", up=False, timeout=10)
+            h.event("connected", up=True, timeout=20)
+            h.event("sent", id=3, timeout=15)
+            ids = [e["id"] for e in h.seen if e.get("event") == "sent"]
+            assert ids == [1, 2, 3], ids
+            with srv.lock:
+                again = [l for l in srv.lines[start:]
+                         if l.startswith("PRIVMSG #t")]
+            assert again == said, again
+        finally:
+            h.stop()
+            srv.close()
+    check("lines confirmed by the PONG of a PING after them; unconfirmed "
+          "ones sent again once", confirmed_by_pong)
+
     def ping_timeout():
         srv = fake_ircd.FakeIrcd()
         h = Harness(base_config(srv.port, ping_timeout=30), "fake_ping")

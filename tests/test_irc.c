@@ -595,7 +595,7 @@ static struct irc_queue *
 recorded_queue(struct loop *loop, struct sent *s, int burst, int interval_ms)
 {
 	struct irc_queue_ops ops = { record_send, record_gate, record_done,
-		s };
+		NULL, s };
 
 	memset(s, 0, sizeof(*s));
 	s->loop = loop;
@@ -611,6 +611,16 @@ push(struct irc_queue *q, const char *flow, const char *line)
 	return irc_queue_push_message(q, flow, NULL, 0, 0, lines, 1);
 }
 
+/* Queues a one-line table message (an outbox id, no gate) to flow. */
+static int
+push_table(struct irc_queue *q, const char *flow, const char *line)
+{
+	static uint64_t id = 1000;
+	const char *lines[1] = { line };
+
+	return irc_queue_push_message(q, flow, NULL, 0, id++, lines, 1);
+}
+
 static void
 test_queue_pace(void **state)
 {
@@ -624,7 +634,7 @@ test_queue_pace(void **state)
 	q = recorded_queue(loop, &s, 4, 2000);
 	for (int i = 0; i < 10; i++) {
 		snprintf(line, sizeof(line), "PRIVMSG #c :%d", i);
-		assert_int_equal(push(q, "#c", line), 0);
+		assert_int_equal(push_table(q, "#c", line), 0);
 	}
 	/* Nothing leaves before the queue runs (registration). */
 	assert_int_equal(s.n, 0);
@@ -693,9 +703,11 @@ test_queue_priority(void **state)
 
 /*
  * Issue 15.7: one busy table (or one chatty person) delayed every other
- * table's lines by its whole backlog.  Flows take turns line by line: a
- * line queued behind another flow's backlog of 100 leaves within as many
- * sends as there are flows, and each flow's lines stay in order.
+ * table's lines by its whole backlog.  Tables (flows with outbox ids)
+ * take turns line by line: a table line queued behind another table's
+ * backlog of 100 leaves within a round of the tables (plus at most one
+ * reply); replies take turns among themselves and get the turn after
+ * IRC_TABLE_SHARE table lines; each flow's lines stay in order.
  */
 static void
 test_queue_round_robin(void **state)
@@ -704,13 +716,13 @@ test_queue_round_robin(void **state)
 	struct sent s;
 	struct irc_queue *q;
 	char line[32];
-	int next_a = 0, next_b = 0, next_c = 0, first_b = -1, last_c = -1;
+	const char *one[1] = { line };
+	int next_a = 0, next_b = 0, next_c = 0, first_b = -1, last_b = -1;
+	int last_c = -1, run = 0, longest = 0;
 
 	(void)state;
 	q = recorded_queue(loop, &s, 1, 100);
 	for (int i = 0; i < 100; i++) {
-		const char *one[1] = { line };
-
 		snprintf(line, sizeof(line), "a%d", i);
 		assert_int_equal(irc_queue_push_message(q, "#busy", NULL, 0,
 		    (uint64_t)(i + 1), one, 1), 0);
@@ -720,7 +732,8 @@ test_queue_round_robin(void **state)
 	assert_int_equal(s.n, 11);
 	for (int i = 0; i < 3; i++) {
 		snprintf(line, sizeof(line), "b%d", i);
-		push(q, "#quiet", line);
+		assert_int_equal(irc_queue_push_message(q, "#quiet", NULL, 0,
+		    (uint64_t)(200 + i), one, 1), 0);
 		snprintf(line, sizeof(line), "c%d", i);
 		push(q, "alice!a@h", line);
 	}
@@ -731,23 +744,91 @@ test_queue_round_robin(void **state)
 
 		if (sscanf(s.lines[i], "a%d", &k) == 1) {
 			assert_int_equal(k, next_a++);
+			if (i >= 11 && next_c < 3 && ++run > longest)
+				longest = run;
 		} else if (sscanf(s.lines[i], "b%d", &k) == 1) {
 			assert_int_equal(k, next_b++);
 			if (first_b < 0)
 				first_b = i;
+			last_b = i;
+			if (next_c < 3 && ++run > longest)
+				longest = run;
 		} else if (sscanf(s.lines[i], "c%d", &k) == 1) {
 			assert_int_equal(k, next_c++);
 			last_c = i;
+			run = 0;
 		}
 	}
 	assert_int_equal(next_b, 3);
 	assert_int_equal(next_c, 3);
-	/* Within one round of three flows: the next two sends. */
-	assert_true(first_b <= 12);
-	assert_true(last_c <= 11 + 3 * 3);
+	/* Two tables: every other table line, a reply in between at most. */
+	assert_true(first_b <= 11 + 2);
+	assert_true(last_b <= 11 + 3 * 2 + 2);
+	/* Replies: one after at most IRC_TABLE_SHARE table lines. */
+	assert_true(longest <= IRC_TABLE_SHARE);
+	assert_true(last_c <= 11 + 3 * (IRC_TABLE_SHARE + 1));
 	assert_int_equal(irc_queue_flow_depth(q, "#busy"), 100 - next_a);
 	assert_true(irc_queue_flow_depth(q, "#busy") >= IRC_FLOW_BUSY);
 	assert_int_equal(irc_queue_flow_depth(q, "#quiet"), 0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
+ * Twenty people's replies wait, 10 each: a table's line queued after
+ * them leaves next (or after one reply), not after 200.
+ */
+static void
+test_queue_tables_first(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	char line[32], flow[32];
+	const char *one[1] = { "PRIVMSG #t :your move" };
+
+	(void)state;
+	q = recorded_queue(loop, &s, 1, 100);
+	for (int p = 0; p < 20; p++) {
+		snprintf(flow, sizeof(flow), "p%d!u@h", p);
+		for (int i = 0; i < 10; i++) {
+			snprintf(line, sizeof(line), "NOTICE p%d :help %d", p, i);
+			push(q, flow, line);
+		}
+	}
+	irc_queue_run(q, 1);
+	loop_advance(loop, 500);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 7, one, 1),
+	    0);
+	loop_advance(loop, 200);
+	assert_int_equal(s.n, 8);
+	assert_true(strcmp(s.lines[6], one[0]) == 0 ||
+	    strcmp(s.lines[7], one[0]) == 0);
+	/* Every reply still leaves: none is dropped. */
+	loop_advance(loop, 100 * 200);
+	assert_int_equal(s.n, 201);
+	irc_queue_destroy(q);
+	/*
+	 * With a burst, replies leave one token for the tables: a move
+	 * queued behind a crowd leaves at once, and the crowd keeps its
+	 * rate.
+	 */
+	q = recorded_queue(loop, &s, 5, 100);
+	irc_queue_run(q, 1);
+	for (int i = 0; i < 40; i++) {
+		snprintf(flow, sizeof(flow), "p%d!u@h", i % 20);
+		push(q, flow, "NOTICE p :help");
+	}
+	assert_int_equal(s.n, 4);
+	loop_advance(loop, 1000);
+	assert_int_equal(s.n, 14);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 8, one, 1),
+	    0);
+	assert_int_equal(s.n, 15);
+	assert_string_equal(s.lines[14], one[0]);
+	loop_advance(loop, 100 * 30);
+	assert_int_equal(s.n, 41);
 	irc_queue_destroy(q);
 	loop_destroy(loop);
 }
@@ -904,6 +985,109 @@ test_queue_background(void **state)
 	loop_destroy(loop);
 }
 
+/*
+ * Issue 14: a line written to the socket is not yet a line the server
+ * has; a SIGKILL lost lines still in kernel buffers.  With ping(), lines
+ * are confirmed only by the PONG of a PING sent after them: one PING per
+ * event (after its lines), at most one outstanding, one per
+ * IRC_PING_BATCH lines under a backlog, each taking a token of the
+ * bucket; unconfirmed lines go again after a reconnect, once.
+ */
+static void
+test_queue_ping(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue_ops ops = { record_send, record_gate, record_done,
+		record_send, &s };
+	struct irc_queue *q;
+	const char *two[2] = { "PRIVMSG #t :a", "PRIVMSG #t :b" };
+	const char *one[1] = { "PRIVMSG #t :c" };
+	int pings = 0, lines = 0;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.loop = loop;
+	q = irc_queue_create(loop, 5, 100, &ops);
+	irc_queue_run(q, 1);
+	/* Two messages of one event: one PING after both, once it ends. */
+	irc_queue_push_message(q, "#t", NULL, 0, 1, two, 2);
+	irc_queue_push_message(q, "#t", NULL, 0, 2, one, 1);
+	assert_int_equal(s.n, 3);
+	loop_advance(loop, 0);
+	assert_int_equal(s.n, 4);
+	assert_string_equal(s.lines[3], "PING :" IRC_PING_PREFIX "1");
+	assert_true(irc_queue_ping_since(q) != 0);
+	/* Written is not confirmed. */
+	assert_int_equal(s.ndone, 0);
+	assert_int_equal(irc_queue_depth(q), 3);
+	/* A line after the PING waits for the next one. */
+	irc_queue_push_message(q, "#t", NULL, 0, 3, one, 1);
+	loop_advance(loop, 0);
+	assert_int_equal(s.n, 5);
+	/* Someone else's token, or an old one, confirms nothing. */
+	assert_int_equal(irc_queue_pong(q, "stichbot"), 0);
+	assert_int_equal(irc_queue_pong(q, IRC_PING_PREFIX "2"), 0);
+	assert_int_equal(irc_queue_pong(q, IRC_PING_PREFIX "1x"), 0);
+	assert_int_equal(s.ndone, 0);
+	assert_int_equal(irc_queue_pong(q, IRC_PING_PREFIX "1"), 1);
+	assert_int_equal(s.ndone, 2);
+	assert_true(s.done[0] == 1 && s.done[1] == 2 && !s.dropped[0]);
+	/*
+	 * The line sent meanwhile gets its own PING after the event, once
+	 * the bucket (5 tokens, all taken) has two again: the last one is
+	 * kept for the next move.
+	 */
+	loop_advance(loop, 199);
+	assert_int_equal(s.n, 5);
+	loop_advance(loop, 1);
+	assert_int_equal(s.n, 6);
+	assert_string_equal(s.lines[5], "PING :" IRC_PING_PREFIX "2");
+	/* The connection drops: the line goes again, and so does a PING. */
+	irc_queue_run(q, 0);
+	irc_queue_requeue(q);
+	assert_int_equal(irc_queue_ping_since(q), 0);
+	assert_int_equal(irc_queue_pong(q, IRC_PING_PREFIX "2"), 0);
+	irc_queue_run(q, 1);
+	loop_advance(loop, 1000);
+	assert_int_equal(s.n, 8);
+	assert_string_equal(s.lines[6], "PRIVMSG #t :c");
+	assert_string_equal(s.lines[7], "PING :" IRC_PING_PREFIX "3");
+	assert_int_equal(irc_queue_pong(q, IRC_PING_PREFIX "3"), 1);
+	assert_true(s.ndone == 3 && s.done[2] == 3);
+	assert_int_equal(irc_queue_depth(q), 0);
+	/*
+	 * A backlog of 60 lines, PONGs at once: a PING after every
+	 * IRC_PING_BATCH lines, each taking a token, and nothing else.
+	 */
+	s.n = 0;
+	for (int i = 0; i < 60; i++)
+		irc_queue_push_message(q, "#t", NULL, 0, (uint64_t)(100 + i),
+		    one, 1);
+	for (int step = 0; step < 200 && s.n < 256; step++) {
+		loop_advance(loop, 100);
+		for (int i = 0; i < s.n; i++)
+			if (strncmp(s.lines[i], "PING :", 6) == 0)
+				irc_queue_pong(q, s.lines[i] + 6);
+		if (irc_queue_depth(q) == 0)
+			break;
+	}
+	for (int i = 0; i < s.n; i++) {
+		if (strncmp(s.lines[i], "PING :", 6) == 0)
+			pings++;
+		else
+			lines++;
+	}
+	assert_int_equal(lines, 60);
+	assert_int_equal(pings, 60 / IRC_PING_BATCH);
+	/* Every line and PING took a token: 5 at once, then one per 100. */
+	assert_true(s.at[s.n - 1] - s.at[0] >= (uint64_t)(s.n - 5) * 100);
+	assert_int_equal(s.ndone, 63);
+	assert_int_equal(irc_queue_depth(q), 0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
 /* Queues a gated private line to a nick. */
 static void
 push_private(struct irc_queue *q, const char *line)
@@ -976,8 +1160,8 @@ test_queue_busy(void **state)
 	q = recorded_queue(loop, &s, 2, 1000);
 	s.busy = 3;
 	irc_queue_run(q, 1);
-	push(q, "#c", "a");
-	push(q, "#c", "b");
+	push_table(q, "#c", "a");
+	push_table(q, "#c", "b");
 	/* Busy: the line stays first and its token comes back. */
 	assert_int_equal(s.n, 0);
 	assert_int_equal(irc_queue_depth(q), 2);
@@ -1014,7 +1198,7 @@ test_queue_pace_for_server(void **state)
 	q = recorded_queue(loop, &s, 4, 2000);
 	irc_queue_run(q, 1);
 	for (int i = 0; i < 10; i++)
-		push(q, "#c", "x");
+		push_table(q, "#c", "x");
 	assert_int_equal(s.n, 4);
 	/* No new burst: the next line comes after the new interval. */
 	irc_queue_set_pace(q, 5, 400);
@@ -1488,12 +1672,14 @@ main(void)
 		cmocka_unit_test(test_queue_pace),
 		cmocka_unit_test(test_queue_priority),
 		cmocka_unit_test(test_queue_round_robin),
+		cmocka_unit_test(test_queue_tables_first),
 		cmocka_unit_test(test_irc_palette_hues),
 		cmocka_unit_test(test_queue_pace_for_server),
 		cmocka_unit_test(test_queue_gate),
 		cmocka_unit_test(test_queue_requeue_and_limits),
 		cmocka_unit_test(test_queue_retarget),
 		cmocka_unit_test(test_queue_background),
+		cmocka_unit_test(test_queue_ping),
 		cmocka_unit_test(test_queue_busy),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_sasl_plain),
