@@ -28,17 +28,6 @@ static const char *const private_choices[] = { "privmsg", "notice", NULL };
 static const char *const identity_choices[] = { "mask", "account", NULL };
 
 static int
-fail(char *err, size_t errlen, const char *path, const char *key,
-    const char *what)
-{
-	char p[256];
-
-	cfg_path(p, sizeof(p), path, key);
-	snprintf(err, errlen, "%s: %s", p, what);
-	return -1;
-}
-
-static int
 valid_host(const char *s)
 {
 	size_t n = strlen(s);
@@ -130,7 +119,7 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 	if (cfg_string(config, path, "host", 1, &s, err, errlen) != 0)
 		return -1;
 	if (!valid_host(s))
-		return fail(err, errlen, path, "host",
+		return cfg_fail(err, errlen, path, "host",
 		    "expected a host name or address");
 	if (dup_string(&c->host, s, err, errlen) != 0)
 		return -1;
@@ -155,7 +144,8 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 
 			snprintf(what, sizeof(what), "cannot read %s: %s", s,
 			    strerror(errno));
-			return fail(err, errlen, path, "tls_ca_file", what);
+			return cfg_fail(err, errlen, path, "tls_ca_file", "%s",
+			    what);
 		}
 		if (dup_string(&c->ca_file, s, err, errlen) != 0)
 			return -1;
@@ -165,7 +155,7 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 		return -1;
 	if (rc == 0) {
 		if (irc_fingerprint_parse(s, c->fingerprint) != 0)
-			return fail(err, errlen, path, "tls_fingerprint",
+			return cfg_fail(err, errlen, path, "tls_fingerprint",
 			    "expected a SHA-256 fingerprint: 64 hexadecimal "
 			    "digits, colons allowed");
 		c->pin = 1;
@@ -180,13 +170,13 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 
 		for (int i = 0; tls_only[i] != NULL; i++)
 			if (json_object_get(config, tls_only[i]) != NULL)
-				return fail(err, errlen, path, tls_only[i],
+				return cfg_fail(err, errlen, path, tls_only[i],
 				    "needs \"tls\": true");
 	}
 	if (cfg_string(config, path, "nick", 1, &s, err, errlen) != 0)
 		return -1;
 	if (!valid_nick(s))
-		return fail(err, errlen, path, "nick",
+		return cfg_fail(err, errlen, path, "nick",
 		    "expected an IRC nickname (letters, digits, -[]\\`_^{|}, "
 		    "not starting with a digit or -)");
 	if (dup_string(&c->nick, s, err, errlen) != 0)
@@ -198,7 +188,7 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 		size_t n = json_array_size(alts);
 
 		if ((c->alt_nicks = calloc(n, sizeof(char *))) == NULL)
-			return fail(err, errlen, path, "alt_nicks",
+			return cfg_fail(err, errlen, path, "alt_nicks",
 			    "out of memory");
 		for (size_t i = 0; i < n; i++) {
 			s = json_string_value(json_array_get(alts, i));
@@ -217,7 +207,7 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 	if (cfg_string(config, path, "username", 0, &s, err, errlen) < 0)
 		return -1;
 	if (!valid_word(s, 0, 32))
-		return fail(err, errlen, path, "username",
+		return cfg_fail(err, errlen, path, "username",
 		    "expected one word without '@' or ':' (at most 32 bytes)");
 	if (dup_string(&c->username, s, err, errlen) != 0)
 		return -1;
@@ -225,7 +215,7 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 	if (cfg_string(config, path, "realname", 0, &s, err, errlen) < 0)
 		return -1;
 	if (!valid_word(s, 1, 128))
-		return fail(err, errlen, path, "realname",
+		return cfg_fail(err, errlen, path, "realname",
 		    "expected one line of text (at most 128 bytes)");
 	if (dup_string(&c->realname, s, err, errlen) != 0)
 		return -1;
@@ -234,7 +224,7 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 		return -1;
 	/* PASS and NickServ IDENTIFY must fit one line. */
 	if (c->server_password != NULL && strlen(c->server_password) > 400)
-		return fail(err, errlen, path, "server_password_file",
+		return cfg_fail(err, errlen, path, "server_password_file",
 		    "the password is longer than 400 bytes");
 	if ((sub = json_object_get(config, "sasl")) != NULL) {
 		cfg_path(p, sizeof(p), path, "sasl");
@@ -243,7 +233,7 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 		    cfg_string(sub, p, "username", 1, &s, err, errlen) != 0)
 			return -1;
 		if (!valid_word(s, 0, 128))
-			return fail(err, errlen, p, "username",
+			return cfg_fail(err, errlen, p, "username",
 			    "expected an account name");
 		if (dup_string(&c->sasl_user, s, err, errlen) != 0 ||
 		    cfg_secret(sub, p, "password_file", 1, &c->sasl_password,
@@ -254,7 +244,7 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 		 * output buffer at once.
 		 */
 		if (2 * strlen(c->sasl_user) + strlen(c->sasl_password) > 600)
-			return fail(err, errlen, p, "password_file",
+			return cfg_fail(err, errlen, p, "password_file",
 			    "the account name twice and the password are "
 			    "longer than 600 bytes");
 	}
@@ -263,7 +253,7 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 		return -1;
 	if (c->nickserv_password != NULL &&
 	    strlen(c->nickserv_password) > 400)
-		return fail(err, errlen, path, "nickserv_password_file",
+		return cfg_fail(err, errlen, path, "nickserv_password_file",
 		    "the password is longer than 400 bytes");
 	s = "privmsg";
 	if (cfg_choice(config, path, "private_messages", private_choices, 0,

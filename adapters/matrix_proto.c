@@ -23,22 +23,6 @@ static const char *const mx_invite_keys[] = {
 	"allow_users", "allow_servers", NULL,
 };
 
-/* Writes "PATH.KEY: WHAT" (or "PATH: WHAT" when key is NULL); returns -1. */
-static int
-mx_fail(char *err, size_t errlen, const char *path, const char *key,
-    const char *what)
-{
-	char where[256];
-
-	if (key != NULL)
-		cfg_path(where, sizeof(where), path, key);
-	else
-		snprintf(where, sizeof(where), "%s", *path != '\0' ? path :
-		    "top level");
-	snprintf(err, errlen, "%s: %s", where, what);
-	return -1;
-}
-
 static int
 mx_strdup(char **out, const char *s)
 {
@@ -116,17 +100,17 @@ mx_config_parse(const json_t *network, const char *path,
 	    errlen) != 0)
 		return -1;
 	if (!mx_url_valid(homeserver))
-		return mx_fail(err, errlen, path, "homeserver",
+		return cfg_fail(err, errlen, path, "homeserver",
 		    "expected an http:// or https:// URL");
 	if (cfg_string(network, path, "user_id", 1, &user_id, err,
 	    errlen) != 0)
 		return -1;
 	if (!mx_user_id_valid(user_id))
-		return mx_fail(err, errlen, path, "user_id",
+		return cfg_fail(err, errlen, path, "user_id",
 		    "expected a Matrix user id like @bot:example.org");
 	if (mx_strdup(&cfg->homeserver, homeserver) != 0 ||
 	    mx_strdup(&cfg->user_id, user_id) != 0)
-		return mx_fail(err, errlen, path, NULL, "out of memory");
+		return cfg_fail(err, errlen, path, NULL, "out of memory");
 	/* Requests append "/_matrix/...": drop trailing slashes. */
 	len = strlen(cfg->homeserver);
 	while (len > 0 && cfg->homeserver[len - 1] == '/')
@@ -136,13 +120,13 @@ mx_config_parse(const json_t *network, const char *path,
 	if (rc < 0)
 		return -1;
 	if (rc == 0 && (*s == '\0' || mx_strdup(&cfg->device_id, s) != 0))
-		return mx_fail(err, errlen, path, "device_id",
+		return cfg_fail(err, errlen, path, "device_id",
 		    "expected a non-empty string");
 	s = "stichbot";
 	if (cfg_string(network, path, "device_name", 0, &s, err, errlen) < 0)
 		return -1;
 	if (mx_strdup(&cfg->device_name, s) != 0)
-		return mx_fail(err, errlen, path, NULL, "out of memory");
+		return cfg_fail(err, errlen, path, NULL, "out of memory");
 
 	rc = cfg_int(network, path, "sync_timeout_ms", 1000, 120000, 0, &n,
 	    err, errlen);
@@ -160,7 +144,7 @@ mx_config_parse(const json_t *network, const char *path,
 	cfg->allow_users = json_array();
 	cfg->allow_servers = json_array();
 	if (cfg->allow_users == NULL || cfg->allow_servers == NULL)
-		return mx_fail(err, errlen, path, NULL, "out of memory");
+		return cfg_fail(err, errlen, path, NULL, "out of memory");
 	invites = json_object_get(network, "invites");
 	if (invites != NULL) {
 		cfg_path(where, sizeof(where), path, "invites");
@@ -182,11 +166,11 @@ mx_config_parse(const json_t *network, const char *path,
 	/* Secrets last, so a typo elsewhere is reported before a file. */
 	if (json_object_get(network, "password_file") != NULL &&
 	    json_object_get(network, "access_token_file") != NULL)
-		return mx_fail(err, errlen, path, NULL,
+		return cfg_fail(err, errlen, path, NULL,
 		    "password_file and access_token_file exclude each other");
 	if (json_object_get(network, "password_file") == NULL &&
 	    json_object_get(network, "access_token_file") == NULL)
-		return mx_fail(err, errlen, path, NULL,
+		return cfg_fail(err, errlen, path, NULL,
 		    "expected password_file or access_token_file");
 	if (cfg_secret(network, path, "password_file", 0, &cfg->password, err,
 	    errlen) < 0)

@@ -34,12 +34,7 @@ cfg_clean(char *s)
 			*s = '?';
 }
 
-/* Writes "PATH.KEY: MESSAGE" (or "KEY: ..." at the root) and returns -1. */
-static int
-cfg_fail(char *err, size_t errlen, const char *path, const char *key,
-    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static int
+int
 cfg_fail(char *err, size_t errlen, const char *path, const char *key,
     const char *fmt, ...)
 {

@@ -19,6 +19,14 @@
 
 #include <jansson.h>
 
+/*
+ * Writes "PATH.KEY: MESSAGE" into err ("KEY: ..." at the root, "PATH: ..."
+ * when key is NULL) with control characters replaced, and returns -1: the
+ * one way every configuration error is worded, here and in the adapters.
+ */
+int cfg_fail(char *err, size_t errlen, const char *path, const char *key,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Writes "path.key" (or "key" when path is empty) into out. */
 void cfg_path(char *out, size_t outlen, const char *path, const char *key);
 /* Writes "path[index]" into out. */
