@@ -352,7 +352,7 @@ needs_prompt(struct table *table, int seat, enum game_phase phase)
 {
 	struct action legal[GAME_MAX_ACTIONS];
 	json_t *view;
-	int n, cards, blind;
+	int n, cards;
 
 	if (table->hand_prompted & (1u << seat))
 		return 0;
@@ -368,10 +368,8 @@ needs_prompt(struct table *table, int seat, enum game_phase phase)
 		    "cards"));
 		return n < cards + 1;
 	case PHASE_PLAY:
-		view = table->impl->view(table->game->state, seat);
-		blind = json_object_size(json_object_get(view, "others")) > 0;
-		json_decref(view);
-		return blind;
+		return table->impl->hand_hidden != NULL &&
+		    table->impl->hand_hidden(table->game->state, seat);
 	default:
 		return 0;
 	}

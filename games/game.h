@@ -156,6 +156,13 @@ struct game_impl {
 	 * cards, hidden bids or unrevealed selections.
 	 */
 	json_t *(*view)(const void *state, int seat);
+	/*
+	 * 1 when seat may not see its own hand now (Wizard's clairvoyance
+	 * round), so that whoever tells it to play also tells it what it
+	 * may know; NULL in a game where every seat always sees its hand.
+	 * A question the bot asks every turn, answered without a view.
+	 */
+	int (*hand_hidden)(const void *state, int seat);
 
 	/*
 	 * The move path, for callers that apply millions of actions (the

@@ -694,6 +694,14 @@ wizard_bid_visible(const struct wizard_state *s, int seat, int other)
 	return 1;
 }
 
+/* Clairvoyance's first round, dealt and not over: nobody sees their hand. */
+static int
+clairvoyance_round(const struct wizard_state *s)
+{
+	return s->clairvoyance && s->round == 0 && s->r.phase != PHASE_DEAL &&
+	    s->r.phase != PHASE_OVER;
+}
+
 static json_t *
 wizard_view(const void *state, int seat)
 {
@@ -710,8 +718,7 @@ wizard_view(const void *state, int seat)
 	int acting[GAME_MAX_SEATS];
 	int nacting = wizard_to_act(s, acting);
 	json_t *to_act = json_array();
-	int clairvoyant = s->clairvoyance && s->round == 0 &&
-	    r->phase != PHASE_DEAL && r->phase != PHASE_OVER;
+	int clairvoyant = clairvoyance_round(s);
 
 	json_object_set_new(view, "game", json_string("wizard"));
 	json_object_set_new(view, "phase", json_string(game_phase_name(r->phase)));
@@ -817,6 +824,14 @@ mask_move_action(const void *state, int seat, int move, struct action *out)
 	wizard_move_action(state, seat, move, out);
 }
 
+static int
+wizard_hand_hidden(const void *state, int seat)
+{
+	const struct wizard_state *s = state;
+
+	return seat >= 0 && seat < s->nseats && clairvoyance_round(s);
+}
+
 static void
 mask_deal(void *state, struct rng *rng)
 {
@@ -844,6 +859,7 @@ const struct game_impl wizard_game = {
 	.format_card = wizard_format_card,
 	.result = wizard_result,
 	.view = wizard_view,
+	.hand_hidden = wizard_hand_hidden,
 	.legal_moves = mask_legal,
 	.next_moves = mask_next,
 	.apply_move = mask_apply,

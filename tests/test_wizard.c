@@ -1067,11 +1067,21 @@ static void
 test_clairvoyance(void **unused)
 {
 	struct game *game = new_game(3, "clairvoyance", 0);
+	struct game *plain = new_game(3, "", 0);
 	json_t *view, *others;
 	char err[GAME_ERR_LEN], *text;
 	struct game_options o = { { 0 } };
 
+	/* Before the deal nobody's hand is hidden; without the option, never. */
+	assert_int_equal(wizard_game.hand_hidden(game->state, 1), 0);
 	assert_int_equal(deal_hands(game, "r5|W|g12", "b1"), 0);
+	for (int seat = 0; seat < 3; seat++)
+		assert_int_equal(wizard_game.hand_hidden(game->state, seat), 1);
+	assert_int_equal(wizard_game.hand_hidden(game->state, -1), 0);
+	assert_int_equal(wizard_game.hand_hidden(game->state, 3), 0);
+	assert_int_equal(deal_hands(plain, "r5|W|g12", "b1"), 0);
+	assert_int_equal(wizard_game.hand_hidden(plain->state, 1), 0);
+	game_destroy(plain);
 	view = wizard_game.view(game->state, 1);
 	/* Seat 1 sees seats 0 and 2 but not its own Wizard. */
 	assert_int_equal(json_array_size(json_object_get(view, "hand")), 0);
@@ -1090,6 +1100,7 @@ test_clairvoyance(void **unused)
 	play_out(game);
 	/* Round 2: normal again. */
 	deal_random(game, 15);
+	assert_int_equal(wizard_game.hand_hidden(game->state, 1), 0);
 	view = wizard_game.view(game->state, 1);
 	assert_int_equal(json_array_size(json_object_get(view, "hand")), 2);
 	assert_null(json_object_get(view, "others"));
