@@ -22,10 +22,21 @@
 
 /* Inserts one JSON row (a deal or an action) of game id. */
 static int
+insert_text(struct store *store, enum stmt_id id_stmt, int64_t id, int index,
+    const char *text)
+{
+	sqlite3_stmt *st = db_stmt(store, id_stmt);
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, index);
+	db_bind_text(st, 3, text);
+	return db_run(store, st, "cannot store a record row");
+}
+
+static int
 insert_json(struct store *store, enum stmt_id id_stmt, int64_t id, int index,
     const json_t *obj)
 {
-	sqlite3_stmt *st = db_stmt(store, id_stmt);
 	char *text = db_dump(obj);
 	int rc;
 
@@ -33,10 +44,7 @@ insert_json(struct store *store, enum stmt_id id_stmt, int64_t id, int index,
 		store_log("out of memory");
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int(st, 2, index);
-	db_bind_text(st, 3, text);
-	rc = db_run(store, st, "cannot store a record row");
+	rc = insert_text(store, id_stmt, id, index, text);
 	free(text);
 	return rc;
 }
@@ -144,7 +152,7 @@ store_game_begin(struct store *store, const struct store_place *place,
  */
 static int
 append(struct store *store, int64_t id, int index, const char *what,
-    enum stmt_id next_stmt, enum stmt_id insert_stmt, const json_t *obj)
+    enum stmt_id next_stmt, enum stmt_id insert_stmt, const char *text)
 {
 	sqlite3_stmt *st = db_stmt(store, next_stmt);
 	int rc, finished = 0, next = 0;
@@ -172,7 +180,7 @@ append(struct store *store, int64_t id, int index, const char *what,
 		    "is already stored" : "would leave a gap", next);
 		rc = -1;
 	} else {
-		rc = insert_json(store, insert_stmt, id, index, obj);
+		rc = insert_text(store, insert_stmt, id, index, text);
 	}
 	return db_finish(store, rc);
 }
@@ -182,6 +190,7 @@ store_deal(struct store *store, int64_t id, int index,
     const struct game *game)
 {
 	json_t *deal;
+	char *text;
 	int rc;
 
 	db_context(store, id, NULL, NULL);
@@ -191,9 +200,15 @@ store_deal(struct store *store, int64_t id, int index,
 	}
 	deal = deal_to_json(game->impl, game->setup.nseats,
 	    &game->deals[index]);
-	rc = append(store, id, index, "deal", STMT_DEAL_NEXT, STMT_DEAL_INSERT,
-	    deal);
+	text = db_dump(deal);
 	json_decref(deal);
+	if (text == NULL) {
+		store_log("out of memory");
+		return -1;
+	}
+	rc = append(store, id, index, "deal", STMT_DEAL_NEXT, STMT_DEAL_INSERT,
+	    text);
+	free(text);
 	return rc;
 }
 
@@ -201,19 +216,20 @@ int
 store_action(struct store *store, int64_t id, int index,
     const struct game *game)
 {
-	json_t *action;
-	int rc;
+	char text[ACTION_JSON_MAX];
 
 	db_context(store, id, NULL, NULL);
 	if (index < 0 || index >= game->nactions) {
 		store_log("the game has no action %d to store", index);
 		return -1;
 	}
-	action = action_to_json(game->impl, &game->actions[index]);
-	rc = append(store, id, index, "action", STMT_ACTION_NEXT,
-	    STMT_ACTION_INSERT, action);
-	json_decref(action);
-	return rc;
+	if (action_format(game->impl, &game->actions[index], text,
+	    sizeof(text)) < 0) {
+		store_log("action %d does not fit a record row", index);
+		return -1;
+	}
+	return append(store, id, index, "action", STMT_ACTION_NEXT,
+	    STMT_ACTION_INSERT, text);
 }
 
 int

@@ -236,6 +236,75 @@ action_to_json(const struct game_impl *impl, const struct action *a)
 	return obj;
 }
 
+/* Appends to buf at *at what fmt says; 0, or -1 when it does not fit. */
+static int
+buf_add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int
+buf_add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *at, len - *at, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len - *at)
+		return -1;
+	*at += (size_t)n;
+	return 0;
+}
+
+int
+action_format(const struct game_impl *impl, const struct action *a,
+    char *buf, size_t len)
+{
+	char code[16];
+	size_t at = 0;
+	int rc;
+
+	/* Card codes and suit letters are plain ASCII: nothing to escape. */
+	if (len == 0 || buf_add(buf, len, &at, "{\"seat\":%d", a->seat) != 0)
+		return -1;
+	switch (a->kind) {
+	case ACTION_BID:
+		rc = buf_add(buf, len, &at, ",\"bid\":%d", a->value);
+		break;
+	case ACTION_TRUMP:
+		rc = buf_add(buf, len, &at, ",\"trump\":\"%c\"",
+		    suit_letters[a->value & 3]);
+		break;
+	case ACTION_PLAY:
+		if (impl->max_play_cards > 1) {
+			rc = buf_add(buf, len, &at, ",\"play\":[");
+			for (int i = 0; rc == 0 && i < a->ncards; i++) {
+				impl->format_card(a->cards[i], code,
+				    sizeof(code));
+				rc = buf_add(buf, len, &at, "%s\"%s\"",
+				    i > 0 ? "," : "", code);
+			}
+			if (rc == 0)
+				rc = buf_add(buf, len, &at, "]");
+		} else {
+			impl->format_card(a->cards[0], code, sizeof(code));
+			rc = buf_add(buf, len, &at, ",\"play\":\"%s\"",
+			    code);
+		}
+		break;
+	case ACTION_SELECT:
+		impl->format_card(a->cards[0], code, sizeof(code));
+		rc = buf_add(buf, len, &at, ",\"select\":\"%s\"", code);
+		break;
+	default:
+		rc = 0;
+		break;
+	}
+	if (rc != 0 || buf_add(buf, len, &at, "}") != 0)
+		return -1;
+	return (int)at;
+}
+
 /* Reads one card code for impl; -1 with a reason when it is not one. */
 static int
 card_from_json(const struct game_impl *impl, const json_t *value,

@@ -222,6 +222,15 @@ int action_equal(const struct action *a, const struct action *b);
 /* Writes an action as a record object; returns a new reference. */
 json_t *action_to_json(const struct game_impl *impl, const struct action *a);
 /*
+ * Writes the same object as compact JSON text (json_dumps() of
+ * action_to_json() with JSON_COMPACT | JSON_PRESERVE_ORDER, byte for byte)
+ * into buf, without building it: the bot stores one per move.  Returns
+ * the length, or -1 when len is too small (ACTION_JSON_MAX always fits).
+ */
+#define ACTION_JSON_MAX 160
+int action_format(const struct game_impl *impl, const struct action *a,
+    char *buf, size_t len);
+/*
  * Reads a record action.  Returns 0, or -1 with a reason (the action is
  * then illegal, not the record malformed).
  */

@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+#include "birdhead.h"
+#include "sticheln.h"
 #include "wizard.h"
 
 static void
@@ -80,6 +82,51 @@ test_action_json_round_trip(void **unused)
 		    sizeof(err)), 0);
 		out = action_to_json(&wizard_game, &a);
 		assert_true(json_equal(in, out));
+		json_decref(in);
+		json_decref(out);
+	}
+}
+
+/*
+ * action_format() writes, byte for byte, what json_dumps() makes of
+ * action_to_json(): the store keeps its text, and records read both.
+ */
+static void
+test_action_format(void **unused)
+{
+	static const struct {
+		const struct game_impl *impl;
+		const char *text;
+	} cases[] = {
+		{ &wizard_game, "{\"seat\":1,\"bid\":3}" },
+		{ &wizard_game, "{\"seat\":0,\"trump\":\"g\"}" },
+		{ &wizard_game, "{\"seat\":2,\"play\":\"r13\"}" },
+		{ &wizard_game, "{\"seat\":5,\"play\":\"W\"}" },
+		{ &birdhead_game, "{\"seat\":3,\"play\":[\"7\",\"7\",\"11\"]}" },
+		{ &birdhead_game, "{\"seat\":0,\"play\":[\"2\"]}" },
+		{ &sticheln_game, "{\"seat\":4,\"select\":\"n11\"}" },
+		{ &sticheln_game, "{\"seat\":1,\"play\":\"p0\"}" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char err[GAME_ERR_LEN], buf[ACTION_JSON_MAX], *dumped;
+		json_t *in = test_json(cases[i].text), *out;
+		struct action a;
+		int n;
+
+		if (action_from_json(cases[i].impl, in, &a, err,
+		    sizeof(err)) != 0)
+			fail_msg("%s: %s", cases[i].text, err);
+		n = action_format(cases[i].impl, &a, buf, sizeof(buf));
+		assert_int_equal(n, (int)strlen(cases[i].text));
+		assert_string_equal(buf, cases[i].text);
+		out = action_to_json(cases[i].impl, &a);
+		dumped = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		assert_string_equal(buf, dumped);
+		/* Too small a buffer is refused, never cut. */
+		assert_int_equal(action_format(cases[i].impl, &a, buf,
+		    (size_t)n), -1);
+		free(dumped);
 		json_decref(in);
 		json_decref(out);
 	}
@@ -282,6 +329,7 @@ main(void)
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_option_parsing),
 		cmocka_unit_test(test_action_json_round_trip),
+		cmocka_unit_test(test_action_format),
 		cmocka_unit_test(test_action_json_refusals),
 		cmocka_unit_test(test_malformed_records),
 		cmocka_unit_test(test_illegal_actions),
