@@ -521,6 +521,7 @@ store_open(const char *path, char *err, size_t errlen)
 	 * the WAL and shared-memory files the database file's mode, so the
 	 * umask only matters for the database file itself.
 	 */
+	store_mem_install();
 	mask = umask(077);
 	rc = sqlite3_open_v2(path, &store->db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE, NULL);

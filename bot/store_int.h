@@ -138,6 +138,15 @@ void db_done(sqlite3_stmt *st);
 int db_run(struct store *store, sqlite3_stmt *st, const char *what);
 /* Binds text, NULL as the empty string. */
 int db_bind_text(sqlite3_stmt *st, int index, const char *text);
+
+/*
+ * SQLite's small allocations from freed blocks of their size
+ * (store_mem.c); store_open() installs it before SQLite starts.
+ */
+extern const sqlite3_mem_methods store_mem_methods;
+void store_mem_install(void);
+/* Bytes of freed blocks kept for reuse now (at most 1 MiB). */
+size_t store_mem_kept(void);
 /* The text of a column, never NULL. */
 const char *db_column_text(sqlite3_stmt *st, int col);
 /* Parses a JSON column; a new reference, NULL when it is not JSON. */

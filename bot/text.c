@@ -45,7 +45,8 @@ reserve(struct text *t, size_t more)
 
 	if (need <= t->cap)
 		return;
-	cap = t->cap > 0 ? t->cap : 64;
+	/* Most lines are a few hundred bytes: one allocation, not four. */
+	cap = t->cap > 0 ? t->cap : 256;
 	while (cap < need)
 		cap *= 2;
 	t->buf = xrealloc(t->buf, cap);

@@ -24,6 +24,7 @@
 
 #include "log.h"
 #include "store.h"
+#include "store_int.h"
 #include "testutil.h"
 #include "wizard.h"
 
@@ -1638,6 +1639,63 @@ test_permissions(void **unused)
 	umask(mask);
 }
 
+/*
+ * SQLite's allocator (store_mem.c): sizes rounded up and reported, freed
+ * small blocks reused for the next request of their size, contents kept
+ * across a growing realloc, large blocks straight from the heap, and at
+ * most 1 MiB kept.
+ */
+static void
+test_mem_methods(void **unused)
+{
+	const sqlite3_mem_methods *m = &store_mem_methods;
+	char *a, *b, *c, *big;
+	void *many[40000];
+	size_t before;
+
+	assert_int_equal(m->xRoundup(1), 32);
+	assert_int_equal(m->xRoundup(33), 64);
+	assert_int_equal(m->xRoundup(1024), 1024);
+	assert_int_equal(m->xRoundup(1025), 1040);
+	a = m->xMalloc(40);
+	assert_non_null(a);
+	/* Earlier tests' statements may have left blocks: count from here. */
+	before = store_mem_kept();
+	assert_int_equal(m->xSize(a), 64);
+	assert_int_equal((uintptr_t)a % 16, 0);
+	memset(a, 'x', 64);
+	m->xFree(a);
+	assert_int_equal(store_mem_kept(), before + 64);
+	/* The next request of that size gets the freed block. */
+	b = m->xMalloc(50);
+	assert_ptr_equal(a, b);
+	assert_int_equal(store_mem_kept(), before);
+	assert_int_equal(m->xSize(b), 64);
+	/* A realloc within the capacity stays; beyond it copies. */
+	assert_ptr_equal(m->xRealloc(b, 60), b);
+	memcpy(b, "kept", 5);
+	c = m->xRealloc(b, 500);
+	assert_non_null(c);
+	before = store_mem_kept() - 64;
+	assert_string_equal(c, "kept");
+	assert_int_equal(m->xSize(c), 512);
+	m->xFree(c);
+	big = m->xMalloc(5000);
+	assert_non_null(big);
+	assert_int_equal(m->xSize(big), 5008);
+	m->xFree(big);
+	assert_int_equal(store_mem_kept(), before + 64 + 512);
+	m->xFree(NULL);
+	assert_int_equal(m->xSize(NULL), 0);
+	/* However much is freed, no more than 1 MiB is kept. */
+	for (size_t i = 0; i < sizeof(many) / sizeof(many[0]); i++)
+		assert_non_null(many[i] = m->xMalloc(32));
+	for (size_t i = 0; i < sizeof(many) / sizeof(many[0]); i++)
+		m->xFree(many[i]);
+	assert_true(store_mem_kept() <= 1024 * 1024);
+	assert_true(store_mem_kept() > 1024 * 1024 - 1024);
+}
+
 int
 main(void)
 {
@@ -1660,6 +1718,7 @@ main(void)
 		cmocka_unit_test(test_replaced_detected),
 		cmocka_unit_test(test_damaged_set_aside),
 		cmocka_unit_test(test_permissions),
+		cmocka_unit_test(test_mem_methods),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
