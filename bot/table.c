@@ -351,8 +351,8 @@ static int
 needs_prompt(struct table *table, int seat, enum game_phase phase)
 {
 	struct action legal[GAME_MAX_ACTIONS];
-	json_t *view;
-	int n, cards;
+	struct game_brief brief;
+	int n;
 
 	if (table->hand_prompted & (1u << seat))
 		return 0;
@@ -363,10 +363,8 @@ needs_prompt(struct table *table, int seat, enum game_phase phase)
 	case PHASE_BID:
 		n = table->impl->legal(table->game->state, seat, legal,
 		    GAME_MAX_ACTIONS);
-		view = table_public_view(table);
-		cards = (int)json_integer_value(json_object_get(view,
-		    "cards"));
-		return n < cards + 1;
+		table_brief(table, &brief);
+		return n < brief.cards + 1;
 	case PHASE_PLAY:
 		return table->impl->hand_hidden != NULL &&
 		    table->impl->hand_hidden(table->game->state, seat);
@@ -492,8 +490,7 @@ static int
 table_paused(struct table *table, struct text *out)
 {
 	struct bot *bot = table_bot(table);
-	json_t *view;
-	size_t trick;
+	struct game_brief brief;
 
 	/* The terminal's reader watches even when a computer plays for them. */
 	if (people_present(table) > 0 || channel_reader(table->channel) !=
@@ -503,9 +500,8 @@ table_paused(struct table *table, struct text *out)
 		table->paused = 0;
 		return 0;
 	}
-	view = table_public_view(table);
-	trick = json_array_size(json_object_get(view, "trick"));
-	if (trick > 0)
+	table_brief(table, &brief);
+	if (brief.trick > 0)
 		return 0;
 	if (!table->paused) {
 		table->paused = 1;
@@ -966,6 +962,12 @@ table_await_resume(struct table *table)
 {
 	table_timer_cancel(table);
 	table->unresumed = 1;
+}
+
+void
+table_brief(const struct table *table, struct game_brief *out)
+{
+	table->impl->brief(table->game->state, out);
 }
 
 json_t *

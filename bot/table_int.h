@@ -61,6 +61,11 @@ void lobby_forget(struct table *table);
  * changes it, as one event's lines read it many times.
  */
 json_t *table_public_view(struct table *table);
+/*
+ * What everybody may know of the game now, in numbers (the engine's
+ * brief): what every move's line reads, without building the view.
+ */
+void table_brief(const struct table *table, struct game_brief *out);
 enum lang table_lang(const struct table *table);
 int seat_is_human(const struct seat *seat);
 /* The channel's first command prefix, for "say !back". */

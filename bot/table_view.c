@@ -106,20 +106,6 @@ game_title(struct text *t, enum lang lang, const struct game_impl *impl)
 		text_user(t, impl->name);
 }
 
-/* Whether seat is still in the game (Wizard nannie eliminates seats). */
-static int
-seat_active(const json_t *view, int seat)
-{
-	json_t *out = json_object_get(view, "eliminated");
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(out, i, v)
-		if (json_integer_value(v) == seat)
-			return 0;
-	return 1;
-}
-
 /*
  * The per-player line of seed 000: each seat's name and what its game
  * shows after it (the total, and the like: struct game_present).
@@ -128,18 +114,20 @@ void
 table_player_lines(struct table *table, struct text *out)
 {
 	const struct game_present *present = table_present(table);
-	json_t *view = table_public_view(table);
+	struct game_brief brief;
 	int first = 1;
 
+	table_brief(table, &brief);
 	for (int seat = 0; seat < table->nseats; seat++) {
-		if (!seat_active(view, seat))
+		if (brief.eliminated & (1u << seat))
 			continue;
 		if (!first)
 			text_add(out, " · ");
 		first = 0;
 		text_bold(out, table_seat_name(table, seat));
 		if (present != NULL)
-			present->standing(out, table_lang(table), view, seat);
+			present->standing(out, table_lang(table), &brief,
+			    seat);
 	}
 }
 
@@ -495,7 +483,7 @@ announce_round(struct table *table, struct text *out)
  */
 static void
 announce_bid(struct table *table, int seat, const struct action *action,
-    enum game_phase before, json_t *view, struct text *out)
+    enum game_phase before, const struct game_brief *brief, struct text *out)
 {
 	enum lang lang = table_lang(table);
 	enum game_phase phase = table->impl->phase(table->game->state);
@@ -514,24 +502,19 @@ announce_bid(struct table *table, int seat, const struct action *action,
 	}
 	if (phase != PHASE_BID && phase != PHASE_BID_SIMULTANEOUS) {
 		/* Bidding is over: the bids (where public). */
-		json_t *bids = json_object_get(view, "bids");
 		int sum = 0, shown = 0;
 
 		for (int i = 0; i < table->nseats; i++) {
-			int b;
-
-			if (!present_int_at(bids, i, &b))
+			if (!(brief->bid_shown & (1u << i)))
 				continue;
 			text_add(out, shown++ ? ", " : " · ");
 			text_bold(out, table_seat_name(table, i));
-			text_printf(out, " %d", b);
-			sum += b;
+			text_printf(out, " %d", brief->bid[i]);
+			sum += brief->bid[i];
 		}
 		if (shown > 0) {
 			text_add(out, " · ");
-			SAY(out, lang, MSG_BID_SUM, "dd", sum,
-			    (int)json_integer_value(json_object_get(
-			    view, "cards")));
+			SAY(out, lang, MSG_BID_SUM, "dd", sum, brief->cards);
 		}
 	}
 }
@@ -542,30 +525,27 @@ announce_action(struct table *table, int seat, const struct action *action,
     enum game_phase before, json_t *result, struct text *out)
 {
 	enum lang lang = table_lang(table);
-	json_t *view = table_public_view(table);
 	enum game_phase phase = table->impl->phase(table->game->state);
+	struct game_brief brief;
 	int completed = 0;
 	char code[8];
 
+	table_brief(table, &brief);
 	if (out->len > 0)
 		text_add(out, "\n");
 	switch (action->kind) {
 	case ACTION_BID:
-		announce_bid(table, seat, action, before, view, out);
+		announce_bid(table, seat, action, before, &brief, out);
 		break;
-	case ACTION_TRUMP: {
+	case ACTION_TRUMP:
 		/* The suit chosen, as the engine now shows trump. */
-		const char *trump = json_string_value(json_object_get(view,
-		    "trump"));
-
 		SAY(out, lang, table_seat_msg(table, seat, MSG_CHOOSES_TRUMP,
 		    MSG_YOU_CHOOSE_TRUMP), "b", table_seat_name(table, seat));
-		if (trump != NULL) {
+		if (brief.trump[0] != '\0') {
 			text_add(out, " ");
-			text_card(out, trump[0], trump);
+			text_card(out, brief.trump[0], brief.trump);
 		}
 		break;
-	}
 	case ACTION_SELECT:
 		if (phase == PHASE_SELECT) {
 			int acting[GAME_MAX_SEATS];
@@ -574,7 +554,8 @@ announce_action(struct table *table, int seat, const struct action *action,
 			    MSG_YOU_HAVE_SELECTED), "bd", table_seat_name(table, seat), table->impl->to_act(
 			    table->game->state, acting));
 		} else {
-			json_t *selected = json_object_get(view, "selected");
+			json_t *selected = json_object_get(
+			    table_public_view(table), "selected");
 
 			SAY(out, lang, table_seat_msg(table, seat, MSG_HAS_SELECTED,
 			    MSG_YOU_HAVE_SELECTED), "bd", table_seat_name(table, seat), 0);
@@ -607,15 +588,14 @@ announce_action(struct table *table, int seat, const struct action *action,
 		 * its winner leads next, or (the round over) ends the
 		 * result's last trick.
 		 */
-		if (json_array_size(json_object_get(view, "trick")) == 0) {
+		if (brief.trick == 0) {
 			json_t *tricks = json_object_get(json_array_get(
 			    json_object_get(result, "rounds"),
 			    (size_t)table->round_seen), "tricks");
 			json_t *last = json_array_get(tricks,
 			    json_array_size(tricks) - 1);
-			int winner = (int)json_integer_value(json_object_get(
-			    result != NULL ? last : view, result != NULL ?
-			    "winner" : "leader"));
+			int winner = result != NULL ? (int)json_integer_value(
+			    json_object_get(last, "winner")) : brief.leader;
 
 			completed = 1;
 			text_add(out, " · ");
@@ -854,13 +834,13 @@ void
 text_play_hint(struct text *t, struct table *table)
 {
 	const struct game_present *present = table_present(table);
-	json_t *view;
+	struct game_brief brief;
 
 	if (present == NULL || present->play_hint == NULL ||
 	    table->impl->phase(table->game->state) != PHASE_PLAY)
 		return;
-	view = table_public_view(table);
-	present->play_hint(t, table_lang(table), view);
+	table_brief(table, &brief);
+	present->play_hint(t, table_lang(table), &brief);
 }
 
 /*

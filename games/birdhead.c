@@ -591,6 +591,30 @@ hand_json(const uint8_t *count)
 	return list;
 }
 
+static void
+birdhead_brief(const void *state, struct game_brief *b)
+{
+	const struct birdhead_state *s = state;
+	const struct birdhead_round *r = &s->r;
+
+	memset(b, 0, sizeof(*b));
+	b->round = s->round + 1;
+	b->cards = s->cards;
+	b->trick = r->trick_len;
+	b->leader = r->leader;
+	if (r->trick_len > 0) {
+		b->nstandard = r->width;
+		for (int i = 0; i < r->width; i++)
+			birdhead_format_card(r->standard[i], b->standard[i],
+			    sizeof(b->standard[i]));
+	}
+	for (int other = 0; other < s->nseats; other++) {
+		for (int face = BIRDHEAD_LOW; face <= BIRDHEAD_HIGH; face++)
+			b->held[other] += r->count[other][face];
+		b->score[other] = s->total[other];
+	}
+}
+
 static json_t *
 birdhead_view(const void *state, int seat)
 {
@@ -670,4 +694,5 @@ const struct game_impl birdhead_game = {
 	.format_card = birdhead_format_card,
 	.result = birdhead_result,
 	.view = birdhead_view,
+	.brief = birdhead_brief,
 };

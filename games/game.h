@@ -89,6 +89,33 @@ struct deal {
 
 struct rng;
 
+/*
+ * What everybody may know of a game now, in numbers: the fields of the
+ * public view (view(state, -1)) that the bot reads for every move, filled
+ * without building JSON.  The public view and this brief say the same
+ * (tests/test_game.c checks it move by move); what a game does not have
+ * stays zero or empty.  Card codes are written out ("r7").
+ */
+struct game_brief {
+	int round;                  /* the view's "round" (from 1) */
+	int cards;                  /* "cards": dealt to each; 0 if none */
+	int trick;                  /* plays in the trick on the table */
+	int leader;                 /* "leader": who led it, or leads next */
+	unsigned eliminated;        /* "eliminated": seats out of the game */
+	unsigned bid_shown;         /* seats whose bid everybody sees */
+	unsigned points_shown;      /* seats whose running points are public */
+	int bid[GAME_MAX_SEATS];
+	int won[GAME_MAX_SEATS];    /* tricks taken this round */
+	int points[GAME_MAX_SEATS]; /* the round's points if it ended now */
+	int score[GAME_MAX_SEATS];  /* "scores": the totals */
+	int held[GAME_MAX_SEATS];   /* "hand_counts": cards in hand */
+	char trump[4];              /* Wizard: trump's letter; "" for none */
+	char lead[4];               /* Wizard: the suit to follow, "any", "" */
+	char penalty[GAME_MAX_SEATS][4]; /* Sticheln: revealed penalty colour */
+	int nstandard;              /* BirdHead: the cards the next play meets */
+	char standard[GAME_MAX_PLAY][4];
+};
+
 struct game_impl {
 	const char *name;
 	int min_seats, max_seats;
@@ -163,6 +190,8 @@ struct game_impl {
 	 * A question the bot asks every turn, answered without a view.
 	 */
 	int (*hand_hidden)(const void *state, int seat);
+	/* Fills out with what everybody may know now (struct game_brief). */
+	void (*brief)(const void *state, struct game_brief *out);
 
 	/*
 	 * The move path, for callers that apply millions of actions (the

@@ -541,6 +541,37 @@ selection_visible(const struct sticheln_state *s, int seat, int other)
 	return seat == other || s->r.phase != PHASE_SELECT;
 }
 
+static void
+sticheln_brief(const void *state, struct game_brief *b)
+{
+	const struct sticheln_state *s = state;
+	const struct sticheln_round *r = &s->r;
+
+	memset(b, 0, sizeof(*b));
+	b->round = s->round + 1;
+	b->trick = r->trick_len;
+	b->leader = r->leader;
+	for (int other = 0; other < s->nseats; other++) {
+		int face = selection_visible(s, -1, other) ?
+		    r->selected[other] : -1;
+
+		if (face >= 0)
+			b->penalty[other][0] =
+			    colour_letters[face_colour(face)];
+		b->won[other] = r->won[other];
+		for (int colour = 0; colour < STICHELN_COLOURS; colour++)
+			b->held[other] += __builtin_popcount(
+			    r->hand[other][colour]);
+		b->score[other] = s->total[other];
+		/* As the view: public once the penalty cards are revealed. */
+		if (r->phase == PHASE_PLAY) {
+			b->points_shown |= 1u << other;
+			b->points[other] = r->gained[other] -
+			    face_rank(r->selected[other]);
+		}
+	}
+}
+
 static json_t *
 sticheln_view(const void *state, int seat)
 {
@@ -625,4 +656,5 @@ const struct game_impl sticheln_game = {
 	.format_card = sticheln_format_card,
 	.result = sticheln_result,
 	.view = sticheln_view,
+	.brief = sticheln_brief,
 };

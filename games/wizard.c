@@ -794,6 +794,43 @@ wizard_view(const void *state, int seat)
 	return view;
 }
 
+static void
+wizard_brief(const void *state, struct game_brief *b)
+{
+	const struct wizard_state *s = state;
+	const struct wizard_round *r = &s->r;
+
+	memset(b, 0, sizeof(*b));
+	b->round = s->round + 1;
+	b->cards = r->cards;
+	b->trick = r->trick_len;
+	b->leader = r->leader;
+	if (r->trump >= 0)
+		b->trump[0] = suit_letters[r->trump];
+	if (r->lead_suit >= 0 && r->lead_suit < 4)
+		b->lead[0] = suit_letters[r->lead_suit];
+	else if (r->lead_suit == 4)
+		memcpy(b->lead, "any", 4);
+	for (int other = 0; other < s->nseats; other++) {
+		unsigned bit = 1u << other;
+
+		if (r->bid[other] >= 0 && wizard_bid_visible(s, -1, other)) {
+			b->bid_shown |= bit;
+			b->bid[other] = r->bid[other];
+			if (s->active & bit) {
+				b->points_shown |= bit;
+				b->points[other] = wizard_round_points(
+				    r->bid[other], r->won[other]);
+			}
+		}
+		b->won[other] = r->won[other];
+		b->held[other] = bits_count64(r->hand[other]);
+		b->score[other] = s->total[other];
+		if (!(s->active & bit))
+			b->eliminated |= bit;
+	}
+}
+
 static uint64_t
 mask_next(const void *state, int *seat)
 {
@@ -860,6 +897,7 @@ const struct game_impl wizard_game = {
 	.result = wizard_result,
 	.view = wizard_view,
 	.hand_hidden = wizard_hand_hidden,
+	.brief = wizard_brief,
 	.legal_moves = mask_legal,
 	.next_moves = mask_next,
 	.apply_move = mask_apply,

@@ -17,15 +17,11 @@ birdhead_color(const char *code)
 
 /* " 12 7 cards": the penalty so far and the cards left. */
 static void
-birdhead_standing(struct text *out, enum lang lang, const json_t *view,
-    int seat)
+birdhead_standing(struct text *out, enum lang lang,
+    const struct game_brief *brief, int seat)
 {
-	int score = 0, left = 0;
-
-	present_int_at(json_object_get(view, "scores"), seat, &score);
-	present_int_at(json_object_get(view, "hand_counts"), seat, &left);
-	text_printf(out, " %d ", score);
-	SAY(out, lang, MSG_CARDS_LEFT, "d", left);
+	text_printf(out, " %d ", brief->score[seat]);
+	SAY(out, lang, MSG_CARDS_LEFT, "d", brief->held[seat]);
 }
 
 /* "+11": the round's penalty. */
@@ -42,23 +38,18 @@ birdhead_sheet_cell(char *cell, size_t len, const json_t *round, int seat)
 
 /* " · to meet 7 9": the standard the next play must meet (or go low). */
 static void
-birdhead_play_hint(struct text *out, enum lang lang, const json_t *view)
+birdhead_play_hint(struct text *out, enum lang lang,
+    const struct game_brief *brief)
 {
-	const json_t *standard = json_object_get(view, "standard");
 	struct text cards;
-	size_t i;
-	json_t *v;
 
-	if (json_array_size(standard) == 0)
+	if (brief->nstandard == 0)
 		return;
 	text_init(&cards);
-	json_array_foreach(standard, i, v) {
+	for (int i = 0; i < brief->nstandard; i++) {
 		if (i > 0)
 			text_add(&cards, " ");
-		if (json_is_integer(v))
-			text_printf(&cards, "%d", (int)json_integer_value(v));
-		else if (json_is_string(v))
-			text_user(&cards, json_string_value(v));
+		text_add(&cards, brief->standard[i]);
 	}
 	text_add(out, " · ");
 	SAY(out, lang, MSG_HINT_STANDARD, "r", text_str(&cards));

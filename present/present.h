@@ -3,7 +3,7 @@
  * game, found by the engine's name.
  *
  * The core (bot/table_view.c) builds every line from an engine's public
- * view and result; what differs from game to game (a card's colour, what
+ * view (or its brief, the same in numbers) and result; what differs from game to game (a card's colour, what
  * follows a name in the standings, a score sheet's cells, what the public
  * knows about the next move) is asked of the game's descriptor here.  So
  * the core compares no game names, and no rule or scoring formula is
@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "game.h"
 #include "i18n.h"
 #include "text.h"
 
@@ -28,11 +29,11 @@ struct game_present {
 	/* The colour mark of a card code (text.h), '0' for none. */
 	char (*card_color)(const char *code);
 	/*
-	 * What follows a seat's name in the standings, from the public view
-	 * (borrowed): " 30 (50) 1/1" in Wizard.
+	 * What follows a seat's name in the standings, from what everybody
+	 * knows (the engine's brief): " 30 (50) 1/1" in Wizard.
 	 */
-	void (*standing)(struct text *out, enum lang lang, const json_t *view,
-	    int seat);
+	void (*standing)(struct text *out, enum lang lang,
+	    const struct game_brief *brief, int seat);
 	/*
 	 * One cell of the score sheet: seat's result in round (an element
 	 * of the engine's result "rounds", borrowed), e.g. "1/1 +30".
@@ -46,7 +47,7 @@ struct game_present {
 	 * no private prompt.  NULL: nothing constrains it in public.
 	 */
 	void (*play_hint)(struct text *out, enum lang lang,
-	    const json_t *view);
+	    const struct game_brief *brief);
 };
 
 /* The descriptor of the game named name (an engine's name), or NULL. */

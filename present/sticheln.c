@@ -12,20 +12,19 @@
  * (the engine's running points), and the penalty colour once revealed.
  */
 static void
-sticheln_standing(struct text *out, enum lang lang, const json_t *view,
-    int seat)
+sticheln_standing(struct text *out, enum lang lang,
+    const struct game_brief *brief, int seat)
 {
-	const char *colour = json_string_value(json_array_get(
-	    json_object_get(view, "penalty_colours"), (size_t)seat));
-	int score = 0, points = 0;
+	const char *colour = brief->penalty[seat];
+	int score = brief->score[seat];
 
 	(void)lang;
-	present_int_at(json_object_get(view, "scores"), seat, &score);
-	if (present_int_at(json_object_get(view, "points"), seat, &points))
-		text_printf(out, " %d (%d)", score, score + points);
+	if (brief->points_shown & (1u << seat))
+		text_printf(out, " %d (%d)", score, score +
+		    brief->points[seat]);
 	else
 		text_printf(out, " %d", score);
-	if (colour != NULL) {
+	if (colour[0] != '\0') {
 		text_add(out, " ");
 		text_card(out, colour[0], colour);
 	}

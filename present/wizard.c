@@ -24,21 +24,20 @@ wizard_color(const char *code)
  * not shown.
  */
 static void
-wizard_standing(struct text *out, enum lang lang, const json_t *view,
-    int seat)
+wizard_standing(struct text *out, enum lang lang,
+    const struct game_brief *brief, int seat)
 {
-	int score = 0, won = 0, bid = 0, now = 0;
+	int score = brief->score[seat], won = brief->won[seat];
+	unsigned bit = 1u << seat;
 
 	(void)lang;
-	present_int_at(json_object_get(view, "scores"), seat, &score);
-	present_int_at(json_object_get(view, "won"), seat, &won);
-	if (!present_int_at(json_object_get(view, "bids"), seat, &bid))
+	if (!(brief->bid_shown & bit))
 		text_printf(out, " %d %d/?", score, won);
-	else if (present_int_at(json_object_get(view, "points"), seat, &now))
-		text_printf(out, " %d (%d) %d/%d", score, score + now, won,
-		    bid);
+	else if (brief->points_shown & bit)
+		text_printf(out, " %d (%d) %d/%d", score,
+		    score + brief->points[seat], won, brief->bid[seat]);
 	else
-		text_printf(out, " %d %d/%d", score, won, bid);
+		text_printf(out, " %d %d/%d", score, won, brief->bid[seat]);
 }
 
 /* "1/1 +30": tricks won / bid and the round's points; "-" without a bid. */
@@ -60,11 +59,12 @@ wizard_sheet_cell(char *cell, size_t len, const json_t *round, int seat)
 
 /* " · lead r" (follow red if you can), or " · any card" after a Wizard. */
 static void
-wizard_play_hint(struct text *out, enum lang lang, const json_t *view)
+wizard_play_hint(struct text *out, enum lang lang,
+    const struct game_brief *brief)
 {
-	const char *lead = json_string_value(json_object_get(view, "lead"));
+	const char *lead = brief->lead;
 
-	if (lead == NULL)
+	if (lead[0] == '\0')
 		return;
 	text_add(out, " · ");
 	if (strcmp(lead, "any") == 0) {

@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+#include "rng.h"
+#include "record.h"
 #include "birdhead.h"
 #include "sticheln.h"
 #include "wizard.h"
@@ -322,6 +324,145 @@ test_quotes_cut_whole_characters(void **unused)
 	expect_status(record, 1, 0);
 }
 
+/* An integer of the view at key[i] (or key itself when i < 0); 0 if none. */
+static int
+view_int(const json_t *view, const char *key, int i, int *out)
+{
+	const json_t *v = json_object_get(view, key);
+
+	if (i >= 0)
+		v = json_array_get(v, (size_t)i);
+	*out = json_is_integer(v) ? (int)json_integer_value(v) : 0;
+	return json_is_integer(v);
+}
+
+static void
+check_string(const json_t *v, const char *brief)
+{
+	if (json_is_string(v))
+		assert_string_equal(brief, json_string_value(v));
+	else
+		assert_string_equal(brief, "");
+}
+
+/* The brief says what the public view says, field by field. */
+static void
+check_brief(const struct game_impl *impl, const void *state, int nseats)
+{
+	json_t *view = impl->view(state, -1), *v;
+	struct game_brief b;
+	unsigned out = 0;
+	size_t i;
+	int n;
+
+	memset(&b, 0x5a, sizeof(b));
+	impl->brief(state, &b);
+	view_int(view, "round", -1, &n);
+	assert_int_equal(b.round, n);
+	view_int(view, "cards", -1, &n);
+	assert_int_equal(b.cards, n);
+	assert_int_equal(b.trick, (int)json_array_size(json_object_get(view,
+	    "trick")));
+	view_int(view, "leader", -1, &n);
+	assert_int_equal(b.leader, n);
+	json_array_foreach(json_object_get(view, "eliminated"), i, v)
+		out |= 1u << json_integer_value(v);
+	assert_int_equal(b.eliminated, out);
+	check_string(json_object_get(view, "trump"), b.trump);
+	check_string(json_object_get(view, "lead"), b.lead);
+	for (int seat = 0; seat < nseats; seat++) {
+		unsigned bit = 1u << seat;
+
+		assert_int_equal(view_int(view, "bids", seat, &n),
+		    (b.bid_shown & bit) != 0);
+		if (b.bid_shown & bit)
+			assert_int_equal(b.bid[seat], n);
+		assert_int_equal(view_int(view, "points", seat, &n),
+		    (b.points_shown & bit) != 0);
+		if (b.points_shown & bit)
+			assert_int_equal(b.points[seat], n);
+		view_int(view, "won", seat, &n);
+		assert_int_equal(b.won[seat], n);
+		view_int(view, "scores", seat, &n);
+		assert_int_equal(b.score[seat], n);
+		view_int(view, "hand_counts", seat, &n);
+		assert_int_equal(b.held[seat], n);
+		check_string(json_array_get(json_object_get(view,
+		    "penalty_colours"), (size_t)seat), b.penalty[seat]);
+	}
+	v = json_object_get(view, "standard");
+	assert_int_equal(b.nstandard, (int)json_array_size(v));
+	for (int k = 0; k < b.nstandard; k++)
+		check_string(json_array_get(v, (size_t)k), b.standard[k]);
+	json_decref(view);
+}
+
+/*
+ * Whole random games of every game, with the options that hide or reveal
+ * things (hidden and secret bids, clairvoyance), checked after every deal
+ * and every action.
+ */
+static void
+test_brief_matches_view(void **unused)
+{
+	static const struct {
+		const char *game;
+		const char *options;
+		int nseats;
+	} runs[] = {
+		{ "wizard", "", 4 }, { "wizard", "hiddentip", 3 },
+		{ "wizard", "secret", 5 }, { "wizard", "clairvoyance", 4 },
+		{ "wizard", "hardcore nannie", 6 }, { "birdhead", "", 4 },
+		{ "birdhead", "", 6 }, { "sticheln", "", 3 },
+		{ "sticheln", "", 5 },
+	};
+
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		const struct game_impl *impl = game_find(runs[r].game);
+		struct game_setup setup = { .nseats = runs[r].nseats };
+		char err[GAME_ERR_LEN], buf[64], *save = NULL;
+		struct rng rng;
+		struct game *game;
+
+		snprintf(buf, sizeof(buf), "%s", runs[r].options);
+		for (char *t = strtok_r(buf, " ", &save); t != NULL;
+		    t = strtok_r(NULL, " ", &save))
+			assert_int_equal(game_option_set(impl, &setup.options,
+			    t, err, sizeof(err)), 0);
+		game = game_create(impl, &setup, NULL, err, sizeof(err));
+		assert_non_null(game);
+		rng_seed(&rng, 1000 + r);
+		for (int steps = 0; steps < 5000; steps++) {
+			enum game_phase phase = impl->phase(game->state);
+			struct action legal[GAME_MAX_ACTIONS];
+			int seats[GAME_MAX_SEATS], n;
+
+			check_brief(impl, game->state, runs[r].nseats);
+			if (phase == PHASE_OVER)
+				break;
+			if (phase == PHASE_DEAL) {
+				struct deal deal;
+
+				impl->make_deal(game->state, &rng, &deal);
+				assert_int_equal(game_add_deal(game, &deal, err,
+				    sizeof(err)), 0);
+				assert_int_equal(game_advance(game, err,
+				    sizeof(err)), 0);
+				continue;
+			}
+			assert_true(impl->to_act(game->state, seats) > 0);
+			n = impl->legal(game->state, seats[0], legal,
+			    GAME_MAX_ACTIONS);
+			assert_true(n > 0);
+			if (game_apply(game, &legal[rng_below(&rng,
+			    (uint32_t)n)], err, sizeof(err)) != 0)
+				fail_msg("%s: %s", runs[r].game, err);
+		}
+		assert_int_equal(impl->phase(game->state), PHASE_OVER);
+		game_destroy(game);
+	}
+}
+
 int
 main(void)
 {
@@ -330,6 +471,7 @@ main(void)
 		cmocka_unit_test(test_option_parsing),
 		cmocka_unit_test(test_action_json_round_trip),
 		cmocka_unit_test(test_action_format),
+		cmocka_unit_test(test_brief_matches_view),
 		cmocka_unit_test(test_action_json_refusals),
 		cmocka_unit_test(test_malformed_records),
 		cmocka_unit_test(test_illegal_actions),
