@@ -19,7 +19,7 @@
 
 #include "adapter.h"
 #include "config.h"
-#include "matrix_proto.h"
+#include "matrix/proto.h"
 #include "text.h"
 
 extern const struct adapter_impl matrix_adapter;

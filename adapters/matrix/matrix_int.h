@@ -2,8 +2,8 @@
  * matrix_int.h - what the parts of the Matrix adapter share: its state
  * (struct matrix and the rooms, joins and direct rooms it keeps) and the
  * functions one part calls in another.  matrix.c holds the adapter's
- * operations and the helpers every part uses, matrix_rooms.c the rooms
- * and what is sent to them, matrix_sync.c the /sync loop and what it
+ * operations and the helpers every part uses, rooms.c the rooms
+ * and what is sent to them, sync.c the /sync loop and what it
  * hands to the core.  Nothing here is for the rest of the bot: it sees
  * only matrix_adapter (adapter.h).
  *
@@ -19,8 +19,8 @@
 #include <jansson.h>
 
 #include "adapter.h"
-#include "matrix_http.h"
-#include "matrix_proto.h"
+#include "http.h"
+#include "proto.h"
 #include "rng.h"
 #include "text.h"
 
@@ -212,7 +212,7 @@ void mx_outage_begin(struct matrix *m);
 void mx_outage_end(struct matrix *m);
 void mx_kv_set(struct matrix *m, const char *key, const char *value);
 
-/* matrix_rooms.c: queues, rooms, sending, m.direct, direct rooms, joins */
+/* rooms.c: queues, rooms, sending, m.direct, direct rooms, joins */
 void mx_queue_push(struct mx_queue *q, struct mx_msg *msg);
 void mx_msg_free(struct mx_msg *msg);
 void mx_msg_dropped(struct matrix *m, const struct mx_msg *msg,
@@ -249,7 +249,7 @@ void mx_join_free(struct mx_join *j);
 struct mx_join *mx_join_new(struct matrix *m, const char *name, int core);
 void mx_join_start(struct mx_join *j);
 
-/* matrix_sync.c: handling /sync, cut timelines, login and the /sync loop */
+/* sync.c: handling /sync, cut timelines, login and the /sync loop */
 void mx_sync_release(struct matrix *m);
 void mx_gaps_free(struct matrix *m);
 void mx_login(struct matrix *m);

@@ -1,5 +1,5 @@
 /*
- * matrix_rooms.c - the Matrix adapter's rooms (matrix_int.h): the queue of
+ * rooms.c - the Matrix adapter's rooms (matrix_int.h): the queue of
  * messages per room, sent one at a time and in order under fixed
  * transaction ids; the members and state the bot knows of each room; the
  * m.direct account data; direct rooms found or opened per player; and

@@ -1,8 +1,8 @@
 /*
  * matrix.c - the Matrix adapter: the bot as a Matrix account, over the
- * client-server API v3 with libcurl (matrix_http.c) on the bot's loop.
+ * client-server API v3 with libcurl (http.c) on the bot's loop.
  * This file holds the adapter's operations and the helpers every part
- * uses; matrix_rooms.c the rooms and what is sent to them, matrix_sync.c
+ * uses; rooms.c the rooms and what is sent to them, sync.c
  * the /sync loop and what it hands to the core (matrix_int.h).
  *
  * For admins:

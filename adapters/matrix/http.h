@@ -1,5 +1,5 @@
 /*
- * matrix_http.h - JSON requests over HTTP(S) with libcurl's multi
+ * http.h - JSON requests over HTTP(S) with libcurl's multi
  * interface, driven by the bot's event loop: curl tells us which sockets
  * it wants (CURLMOPT_SOCKETFUNCTION -> loop_watch) and when to wake it
  * (CURLMOPT_TIMERFUNCTION -> loop_timer), and we call

@@ -1,5 +1,5 @@
 /*
- * matrix_proto.c - the pure parts of the Matrix adapter (matrix_proto.h).
+ * proto.c - the pure parts of the Matrix adapter (proto.h).
  */
 #include <fnmatch.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include "array.h"
 #include "cfg.h"
 #include "config.h"
-#include "matrix_proto.h"
+#include "proto.h"
 #include "xmalloc.h"
 
 static const char *const mx_keys[] = {

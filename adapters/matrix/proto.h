@@ -1,5 +1,5 @@
 /*
- * matrix_proto.h - the pure parts of the Matrix adapter: configuration,
+ * proto.h - the pure parts of the Matrix adapter: configuration,
  * URLs, transaction ids, backoff, message contents, m.direct, /sync
  * responses and the set of events already seen.  Nothing here does I/O,
  * so tests/test_matrix.c checks all of it directly.

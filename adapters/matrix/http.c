@@ -1,6 +1,6 @@
 /*
- * matrix_http.c - JSON over HTTP with libcurl's multi interface on the
- * bot's loop (matrix_http.h).
+ * http.c - JSON over HTTP with libcurl's multi interface on the
+ * bot's loop (http.h).
  *
  * Requests are kept in a list so that destroying the client cancels them
  * all.  A request that cannot even be set up (curl refuses an option) is
@@ -15,7 +15,7 @@
 #include <curl/curl.h>
 
 #include "loop.h"
-#include "matrix_http.h"
+#include "http.h"
 #include "xmalloc.h"
 #include "text.h"
 #include "version.h"

@@ -1,5 +1,5 @@
 /*
- * matrix_sync.c - the Matrix adapter's /sync loop (matrix_int.h): login,
+ * sync.c - the Matrix adapter's /sync loop (matrix_int.h): login,
  * the filter, m.direct, then /sync after /sync; each response is handed to
  * the room state and the core in order (with the gaps of cut timelines
  * filled in first), and its position stored only once every event in it
