@@ -1,9 +1,10 @@
 /*
  * fuzz_sync.c - libFuzzer target: the pure parts of the Matrix adapter
- * (adapters/matrix/proto.h) on arbitrary JSON, read as a /sync response.
+ * (adapters/matrix/parse.h and proto.h) on arbitrary JSON, read as a /sync
+ * response.
  *
- * The input is parsed as adapters/matrix/http.c parses a response body.  Checked,
- * besides memory safety and leaks:
+ * The input is parsed as adapters/matrix/http.c parses a response body.
+ * Checked, besides memory safety and leaks:
  *   - mx_sync_parse() gives exactly the well-formed events of the response
  *     in the documented order (account data; per joined room its state, a
  *     gap marker when limited, its timeline; invited rooms; left rooms),
@@ -29,6 +30,7 @@
 #include <jansson.h>
 
 #include "fuzz_check.h"
+#include "matrix/parse.h"
 #include "matrix/proto.h"
 #include "text.h"
 

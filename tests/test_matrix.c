@@ -19,6 +19,8 @@
 
 #include "adapter.h"
 #include "config.h"
+#include "matrix/conf.h"
+#include "matrix/parse.h"
 #include "matrix/proto.h"
 #include "text.h"
 
