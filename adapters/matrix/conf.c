@@ -9,6 +9,7 @@
 #include "cfg.h"
 #include "conf.h"
 #include "config.h"
+#include "json.h"
 #include "proto.h"
 #include "xmalloc.h"
 
@@ -21,17 +22,6 @@ static const char *const mx_keys[] = {
 static const char *const mx_invite_keys[] = {
 	"allow_users", "allow_servers", NULL,
 };
-
-static int
-mx_strdup(char **out, const char *s)
-{
-	if (s == NULL) {
-		*out = NULL;
-		return 0;
-	}
-	*out = xstrdup(s);
-	return 0;
-}
 
 /* 1 when url is http:// or https:// followed by a host. */
 static int
@@ -83,9 +73,8 @@ mx_config_parse(const json_t *network, const char *path,
 	if (!mx_user_id_valid(user_id))
 		return cfg_fail(err, errlen, path, "user_id",
 		    "expected a Matrix user id like @bot:example.org");
-	if (mx_strdup(&cfg->homeserver, homeserver) != 0 ||
-	    mx_strdup(&cfg->user_id, user_id) != 0)
-		return cfg_fail(err, errlen, path, NULL, "out of memory");
+	cfg->homeserver = xstrdup(homeserver);
+	cfg->user_id = xstrdup(user_id);
 	/* Requests append "/_matrix/...": drop trailing slashes. */
 	len = strlen(cfg->homeserver);
 	while (len > 0 && cfg->homeserver[len - 1] == '/')
@@ -94,14 +83,15 @@ mx_config_parse(const json_t *network, const char *path,
 	rc = cfg_string(network, path, "device_id", 0, &s, err, errlen);
 	if (rc < 0)
 		return -1;
-	if (rc == 0 && (*s == '\0' || mx_strdup(&cfg->device_id, s) != 0))
+	if (rc == 0 && *s == '\0')
 		return cfg_fail(err, errlen, path, "device_id",
 		    "expected a non-empty string");
+	if (rc == 0)
+		cfg->device_id = xstrdup(s);
 	s = "stichbot";
 	if (cfg_string(network, path, "device_name", 0, &s, err, errlen) < 0)
 		return -1;
-	if (mx_strdup(&cfg->device_name, s) != 0)
-		return cfg_fail(err, errlen, path, NULL, "out of memory");
+	cfg->device_name = xstrdup(s);
 
 	rc = cfg_int(network, path, "sync_timeout_ms", 1000, 120000, 0, &n,
 	    err, errlen);
@@ -116,10 +106,8 @@ mx_config_parse(const json_t *network, const char *path,
 	if (rc == 0)
 		cfg->outage_ms = (int)n;
 
-	cfg->allow_users = json_array();
-	cfg->allow_servers = json_array();
-	if (cfg->allow_users == NULL || cfg->allow_servers == NULL)
-		return cfg_fail(err, errlen, path, NULL, "out of memory");
+	cfg->allow_users = mx_json(json_array());
+	cfg->allow_servers = mx_json(json_array());
 	invites = json_object_get(network, "invites");
 	if (invites != NULL) {
 		cfg_path(where, sizeof(where), path, "invites");
@@ -130,12 +118,14 @@ mx_config_parse(const json_t *network, const char *path,
 		    err, errlen)) < 0)
 			return -1;
 		if (rc == 0)
-			json_array_extend(cfg->allow_users, (json_t *)list);
+			mx_json_rc(json_array_extend(cfg->allow_users,
+			    (json_t *)list));
 		if ((rc = cfg_strings(invites, where, "allow_servers", 0,
 		    &list, err, errlen)) < 0)
 			return -1;
 		if (rc == 0)
-			json_array_extend(cfg->allow_servers, (json_t *)list);
+			mx_json_rc(json_array_extend(cfg->allow_servers,
+			    (json_t *)list));
 	}
 
 	/* Secrets last, so a typo elsewhere is reported before a file. */

@@ -13,7 +13,7 @@
 
 /* m.direct */
 
-/* Adds every user -> room of from to to. */
+/* Adds every user -> room of from to to (both borrowed; to is changed). */
 void
 mx_direct_merge(json_t *to, const json_t *from)
 {
@@ -89,14 +89,10 @@ on_direct_get(const struct mx_response *res, void *arg)
 
 	m->direct_req = NULL;
 	if (mx_ok(res) && json_is_object(res->body))
-		content = json_deep_copy(res->body);
+		content = mx_json(json_deep_copy(res->body));
 	else if (res->status == 404)
-		content = json_object();
+		content = mx_json(json_object());
 	else {
-		direct_failed(m, res);
-		return;
-	}
-	if (content == NULL) {
 		direct_failed(m, res);
 		return;
 	}
@@ -120,11 +116,7 @@ mx_direct_kick(struct matrix *m)
 	    m->http == NULL || json_object_size(m->direct_pending) == 0)
 		return;
 	m->direct_inflight = m->direct_pending;
-	if ((m->direct_pending = json_object()) == NULL) {
-		m->direct_pending = m->direct_inflight;
-		m->direct_inflight = NULL;
-		return;
-	}
+	m->direct_pending = mx_json(json_object());
 	mx_url(&m->url, m->cfg.homeserver,
 	    MX_API "/user/%s/account_data/m.direct", m->cfg.user_id);
 	m->direct_req = mx_http_request(m->http, "GET", text_str(&m->url),
@@ -255,8 +247,8 @@ on_dm_created(const struct mx_response *res, void *arg)
 	uint64_t delay;
 
 	dm->req = NULL;
-	if (mx_ok(res) && room_id != NULL &&
-	    (room = mx_room_get(m, room_id)) != NULL) {
+	if (mx_ok(res) && room_id != NULL) {
+		room = mx_room_get(m, room_id);
 		log_info("matrix %s: opened direct room %s with %s", mx_net(m),
 		    room_id, dm->user_id);
 		room->joined = 1;
@@ -310,19 +302,19 @@ mx_dm_start(struct mx_dm *dm)
 		mx_room_kick(room);
 		return;
 	}
-	body = json_pack("{s:s, s:b, s:[s]}", "preset", "trusted_private_chat",
-	    "is_direct", 1, "invite", dm->user_id);
+	/* The user id was checked (mx_user_id_valid): UTF-8. */
+	body = mx_json(json_pack("{s:s, s:b, s:[s]}", "preset",
+	    "trusted_private_chat", "is_direct", 1, "invite", dm->user_id));
 	mx_url(&m->url, m->cfg.homeserver, MX_API "/createRoom");
-	if (body != NULL)
-		dm->req = mx_http_request(m->http, "POST", text_str(&m->url),
-		    m->token, body, MX_REQUEST_TIMEOUT, on_dm_created, dm);
+	dm->req = mx_http_request(m->http, "POST", text_str(&m->url),
+	    m->token, body, MX_REQUEST_TIMEOUT, on_dm_created, dm);
 	json_decref(body);
 	if (dm->req == NULL)
 		dm->timer = loop_timer(m->loop, MX_RETRY_MAX, on_dm_timer, dm);
 }
 
 /* Queues msg (owned) for user_id's direct room; NULL: just open one. */
-int
+void
 mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg)
 {
 	struct mx_dm *dm = mx_dm_find(m, user_id);
@@ -332,17 +324,11 @@ mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg)
 	    (room = mx_dm_room_for(m, user_id)) != NULL) {
 		if (msg != NULL)
 			mx_room_push(room, msg);
-		return 0;
+		return;
 	}
-	if (dm == NULL && (dm = dm_new(m, user_id)) == NULL) {
-		log_error("matrix %s: out of memory", mx_net(m));
-		if (msg != NULL)
-			mx_msg_dropped(m, msg, user_id);
-		mx_msg_free(msg);
-		return -1;
-	}
+	if (dm == NULL)
+		dm = dm_new(m, user_id);
 	if (msg != NULL)
 		mx_queue_push(&dm->queue, msg);
 	mx_dm_start(dm);
-	return 0;
 }

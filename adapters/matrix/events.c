@@ -27,12 +27,14 @@ handled_begin(struct matrix *m, const char *event_id)
 {
 	char *s;
 
-	if (event_id == NULL || m->handled == NULL ||
-	    json_array_append_new(m->handled, json_string(event_id)) != 0 ||
-	    m->store == NULL)
+	if (event_id == NULL)
 		return;
-	if ((s = json_dumps(m->handled, JSON_COMPACT)) == NULL ||
-	    store_kv_defer(m->store, m->key_handled, s) != 0)
+	mx_json_rc(json_array_append_new(m->handled,
+	    mx_json(json_string(event_id))));
+	if (m->store == NULL)
+		return;
+	s = mx_json_dump(m->handled);
+	if (store_kv_defer(m->store, m->key_handled, s) != 0)
 		log_error("matrix %s: cannot store %s", mx_net(m),
 		    m->key_handled);
 	free(s);
@@ -58,11 +60,12 @@ encrypted_notice(struct matrix *m, struct mx_room *room,
 	struct text t;
 	struct mx_msg *msg;
 
-	if (room->warned == NULL && (room->warned = json_object()) == NULL)
-		return 0;
+	if (room->warned == NULL)
+		room->warned = mx_json(json_object());
 	if (json_object_get(room->warned, sender) != NULL)
 		return 0;
-	json_object_set_new(room->warned, sender, json_true());
+	mx_json_rc(json_object_set_new(room->warned, sender,
+	    mx_json(json_true())));
 	handled_begin(m, ev->event_id);
 	log_info("matrix %s: %s wrote in encrypted room %s, which the bot "
 	    "cannot read; opening a direct room without encryption", mx_net(m),
@@ -123,17 +126,13 @@ on_message(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
 	return 1;
 }
 
-/* Replaces *field with a copy of value (NULL or "": none). */
+/* Replaces *field with a clean copy of value (NULL or "": none). */
 static void
 room_set_string(char **field, const char *value)
 {
-	char *copy = NULL;
-
-	if (value != NULL && value[0] != '\0' &&
-	    (copy = text_sanitize(value)) == NULL)
-		return;
 	free(*field);
-	*field = copy;
+	*field = value != NULL && value[0] != '\0' ? text_sanitize(value) :
+	    NULL;
 }
 
 /*
@@ -153,7 +152,8 @@ apply_state(struct matrix *m, struct mx_room *room,
 	if (strcmp(ev->type, "m.room.power_levels") == 0 &&
 	    ev->state_key[0] == '\0') {
 		json_decref(room->power);
-		room->power = json_deep_copy(ev->content);
+		room->power = ev->content != NULL ?
+		    mx_json(json_deep_copy(ev->content)) : NULL;
 		return 0;
 	}
 	if (strcmp(ev->type, "m.room.encryption") == 0) {
@@ -259,8 +259,7 @@ on_invite(struct matrix *m, const char *room_id, const struct mx_event *ev)
 	log_info("matrix %s: accepting the invite to %s from %s", mx_net(m),
 	    room_id, ev->sender);
 	if (j == NULL) {
-		if ((j = mx_join_new(m, room_id, 0)) == NULL)
-			return;
+		j = mx_join_new(m, room_id, 0);
 		j->is_direct = mem.is_direct;
 		j->inviter = xstrdup(ev->sender);
 	}
@@ -308,7 +307,8 @@ room_seen_joined(const char *room_id, void *arg)
 /*
  * Hands a /sync response to the core and the room state.  Returns 0 when
  * every event was handled (the caller then stores next_batch), -1 when
- * the response was unusable or the adapter was stopped meanwhile.
+ * the response was unusable or the adapter was stopped meanwhile.  body
+ * is borrowed; the events handed on point into it.
  */
 int
 mx_sync_handle(struct matrix *m, const json_t *body)
@@ -338,10 +338,9 @@ mx_sync_handle(struct matrix *m, const json_t *body)
 		case MX_ACCOUNT_DATA:
 			if (strcmp(ev->type, "m.direct") == 0 &&
 			    json_is_object(ev->content)) {
-				json_t *copy = json_deep_copy(ev->content);
+				json_t *copy = mx_json(json_deep_copy(
+				    ev->content));
 
-				if (copy == NULL)
-					break;
 				/* Our additions not yet written stay. */
 				mx_direct_merge(copy, m->direct_pending);
 				mx_direct_merge(copy, m->direct_inflight);
@@ -350,8 +349,7 @@ mx_sync_handle(struct matrix *m, const json_t *body)
 			}
 			break;
 		case MX_STATE:
-			if ((room = mx_room_get(m, ev->room_id)) == NULL)
-				break;
+			room = mx_room_get(m, ev->room_id);
 			room->joined = 1;
 			if (ev->state_key != NULL)
 				apply_state(m, room, ev, 0);
@@ -362,8 +360,7 @@ mx_sync_handle(struct matrix *m, const json_t *body)
 				    "messages of %s", mx_net(m), ev->room_id);
 			break;
 		case MX_TIMELINE:
-			if ((room = mx_room_get(m, ev->room_id)) == NULL)
-				break;
+			room = mx_room_get(m, ev->room_id);
 			room->joined = 1;
 			dup = ev->event_id != NULL &&
 			    mx_seen_check(&m->seen, ev->event_id);

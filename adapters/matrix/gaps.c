@@ -39,13 +39,13 @@ gaps_finish(struct matrix *m)
 	for (struct mx_gap *gap = m->gaps; gap != NULL; gap = gap->next) {
 		json_t *timeline = json_object_get(json_object_get(joined,
 		    gap->room_id), "timeline");
-		json_t *events = json_array();
+		const json_t *later = json_object_get(timeline, "events");
 		size_t n = json_array_size(gap->events), added = 0;
+		json_t *events;
 
-		if (!json_is_object(timeline) || events == NULL) {
-			json_decref(events);
+		if (!json_is_object(timeline))
 			continue;
-		}
+		events = mx_json(json_array());
 		for (size_t i = n; i-- > 0;) {
 			json_t *ev = json_array_get(gap->events, i);
 			const char *type = json_string_value(json_object_get(ev,
@@ -53,15 +53,18 @@ gaps_finish(struct matrix *m)
 
 			if (type != NULL && json_object_get(ev, "state_key") ==
 			    NULL && (strcmp(type, "m.room.message") == 0 ||
-			    strcmp(type, "m.room.encrypted") == 0) &&
-			    json_array_append(events, ev) == 0)
+			    strcmp(type, "m.room.encrypted") == 0)) {
+				mx_json_rc(json_array_append(events, ev));
 				added++;
+			}
 		}
-		json_array_extend(events, json_object_get(timeline, "events"));
-		json_object_set_new(timeline, "events", events);
+		if (json_is_array(later))
+			mx_json_rc(json_array_extend(events, (json_t *)later));
+		mx_json_rc(json_object_set_new(timeline, "events", events));
 		/* Still marked cut when a page failed or the cap was hit. */
 		if (gap->done == 1)
-			json_object_set_new(timeline, "limited", json_false());
+			mx_json_rc(json_object_set_new(timeline, "limited",
+			    mx_json(json_false())));
 		log_info("matrix %s: fetched %zu messages said in %s while "
 		    "the timeline was cut", mx_net(m), added, gap->room_id);
 	}
@@ -104,7 +107,7 @@ on_gap_page(const struct mx_response *res, void *arg)
 		gap_next(m);
 		return;
 	}
-	json_array_extend(gap->events, (json_t *)chunk);
+	mx_json_rc(json_array_extend(gap->events, (json_t *)chunk));
 	gap->pages++;
 	end = json_string_value(json_object_get(res->body, "end"));
 	if (json_array_size(chunk) > 0 && end != NULL) {
@@ -154,7 +157,8 @@ gap_next(struct matrix *m)
  * Holds a /sync response whose room timelines were cut short while the
  * bot was away or busy (more than MX_TIMELINE_LIMIT events since its
  * position) and starts fetching what was left out, so that no command
- * said meanwhile is lost.  Returns 1 when the response is held.
+ * said meanwhile is lost.  Returns 1 when the response is held: body is
+ * borrowed, and m->held owns a copy of it.
  */
 int
 mx_gaps_start(struct matrix *m, const json_t *body)
@@ -175,12 +179,7 @@ mx_gaps_start(struct matrix *m, const json_t *body)
 		gap = xcalloc(1, sizeof(*gap));
 		gap->room_id = xstrdup(room_id);
 		gap->from = xstrdup(from);
-		if ((gap->events = json_array()) == NULL) {
-			free(gap->room_id);
-			free(gap->from);
-			free(gap);
-			break;
-		}
+		gap->events = mx_json(json_array());
 		gap->next = m->gaps;
 		m->gaps = gap;
 	}
@@ -188,10 +187,7 @@ mx_gaps_start(struct matrix *m, const json_t *body)
 		return 0;
 	json_decref(m->held);
 	/* A copy: the response is the HTTP client's. */
-	if ((m->held = json_deep_copy(body)) == NULL) {
-		mx_gaps_free(m);
-		return 0;
-	}
+	m->held = mx_json(json_deep_copy(body));
 	gap_next(m);
 	return 1;
 }

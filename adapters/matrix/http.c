@@ -14,11 +14,12 @@
 
 #include <curl/curl.h>
 
-#include "loop.h"
 #include "http.h"
-#include "xmalloc.h"
+#include "json.h"
+#include "loop.h"
 #include "text.h"
 #include "version.h"
+#include "xmalloc.h"
 
 /* The largest response read: an initial /sync of a big account fits. */
 #define MX_HTTP_MAX_BODY (64u * 1024 * 1024)
@@ -364,11 +365,10 @@ mx_http_request(struct mx_http *http, const char *method, const char *url,
 	http->requests = req;
 	http->pending++;
 	if (body != NULL)
-		req->body = json_dumps(body, JSON_COMPACT);
+		req->body = mx_json_dump(body);
 	else if (strcmp(method, "GET") != 0)
 		req->body = xstrdup("{}");
-	if ((strcmp(method, "GET") != 0 && req->body == NULL) ||
-	    (req->easy = curl_easy_init()) == NULL ||
+	if ((req->easy = curl_easy_init()) == NULL ||
 	    mx_request_setup(req, method, url, token, timeout_ms) != 0 ||
 	    curl_multi_add_handle(http->multi, req->easy) != CURLM_OK) {
 		if (req->easy != NULL) {

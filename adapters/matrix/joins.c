@@ -77,8 +77,8 @@ on_joined(const struct mx_response *res, void *arg)
 	uint64_t delay;
 
 	j->req = NULL;
-	if (mx_ok(res) && room_id != NULL &&
-	    (room = mx_room_get(m, room_id)) != NULL) {
+	if (mx_ok(res) && room_id != NULL) {
+		room = mx_room_get(m, room_id);
 		copy = xstrdup(room_id);
 		free(j->room_id);
 		j->room_id = copy;

@@ -232,16 +232,11 @@ matrix_start(struct adapter *adapter)
 	    mx_net(m));
 	txn_prefix_load(m);
 	if (m->direct == NULL)
-		m->direct = json_object();
+		m->direct = mx_json(json_object());
 	if (m->direct_pending == NULL)
-		m->direct_pending = json_object();
+		m->direct_pending = mx_json(json_object());
 	if (m->handled == NULL)
-		m->handled = json_array();
-	if (m->direct == NULL || m->direct_pending == NULL ||
-	    m->handled == NULL) {
-		log_error("matrix %s: out of memory", mx_net(m));
-		return -1;
-	}
+		m->handled = mx_json(json_array());
 	free(m->device_id);
 	m->device_id = NULL;
 	if (m->cfg.device_id != NULL)
@@ -262,7 +257,7 @@ matrix_start(struct adapter *adapter)
 		json_array_foreach(handled, i, id) {
 			if (json_is_string(id)) {
 				mx_seen_check(&m->seen, json_string_value(id));
-				json_array_append(m->handled, id);
+				mx_json_rc(json_array_append(m->handled, id));
 			}
 		}
 		json_decref(handled);
@@ -359,7 +354,7 @@ matrix_channel_title(struct adapter *adapter, const char *channel, char *out,
 		text_printf(&t, " and %d others", n - shown);
 	/* Display names are anyone's text: no marks or control bytes. */
 	clean = text_sanitize(text_str(&t));
-	snprintf(out, outlen, "%s", clean != NULL ? clean : "a room");
+	snprintf(out, outlen, "%s", clean);
 	free(clean);
 	text_finish(&t);
 }
@@ -442,8 +437,7 @@ matrix_join(struct adapter *adapter, const char *channel)
 	struct mx_join *j = mx_join_find(m, channel);
 
 	if (j == NULL) {
-		if ((j = mx_join_new(m, channel, 1)) == NULL)
-			return -1;
+		j = mx_join_new(m, channel, 1);
 		if (channel[0] == '!')
 			j->room_id = xstrdup(channel);
 	}
@@ -487,7 +481,8 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 
 	if (msg == NULL) {
 		/* Untracked by the core's outbox when it cannot be queued. */
-		log_error("matrix %s: out of memory", mx_net(m));
+		log_error("matrix %s: cannot send to %s: the text is not UTF-8",
+		    mx_net(m), channel);
 		return -1;
 	}
 	if (room != NULL && !room->parting && room->leaving == NULL) {
@@ -500,8 +495,8 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 		mx_queue_push(&j->queue, msg);
 		return 0;
 	}
-	if (channel[0] == '!' && room == NULL &&
-	    (room = mx_room_get(m, channel)) != NULL) {
+	if (channel[0] == '!' && room == NULL) {
+		room = mx_room_get(m, channel);
 		mx_room_push(room, msg);
 		return 0;
 	}
@@ -509,8 +504,8 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 	 * A channel the core has not joined yet (a game restored before the
 	 * adapter starts says it resumes): joined, then sent.
 	 */
-	if (channel[0] == '#' && j == NULL &&
-	    (j = mx_join_new(m, channel, 1)) != NULL) {
+	if (channel[0] == '#' && j == NULL) {
+		j = mx_join_new(m, channel, 1);
 		mx_queue_push(&j->queue, msg);
 		mx_join_start(j);
 		return 0;
@@ -538,10 +533,12 @@ matrix_send_private(struct adapter *adapter, const char *user_id,
 		return -1;
 	}
 	if ((msg = mx_msg_new(m, text, info, user_id)) == NULL) {
-		log_error("matrix %s: out of memory", mx_net(m));
+		log_error("matrix %s: cannot send privately to %s: the text is "
+		    "not UTF-8", mx_net(m), user_id);
 		return -1;
 	}
-	return mx_dm_send(m, user_id, msg);
+	mx_dm_send(m, user_id, msg);
+	return 0;
 }
 
 static int

@@ -17,9 +17,14 @@
  *   gaps.c     cut timelines filled in with /messages
  *   conf.c, proto.c, parse.c   the pure parts (conf.h, proto.h, parse.h)
  *   http.c     JSON over HTTP with libcurl on the bot's loop (http.h)
+ *   json.c     jansson running out of memory: fatal (json.h)
+ *
+ * Out of memory is fatal everywhere: the adapter's own memory comes from
+ * xmalloc.h, and jansson's failures to allocate go through json.h.
  *
  * Ownership is as each field's comment says; json_t fields marked owned
- * hold one reference, released when their struct is freed.
+ * hold one reference, released when their struct is freed.  Functions
+ * borrow the json_t they are given unless their comment says otherwise.
  */
 #ifndef STICHBOT_MATRIX_INT_H
 #define STICHBOT_MATRIX_INT_H
@@ -32,6 +37,7 @@
 #include "adapter.h"
 #include "conf.h"
 #include "http.h"
+#include "json.h"
 #include "parse.h"
 #include "proto.h"
 #include "rng.h"
@@ -278,7 +284,7 @@ struct mx_room *mx_dm_room_for(struct matrix *m, const char *user_id);
 struct mx_dm *mx_dm_find(struct matrix *m, const char *user_id);
 void mx_dm_free(struct mx_dm *dm);
 void mx_dm_start(struct mx_dm *dm);
-int mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg);
+void mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg);
 
 /* joins.c: joins of channels and invites */
 struct mx_join *mx_join_find(struct matrix *m, const char *name);

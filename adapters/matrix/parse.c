@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "parse.h"
+#include "xmalloc.h"
 
 static const json_t *
 mx_get2(const json_t *obj, const char *a, const char *b)
@@ -16,19 +16,20 @@ mx_get2(const json_t *obj, const char *a, const char *b)
 	return json_object_get(json_object_get(obj, a), b);
 }
 
-/* Appends one event; 0, or -1 when memory runs out. */
-static int
+/* Appends one event. */
+static void
 mx_sync_add(struct mx_sync *out, const struct mx_event *ev)
 {
-	if (array_grow((void **)&out->events, &out->cap, out->n + 1,
-	    sizeof(*ev)) != 0)
-		return -1;
+	if (out->n == out->cap) {
+		out->cap = out->cap > 0 ? out->cap * 2 : 64;
+		out->events = xreallocarray(out->events, (size_t)out->cap,
+		    sizeof(*ev));
+	}
 	out->events[out->n++] = *ev;
-	return 0;
 }
 
 /* Appends the well-formed events of array events (borrowed). */
-static int
+static void
 mx_sync_events(struct mx_sync *out, const json_t *events,
     enum mx_section section, const char *room_id)
 {
@@ -59,13 +60,11 @@ mx_sync_events(struct mx_sync *out, const json_t *events,
 		    mx_get2(e, "unsigned", "prev_content"), "membership"));
 		ev.prev_is_direct = json_is_true(json_object_get(
 		    mx_get2(e, "unsigned", "prev_content"), "is_direct"));
-		if (mx_sync_add(out, &ev) != 0)
-			return -1;
+		mx_sync_add(out, &ev);
 	}
-	return 0;
 }
 
-static int
+static void
 mx_sync_marker(struct mx_sync *out, enum mx_section section,
     const char *room_id)
 {
@@ -74,7 +73,7 @@ mx_sync_marker(struct mx_sync *out, enum mx_section section,
 	memset(&ev, 0, sizeof(ev));
 	ev.section = section;
 	ev.room_id = room_id;
-	return mx_sync_add(out, &ev);
+	mx_sync_add(out, &ev);
 }
 
 int
@@ -91,44 +90,34 @@ mx_sync_parse(const json_t *response, struct mx_sync *out, char *err,
 		snprintf(err, errlen, "the /sync response has no next_batch");
 		return -1;
 	}
-	if (mx_sync_events(out, mx_get2(response, "account_data", "events"),
-	    MX_ACCOUNT_DATA, NULL) != 0)
-		goto nomem;
+	mx_sync_events(out, mx_get2(response, "account_data", "events"),
+	    MX_ACCOUNT_DATA, NULL);
 	json_object_foreach((json_t *)json_object_get(rooms, "join"), room_id,
 	    room) {
 		const json_t *timeline = json_object_get(room, "timeline");
 
-		if (mx_sync_events(out, mx_get2(room, "state", "events"),
-		    MX_STATE, room_id) != 0)
-			goto nomem;
-		if (json_is_true(json_object_get(timeline, "limited")) &&
-		    mx_sync_marker(out, MX_GAP, room_id) != 0)
-			goto nomem;
-		if (mx_sync_events(out, json_object_get(timeline, "events"),
-		    MX_TIMELINE, room_id) != 0)
-			goto nomem;
+		mx_sync_events(out, mx_get2(room, "state", "events"), MX_STATE,
+		    room_id);
+		if (json_is_true(json_object_get(timeline, "limited")))
+			mx_sync_marker(out, MX_GAP, room_id);
+		mx_sync_events(out, json_object_get(timeline, "events"),
+		    MX_TIMELINE, room_id);
 	}
 	json_object_foreach((json_t *)json_object_get(rooms, "invite"),
 	    room_id, room) {
-		if (mx_sync_events(out, mx_get2(room, "invite_state", "events"),
-		    MX_INVITE_STATE, room_id) != 0 ||
-		    mx_sync_marker(out, MX_INVITED, room_id) != 0)
-			goto nomem;
+		mx_sync_events(out, mx_get2(room, "invite_state", "events"),
+		    MX_INVITE_STATE, room_id);
+		mx_sync_marker(out, MX_INVITED, room_id);
 	}
 	json_object_foreach((json_t *)json_object_get(rooms, "leave"), room_id,
 	    room) {
-		if (mx_sync_events(out, mx_get2(room, "state", "events"),
-		    MX_LEFT_EVENT, room_id) != 0 ||
-		    mx_sync_events(out, mx_get2(room, "timeline", "events"),
-		    MX_LEFT_EVENT, room_id) != 0 ||
-		    mx_sync_marker(out, MX_LEFT, room_id) != 0)
-			goto nomem;
+		mx_sync_events(out, mx_get2(room, "state", "events"),
+		    MX_LEFT_EVENT, room_id);
+		mx_sync_events(out, mx_get2(room, "timeline", "events"),
+		    MX_LEFT_EVENT, room_id);
+		mx_sync_marker(out, MX_LEFT, room_id);
 	}
 	return 0;
-nomem:
-	mx_sync_finish(out);
-	snprintf(err, errlen, "out of memory");
-	return -1;
 }
 
 void

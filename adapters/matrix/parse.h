@@ -58,7 +58,7 @@ struct mx_sync {
  * account data, then per joined room its state, a gap marker when the
  * timeline was limited, and its timeline, then invited rooms, then left
  * rooms.  Malformed events are skipped.  -1 with a reason when the
- * response has no next_batch or memory runs out.
+ * response has no next_batch.
  */
 int mx_sync_parse(const json_t *response, struct mx_sync *out, char *err,
     size_t errlen);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "log.h"
 #include "matrix_int.h"
 #include "xmalloc.h"
@@ -38,10 +37,11 @@ mx_person_set(struct mx_room *room, const char *user_id, int state,
 	if (name != NULL)
 		copy = xstrdup(name);
 	if (p == NULL) {
-		if (array_grow((void **)&room->people, &room->people_cap,
-		    room->npeople + 1, sizeof(*p)) != 0) {
-			free(copy);
-			return;
+		if (room->npeople == room->people_cap) {
+			room->people_cap = room->people_cap > 0 ?
+			    room->people_cap * 2 : 8;
+			room->people = xreallocarray(room->people,
+			    (size_t)room->people_cap, sizeof(*p));
 		}
 		room->people[room->npeople].user_id = xstrdup(user_id);
 		p = &room->people[room->npeople++];

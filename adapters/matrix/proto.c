@@ -8,20 +8,26 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json.h"
 #include "proto.h"
 
 int
 mx_user_id_valid(const char *s)
 {
 	const char *colon;
+	size_t n;
 
 	if (s == NULL || s[0] != '@')
 		return 0;
 	colon = strchr(s, ':');
 	if (colon == NULL || colon == s + 1 || colon[1] == '\0')
 		return 0;
-	for (const char *p = s; *p != '\0'; p++)
-		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+	/*
+	 * Valid UTF-8 without spaces or control characters: a user id is
+	 * then safe in a URL, a log line and every jansson string (json.h).
+	 */
+	for (const char *p = s; *p != '\0'; p += n)
+		if (*p == ' ' || (n = text_char_length(p)) == 0)
 			return 0;
 	return 1;
 }
@@ -126,20 +132,19 @@ mx_mentions(const struct text *t)
 		/* A cut mark ends the text, as in text_render(). */
 		if (sep == NULL || close == NULL || sep > close)
 			break;
-		id = json_stringn(s + 1, (size_t)(sep - s - 1));
+		/* Not UTF-8 (a mark forged past text_user()): the end. */
+		id = mx_json_pack("s%", s + 1, (size_t)(sep - s - 1));
 		if (id == NULL)
 			break;
-		if (ids == NULL && (ids = json_array()) == NULL) {
-			json_decref(id);
-			break;
-		}
+		if (ids == NULL)
+			ids = mx_json(json_array());
 		json_array_foreach(ids, i, seen)
 			if (json_equal(seen, id))
 				dup = 1;
 		if (dup || json_string_length(id) == 0)
 			json_decref(id);
 		else
-			json_array_append_new(ids, id);
+			mx_json_rc(json_array_append_new(ids, id));
 		s = close + 1;
 	}
 	if (ids != NULL && json_array_size(ids) == 0) {
@@ -159,7 +164,7 @@ mx_message_content(const struct text *t, const char *msgtype)
 	text_init(&html);
 	text_render(t, TEXT_FORMAT_PLAIN, &plain);
 	text_render(t, TEXT_FORMAT_HTML, &html);
-	content = json_pack("{s:s, s:s%, s:s, s:s%}",
+	content = mx_json_pack("{s:s, s:s%, s:s, s:s%}",
 	    "msgtype", msgtype,
 	    "body", text_str(&plain), plain.len,
 	    "format", "org.matrix.custom.html",
@@ -168,12 +173,9 @@ mx_message_content(const struct text *t, const char *msgtype)
 	text_finish(&html);
 	if (content == NULL)
 		return NULL;
-	if ((mentions = mx_mentions(t)) != NULL &&
-	    json_object_set_new(content, "m.mentions",
-	    json_pack("{s:o}", "user_ids", mentions)) != 0) {
-		json_decref(content);
-		return NULL;
-	}
+	if ((mentions = mx_mentions(t)) != NULL)
+		mx_json_rc(json_object_set_new(content, "m.mentions",
+		    mx_json(json_pack("{s:o}", "user_ids", mentions))));
 	return content;
 }
 
@@ -200,15 +202,13 @@ mx_line_content(const struct text *t, const char *private_to)
 			listed = 1;
 	if (listed)
 		return content;
-	if (ids != NULL) {
-		if (json_array_append_new(ids, json_string(private_to)) == 0)
-			return content;
-	} else if (json_object_set_new(content, "m.mentions",
-	    json_pack("{s:[s]}", "user_ids", private_to)) == 0) {
-		return content;
-	}
-	json_decref(content);
-	return NULL;
+	if (ids != NULL)
+		mx_json_rc(json_array_append_new(ids,
+		    mx_json(json_string(private_to))));
+	else
+		mx_json_rc(json_object_set_new(content, "m.mentions",
+		    mx_json(json_pack("{s:[s]}", "user_ids", private_to))));
+	return content;
 }
 
 const char *
@@ -262,11 +262,11 @@ mx_direct_add(json_t *direct, const char *user_id, const char *room_id)
 	rooms = json_object_get(direct, user_id);
 	if (!json_is_array(rooms)) {
 		/* Another client wrote garbage there: a list replaces it. */
-		if ((rooms = json_array()) == NULL ||
-		    json_object_set_new(direct, user_id, rooms) != 0)
-			return -1;
+		rooms = mx_json(json_array());
+		mx_json_rc(json_object_set_new(direct, user_id, rooms));
 	}
-	return json_array_append_new(rooms, json_string(room_id)) == 0 ? 1 : -1;
+	mx_json_rc(json_array_append_new(rooms, mx_json(json_string(room_id))));
+	return 1;
 }
 
 int

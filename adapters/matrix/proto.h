@@ -20,7 +20,10 @@
 /* The client-server API prefix every request path starts with. */
 #define MX_API "/_matrix/client/v3"
 
-/* 1 when s looks like a Matrix user id, "@localpart:server". */
+/*
+ * 1 when s looks like a Matrix user id, "@localpart:server", in valid
+ * UTF-8 without spaces or control characters.
+ */
 int mx_user_id_valid(const char *s);
 /* The server name of a user or room id (after the first ':'), or "". */
 const char *mx_server_name(const char *id);
@@ -68,7 +71,7 @@ json_t *mx_mentions(const struct text *t);
 /*
  * The content of an m.room.message of msgtype ("m.notice") for t: the
  * plain body, the HTML formatted_body, and m.mentions when t mentions
- * someone.  NULL when memory runs out.
+ * someone.  NULL when jansson refuses the text (not UTF-8, see json.h).
  */
 json_t *mx_message_content(const struct text *t, const char *msgtype);
 /*
@@ -78,7 +81,8 @@ json_t *mx_message_content(const struct text *t, const char *msgtype);
  * with m.mentions, since the default push rule .m.rule.suppress_notices
  * silences notices and the player would never be alerted; other room
  * lines are m.notice, which clients show as the bot's and other bots
- * ignore.  NULL when memory runs out.
+ * ignore.  private_to is a checked user id (mx_user_id_valid).  NULL
+ * when jansson refuses the text (not UTF-8, see json.h).
  */
 json_t *mx_line_content(const struct text *t, const char *private_to);
 /*
@@ -91,7 +95,9 @@ const char *mx_message_text(const json_t *content);
 /*
  * Adds room_id to user_id's list in an m.direct content object (borrowed,
  * changed in place), keeping every other entry.  Returns 1 when it was
- * added, 0 when it was there already, -1 when memory ran out.
+ * added, 0 when it was there already, -1 when direct is not an object.
+ * user_id and room_id are UTF-8 (a checked user id, an id from the
+ * server).
  */
 int mx_direct_add(json_t *direct, const char *user_id, const char *room_id);
 /* 1 when the m.direct content lists room_id for user_id. */

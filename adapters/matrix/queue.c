@@ -63,6 +63,7 @@ mx_queue_move(struct mx_queue *to, struct mx_queue *from)
  * recipient of a private line (NULL in a room).  A tracked message's
  * transaction id comes from its outbox row, so that the row sent again
  * after a restart is the same transaction; others get one per process.
+ * NULL when jansson refuses the text (not UTF-8, see json.h).
  */
 struct mx_msg *
 mx_msg_new(struct matrix *m, const struct text *text,

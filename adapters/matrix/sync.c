@@ -55,7 +55,7 @@ step_failed(struct matrix *m, const char *what, const struct mx_response *res,
 	if (res != NULL)
 		mx_describe(res, why, sizeof(why));
 	else
-		snprintf(why, sizeof(why), "out of memory");
+		snprintf(why, sizeof(why), "the request could not be made");
 	delay = mx_retry_delay(m, res, &m->attempt, MX_SYNC_RETRY_BASE, max);
 	/* Failures that fix themselves are routine: no warning for each. */
 	if (res == NULL || mx_transient(res))
@@ -128,8 +128,7 @@ on_sync(const struct mx_response *res, void *arg)
 	if (joins_unresolved(m) && m->phase == MX_SYNC) {
 		json_decref(m->held);
 		/* A copy: the response is the HTTP client's. */
-		if ((m->held = json_deep_copy(res->body)) == NULL)
-			step_failed(m, "/sync", NULL, MX_SYNC_RETRY_MAX);
+		m->held = mx_json(json_deep_copy(res->body));
 		return;
 	}
 	sync_apply(m, res->body, res);
@@ -186,13 +185,11 @@ on_direct(const struct mx_response *res, void *arg)
 
 	m->req = NULL;
 	if (mx_ok(res) && json_is_object(res->body)) {
-		json_t *copy = json_deep_copy(res->body);
+		json_t *copy = mx_json(json_deep_copy(res->body));
 
-		if (copy != NULL) {
-			mx_direct_merge(copy, m->direct);
-			json_decref(m->direct);
-			m->direct = copy;
-		}
+		mx_direct_merge(copy, m->direct);
+		json_decref(m->direct);
+		m->direct = copy;
 	} else if (res->status != 404) {
 		step_failed(m, "reading m.direct", res, MX_SYNC_RETRY_MAX);
 		return;
@@ -215,7 +212,7 @@ mx_sync(struct matrix *m)
 		return;
 	switch (m->phase) {
 	case MX_FILTER:
-		filter = json_pack("{s:{s:[s]}, s:{s:[]}, s:{"
+		filter = mx_json(json_pack("{s:{s:[s]}, s:{s:[]}, s:{"
 		    "s:{s:[s,s,s,s,s,s,s], s:i}, s:{s:[s,s,s,s,s]}, s:{s:[]}, "
 		    "s:{s:[]}}}",
 		    "account_data", "types", "m.direct",
@@ -229,13 +226,11 @@ mx_sync(struct matrix *m)
 		    "m.room.encryption", "m.room.canonical_alias",
 		    "m.room.name",
 		    "ephemeral", "types",
-		    "account_data", "types");
+		    "account_data", "types"));
 		mx_url(&m->url, m->cfg.homeserver, MX_API "/user/%s/filter",
 		    m->cfg.user_id);
-		if (filter != NULL)
-			m->req = mx_http_request(m->http, "POST",
-			    text_str(&m->url), m->token, filter,
-			    MX_REQUEST_TIMEOUT, on_filter, m);
+		m->req = mx_http_request(m->http, "POST", text_str(&m->url),
+		    m->token, filter, MX_REQUEST_TIMEOUT, on_filter, m);
 		json_decref(filter);
 		break;
 	case MX_DIRECT:
@@ -323,14 +318,18 @@ mx_login(struct matrix *m)
 		m->req = mx_http_request(m->http, "GET", text_str(&m->url),
 		    m->cfg.access_token, NULL, MX_REQUEST_TIMEOUT, on_login, m);
 	} else {
-		body = json_pack("{s:s, s:{s:s, s:s}, s:s, s:s}",
+		/* The password comes from a file: jansson may refuse it. */
+		body = mx_json_pack("{s:s, s:{s:s, s:s}, s:s, s:s}",
 		    "type", "m.login.password",
 		    "identifier", "type", "m.id.user", "user", m->cfg.user_id,
 		    "password", m->cfg.password,
 		    "initial_device_display_name", m->cfg.device_name);
+		if (body == NULL)
+			log_error("matrix %s: the password is not UTF-8",
+			    mx_net(m));
 		if (body != NULL && m->device_id != NULL)
-			json_object_set_new(body, "device_id",
-			    json_string(m->device_id));
+			mx_json_rc(json_object_set_new(body, "device_id",
+			    mx_json(json_string(m->device_id))));
 		mx_url(&m->url, m->cfg.homeserver, MX_API "/login");
 		if (body != NULL)
 			m->req = mx_http_request(m->http, "POST",
