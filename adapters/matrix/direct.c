@@ -51,11 +51,9 @@ direct_failed(struct matrix *m, const struct mx_response *res)
 	mx_direct_merge(m->direct_pending, m->direct_inflight);
 	json_decref(m->direct_inflight);
 	m->direct_inflight = NULL;
-	if (mx_token_refused(res)) {
-		mx_relogin(m);
+	/* Refused or not, the additions are tried again. */
+	if (mx_failed(m, res, why, sizeof(why)) == MX_RELOGIN)
 		return;
-	}
-	mx_describe(res, why, sizeof(why));
 	delay = mx_retry_delay(m, res, &m->direct_attempt, MX_RETRY_BASE,
 	    MX_RETRY_MAX);
 	log_warn("matrix %s: cannot update m.direct (%s); retrying in %llu ms",
@@ -261,18 +259,18 @@ on_dm_created(const struct mx_response *res, void *arg)
 		mx_room_kick(room);
 		return;
 	}
-	mx_describe(res, why, sizeof(why));
-	if (mx_token_refused(res)) {
-		mx_relogin(m);
+	switch (mx_failed(m, res, why, sizeof(why))) {
+	case MX_RELOGIN:
 		return;
-	}
-	if (mx_ok(res) || !mx_transient(res)) {
+	case MX_REFUSED:
 		log_error("matrix %s: cannot open a direct room with %s (%s)",
 		    mx_net(m), dm->user_id, why);
 		mx_queue_drop(m, &dm->queue, dm->user_id);
 		mx_dm_free(dm);
 		mx_rooms_kick(m);
 		return;
+	case MX_RETRY:
+		break;
 	}
 	delay = mx_retry_delay(m, res, &dm->attempt, MX_RETRY_BASE,
 	    MX_RETRY_MAX);

@@ -43,7 +43,6 @@ struct mx_http {
 	CURLM *multi;
 	uint64_t timer;
 	struct mx_request *requests;
-	int pending;
 };
 
 static void mx_http_check(struct mx_http *http);
@@ -148,7 +147,6 @@ mx_request_free(struct mx_request *req)
 		http->requests = req->next;
 	if (req->next != NULL)
 		req->next->prev = req->prev;
-	http->pending--;
 	loop_cancel(http->loop, req->fail_timer);
 	if (req->easy != NULL) {
 		curl_multi_remove_handle(http->multi, req->easy);
@@ -363,7 +361,6 @@ mx_http_request(struct mx_http *http, const char *method, const char *url,
 	if (http->requests != NULL)
 		http->requests->prev = req;
 	http->requests = req;
-	http->pending++;
 	if (body != NULL)
 		req->body = mx_json_dump(body);
 	else if (strcmp(method, "GET") != 0)
@@ -391,10 +388,4 @@ mx_http_cancel(struct mx_http *http, struct mx_request *req)
 	(void)http;
 	if (req != NULL)
 		mx_request_free(req);
-}
-
-int
-mx_http_pending(const struct mx_http *http)
-{
-	return http->pending;
 }

@@ -43,7 +43,5 @@ struct mx_request *mx_http_request(struct mx_http *http, const char *method,
     mx_http_fn fn, void *arg);
 /* Drops a request without calling its callback; NULL is fine. */
 void mx_http_cancel(struct mx_http *http, struct mx_request *req);
-/* Requests not yet finished. */
-int mx_http_pending(const struct mx_http *http);
 
 #endif

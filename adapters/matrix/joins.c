@@ -101,12 +101,10 @@ on_joined(const struct mx_response *res, void *arg)
 		mx_sync_release(m);
 		return;
 	}
-	mx_describe(res, why, sizeof(why));
-	if (mx_token_refused(res)) {
-		mx_relogin(m);
+	switch (mx_failed(m, res, why, sizeof(why))) {
+	case MX_RELOGIN:
 		return;
-	}
-	if (mx_ok(res) || !mx_transient(res)) {
+	case MX_REFUSED:
 		log_error("matrix %s: cannot join %s: %s", mx_net(m), j->name,
 		    why);
 		mx_queue_drop(m, &j->queue, j->name);
@@ -117,6 +115,8 @@ on_joined(const struct mx_response *res, void *arg)
 		mx_rooms_kick(m);
 		mx_sync_release(m);
 		return;
+	case MX_RETRY:
+		break;
 	}
 	delay = mx_retry_delay(m, res, &j->attempt, MX_RETRY_BASE,
 	    MX_RETRY_MAX);

@@ -228,6 +228,19 @@ int mx_ok(const struct mx_response *res);
 int mx_transient(const struct mx_response *res);
 int mx_token_refused(const struct mx_response *res);
 void mx_describe(const struct mx_response *res, char *out, size_t outlen);
+/* What a failed request leads to (mx_failed). */
+enum mx_verdict {
+	MX_RELOGIN,               /* the token died: logging in again */
+	MX_REFUSED,               /* refused: not worth another try */
+	MX_RETRY,                 /* worth another try after a backoff */
+};
+/*
+ * Sorts out a failed request (res; NULL: it could not be made, which is
+ * worth another try) and writes a description of it for the caller's log
+ * line into why.  A dead token starts logging in again.
+ */
+enum mx_verdict mx_failed(struct matrix *m, const struct mx_response *res,
+    char *why, size_t whylen);
 uint64_t mx_retry_delay(struct matrix *m, const struct mx_response *res,
     unsigned *attempt, uint64_t base, uint64_t max);
 void mx_outage_begin(struct matrix *m);

@@ -51,6 +51,22 @@ mx_describe(const struct mx_response *res, char *out, size_t outlen)
 		    error != NULL ? ": " : "", error != NULL ? error : "");
 }
 
+enum mx_verdict
+mx_failed(struct matrix *m, const struct mx_response *res, char *why,
+    size_t whylen)
+{
+	if (res == NULL) {
+		snprintf(why, whylen, "the request could not be made");
+		return MX_RETRY;
+	}
+	mx_describe(res, why, whylen);
+	if (mx_token_refused(res)) {
+		mx_relogin(m);
+		return MX_RELOGIN;
+	}
+	return mx_ok(res) || !mx_transient(res) ? MX_REFUSED : MX_RETRY;
+}
+
 /* The delay before the next retry: the server's word for rate limits. */
 uint64_t
 mx_retry_delay(struct matrix *m, const struct mx_response *res,

@@ -144,15 +144,17 @@ on_sent(const struct mx_response *res, void *arg)
 {
 	struct mx_room *room = arg;
 	struct matrix *m = room->m;
+	struct mx_msg *msg;
 	char why[256];
-	uint64_t delay;
+	uint64_t delay, id;
 
 	room->sending = NULL;
 	if (mx_ok(res)) {
-		struct mx_msg *msg = mx_queue_pop(&room->queue);
-		uint64_t id = msg->id;
-		int flowed = msg->flow != NULL;
+		int flowed;
 
+		msg = mx_queue_pop(&room->queue);
+		id = msg->id;
+		flowed = msg->flow != NULL;
 		room->send_attempt = 0;
 		mx_msg_free(msg);
 		if (room->parting && room->queue.n == 0)
@@ -169,15 +171,12 @@ on_sent(const struct mx_response *res, void *arg)
 		mx_sent_report(m, id);
 		return;
 	}
-	mx_describe(res, why, sizeof(why));
-	if (mx_token_refused(res)) {
-		mx_relogin(m);
+	switch (mx_failed(m, res, why, sizeof(why))) {
+	case MX_RELOGIN:
 		return;
-	}
-	if (!mx_transient(res)) {
-		struct mx_msg *msg = mx_queue_pop(&room->queue);
-		uint64_t id = msg->id;
-
+	case MX_REFUSED:
+		msg = mx_queue_pop(&room->queue);
+		id = msg->id;
 		log_error("matrix %s: %s refused a message: %s", mx_net(m),
 		    room->id, why);
 		mx_msg_free(msg);
@@ -186,6 +185,8 @@ on_sent(const struct mx_response *res, void *arg)
 		/* It can never be sent: the core forgets its row. */
 		mx_sent_report(m, id);
 		return;
+	case MX_RETRY:
+		break;
 	}
 	delay = mx_retry_delay(m, res, &room->send_attempt, MX_SEND_RETRY_BASE,
 	    MX_SEND_RETRY_MAX);
