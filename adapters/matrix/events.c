@@ -304,6 +304,82 @@ room_seen_joined(const char *room_id, void *arg)
 	return room != NULL && room->seen_joined;
 }
 
+/* The account's m.direct as another client (or we) wrote it. */
+static void
+on_account_data(struct matrix *m, const struct mx_event *ev)
+{
+	json_t *copy;
+
+	if (strcmp(ev->type, "m.direct") != 0 || !json_is_object(ev->content))
+		return;
+	copy = mx_json(json_deep_copy(ev->content));
+	/* Our additions not yet written stay. */
+	mx_direct_merge(copy, m->direct_pending);
+	mx_direct_merge(copy, m->direct_inflight);
+	json_decref(m->direct);
+	m->direct = copy;
+}
+
+/*
+ * An event of a joined room's timeline: state is applied (and reaches the
+ * core unless it is old), messages reach the core unless they are old:
+ * in the first /sync, seen before, or history of a room just joined.
+ */
+static void
+on_timeline(struct matrix *m, const struct mx_event *ev, int initial)
+{
+	struct mx_room *room = mx_room_get(m, ev->room_id);
+	int dup;
+
+	room->joined = 1;
+	dup = ev->event_id != NULL && mx_seen_check(&m->seen, ev->event_id);
+	if (ev->state_key != NULL)
+		apply_state(m, room, ev, !initial && !dup && !ev->history);
+	else if (initial || dup || ev->history)
+		return;
+	else if (strcmp(ev->type, "m.room.message") == 0)
+		on_message(m, room, ev);
+	else if (strcmp(ev->type, "m.room.encrypted") == 0 &&
+	    ev->sender != NULL && strcmp(ev->sender, m->cfg.user_id) != 0)
+		encrypted_notice(m, room, ev);
+}
+
+/* 1 when ev is an m.room.member event about the bot itself. */
+static int
+own_member(const struct matrix *m, const struct mx_event *ev)
+{
+	return strcmp(ev->type, "m.room.member") == 0 &&
+	    ev->state_key != NULL && strcmp(ev->state_key, m->cfg.user_id) == 0;
+}
+
+/*
+ * A response was handled whole: its rooms count as seen joined, and its
+ * position is stored with the list of handled events emptied, in one
+ * transaction.
+ */
+static void
+sync_commit(struct matrix *m, const struct mx_sync *sync)
+{
+	for (int i = 0; i < sync->n; i++) {
+		struct mx_room *room;
+
+		if ((sync->events[i].section == MX_STATE ||
+		    sync->events[i].section == MX_TIMELINE) &&
+		    (room = mx_room_find(m, sync->events[i].room_id)) != NULL)
+			room->seen_joined = 1;
+	}
+	free(m->since);
+	m->since = xstrdup(sync->next_batch);
+	if (json_array_size(m->handled) > 0) {
+		json_array_clear(m->handled);
+		if (m->store != NULL &&
+		    store_kv_defer(m->store, m->key_handled, "[]") != 0)
+			log_error("matrix %s: cannot store %s", mx_net(m),
+			    m->key_handled);
+	}
+	mx_kv_set(m, m->key_since, sync->next_batch);
+}
+
 /*
  * Hands a /sync response to the core and the room state.  Returns 0 when
  * every event was handled (the caller then stores next_batch), -1 when
@@ -332,21 +408,10 @@ mx_sync_handle(struct matrix *m, const json_t *body)
 	for (int i = 0; i < sync.n && m->phase == MX_SYNC; i++) {
 		const struct mx_event *ev = &sync.events[i];
 		struct mx_room *room;
-		int dup;
 
 		switch (ev->section) {
 		case MX_ACCOUNT_DATA:
-			if (strcmp(ev->type, "m.direct") == 0 &&
-			    json_is_object(ev->content)) {
-				json_t *copy = mx_json(json_deep_copy(
-				    ev->content));
-
-				/* Our additions not yet written stay. */
-				mx_direct_merge(copy, m->direct_pending);
-				mx_direct_merge(copy, m->direct_inflight);
-				json_decref(m->direct);
-				m->direct = copy;
-			}
+			on_account_data(m, ev);
 			break;
 		case MX_STATE:
 			room = mx_room_get(m, ev->room_id);
@@ -360,26 +425,10 @@ mx_sync_handle(struct matrix *m, const json_t *body)
 				    "messages of %s", mx_net(m), ev->room_id);
 			break;
 		case MX_TIMELINE:
-			room = mx_room_get(m, ev->room_id);
-			room->joined = 1;
-			dup = ev->event_id != NULL &&
-			    mx_seen_check(&m->seen, ev->event_id);
-			if (ev->state_key != NULL)
-				apply_state(m, room, ev, !initial && !dup &&
-				    !ev->history);
-			else if (initial || dup || ev->history)
-				break;
-			else if (strcmp(ev->type, "m.room.message") == 0)
-				on_message(m, room, ev);
-			else if (strcmp(ev->type, "m.room.encrypted") == 0 &&
-			    ev->sender != NULL &&
-			    strcmp(ev->sender, m->cfg.user_id) != 0)
-				encrypted_notice(m, room, ev);
+			on_timeline(m, ev, initial);
 			break;
 		case MX_INVITE_STATE:
-			if (strcmp(ev->type, "m.room.member") == 0 &&
-			    ev->state_key != NULL &&
-			    strcmp(ev->state_key, m->cfg.user_id) == 0)
+			if (own_member(m, ev))
 				invite = ev;
 			break;
 		case MX_INVITED:
@@ -387,9 +436,7 @@ mx_sync_handle(struct matrix *m, const json_t *body)
 			invite = NULL;
 			break;
 		case MX_LEFT_EVENT:
-			if (strcmp(ev->type, "m.room.member") == 0 &&
-			    ev->state_key != NULL &&
-			    strcmp(ev->state_key, m->cfg.user_id) == 0)
+			if (own_member(m, ev))
 				left = ev;
 			break;
 		case MX_LEFT:
@@ -398,29 +445,8 @@ mx_sync_handle(struct matrix *m, const json_t *body)
 			break;
 		}
 	}
-	if (m->phase != MX_SYNC) {
-		mx_sync_finish(&sync);
-		return -1;
-	}
-	for (int i = 0; i < sync.n; i++) {
-		struct mx_room *room;
-
-		if ((sync.events[i].section == MX_STATE ||
-		    sync.events[i].section == MX_TIMELINE) &&
-		    (room = mx_room_find(m, sync.events[i].room_id)) != NULL)
-			room->seen_joined = 1;
-	}
-	free(m->since);
-	m->since = xstrdup(sync.next_batch);
-	/* The new position and the emptied list: one transaction. */
-	if (json_array_size(m->handled) > 0) {
-		json_array_clear(m->handled);
-		if (m->store != NULL &&
-		    store_kv_defer(m->store, m->key_handled, "[]") != 0)
-			log_error("matrix %s: cannot store %s", mx_net(m),
-			    m->key_handled);
-	}
-	mx_kv_set(m, m->key_since, sync.next_batch);
+	if (m->phase == MX_SYNC)
+		sync_commit(m, &sync);
 	mx_sync_finish(&sync);
-	return 0;
+	return m->phase == MX_SYNC ? 0 : -1;
 }
