@@ -1,9 +1,10 @@
 /*
  * fuzz_sync.c - libFuzzer target: the pure parts of the Matrix adapter
- * (adapters/matrix_proto.h) on arbitrary JSON, read as a /sync response.
+ * (adapters/matrix/parse.h and proto.h) on arbitrary JSON, read as a /sync
+ * response.
  *
- * The input is parsed as matrix_http.c parses a response body.  Checked,
- * besides memory safety and leaks:
+ * The input is parsed as adapters/matrix/http.c parses a response body.
+ * Checked, besides memory safety and leaks:
  *   - mx_sync_parse() gives exactly the well-formed events of the response
  *     in the documented order (account data; per joined room its state, a
  *     gap marker when limited, its timeline; invited rooms; left rooms),
@@ -29,7 +30,8 @@
 #include <jansson.h>
 
 #include "fuzz_check.h"
-#include "matrix_proto.h"
+#include "matrix/parse.h"
+#include "matrix/proto.h"
 #include "text.h"
 
 #define BOT "@stichbot:example.org"
@@ -613,7 +615,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t numbers[3] = { 0, 0, 0 };
 	int rc;
 
-	/* As matrix_http.c reads a response body. */
+	/* As adapters/matrix/http.c reads a response body. */
 	response = json_loadb((const char *)data, size, 0, NULL);
 	if (response == NULL)
 		return 0;

@@ -19,7 +19,10 @@
 
 #include "adapter.h"
 #include "config.h"
-#include "matrix_proto.h"
+#include "matrix/conf.h"
+#include "matrix/json.h"
+#include "matrix/parse.h"
+#include "matrix/proto.h"
 #include "text.h"
 
 extern const struct adapter_impl matrix_adapter;
@@ -247,10 +250,42 @@ test_user_ids(void **unused)
 	assert_false(mx_user_id_valid("@bot"));
 	assert_false(mx_user_id_valid("@b ot:x"));
 	assert_false(mx_user_id_valid(NULL));
+	/* Valid UTF-8 without control characters: safe in every string. */
+	assert_true(mx_user_id_valid("@j\xc3\xbcrgen:x"));
+	assert_false(mx_user_id_valid("@b\xffot:x"));
+	assert_false(mx_user_id_valid("@b\xc3:x"));
+	assert_false(mx_user_id_valid("@b\x01ot:x"));
+	assert_false(mx_user_id_valid("@b\x7fot:x"));
+	assert_false(mx_user_id_valid("@b\xc2\x85ot:x"));
 	assert_string_equal(mx_server_name("@a:127.0.0.1:8008"),
 	    "127.0.0.1:8008");
 	assert_string_equal(mx_server_name("!room:x"), "x");
 	assert_string_equal(mx_server_name("nothing"), "");
+}
+
+/*
+ * Out of memory is fatal (json.h); input jansson refuses is not: a text
+ * that is not UTF-8 makes no message content, and the adapter refuses it.
+ */
+static void
+test_json_refused(void **unused)
+{
+	struct text t;
+	json_t *v;
+
+	assert_null(mx_json_pack("s", "\xff"));
+	assert_null(mx_json_pack("{s:s}", "a", "b\xc3"));
+	v = mx_json_pack("{s:s}", "a", "b\xc3\xbc");
+	assert_non_null(v);
+	assert_string_equal(json_string_value(json_object_get(v, "a")),
+	    "b\xc3\xbc");
+	json_decref(v);
+	text_init(&t);
+	text_add(&t, "bad \xff byte");
+	assert_null(mx_message_content(&t, "m.notice"));
+	assert_null(mx_line_content(&t, NULL));
+	assert_null(mx_line_content(&t, "@ann:x"));
+	text_finish(&t);
 }
 
 static void
@@ -779,6 +814,7 @@ main(void)
 		cmocka_unit_test(test_config_values),
 		cmocka_unit_test(test_adapter_init_without_bot),
 		cmocka_unit_test(test_user_ids),
+		cmocka_unit_test(test_json_refused),
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_txn_ids),
 		cmocka_unit_test(test_outbox_txn_ids),

@@ -1,5 +1,5 @@
 /*
- * matrix_http.h - JSON requests over HTTP(S) with libcurl's multi
+ * http.h - JSON requests over HTTP(S) with libcurl's multi
  * interface, driven by the bot's event loop: curl tells us which sockets
  * it wants (CURLMOPT_SOCKETFUNCTION -> loop_watch) and when to wake it
  * (CURLMOPT_TIMERFUNCTION -> loop_timer), and we call
@@ -43,7 +43,5 @@ struct mx_request *mx_http_request(struct mx_http *http, const char *method,
     mx_http_fn fn, void *arg);
 /* Drops a request without calling its callback; NULL is fine. */
 void mx_http_cancel(struct mx_http *http, struct mx_request *req);
-/* Requests not yet finished. */
-int mx_http_pending(const struct mx_http *http);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * matrix_http.c - JSON over HTTP with libcurl's multi interface on the
- * bot's loop (matrix_http.h).
+ * http.c - JSON over HTTP with libcurl's multi interface on the
+ * bot's loop (http.h).
  *
  * Requests are kept in a list so that destroying the client cancels them
  * all.  A request that cannot even be set up (curl refuses an option) is
@@ -14,11 +14,12 @@
 
 #include <curl/curl.h>
 
+#include "http.h"
+#include "json.h"
 #include "loop.h"
-#include "matrix_http.h"
-#include "xmalloc.h"
 #include "text.h"
 #include "version.h"
+#include "xmalloc.h"
 
 /* The largest response read: an initial /sync of a big account fits. */
 #define MX_HTTP_MAX_BODY (64u * 1024 * 1024)
@@ -42,7 +43,6 @@ struct mx_http {
 	CURLM *multi;
 	uint64_t timer;
 	struct mx_request *requests;
-	int pending;
 };
 
 static void mx_http_check(struct mx_http *http);
@@ -147,7 +147,6 @@ mx_request_free(struct mx_request *req)
 		http->requests = req->next;
 	if (req->next != NULL)
 		req->next->prev = req->prev;
-	http->pending--;
 	loop_cancel(http->loop, req->fail_timer);
 	if (req->easy != NULL) {
 		curl_multi_remove_handle(http->multi, req->easy);
@@ -362,13 +361,11 @@ mx_http_request(struct mx_http *http, const char *method, const char *url,
 	if (http->requests != NULL)
 		http->requests->prev = req;
 	http->requests = req;
-	http->pending++;
 	if (body != NULL)
-		req->body = json_dumps(body, JSON_COMPACT);
+		req->body = mx_json_dump(body);
 	else if (strcmp(method, "GET") != 0)
 		req->body = xstrdup("{}");
-	if ((strcmp(method, "GET") != 0 && req->body == NULL) ||
-	    (req->easy = curl_easy_init()) == NULL ||
+	if ((req->easy = curl_easy_init()) == NULL ||
 	    mx_request_setup(req, method, url, token, timeout_ms) != 0 ||
 	    curl_multi_add_handle(http->multi, req->easy) != CURLM_OK) {
 		if (req->easy != NULL) {
@@ -391,10 +388,4 @@ mx_http_cancel(struct mx_http *http, struct mx_request *req)
 	(void)http;
 	if (req != NULL)
 		mx_request_free(req);
-}
-
-int
-mx_http_pending(const struct mx_http *http)
-{
-	return http->pending;
 }

@@ -1,14 +1,30 @@
 /*
- * matrix_int.h - what the parts of the Matrix adapter share: its state
+ * matrix_int.h - what the files of the Matrix adapter share: its state
  * (struct matrix and the rooms, joins and direct rooms it keeps) and the
- * functions one part calls in another.  matrix.c holds the adapter's
- * operations and the helpers every part uses, matrix_rooms.c the rooms
- * and what is sent to them, matrix_sync.c the /sync loop and what it
- * hands to the core.  Nothing here is for the rest of the bot: it sees
- * only matrix_adapter (adapter.h).
+ * functions one file calls in another, grouped by the file that defines
+ * them.  Nothing here is for the rest of the bot: it sees only
+ * matrix_adapter (adapter.h).
+ *
+ *   matrix.c   the adapter's operations: what the core calls
+ *   retry.c    what a response means, retry delays, outages
+ *   queue.c    messages waiting to be sent, a table's order across rooms
+ *   rooms.c    the rooms known and the sending of their queues
+ *   people.c   the members of each room and their names
+ *   direct.c   m.direct and a direct room per player
+ *   joins.c    joins of channels and of rooms invited to
+ *   sync.c     login, the filter, m.direct, then /sync after /sync
+ *   events.c   the events of a /sync response handled
+ *   gaps.c     cut timelines filled in with /messages
+ *   conf.c, proto.c, parse.c   the pure parts (conf.h, proto.h, parse.h)
+ *   http.c     JSON over HTTP with libcurl on the bot's loop (http.h)
+ *   json.c     jansson running out of memory: fatal (json.h)
+ *
+ * Out of memory is fatal everywhere: the adapter's own memory comes from
+ * xmalloc.h, and jansson's failures to allocate go through json.h.
  *
  * Ownership is as each field's comment says; json_t fields marked owned
- * hold one reference, released when their struct is freed.
+ * hold one reference, released when their struct is freed.  Functions
+ * borrow the json_t they are given unless their comment says otherwise.
  */
 #ifndef STICHBOT_MATRIX_INT_H
 #define STICHBOT_MATRIX_INT_H
@@ -19,8 +35,11 @@
 #include <jansson.h>
 
 #include "adapter.h"
-#include "matrix_http.h"
-#include "matrix_proto.h"
+#include "conf.h"
+#include "http.h"
+#include "json.h"
+#include "parse.h"
+#include "proto.h"
 #include "rng.h"
 #include "text.h"
 
@@ -199,60 +218,103 @@ struct matrix {
 	struct text url;          /* scratch for building URLs */
 };
 
-/* matrix.c: what every part uses (responses, retries, outages, the store) */
+/* matrix.c: the adapter's operations */
 const char *mx_net(const struct matrix *m);
 uint64_t mx_rand(struct matrix *m);
+void mx_kv_set(struct matrix *m, const char *key, const char *value);
+
+/* retry.c: what a response means, retries, outages */
 int mx_ok(const struct mx_response *res);
 int mx_transient(const struct mx_response *res);
 int mx_token_refused(const struct mx_response *res);
 void mx_describe(const struct mx_response *res, char *out, size_t outlen);
+/* What a failed request leads to (mx_failed). */
+enum mx_verdict {
+	MX_RELOGIN,               /* the token died: logging in again */
+	MX_REFUSED,               /* refused: not worth another try */
+	MX_RETRY,                 /* worth another try after a backoff */
+};
+/*
+ * Sorts out a failed request (res; NULL: it could not be made, which is
+ * worth another try) and writes a description of it for the caller's log
+ * line into why.  A dead token starts logging in again.
+ */
+enum mx_verdict mx_failed(struct matrix *m, const struct mx_response *res,
+    char *why, size_t whylen);
 uint64_t mx_retry_delay(struct matrix *m, const struct mx_response *res,
     unsigned *attempt, uint64_t base, uint64_t max);
 void mx_outage_begin(struct matrix *m);
 void mx_outage_end(struct matrix *m);
-void mx_kv_set(struct matrix *m, const char *key, const char *value);
+void mx_kick_all(struct matrix *m);
 
-/* matrix_rooms.c: queues, rooms, sending, m.direct, direct rooms, joins */
+/* queue.c: messages waiting, their order per table, reports of drops */
 void mx_queue_push(struct mx_queue *q, struct mx_msg *msg);
+struct mx_msg *mx_queue_pop(struct mx_queue *q);
+void mx_queue_clear(struct mx_queue *q);
+void mx_queue_move(struct mx_queue *to, struct mx_queue *from);
+struct mx_msg *mx_msg_new(struct matrix *m, const struct text *text,
+    const struct send_info *info, const char *private_to);
 void mx_msg_free(struct mx_msg *msg);
+void mx_sent_report(struct matrix *m, uint64_t id);
 void mx_msg_dropped(struct matrix *m, const struct mx_msg *msg,
     const char *where);
 void mx_queue_drop(struct matrix *m, struct mx_queue *q, const char *where);
-struct mx_msg *mx_msg_new(struct matrix *m, const struct text *text,
-    const struct send_info *info, const char *private_to);
+int mx_flow_count(const struct matrix *m, const char *flow);
+int mx_flow_held(const struct matrix *m, const struct mx_room *room,
+    const struct mx_msg *msg);
+
+/* rooms.c: rooms and sending to them */
 struct mx_room *mx_room_find(struct matrix *m, const char *id);
 struct mx_room *mx_room_get(struct matrix *m, const char *id);
 void mx_room_free(struct mx_room *r);
 void mx_room_forget(struct matrix *m, struct mx_room *room);
-struct mx_person *mx_person_find(const struct mx_room *room,
-    const char *user_id);
-void mx_person_set(struct mx_room *room, const char *user_id, int state,
-    const char *name);
-int mx_room_joined_count(const struct mx_room *room);
+struct mx_join *mx_channel_of_room(struct matrix *m, const char *room_id);
 const char *mx_room_label(struct matrix *m, const struct mx_room *room);
 int mx_room_is_private(struct matrix *m, const struct mx_room *room,
     const char *sender);
 struct mx_room *mx_room_of_channel(struct matrix *m, const char *channel);
+void mx_room_kick(struct mx_room *room);
 void mx_room_push(struct mx_room *room, struct mx_msg *msg);
-void mx_room_leave(struct mx_room *room);
-/* Starts the sends waiting for their turn (causal order, see room_kick). */
+/* Starts the sends waiting for their turn (causal order, mx_flow_held). */
 void mx_rooms_kick(struct matrix *m);
-void mx_kick_all(struct matrix *m);
+void mx_room_leave(struct mx_room *room);
+
+/* people.c: the members of a room */
+struct mx_person *mx_person_find(const struct mx_room *room,
+    const char *user_id);
+int mx_person_state(const struct mx_room *room, const char *user_id);
+void mx_person_set(struct mx_room *room, const char *user_id, int state,
+    const char *name);
+int mx_room_joined_count(const struct mx_room *room);
+void mx_members_fetch(struct mx_room *room);
+
+/* direct.c: m.direct and direct rooms */
 void mx_direct_merge(json_t *to, const json_t *from);
+void mx_direct_kick(struct matrix *m);
+void mx_direct_record(struct matrix *m, const char *user_id,
+    const char *room_id);
 struct mx_room *mx_dm_room_for(struct matrix *m, const char *user_id);
 struct mx_dm *mx_dm_find(struct matrix *m, const char *user_id);
 void mx_dm_free(struct mx_dm *dm);
 void mx_dm_start(struct mx_dm *dm);
-int mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg);
+void mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg);
+
+/* joins.c: joins of channels and invites */
 struct mx_join *mx_join_find(struct matrix *m, const char *name);
 void mx_join_free(struct mx_join *j);
 struct mx_join *mx_join_new(struct matrix *m, const char *name, int core);
 void mx_join_start(struct mx_join *j);
 
-/* matrix_sync.c: handling /sync, cut timelines, login and the /sync loop */
-void mx_sync_release(struct matrix *m);
-void mx_gaps_free(struct matrix *m);
+/* sync.c: login and the /sync loop */
 void mx_login(struct matrix *m);
 void mx_relogin(struct matrix *m);
+void mx_sync_release(struct matrix *m);
+
+/* events.c: a /sync response handed to the room state and the core */
+int mx_sync_handle(struct matrix *m, const json_t *body);
+
+/* gaps.c: cut timelines */
+int mx_gaps_start(struct matrix *m, const json_t *body);
+void mx_gaps_free(struct matrix *m);
 
 #endif

@@ -1,9 +1,9 @@
 /*
  * matrix.c - the Matrix adapter: the bot as a Matrix account, over the
- * client-server API v3 with libcurl (matrix_http.c) on the bot's loop.
- * This file holds the adapter's operations and the helpers every part
- * uses; matrix_rooms.c the rooms and what is sent to them, matrix_sync.c
- * the /sync loop and what it hands to the core (matrix_int.h).
+ * client-server API v3 with libcurl (http.c) on the bot's loop.
+ * This file holds the adapter's operations, what the core calls; the
+ * other files of adapters/matrix/ each hold one concern (matrix_int.h
+ * lists them).
  *
  * For admins:
  *
@@ -69,12 +69,11 @@
 #include <unistd.h>
 
 #include "adapter.h"
-#include "array.h"
 #include "log.h"
 #include "loop.h"
 #include "matrix_int.h"
-#include "xmalloc.h"
 #include "store.h"
+#include "xmalloc.h"
 
 const char *
 mx_net(const struct matrix *m)
@@ -86,114 +85,6 @@ uint64_t
 mx_rand(struct matrix *m)
 {
 	return rng_next(&m->rng);
-}
-
-int
-mx_ok(const struct mx_response *res)
-{
-	return res->status >= 200 && res->status < 300;
-}
-
-/* Worth retrying: no answer, a server error, or a rate limit. */
-int
-mx_transient(const struct mx_response *res)
-{
-	return res->status == 0 || res->status >= 500 || res->status == 429 ||
-	    (res->errcode != NULL && strcmp(res->errcode,
-	    "M_LIMIT_EXCEEDED") == 0);
-}
-
-int
-mx_token_refused(const struct mx_response *res)
-{
-	return res->status == 401 && res->errcode != NULL &&
-	    strcmp(res->errcode, "M_UNKNOWN_TOKEN") == 0;
-}
-
-/* A short description of a failed response for the log (no secrets). */
-void
-mx_describe(const struct mx_response *res, char *out, size_t outlen)
-{
-	const char *error = json_string_value(json_object_get(res->body,
-	    "error"));
-
-	if (res->status == 0)
-		snprintf(out, outlen, "%s", res->error != NULL ? res->error :
-		    "no answer");
-	else
-		snprintf(out, outlen, "HTTP %ld %s%s%s", res->status,
-		    res->errcode != NULL ? res->errcode : "",
-		    error != NULL ? ": " : "", error != NULL ? error : "");
-}
-
-/* The delay before the next retry: the server's word for rate limits. */
-uint64_t
-mx_retry_delay(struct matrix *m, const struct mx_response *res,
-    unsigned *attempt, uint64_t base, uint64_t max)
-{
-	uint64_t d;
-
-	if (res != NULL && res->retry_after_ms >= 0 &&
-	    (res->status == 429 || (res->errcode != NULL &&
-	    strcmp(res->errcode, "M_LIMIT_EXCEEDED") == 0)))
-		return (uint64_t)res->retry_after_ms;
-	d = mx_backoff(*attempt, base, max, mx_rand(m));
-	if (*attempt < 30)
-		(*attempt)++;
-	return d;
-}
-
-/*
- * Reports a change of connection to the core.  Back up, every retry that
- * waits for its backoff goes at once: the server answers again.
- */
-static void
-mx_set_up(struct matrix *m, int up)
-{
-	if (m->up == up)
-		return;
-	m->up = up;
-	log_info("matrix %s: %s", mx_net(m), up ? "connected" : "disconnected");
-	if (up)
-		mx_kick_all(m);
-	if (m->adapter->listener != NULL)
-		adapter_connected(m->adapter, up);
-}
-
-static void
-on_outage(struct loop *loop, uint64_t id, void *arg)
-{
-	struct matrix *m = arg;
-
-	(void)loop;
-	(void)id;
-	m->outage_timer = 0;
-	log_warn("matrix %s: the homeserver has not answered for %d s",
-	    mx_net(m), m->cfg.outage_ms / 1000);
-	mx_set_up(m, 0);
-}
-
-/*
- * A step of the /sync loop failed.  The core hears of it only when the
- * failures last outage_ms: telling every table "disconnected" and then
- * "back online" for one lost request would stop turn timers and repeat
- * prompts for nothing.
- */
-void
-mx_outage_begin(struct matrix *m)
-{
-	if (m->up && m->outage_timer == 0)
-		m->outage_timer = loop_timer(m->loop,
-		    (uint64_t)m->cfg.outage_ms, on_outage, m);
-}
-
-/* /sync answered: the homeserver is there (again). */
-void
-mx_outage_end(struct matrix *m)
-{
-	loop_cancel(m->loop, m->outage_timer);
-	m->outage_timer = 0;
-	mx_set_up(m, 1);
 }
 
 /*
@@ -341,16 +232,11 @@ matrix_start(struct adapter *adapter)
 	    mx_net(m));
 	txn_prefix_load(m);
 	if (m->direct == NULL)
-		m->direct = json_object();
+		m->direct = mx_json(json_object());
 	if (m->direct_pending == NULL)
-		m->direct_pending = json_object();
+		m->direct_pending = mx_json(json_object());
 	if (m->handled == NULL)
-		m->handled = json_array();
-	if (m->direct == NULL || m->direct_pending == NULL ||
-	    m->handled == NULL) {
-		log_error("matrix %s: out of memory", mx_net(m));
-		return -1;
-	}
+		m->handled = mx_json(json_array());
 	free(m->device_id);
 	m->device_id = NULL;
 	if (m->cfg.device_id != NULL)
@@ -371,7 +257,7 @@ matrix_start(struct adapter *adapter)
 		json_array_foreach(handled, i, id) {
 			if (json_is_string(id)) {
 				mx_seen_check(&m->seen, json_string_value(id));
-				json_array_append(m->handled, id);
+				mx_json_rc(json_array_append(m->handled, id));
 			}
 		}
 		json_decref(handled);
@@ -410,33 +296,12 @@ matrix_queue_depth(const struct adapter *adapter)
 	return n;
 }
 
-/* Messages of flow waiting in q. */
-static int
-queue_count_flow(const struct mx_queue *q, const char *flow)
-{
-	int n = 0;
-
-	for (const struct mx_msg *msg = q->head; msg != NULL; msg = msg->next)
-		if (msg->flow != NULL && strcmp(msg->flow, flow) == 0)
-			n++;
-	return n;
-}
-
 static int
 matrix_busy(struct adapter *adapter, const char *flow)
 {
 	const struct matrix *m = adapter->priv;
-	int n = 0;
 
-	if (flow == NULL)
-		return 0;
-	for (const struct mx_room *r = m->rooms; r != NULL; r = r->next)
-		n += queue_count_flow(&r->queue, flow);
-	for (const struct mx_join *j = m->joins; j != NULL; j = j->next)
-		n += queue_count_flow(&j->queue, flow);
-	for (const struct mx_dm *dm = m->dms; dm != NULL; dm = dm->next)
-		n += queue_count_flow(&dm->queue, flow);
-	return n > MX_BUSY_MAX;
+	return flow != NULL && mx_flow_count(m, flow) > MX_BUSY_MAX;
 }
 
 /*
@@ -489,7 +354,7 @@ matrix_channel_title(struct adapter *adapter, const char *channel, char *out,
 		text_printf(&t, " and %d others", n - shown);
 	/* Display names are anyone's text: no marks or control bytes. */
 	clean = text_sanitize(text_str(&t));
-	snprintf(out, outlen, "%s", clean != NULL ? clean : "a room");
+	snprintf(out, outlen, "%s", clean);
 	free(clean);
 	text_finish(&t);
 }
@@ -572,8 +437,7 @@ matrix_join(struct adapter *adapter, const char *channel)
 	struct mx_join *j = mx_join_find(m, channel);
 
 	if (j == NULL) {
-		if ((j = mx_join_new(m, channel, 1)) == NULL)
-			return -1;
+		j = mx_join_new(m, channel, 1);
 		if (channel[0] == '!')
 			j->room_id = xstrdup(channel);
 	}
@@ -617,7 +481,8 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 
 	if (msg == NULL) {
 		/* Untracked by the core's outbox when it cannot be queued. */
-		log_error("matrix %s: out of memory", mx_net(m));
+		log_error("matrix %s: cannot send to %s: the text is not UTF-8",
+		    mx_net(m), channel);
 		return -1;
 	}
 	if (room != NULL && !room->parting && room->leaving == NULL) {
@@ -630,8 +495,8 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 		mx_queue_push(&j->queue, msg);
 		return 0;
 	}
-	if (channel[0] == '!' && room == NULL &&
-	    (room = mx_room_get(m, channel)) != NULL) {
+	if (channel[0] == '!' && room == NULL) {
+		room = mx_room_get(m, channel);
 		mx_room_push(room, msg);
 		return 0;
 	}
@@ -639,8 +504,8 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 	 * A channel the core has not joined yet (a game restored before the
 	 * adapter starts says it resumes): joined, then sent.
 	 */
-	if (channel[0] == '#' && j == NULL &&
-	    (j = mx_join_new(m, channel, 1)) != NULL) {
+	if (channel[0] == '#' && j == NULL) {
+		j = mx_join_new(m, channel, 1);
 		mx_queue_push(&j->queue, msg);
 		mx_join_start(j);
 		return 0;
@@ -668,10 +533,12 @@ matrix_send_private(struct adapter *adapter, const char *user_id,
 		return -1;
 	}
 	if ((msg = mx_msg_new(m, text, info, user_id)) == NULL) {
-		log_error("matrix %s: out of memory", mx_net(m));
+		log_error("matrix %s: cannot send privately to %s: the text is "
+		    "not UTF-8", mx_net(m), user_id);
 		return -1;
 	}
-	return mx_dm_send(m, user_id, msg);
+	mx_dm_send(m, user_id, msg);
+	return 0;
 }
 
 static int

@@ -1,0 +1,332 @@
+/*
+ * direct.c - the Matrix adapter's direct rooms (matrix_int.h): the
+ * m.direct account data, merged with what other clients write there, and
+ * a direct room found or opened per player for private lines.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "loop.h"
+#include "matrix_int.h"
+#include "xmalloc.h"
+
+/* m.direct */
+
+/* Adds every user -> room of from to to (both borrowed; to is changed). */
+void
+mx_direct_merge(json_t *to, const json_t *from)
+{
+	const char *user;
+	json_t *rooms, *room;
+	size_t i;
+
+	json_object_foreach((json_t *)from, user, rooms)
+		json_array_foreach(rooms, i, room)
+			if (json_is_string(room))
+				mx_direct_add(to, user,
+				    json_string_value(room));
+}
+
+static void
+on_direct_timer(struct loop *loop, uint64_t id, void *arg)
+{
+	struct matrix *m = arg;
+
+	(void)loop;
+	(void)id;
+	m->direct_timer = 0;
+	mx_direct_kick(m);
+}
+
+/* A write of m.direct failed: its additions wait for the next try. */
+static void
+direct_failed(struct matrix *m, const struct mx_response *res)
+{
+	char why[256];
+	uint64_t delay;
+
+	json_decref(m->direct_put);
+	m->direct_put = NULL;
+	mx_direct_merge(m->direct_pending, m->direct_inflight);
+	json_decref(m->direct_inflight);
+	m->direct_inflight = NULL;
+	/* Refused or not, the additions are tried again. */
+	if (mx_failed(m, res, why, sizeof(why)) == MX_RELOGIN)
+		return;
+	delay = mx_retry_delay(m, res, &m->direct_attempt, MX_RETRY_BASE,
+	    MX_RETRY_MAX);
+	log_warn("matrix %s: cannot update m.direct (%s); retrying in %llu ms",
+	    mx_net(m), why, (unsigned long long)delay);
+	m->direct_timer = loop_timer(m->loop, delay, on_direct_timer, m);
+}
+
+static void
+on_direct_put(const struct mx_response *res, void *arg)
+{
+	struct matrix *m = arg;
+
+	m->direct_req = NULL;
+	if (!mx_ok(res)) {
+		direct_failed(m, res);
+		return;
+	}
+	mx_direct_merge(m->direct, m->direct_put);
+	json_decref(m->direct_put);
+	json_decref(m->direct_inflight);
+	m->direct_put = m->direct_inflight = NULL;
+	m->direct_attempt = 0;
+	mx_direct_kick(m);
+}
+
+static void
+on_direct_get(const struct mx_response *res, void *arg)
+{
+	struct matrix *m = arg;
+	json_t *content;
+
+	m->direct_req = NULL;
+	if (mx_ok(res) && json_is_object(res->body))
+		content = mx_json(json_deep_copy(res->body));
+	else if (res->status == 404)
+		content = mx_json(json_object());
+	else {
+		direct_failed(m, res);
+		return;
+	}
+	/* Merge into what is there now, so other clients' entries stay. */
+	mx_direct_merge(content, m->direct_inflight);
+	m->direct_put = content;
+	mx_url(&m->url, m->cfg.homeserver,
+	    MX_API "/user/%s/account_data/m.direct", m->cfg.user_id);
+	m->direct_req = mx_http_request(m->http, "PUT", text_str(&m->url),
+	    m->token, content, MX_REQUEST_TIMEOUT, on_direct_put, m);
+	if (m->direct_req == NULL)
+		direct_failed(m, NULL);
+}
+
+/* Writes pending m.direct additions: read, merge, write. */
+void
+mx_direct_kick(struct matrix *m)
+{
+	if (m->direct_req != NULL || m->direct_timer != 0 ||
+	    m->direct_inflight != NULL || m->token == NULL ||
+	    m->http == NULL || json_object_size(m->direct_pending) == 0)
+		return;
+	m->direct_inflight = m->direct_pending;
+	m->direct_pending = mx_json(json_object());
+	mx_url(&m->url, m->cfg.homeserver,
+	    MX_API "/user/%s/account_data/m.direct", m->cfg.user_id);
+	m->direct_req = mx_http_request(m->http, "GET", text_str(&m->url),
+	    m->token, NULL, MX_REQUEST_TIMEOUT, on_direct_get, m);
+	if (m->direct_req == NULL)
+		direct_failed(m, NULL);
+}
+
+void
+mx_direct_record(struct matrix *m, const char *user_id, const char *room_id)
+{
+	mx_direct_add(m->direct, user_id, room_id);
+	mx_direct_add(m->direct_pending, user_id, room_id);
+	mx_direct_kick(m);
+}
+
+/* Direct rooms */
+
+/*
+ * A direct room the player opened with the bot without its being in the
+ * bot's m.direct (an invite accepted while m.direct could not be written,
+ * or before the bot kept it): flagged is_direct, not a channel, clear,
+ * and holding exactly the bot and user_id.  Recorded in m.direct once
+ * found, so that it is the one used from then on.
+ */
+static struct mx_room *
+dm_room_opened(struct matrix *m, const char *user_id)
+{
+	for (struct mx_room *room = m->rooms; room != NULL;
+	    room = room->next) {
+		if (!room->is_direct || !room->joined || room->encrypted ||
+		    room->parting || room->leaving != NULL ||
+		    mx_channel_of_room(m, room->id) != NULL ||
+		    mx_room_joined_count(room) != 2 ||
+		    mx_person_state(room, user_id) != MX_JOINED ||
+		    mx_person_state(room, m->cfg.user_id) != MX_JOINED)
+			continue;
+		log_info("matrix %s: using the direct room %s that %s opened",
+		    mx_net(m), room->id, user_id);
+		mx_direct_record(m, user_id, room->id);
+		return room;
+	}
+	return NULL;
+}
+
+/* A usable direct room with user_id: listed, joined, clear, they are in. */
+struct mx_room *
+mx_dm_room_for(struct matrix *m, const char *user_id)
+{
+	const json_t *rooms = json_object_get(m->direct, user_id);
+
+	/* The newest first: older ones may be encrypted or abandoned. */
+	for (size_t i = json_array_size(rooms); i-- > 0;) {
+		const char *id = json_string_value(json_array_get(rooms, i));
+		struct mx_room *room = id != NULL ? mx_room_find(m, id) : NULL;
+		int state;
+
+		if (room == NULL || !room->joined || room->encrypted ||
+		    room->parting || room->leaving != NULL)
+			continue;
+		state = mx_person_state(room, user_id);
+		if (state == MX_JOINED || state == MX_PENDING)
+			return room;
+	}
+	return dm_room_opened(m, user_id);
+}
+
+struct mx_dm *
+mx_dm_find(struct matrix *m, const char *user_id)
+{
+	for (struct mx_dm *dm = m->dms; dm != NULL; dm = dm->next)
+		if (strcmp(dm->user_id, user_id) == 0)
+			return dm;
+	return NULL;
+}
+
+void
+mx_dm_free(struct mx_dm *dm)
+{
+	struct matrix *m = dm->m;
+	struct mx_dm **p;
+
+	for (p = &m->dms; *p != NULL; p = &(*p)->next) {
+		if (*p == dm) {
+			*p = dm->next;
+			break;
+		}
+	}
+	mx_http_cancel(m->http, dm->req);
+	loop_cancel(m->loop, dm->timer);
+	mx_queue_clear(&dm->queue);
+	free(dm->user_id);
+	free(dm);
+}
+
+static struct mx_dm *
+dm_new(struct matrix *m, const char *user_id)
+{
+	struct mx_dm *dm = xcalloc(1, sizeof(*dm));
+
+	dm->user_id = xstrdup(user_id);
+	dm->m = m;
+	dm->next = m->dms;
+	m->dms = dm;
+	return dm;
+}
+
+static void
+on_dm_timer(struct loop *loop, uint64_t id, void *arg)
+{
+	struct mx_dm *dm = arg;
+
+	(void)loop;
+	(void)id;
+	dm->timer = 0;
+	mx_dm_start(dm);
+}
+
+static void
+on_dm_created(const struct mx_response *res, void *arg)
+{
+	struct mx_dm *dm = arg;
+	struct matrix *m = dm->m;
+	const char *room_id = json_string_value(json_object_get(res->body,
+	    "room_id"));
+	struct mx_room *room;
+	char why[256];
+	uint64_t delay;
+
+	dm->req = NULL;
+	if (mx_ok(res) && room_id != NULL) {
+		room = mx_room_get(m, room_id);
+		log_info("matrix %s: opened direct room %s with %s", mx_net(m),
+		    room_id, dm->user_id);
+		room->joined = 1;
+		mx_person_set(room, m->cfg.user_id, MX_JOINED, NULL);
+		if (mx_person_state(room, dm->user_id) != MX_JOINED)
+			mx_person_set(room, dm->user_id, MX_PENDING, NULL);
+		mx_direct_record(m, dm->user_id, room_id);
+		mx_queue_move(&room->queue, &dm->queue);
+		mx_dm_free(dm);
+		mx_room_kick(room);
+		return;
+	}
+	switch (mx_failed(m, res, why, sizeof(why))) {
+	case MX_RELOGIN:
+		return;
+	case MX_REFUSED:
+		log_error("matrix %s: cannot open a direct room with %s (%s)",
+		    mx_net(m), dm->user_id, why);
+		mx_queue_drop(m, &dm->queue, dm->user_id);
+		mx_dm_free(dm);
+		mx_rooms_kick(m);
+		return;
+	case MX_RETRY:
+		break;
+	}
+	delay = mx_retry_delay(m, res, &dm->attempt, MX_RETRY_BASE,
+	    MX_RETRY_MAX);
+	log_warn("matrix %s: cannot open a direct room with %s (%s); retrying "
+	    "in %llu ms", mx_net(m), dm->user_id, why,
+	    (unsigned long long)delay);
+	dm->timer = loop_timer(m->loop, delay, on_dm_timer, dm);
+}
+
+/*
+ * Finds a direct room for dm's user, or creates one (once the first /sync
+ * told us which rooms exist).  Messages move there in order.
+ */
+void
+mx_dm_start(struct mx_dm *dm)
+{
+	struct matrix *m = dm->m;
+	struct mx_room *room;
+	json_t *body;
+
+	if (!m->synced || m->token == NULL || m->http == NULL ||
+	    dm->req != NULL || dm->timer != 0)
+		return;
+	if ((room = mx_dm_room_for(m, dm->user_id)) != NULL) {
+		mx_queue_move(&room->queue, &dm->queue);
+		mx_dm_free(dm);
+		mx_room_kick(room);
+		return;
+	}
+	/* The user id was checked (mx_user_id_valid): UTF-8. */
+	body = mx_json(json_pack("{s:s, s:b, s:[s]}", "preset",
+	    "trusted_private_chat", "is_direct", 1, "invite", dm->user_id));
+	mx_url(&m->url, m->cfg.homeserver, MX_API "/createRoom");
+	dm->req = mx_http_request(m->http, "POST", text_str(&m->url),
+	    m->token, body, MX_REQUEST_TIMEOUT, on_dm_created, dm);
+	json_decref(body);
+	if (dm->req == NULL)
+		dm->timer = loop_timer(m->loop, MX_RETRY_MAX, on_dm_timer, dm);
+}
+
+/* Queues msg (owned) for user_id's direct room; NULL: just open one. */
+void
+mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg)
+{
+	struct mx_dm *dm = mx_dm_find(m, user_id);
+	struct mx_room *room;
+
+	if (dm == NULL && m->synced &&
+	    (room = mx_dm_room_for(m, user_id)) != NULL) {
+		if (msg != NULL)
+			mx_room_push(room, msg);
+		return;
+	}
+	if (dm == NULL)
+		dm = dm_new(m, user_id);
+	if (msg != NULL)
+		mx_queue_push(&dm->queue, msg);
+	mx_dm_start(dm);
+}

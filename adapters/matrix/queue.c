@@ -1,0 +1,225 @@
+/*
+ * queue.c - the Matrix adapter's messages waiting to be sent
+ * (matrix_int.h): queues of them, the transaction id each gets, the order
+ * of a table's messages across queues (its flow), and the reports to the
+ * core of those that can never be sent.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapter.h"
+#include "log.h"
+#include "loop.h"
+#include "matrix_int.h"
+#include "xmalloc.h"
+
+void
+mx_queue_push(struct mx_queue *q, struct mx_msg *msg)
+{
+	msg->next = NULL;
+	if (q->tail != NULL)
+		q->tail->next = msg;
+	else
+		q->head = msg;
+	q->tail = msg;
+	q->n++;
+}
+
+struct mx_msg *
+mx_queue_pop(struct mx_queue *q)
+{
+	struct mx_msg *msg = q->head;
+
+	if (msg == NULL)
+		return NULL;
+	q->head = msg->next;
+	if (q->head == NULL)
+		q->tail = NULL;
+	q->n--;
+	return msg;
+}
+
+void
+mx_queue_clear(struct mx_queue *q)
+{
+	struct mx_msg *msg;
+
+	while ((msg = mx_queue_pop(q)) != NULL)
+		mx_msg_free(msg);
+}
+
+/* Appends every message of from to to, keeping their order. */
+void
+mx_queue_move(struct mx_queue *to, struct mx_queue *from)
+{
+	struct mx_msg *msg;
+
+	while ((msg = mx_queue_pop(from)) != NULL)
+		mx_queue_push(to, msg);
+}
+
+/*
+ * A message for text; info (may be NULL) is the core's, private_to the
+ * recipient of a private line (NULL in a room).  A tracked message's
+ * transaction id comes from its outbox row, so that the row sent again
+ * after a restart is the same transaction; others get one per process.
+ * NULL when jansson refuses the text (not UTF-8, see json.h).
+ */
+struct mx_msg *
+mx_msg_new(struct matrix *m, const struct text *text,
+    const struct send_info *info, const char *private_to)
+{
+	struct mx_msg *msg = xcalloc(1, sizeof(*msg));
+
+	if ((msg->content = mx_line_content(text, private_to)) == NULL) {
+		mx_msg_free(msg);
+		return NULL;
+	}
+	if (info != NULL && info->flow != NULL)
+		msg->flow = xstrdup(info->flow);
+	msg->seq = ++m->msg_seq;
+	if (info != NULL && info->id != 0) {
+		msg->id = info->id;
+		mx_txn_id_outbox(msg->txn, sizeof(msg->txn), m->txn_prefix,
+		    info->id);
+	} else {
+		mx_txn_id(msg->txn, sizeof(msg->txn), m->epoch,
+		    ++m->txn_counter);
+	}
+	return msg;
+}
+
+void
+mx_msg_free(struct mx_msg *msg)
+{
+	if (msg == NULL)
+		return;
+	json_decref(msg->content);
+	free(msg->flow);
+	free(msg);
+}
+
+static void
+on_report_timer(struct loop *loop, uint64_t id, void *arg)
+{
+	struct matrix *m = arg;
+	/* Taken over: the core may drop more while it hears of these. */
+	uint64_t *ids = m->dropped;
+	size_t n = m->ndropped;
+
+	(void)loop;
+	(void)id;
+	m->report_timer = 0;
+	m->dropped = NULL;
+	m->ndropped = m->dropped_cap = 0;
+	for (size_t i = 0; i < n; i++)
+		if (m->adapter->listener != NULL)
+			adapter_sent(m->adapter, ids[i]);
+	free(ids);
+}
+
+/* Tells the core that outbox row id (0: none) has left or never will. */
+void
+mx_sent_report(struct matrix *m, uint64_t id)
+{
+	if (id != 0 && m->adapter->listener != NULL)
+		adapter_sent(m->adapter, id);
+}
+
+/*
+ * A tracked message can never be sent (its room is gone, its recipient
+ * unreachable): the core forgets its outbox row, from the loop, since
+ * this may run inside one of the core's calls (part, send).
+ */
+void
+mx_msg_dropped(struct matrix *m, const struct mx_msg *msg, const char *where)
+{
+	size_t cap = m->dropped_cap;
+	uint64_t *grown;
+
+	if (msg->id == 0)
+		return;
+	log_warn("matrix %s: message %llu for %s can never be sent; dropped",
+	    mx_net(m), (unsigned long long)msg->id, where);
+	if (m->ndropped == cap) {
+		cap = cap != 0 ? cap * 2 : 16;
+		grown = xreallocarray(m->dropped, cap, sizeof(*grown));
+		m->dropped = grown;
+		m->dropped_cap = cap;
+	}
+	m->dropped[m->ndropped++] = msg->id;
+	if (m->report_timer == 0 && m->loop != NULL)
+		m->report_timer = loop_timer(m->loop, 0, on_report_timer, m);
+}
+
+/* Drops every message of q for good (see mx_msg_dropped). */
+void
+mx_queue_drop(struct matrix *m, struct mx_queue *q, const char *where)
+{
+	struct mx_msg *msg;
+
+	if (q->n > 0)
+		log_warn("matrix %s: dropping %d messages for %s", mx_net(m),
+		    q->n, where);
+	while ((msg = mx_queue_pop(q)) != NULL) {
+		mx_msg_dropped(m, msg, where);
+		mx_msg_free(msg);
+	}
+}
+
+/* Messages of flow older than seq waiting in q. */
+static int
+queue_count(const struct mx_queue *q, const char *flow, uint64_t seq)
+{
+	int n = 0;
+
+	for (const struct mx_msg *msg = q->head; msg != NULL; msg = msg->next)
+		if (msg->seq < seq && msg->flow != NULL &&
+		    strcmp(msg->flow, flow) == 0)
+			n++;
+	return n;
+}
+
+/*
+ * Messages of flow older than seq waiting anywhere but in skip (NULL:
+ * nowhere skipped): in rooms, direct rooms being opened and rooms being
+ * joined.
+ */
+static int
+flow_count(const struct matrix *m, const struct mx_room *skip,
+    const char *flow, uint64_t seq)
+{
+	int n = 0;
+
+	for (const struct mx_room *r = m->rooms; r != NULL; r = r->next)
+		if (r != skip)
+			n += queue_count(&r->queue, flow, seq);
+	for (const struct mx_dm *dm = m->dms; dm != NULL; dm = dm->next)
+		n += queue_count(&dm->queue, flow, seq);
+	for (const struct mx_join *j = m->joins; j != NULL; j = j->next)
+		n += queue_count(&j->queue, flow, seq);
+	return n;
+}
+
+/* Messages of flow (a table) waiting to be sent. */
+int
+mx_flow_count(const struct matrix *m, const char *flow)
+{
+	return flow_count(m, NULL, flow, UINT64_MAX);
+}
+
+/*
+ * Causal order per table (issue 16): each room sends in order, but rooms
+ * send side by side, so a table's message waits while an older one of the
+ * same table (its flow) has not reached the homeserver from another room,
+ * a direct room being opened, or a room being joined.  A table's private
+ * lines then never overtake its room's lines, nor the reverse.  The
+ * oldest message waiting is never held, so everything goes out.
+ */
+int
+mx_flow_held(const struct matrix *m, const struct mx_room *room,
+    const struct mx_msg *msg)
+{
+	return msg->flow != NULL &&
+	    flow_count(m, room, msg->flow, msg->seq) > 0;
+}
