@@ -1,6 +1,6 @@
 /*
- * irc_config.c - reading and checking an IRC network's configuration
- * (irc_config.h).  Secrets come from files (cfg.h) and never reach an
+ * conf.c - reading and checking an IRC network's configuration
+ * (conf.h).  Secrets come from files (cfg.h) and never reach an
  * error message.
  */
 #include <errno.h>
@@ -11,9 +11,9 @@
 
 #include "cfg.h"
 #include "config.h"
-#include "irc_config.h"
-#include "irc_proto.h"
-#include "irc_tls.h"
+#include "conf.h"
+#include "fingerprint.h"
+#include "queue.h"
 
 static const char *const irc_keys[] = {
 	"host", "port", "tls", "tls_verify", "tls_ca_file", "tls_fingerprint",

@@ -1,5 +1,5 @@
 /*
- * irc_register.c - registration (IRCv3 capabilities, SASL PLAIN, the
+ * register.c - registration (IRCv3 capabilities, SASL PLAIN, the
  * nick to use when ours is taken) and, once registered under another
  * nick, taking ours back (issue 15.2): MONITOR where the server offers
  * it, else ISON every RECLAIM_ISON_MS, and NickServ REGAIN/GHOST with a

@@ -1,5 +1,5 @@
 /*
- * irc_verify.c - private lines reach only the holder of a seat (issue
+ * verify.c - private lines reach only the holder of a seat (issue
  * 15.1).  Before a private line leaves for a nick, the adapter must know
  * that the nick's holder now is the seat's identity; channel lines wait
  * until the bot is in their channel.  See irc_line_gate().

@@ -1,5 +1,5 @@
 /*
- * irc_events.c - what the server tells the bot, as libircclient's events:
+ * events.c - what the server tells the bot, as libircclient's events:
  * registration done, people joining, leaving, renaming and speaking,
  * kicks, invitations, CTCP, capabilities, and the numerics (NAMES, WHO,
  * SASL, nick and join failures, ISON and MONITOR).

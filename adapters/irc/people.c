@@ -1,5 +1,5 @@
 /*
- * irc_people.c - the people the bot shares channels with, and those
+ * people.c - the people the bot shares channels with, and those
  * channels: who they are (nick!user@host, the services account when
  * known), which the core hears of as identities (struct user), so that
  * seats follow people through nick and account changes.
@@ -10,6 +10,7 @@
 
 #include "array.h"
 #include "irc_int.h"
+#include "log.h"
 #include "loop.h"
 
 int
@@ -272,3 +273,62 @@ irc_origin_split(const char *origin, struct origin *o)
 	    sizeof(o->user), o->host, sizeof(o->host));
 }
 
+/* Joining. */
+
+void
+irc_join_wanted(struct irc *irc)
+{
+	char line[400];
+	size_t len = 0;
+
+	for (int i = 0; i < irc->nchans; i++) {
+		struct irc_chan *c = irc->chans[i];
+		size_t n = strlen(c->name);
+
+		if (!c->wanted || c->joined || c->rejoin_timer != 0)
+			continue;
+		if (len > 0 && len + 1 + n >= sizeof(line)) {
+			irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", line);
+			len = 0;
+		}
+		if (n >= sizeof(line))
+			continue;
+		if (len > 0)
+			line[len++] = ',';
+		memcpy(line + len, c->name, n + 1);
+		len += n;
+	}
+	if (len > 0)
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", line);
+}
+
+static void
+rejoin_timer(struct loop *loop, uint64_t id, void *arg)
+{
+	struct irc_chan *c = arg;
+	struct irc *irc = c->irc;
+
+	(void)loop;
+	(void)id;
+	c->rejoin_timer = 0;
+	if (c->wanted && !c->joined && irc->phase == PHASE_READY)
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
+}
+
+/* Tries to join c again later, waiting longer after each failure. */
+void
+irc_rejoin_later(struct irc *irc, struct irc_chan *c, uint64_t base)
+{
+	uint64_t delay = base;
+
+	for (int i = 0; i < c->retries && delay < REJOIN_MAX_MS; i++)
+		delay *= 2;
+	if (delay > REJOIN_MAX_MS)
+		delay = REJOIN_MAX_MS;
+	c->retries++;
+	loop_cancel(irc->loop, c->rejoin_timer);
+	c->rejoin_timer = loop_timer(irc->loop, delay, rejoin_timer, c);
+	log_info("irc %s: will try to join %s again in %llu s",
+	    irc->network, c->name,
+	    (unsigned long long)(delay / 1000));
+}
