@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "proto.h"
+#include "xmalloc.h"
 
 int
 irc_cap_next(const char **pos, char *name, size_t namelen,
@@ -179,13 +180,8 @@ irc_sasl_plain(const char *user, const char *password,
 	char *enc, chunk[401];
 	int count = 0;
 
-	raw = malloc(rawlen);
-	enc = malloc(4 * ((rawlen + 2) / 3) + 1);
-	if (raw == NULL || enc == NULL) {
-		free(raw);
-		free(enc);
-		return -1;
-	}
+	raw = xmalloc(rawlen);
+	enc = xmalloc(4 * ((rawlen + 2) / 3) + 1);
 	/* authzid and authcid are both the account. */
 	memcpy(raw, user, ulen);
 	raw[ulen] = '\0';

@@ -24,6 +24,7 @@
 #include "loop.h"
 #include "queue.h"
 #include "tls.h"
+#include "xmalloc.h"
 
 #define CONNECT_TIMEOUT_MS 30000
 
@@ -162,7 +163,7 @@ irc_connection_lost(struct irc *irc, const char *fmt, ...)
 	/* libircclient is running: close once it has returned. */
 	if (irc->in_session) {
 		if (irc->lost == NULL)
-			irc->lost = strdup(reason);
+			irc->lost = xstrdup(reason);
 		return;
 	}
 	if (irc->phase == PHASE_STOPPED || irc->phase == PHASE_IDLE)

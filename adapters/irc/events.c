@@ -13,6 +13,7 @@
 #include "log.h"
 #include "loop.h"
 #include "version.h"
+#include "xmalloc.h"
 
 static struct irc *
 session_irc(irc_session_t *session)
@@ -185,8 +186,7 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 	if (count < 1 || irc_origin_split(origin, &o) != 0)
 		return;
 	if (irc_is_self(irc, o.nick)) {
-		if ((c = irc_chan_get(irc, params[0])) == NULL)
-			return;
+		c = irc_chan_get(irc, params[0]);
 		c->joined = 1;
 		c->joined_at = irc_now_ms(irc);
 		irc_chan_clear(irc, c);
@@ -204,9 +204,9 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 		irc_queue_flush(irc->queue);
 		return;
 	}
-	if ((c = irc_chan_find(irc, params[0])) == NULL || !c->joined ||
-	    (u = irc_user_get(irc, o.nick)) == NULL)
+	if ((c = irc_chan_find(irc, params[0])) == NULL || !c->joined)
 		return;
+	u = irc_user_get(irc, o.nick);
 	irc_chan_add(c, u);
 	irc_user_learn(irc, u, o.user, o.host,
 	    (irc->caps & CAP_EXTENDED_JOIN) && count >= 2 ? params[1] : NULL);
@@ -314,9 +314,9 @@ on_privmsg(irc_session_t *session, const char *event, const char *origin,
 		u = &stranger;
 	}
 	if (irc_user_struct(irc, u, id, sizeof(id), mask, sizeof(mask),
-	    &who) != 0 ||
-	    (text = strdup(params[1])) == NULL)
+	    &who) != 0)
 		return;
+	text = xstrdup(params[1]);
 	irc_strip_codes(text);
 	if (text[0] != '\0' && irc_alive(irc))
 		adapter_message(irc->adapter, c != NULL ? c->name : NULL, &who, text);
@@ -362,9 +362,9 @@ on_invite(irc_session_t *session, const char *event, const char *origin,
 	log_info("irc %s: %s invited us to %s%s", irc->network,
 	    origin != NULL ? origin : "?", params[1],
 	    irc->cfg.join_on_invite ? "" : " (join_on_invite is off)");
-	if (!irc->cfg.join_on_invite ||
-	    (c = irc_chan_get(irc, params[1])) == NULL)
+	if (!irc->cfg.join_on_invite)
 		return;
+	c = irc_chan_get(irc, params[1]);
 	c->wanted = 1;
 	if (!c->joined)
 		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
@@ -443,8 +443,8 @@ names_reply(struct irc *irc, const char *channel, const char *names)
 			entry[n] = '\0';
 			if (irc_names_entry(&irc->is, entry, nick, sizeof(nick),
 			    user, sizeof(user), host, sizeof(host)) == 0 &&
-			    !irc_is_self(irc, nick) &&
-			    (u = irc_user_get(irc, nick)) != NULL) {
+			    !irc_is_self(irc, nick)) {
+				u = irc_user_get(irc, nick);
 				irc_chan_add(c, u);
 				irc_user_learn(irc, u, user, host, NULL);
 			}

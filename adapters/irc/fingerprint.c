@@ -9,6 +9,7 @@
 
 #include "fingerprint.h"
 #include "proto.h"
+#include "xmalloc.h"
 
 /* SHA-256 after FIPS 180-4. */
 struct sha256 {
@@ -178,8 +179,7 @@ irc_pem_fingerprint(const char *pem, unsigned char out[32])
 	start += sizeof(begin) - 1;
 	if ((end = strstr(start, "-----END CERTIFICATE-----")) == NULL)
 		return -1;
-	if ((der = malloc((size_t)(end - start))) == NULL)
-		return -1;
+	der = xmalloc((size_t)(end - start));
 	n = irc_base64_decode(start, (size_t)(end - start), der,
 	    (size_t)(end - start));
 	if (n <= 0) {

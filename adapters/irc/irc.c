@@ -79,6 +79,7 @@
 #include "loop.h"
 #include "queue.h"
 #include "text.h"
+#include "xmalloc.h"
 
 /* How long stop() may wait for queued lines to leave before QUIT. */
 #define STOP_FLUSH_MS 2000
@@ -124,22 +125,16 @@ static int
 irc_init(struct adapter *adapter, const json_t *config, const char *path,
     char *err, size_t errlen)
 {
-	struct irc *irc = calloc(1, sizeof(*irc));
+	struct irc *irc = xcalloc(1, sizeof(*irc));
 
 	adapter->priv = NULL;
-	if (irc == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -1;
-	}
-	if (irc_config_read(&irc->cfg, config, path, err, errlen) != 0 ||
-	    (irc->network = strdup(adapter->network != NULL ?
-	    adapter->network : "irc")) == NULL) {
-		if (irc->network == NULL && err[0] == '\0')
-			snprintf(err, errlen, "%s: out of memory", path);
+	if (irc_config_read(&irc->cfg, config, path, err, errlen) != 0) {
 		irc_config_free(&irc->cfg);
 		free(irc);
 		return -1;
 	}
+	irc->network = xstrdup(adapter->network != NULL ? adapter->network :
+	    "irc");
 	irc->adapter = adapter;
 	irc->phase = PHASE_IDLE;
 	irc->up_fd = irc->listen_fd = irc->local_fd = irc->irc_fd = -1;
@@ -246,12 +241,10 @@ irc_stop(struct adapter *adapter, const char *goodbye)
 				irc_queue_flush(irc->queue);
 			}
 		}
-		if (g != NULL) {
-			if (strlen(g) > 300)
-				g[irc_utf8_cut(g, 300)] = '\0';
-			irc_send_raw(irc->session, "QUIT :%s", g);
-			free(g);
-		}
+		if (strlen(g) > 300)
+			g[irc_utf8_cut(g, 300)] = '\0';
+		irc_send_raw(irc->session, "QUIT :%s", g);
+		free(g);
 		if (!irc->in_session)
 			irc_relay_drain(irc, 1000);
 	}
@@ -276,8 +269,7 @@ irc_join(struct adapter *adapter, const char *channel)
 		    irc != NULL ? irc->network : "?", channel);
 		return -1;
 	}
-	if ((c = irc_chan_get(irc, channel)) == NULL)
-		return -1;
+	c = irc_chan_get(irc, channel);
 	c->wanted = 1;
 	c->retries = 0;
 	if (irc->phase == PHASE_READY && !c->joined && c->rejoin_timer == 0)

@@ -237,6 +237,7 @@ int irc_is_self(const struct irc *irc, const char *nick);
 int irc_origin_split(const char *origin, struct origin *o);
 /* Someone on a channel we share, or NULL. */
 struct irc_user *irc_user_find(struct irc *irc, const char *nick);
+/* Someone on a channel we share, made when unknown: never NULL. */
 struct irc_user *irc_user_get(struct irc *irc, const char *nick);
 void irc_user_free(struct irc_user *u);
 /* Forgets u once it shares no channel with us. */
@@ -255,6 +256,7 @@ void irc_notify_rename(struct irc *irc, const struct irc_user *u,
 void irc_user_learn(struct irc *irc, struct irc_user *u, const char *user,
     const char *host, const char *account);
 struct irc_chan *irc_chan_find(struct irc *irc, const char *name);
+/* A channel we know of, made when unknown: never NULL. */
 struct irc_chan *irc_chan_get(struct irc *irc, const char *name);
 int irc_chan_has(const struct irc_chan *c, const struct irc_user *u);
 void irc_chan_add(struct irc_chan *c, struct irc_user *u);

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "irc_int.h"
 #include "log.h"
 #include "loop.h"
+#include "xmalloc.h"
 
 int
 irc_nick_eq(const struct irc *irc, const char *a, const char *b)
@@ -51,13 +51,10 @@ irc_user_get(struct irc *irc, const char *nick)
 
 	if (u != NULL)
 		return u;
-	if (array_grow((void **)&irc->users, &irc->users_cap, irc->nusers + 1,
-	    sizeof(*irc->users)) != 0 || (u = calloc(1, sizeof(*u))) == NULL)
-		return NULL;
-	if ((u->nick = strdup(nick)) == NULL) {
-		free(u);
-		return NULL;
-	}
+	irc_grow(&irc->users, &irc->users_cap, irc->nusers + 1,
+	    sizeof(*irc->users));
+	u = xcalloc(1, sizeof(*u));
+	u->nick = xstrdup(nick);
 	irc->users[irc->nusers++] = u;
 	return u;
 }
@@ -88,13 +85,7 @@ irc_set_field(char **field, const char *s)
 	if (s == NULL ? *field == NULL : *field != NULL &&
 	    strcmp(*field, s) == 0)
 		return 0;
-	if (s == NULL) {
-		free(*field);
-		*field = NULL;
-		return 1;
-	}
-	if ((copy = strdup(s)) == NULL)
-		return 0;
+	copy = s != NULL ? xstrdup(s) : NULL;
 	free(*field);
 	*field = copy;
 	return 1;
@@ -190,13 +181,10 @@ irc_chan_get(struct irc *irc, const char *name)
 
 	if (c != NULL)
 		return c;
-	if (array_grow((void **)&irc->chans, &irc->chans_cap, irc->nchans + 1,
-	    sizeof(*irc->chans)) != 0 || (c = calloc(1, sizeof(*c))) == NULL)
-		return NULL;
-	if ((c->name = strdup(name)) == NULL) {
-		free(c);
-		return NULL;
-	}
+	irc_grow(&irc->chans, &irc->chans_cap, irc->nchans + 1,
+	    sizeof(*irc->chans));
+	c = xcalloc(1, sizeof(*c));
+	c->name = xstrdup(name);
 	c->irc = irc;
 	irc->chans[irc->nchans++] = c;
 	return c;
@@ -214,9 +202,10 @@ irc_chan_has(const struct irc_chan *c, const struct irc_user *u)
 void
 irc_chan_add(struct irc_chan *c, struct irc_user *u)
 {
-	if (irc_chan_has(c, u) || array_grow((void **)&c->members,
-	    &c->members_cap, c->nmembers + 1, sizeof(*c->members)) != 0)
+	if (irc_chan_has(c, u))
 		return;
+	irc_grow(&c->members, &c->members_cap, c->nmembers + 1,
+	    sizeof(*c->members));
 	c->members[c->nmembers++] = u;
 	u->channels++;
 }

@@ -65,6 +65,11 @@ size_t irc_relay_line(const char *line, size_t len, char *out, size_t outlen);
 size_t irc_utf8_cut(const char *s, size_t n);
 /* Appends s to out at *len unless it would overflow; -1 then. */
 int irc_append(char *out, size_t outlen, size_t *len, const char *s);
+/*
+ * Makes room for need items of size bytes in *items (capacity *cap),
+ * doubling.  Running out of memory is fatal (xmalloc.h): it cannot fail.
+ */
+void irc_grow(void *items, int *cap, int need, size_t size);
 
 /* Case mappings of ISUPPORT CASEMAPPING. */
 enum irc_casemap {
@@ -160,8 +165,8 @@ int irc_cap_sasl_plain(const char *offered);
 /*
  * SASL PLAIN: base64("user\0user\0password") as AUTHENTICATE arguments of
  * at most 400 bytes each, with a final "+" when the last chunk is exactly
- * 400 bytes long.  Calls fn per argument; returns their number, -1 when
- * memory runs out.  Buffers that held the password are wiped.
+ * 400 bytes long.  Calls fn per argument; returns their number.  Buffers
+ * that held the password are wiped.
  */
 int irc_sasl_plain(const char *user, const char *password,
     void (*fn)(const char *arg, void *ctx), void *ctx);

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "loop.h"
 #include "queue.h"
+#include "xmalloc.h"
 
 /* How long a line waits when libircclient's buffer is full. */
 #define IRC_QUEUE_RETRY_MS 50
@@ -83,10 +84,8 @@ struct irc_queue *
 irc_queue_create(struct loop *loop, int burst, int interval_ms,
     const struct irc_queue_ops *ops)
 {
-	struct irc_queue *q = calloc(1, sizeof(*q));
+	struct irc_queue *q = xcalloc(1, sizeof(*q));
 
-	if (q == NULL)
-		return NULL;
 	q->loop = loop;
 	bucket_init(&q->bucket, burst, interval_ms, loop_now(loop));
 	q->ops = *ops;
@@ -166,10 +165,8 @@ static struct qline *
 line_new(const char *line, const char *ident)
 {
 	size_t n = strlen(line), m = ident != NULL ? strlen(ident) + 1 : 0;
-	struct qline *l = malloc(sizeof(*l) + n + 1 + m);
+	struct qline *l = xmalloc(sizeof(*l) + n + 1 + m);
 
-	if (l == NULL)
-		return NULL;
 	memset(l, 0, sizeof(*l));
 	memcpy(l->line, line, n + 1);
 	if (ident != NULL) {
@@ -193,8 +190,7 @@ irc_queue_push(struct irc_queue *q, enum irc_class cls, const char *line)
 		q->warned = 1;
 		return -1;
 	}
-	if ((l = line_new(line, NULL)) == NULL)
-		return -1;
+	l = line_new(line, NULL);
 	if (q->tail[cls] != NULL)
 		q->tail[cls]->next = l;
 	else
@@ -222,21 +218,9 @@ flow_get(struct irc_queue *q, const char *name)
 
 	if (f != NULL)
 		return f;
-	if (q->nflows == q->flows_cap) {
-		int cap = q->flows_cap > 0 ? q->flows_cap * 2 : 16;
-		struct qflow **p = realloc(q->flows, (size_t)cap * sizeof(*p));
-
-		if (p == NULL)
-			return NULL;
-		q->flows = p;
-		q->flows_cap = cap;
-	}
-	if ((f = calloc(1, sizeof(*f))) == NULL)
-		return NULL;
-	if ((f->name = strdup(name)) == NULL) {
-		free(f);
-		return NULL;
-	}
+	irc_grow(&q->flows, &q->flows_cap, q->nflows + 1, sizeof(*q->flows));
+	f = xcalloc(1, sizeof(*f));
+	f->name = xstrdup(name);
 	q->flows[q->nflows++] = f;
 	return f;
 }
@@ -288,8 +272,7 @@ irc_queue_push_message(struct irc_queue *q, const char *flow,
 			q->ops.done(id, 0, q->ops.arg);
 		return 0;
 	}
-	if ((f = flow_get(q, flow)) == NULL)
-		return -1;
+	f = flow_get(q, flow);
 	/* Replies (no id) are refused past their limits; tracked never. */
 	if (id == 0 && (f->untracked + (size_t)n > IRC_FLOW_UNTRACKED_MAX ||
 	    q->untracked + (size_t)n > IRC_QUEUE_MAX)) {
@@ -305,15 +288,6 @@ irc_queue_push_message(struct irc_queue *q, const char *flow,
 	for (int i = 0; i < n; i++) {
 		struct qline *l = line_new(lines[i], ident);
 
-		if (l == NULL) {
-			while (first != NULL) {
-				l = first;
-				first = l->next;
-				free(l);
-			}
-			flows_compact(q);
-			return -1;
-		}
 		l->flow = f;
 		l->msg = msg;
 		l->at = loop_now(q->loop);
@@ -780,11 +754,7 @@ irc_queue_requeue(struct irc_queue *q)
 	q->ping_soon = 0;
 	if (q->nfly == 0)
 		return;
-	if ((all = calloc(q->nfly, sizeof(*all))) == NULL) {
-		/* No memory to keep their order: they count as written. */
-		irc_queue_written(q);
-		return;
-	}
+	all = xcalloc(q->nfly, sizeof(*all));
 	for (struct qline *l = q->fly_head; l != NULL; l = l->next)
 		all[n++] = l;
 	q->fly_head = q->fly_tail = NULL;
@@ -844,9 +814,8 @@ irc_queue_retarget(struct irc_queue *q, enum irc_casemap map,
 			else if (len > max)
 				continue;
 			ilen = strlen(l->ident) + 1;
-			if ((n = malloc(sizeof(*n) + cmdlen + 1 + nowlen +
-			    restlen + 1 + ilen)) == NULL)
-				continue;
+			n = xmalloc(sizeof(*n) + cmdlen + 1 + nowlen +
+			    restlen + 1 + ilen);
 			*n = *l;
 			len = 0;
 			memcpy(n->line, cmd, cmdlen + 1);

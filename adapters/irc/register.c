@@ -156,11 +156,8 @@ irc_authenticate_message(struct irc *irc, const char **params,
 	if (irc->sasl_state != 1 || count < 1 || strcmp(params[0], "+") != 0)
 		return;
 	irc->sasl_state = 2;
-	if (irc_sasl_plain(irc->cfg.sasl_user, irc->cfg.sasl_password,
-	    sasl_chunk, irc) < 0) {
-		irc_send_now(irc, "AUTHENTICATE *");
-		irc_cap_end(irc);
-	}
+	irc_sasl_plain(irc->cfg.sasl_user, irc->cfg.sasl_password, sasl_chunk,
+	    irc);
 }
 
 /* Tries the next nickname after ours was taken (433) or refused (432). */

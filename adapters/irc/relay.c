@@ -22,6 +22,7 @@
 #include "loop.h"
 #include "queue.h"
 #include "tls.h"
+#include "xmalloc.h"
 
 /* Bytes waiting in either direction of the relay before it stops reading. */
 #define RELAY_MAX (256 * 1024)
@@ -31,23 +32,19 @@
 
 /* Byte buffers. */
 
-static int
+static void
 buf_add(struct buf *b, const char *data, size_t n)
 {
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap > 0 ? b->cap : 4096;
-		char *p;
 
 		while (cap < b->len + n)
 			cap *= 2;
-		if ((p = realloc(b->data, cap)) == NULL)
-			return -1;
-		b->data = p;
+		b->data = xrealloc(b->data, cap);
 		b->cap = cap;
 	}
 	memcpy(b->data + b->len, data, n);
 	b->len += n;
-	return 0;
 }
 
 static void
@@ -68,8 +65,7 @@ buf_free(struct buf *b)
 void
 irc_relay_write(struct irc *irc, const char *data, size_t n)
 {
-	if (buf_add(&irc->to_up, data, n) != 0)
-		irc_connection_lost(irc, "out of memory");
+	buf_add(&irc->to_up, data, n);
 }
 
 /* Forgets what the relay held for a connection that is gone. */
@@ -184,8 +180,7 @@ relay_line(struct irc *irc, const char *line, size_t len)
 		    0 && m.nparams > 0)
 			irc_queue_pong(irc->queue, m.params[m.nparams - 1]);
 	}
-	if (buf_add(&irc->to_local, out, n) != 0)
-		irc_connection_lost(irc, "out of memory");
+	buf_add(&irc->to_local, out, n);
 }
 
 /* Splits what came from the server into lines. */
@@ -203,10 +198,8 @@ relay_feed(struct irc *irc, const char *data, size_t n)
 				    RELAY_LINE_MAX);
 				irc->discarding = 1;
 				irc->line.len = 0;
-			} else if (buf_add(&irc->line, data + i, end - i) !=
-			    0) {
-				irc_connection_lost(irc, "out of memory");
-				return;
+			} else {
+				buf_add(&irc->line, data + i, end - i);
 			}
 		}
 		if (nl == NULL)
@@ -311,10 +304,8 @@ on_local(struct loop *loop, int fd, int events, void *arg)
 			irc_connection_lost(irc, "the relay from libircclient "
 			    "failed: %s", strerror(errno));
 		} else if (n > 0) {
-			if (buf_add(&irc->to_up, data, (size_t)n) != 0)
-				irc_connection_lost(irc, "out of memory");
-			else
-				irc_relay_up_flush(irc);
+			buf_add(&irc->to_up, data, (size_t)n);
+			irc_relay_up_flush(irc);
 		}
 	}
 	irc_relay_update(irc);
@@ -367,8 +358,7 @@ irc_relay_drain(struct irc *irc, int timeout)
 			irc->in_session = 0;
 		}
 		while ((n = recv(irc->local_fd, data, sizeof(data), 0)) > 0)
-			if (buf_add(&irc->to_up, data, (size_t)n) != 0)
-				return;
+			buf_add(&irc->to_up, data, (size_t)n);
 		if (irc_relay_up_flush(irc) != 0)
 			return;
 		if (!pending && irc->to_up.len == 0)

@@ -14,12 +14,12 @@
 #include <libircclient.h>
 
 #include "adapter.h"
-#include "array.h"
 #include "irc_int.h"
 #include "log.h"
 #include "loop.h"
 #include "queue.h"
 #include "text.h"
+#include "xmalloc.h"
 
 /*
  * Private lines are split as if the nick they go to were at least this
@@ -80,12 +80,8 @@ queue_done(uint64_t id, int dropped, void *arg)
 	struct irc *irc = arg;
 
 	(void)dropped;
-	if (array_grow((void **)&irc->sent_ids, &irc->sent_cap, irc->nsent + 1,
-	    sizeof(*irc->sent_ids)) != 0) {
-		log_error("irc %s: out of memory: message %llu stays in the "
-		    "outbox", irc->network, (unsigned long long)id);
-		return;
-	}
+	irc_grow(&irc->sent_ids, &irc->sent_cap, irc->nsent + 1,
+	    sizeof(*irc->sent_ids));
 	irc->sent_ids[irc->nsent++] = id;
 	if (irc->sent_timer == 0 && irc->loop != NULL)
 		irc->sent_timer = loop_timer(irc->loop, 0, sent_timer, irc);
@@ -146,7 +142,7 @@ irc_self_mask_length(const struct irc *irc)
 struct push_ctx {
 	const char *command, *target;
 	char **lines;
-	int n, cap, failed;
+	int n, cap;
 };
 
 static void
@@ -157,13 +153,8 @@ push_line(const char *line, size_t len, void *arg)
 
 	snprintf(out, sizeof(out), "%s %s :%.*s", ctx->command, ctx->target,
 	    (int)len, line);
-	if (array_grow((void **)&ctx->lines, &ctx->cap, ctx->n + 1,
-	    sizeof(*ctx->lines)) != 0 ||
-	    (ctx->lines[ctx->n] = strdup(out)) == NULL) {
-		ctx->failed = 1;
-		return;
-	}
-	ctx->n++;
+	irc_grow(&ctx->lines, &ctx->cap, ctx->n + 1, sizeof(*ctx->lines));
+	ctx->lines[ctx->n++] = xstrdup(out);
 }
 
 /*
@@ -176,7 +167,7 @@ queue_text(struct irc *irc, const char *command, const char *target,
     const char *ident, const char *flow, uint64_t id,
     const struct text *text)
 {
-	struct push_ctx ctx = { command, target, NULL, 0, 0, 0 };
+	struct push_ctx ctx = { command, target, NULL, 0, 0 };
 	struct text out;
 	size_t overhead;
 	int n, rc = -1;
@@ -195,7 +186,7 @@ queue_text(struct irc *irc, const char *command, const char *target,
 	n = irc_split(text_str(&out), out.len, IRC_LINE_MAX - overhead,
 	    push_line, &ctx);
 	text_finish(&out);
-	if (n >= 0 && !ctx.failed)
+	if (n >= 0)
 		rc = irc_queue_push_message(irc->queue, flow, ident, 1, id,
 		    (const char *const *)ctx.lines, ctx.n);
 	if (rc != 0)

@@ -19,6 +19,7 @@
 #include "fingerprint.h"
 #include "loop.h"
 #include "tls.h"
+#include "xmalloc.h"
 
 /* Sockets libcurl may watch at once while connecting (happy eyeballs). */
 #define IRC_TLS_WATCH_MAX 8
@@ -210,10 +211,7 @@ irc_tls_connect(struct loop *loop, const struct irc_tls_options *o,
 		snprintf(err, errlen, "the host name is too long");
 		return NULL;
 	}
-	if ((t = calloc(1, sizeof(*t))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
+	t = xcalloc(1, sizeof(*t));
 	t->loop = loop;
 	t->fn = fn;
 	t->arg = arg;

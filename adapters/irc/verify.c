@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "irc_int.h"
 #include "log.h"
 
@@ -93,10 +92,10 @@ verify_ask(struct irc *irc, const char *nick)
 	if (v != NULL && irc_now_ms(irc) - v->at < VERIFY_TIMEOUT_MS)
 		return;
 	if (v == NULL) {
-		if (strlen(nick) >= sizeof(v->nick) ||
-		    array_grow((void **)&irc->verifies, &irc->verifies_cap,
-		    irc->nverifies + 1, sizeof(*irc->verifies)) != 0)
+		if (strlen(nick) >= sizeof(v->nick))
 			return;
+		irc_grow(&irc->verifies, &irc->verifies_cap,
+		    irc->nverifies + 1, sizeof(*irc->verifies));
 		v = &irc->verifies[irc->nverifies++];
 		memset(v, 0, sizeof(*v));
 		snprintf(v->nick, sizeof(v->nick), "%s", nick);
