@@ -243,7 +243,9 @@ irc_stop(struct adapter *adapter, const char *goodbye)
 		}
 		if (strlen(g) > 300)
 			g[irc_utf8_cut(g, 300)] = '\0';
-		irc_send_raw(irc->session, "QUIT :%s", g);
+		/* Draining may have lost the connection (and the session). */
+		if (irc->session != NULL)
+			irc_send_raw(irc->session, "QUIT :%s", g);
 		free(g);
 		if (!irc->in_session)
 			irc_relay_drain(irc, 1000);
