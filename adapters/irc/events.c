@@ -21,6 +21,14 @@ session_irc(irc_session_t *session)
 	return irc_get_ctx(session);
 }
 
+/* Our own user@host, as the server shows it before our lines. */
+static void
+self_mask(struct irc *irc, const char *user, const char *host)
+{
+	snprintf(irc->self_user, sizeof(irc->self_user), "%s", user);
+	snprintf(irc->self_host, sizeof(irc->self_host), "%s", host);
+}
+
 static void
 on_connect(irc_session_t *session, const char *event, const char *origin,
     const char **params, unsigned int count)
@@ -40,12 +48,8 @@ on_connect(irc_session_t *session, const char *event, const char *origin,
 		word = word != NULL ? word + 1 : params[count - 1];
 		if (irc_origin_split(word, &o) == 0 &&
 		    irc_is_self(irc, o.nick) &&
-		    o.user[0] != '\0' && o.host[0] != '\0') {
-			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
-			    o.user);
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    o.host);
-		}
+		    o.user[0] != '\0' && o.host[0] != '\0')
+			self_mask(irc, o.user, o.host);
 	}
 	irc->phase = PHASE_READY;
 	irc->registered_at = irc_now_ms(irc);
@@ -53,14 +57,7 @@ on_connect(irc_session_t *session, const char *event, const char *origin,
 	irc->register_timer = 0;
 	irc->cap_done = 1;
 	log_info("irc %s: registered as %s", irc->network, irc->nick);
-	if (irc->cfg.nickserv_password != NULL && irc->account[0] == '\0') {
-		char line[IRC_LINE_MAX];
-
-		snprintf(line, sizeof(line), "PRIVMSG NickServ :IDENTIFY %s %s",
-		    irc->cfg.nick, irc->cfg.nickserv_password);
-		irc_send_now(irc, line);
-		explicit_bzero(line, sizeof(line));
-	}
+	irc_nickserv_identify(irc);
 	irc_join_wanted(irc);
 	irc_reclaim_start(irc);
 	irc_queue_run(irc->queue, 1);
@@ -192,12 +189,8 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 		irc_chan_clear(irc, c);
 		loop_cancel(irc->loop, c->rejoin_timer);
 		c->rejoin_timer = 0;
-		if (o.user[0] != '\0' && o.host[0] != '\0') {
-			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
-			    o.user);
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    o.host);
-		}
+		if (o.user[0] != '\0' && o.host[0] != '\0')
+			self_mask(irc, o.user, o.host);
 		log_info("irc %s: joined %s", irc->network, c->name);
 		send_who(irc, c->name);
 		/* Its lines waited for the join. */
@@ -215,6 +208,26 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 		adapter_join(irc->adapter, c->name, &who);
 }
 
+/* We are out of c (PART, KICK): back in later while it is wanted. */
+static void
+self_left(struct irc *irc, struct irc_chan *c)
+{
+	c->joined = 0;
+	irc_chan_clear(irc, c);
+	if (c->wanted)
+		irc_rejoin_later(irc, c, KICK_REJOIN_MS);
+	else
+		irc_chan_drop(irc, c);
+}
+
+/* u is out of c (PART, KICK): the core hears of it, then we forget. */
+static void
+member_left(struct irc *irc, struct irc_chan *c, struct irc_user *u)
+{
+	tell_leave(irc, c->name, u);
+	irc_chan_remove(irc, c, u);
+}
+
 static void
 on_part(irc_session_t *session, const char *event, const char *origin,
     const char **params, unsigned int count)
@@ -229,20 +242,14 @@ on_part(irc_session_t *session, const char *event, const char *origin,
 	    (c = irc_chan_find(irc, params[0])) == NULL)
 		return;
 	if (irc_is_self(irc, o.nick)) {
-		c->joined = 0;
-		irc_chan_clear(irc, c);
 		log_info("irc %s: left %s", irc->network, c->name);
-		if (!c->wanted)
-			irc_chan_drop(irc, c);
-		else
-			irc_rejoin_later(irc, c, KICK_REJOIN_MS);
+		self_left(irc, c);
 		return;
 	}
 	if ((u = irc_user_find(irc, o.nick)) == NULL || !irc_chan_has(c, u))
 		return;
 	irc_user_learn(irc, u, o.user, o.host, NULL);
-	tell_leave(irc, c->name, u);
-	irc_chan_remove(irc, c, u);
+	member_left(irc, c, u);
 }
 
 static void
@@ -260,21 +267,15 @@ on_kick(irc_session_t *session, const char *event, const char *origin,
 		log_warn("irc %s: kicked from %s by %s: %s", irc->network,
 		    c->name, origin != NULL ? origin : "?",
 		    count >= 3 ? params[2] : "");
-		c->joined = 0;
-		irc_chan_clear(irc, c);
 		/* Staying a while forgives earlier kicks. */
 		if (irc_now_ms(irc) - c->joined_at > 10 * 60 * 1000)
 			c->retries = 0;
-		if (c->wanted)
-			irc_rejoin_later(irc, c, KICK_REJOIN_MS);
-		else
-			irc_chan_drop(irc, c);
+		self_left(irc, c);
 		return;
 	}
 	if ((u = irc_user_find(irc, params[1])) == NULL || !irc_chan_has(c, u))
 		return;
-	tell_leave(irc, c->name, u);
-	irc_chan_remove(irc, c, u);
+	member_left(irc, c, u);
 }
 
 static void
@@ -410,10 +411,7 @@ on_unknown(irc_session_t *session, const char *event, const char *origin,
 		if (count < 2 || irc_origin_split(origin, &o) != 0)
 			return;
 		if (irc_is_self(irc, o.nick)) {
-			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
-			    params[0]);
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    params[1]);
+			self_mask(irc, params[0], params[1]);
 		} else if ((u = irc_user_find(irc, o.nick)) != NULL) {
 			irc_user_learn(irc, u, params[0], params[1], NULL);
 		}
@@ -463,8 +461,7 @@ who_reply(struct irc *irc, const char *user, const char *host,
 	struct irc_user *u;
 
 	if (irc_is_self(irc, nick)) {
-		snprintf(irc->self_user, sizeof(irc->self_user), "%s", user);
-		snprintf(irc->self_host, sizeof(irc->self_host), "%s", host);
+		self_mask(irc, user, host);
 		if (account != NULL)
 			snprintf(irc->account, sizeof(irc->account), "%s",
 			    irc_account_known(account) ? account : "");

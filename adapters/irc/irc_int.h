@@ -283,6 +283,8 @@ void irc_cap_message(struct irc *irc, const char **params,
 void irc_authenticate_message(struct irc *irc, const char **params,
     unsigned int count);
 void irc_cap_end(struct irc *irc);
+/* With a NickServ password and no account yet: NickServ IDENTIFY. */
+void irc_nickserv_identify(struct irc *irc);
 /* Tries the next nickname after ours was taken (433) or refused (432). */
 void irc_next_nick(struct irc *irc, int erroneous);
 /* Registered under another nick: watch ours and take it back. */
