@@ -5,7 +5,6 @@
  * until the bot is in their channel.  See irc_line_gate().
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "irc_int.h"
