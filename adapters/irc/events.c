@@ -490,6 +490,67 @@ join_failed(struct irc *irc, unsigned int code, const char **params,
 		irc_rejoin_later(irc, c, BAN_REJOIN_MS);
 }
 
+/* A WHO (352) or WHOX (354) reply: a channel's, or a verification's. */
+static void
+who_numeric(struct irc *irc, unsigned int code, const char **params,
+    unsigned int count)
+{
+	if (code == 352 && count >= 6) {
+		who_reply(irc, params[2], params[3], params[5], NULL);
+		irc_verify_reply(irc, params[5], params[2], params[3], NULL);
+	}
+	if (code != 354)
+		return;
+	if (count >= 7 && strcmp(params[1], WHOX_TOKEN) == 0)
+		who_reply(irc, params[3], params[4], params[5], params[6]);
+	if (count >= 6 && strcmp(params[1], VERIFY_TOKEN) == 0) {
+		who_reply(irc, params[2], params[3], params[4], params[5]);
+		irc_verify_reply(irc, params[4], params[2], params[3],
+		    params[5]);
+	}
+}
+
+/* Logging in: SASL's numerics (900-907), and a server without CAP. */
+static void
+login_numeric(struct irc *irc, unsigned int code, const char **params,
+    unsigned int count)
+{
+	const char *last = count > 0 ? params[count - 1] : "";
+
+	switch (code) {
+	case 900:
+		if (count >= 3) {
+			snprintf(irc->account, sizeof(irc->account), "%s",
+			    params[2]);
+			log_info("irc %s: logged in as %s", irc->network,
+			    params[2]);
+		}
+		break;
+	case 901:
+		irc->account[0] = '\0';
+		break;
+	case 903:
+		irc->sasl_state = 3;
+		irc_cap_end(irc);
+		break;
+	case 902:
+	case 904:
+	case 905:
+	case 906:
+		log_warn("irc %s: SASL login failed: %s (%03u)", irc->network,
+		    last, code);
+		irc_cap_end(irc);
+		break;
+	case 907:
+		irc_cap_end(irc);
+		break;
+	case 421:
+		if (count >= 2 && strcasecmp(params[1], "CAP") == 0)
+			irc->cap_done = 1;
+		break;
+	}
+}
+
 static void
 on_numeric(irc_session_t *session, unsigned int code, const char *origin,
     const char **params, unsigned int count)
@@ -504,22 +565,8 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 			names_reply(irc, params[count - 2], last);
 		break;
 	case 352:
-		if (count >= 6) {
-			who_reply(irc, params[2], params[3], params[5], NULL);
-			irc_verify_reply(irc, params[5], params[2], params[3],
-			    NULL);
-		}
-		break;
 	case 354:
-		if (count >= 7 && strcmp(params[1], WHOX_TOKEN) == 0)
-			who_reply(irc, params[3], params[4], params[5],
-			    params[6]);
-		if (count >= 6 && strcmp(params[1], VERIFY_TOKEN) == 0) {
-			who_reply(irc, params[2], params[3], params[4],
-			    params[5]);
-			irc_verify_reply(irc, params[4], params[2], params[3],
-			    params[5]);
-		}
+		who_numeric(irc, code, params, count);
 		break;
 	case 315:
 		if (count >= 2)
@@ -559,35 +606,16 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 	case 437:
 		irc_next_nick(irc, code == 432);
 		break;
+	case 421:
 	case 900:
-		if (count >= 3) {
-			snprintf(irc->account, sizeof(irc->account), "%s",
-			    params[2]);
-			log_info("irc %s: logged in as %s", irc->network,
-			    params[2]);
-		}
-		break;
 	case 901:
-		irc->account[0] = '\0';
-		break;
-	case 903:
-		irc->sasl_state = 3;
-		irc_cap_end(irc);
-		break;
 	case 902:
+	case 903:
 	case 904:
 	case 905:
 	case 906:
-		log_warn("irc %s: SASL login failed: %s (%03u)", irc->network,
-		    last, code);
-		irc_cap_end(irc);
-		break;
 	case 907:
-		irc_cap_end(irc);
-		break;
-	case 421:
-		if (count >= 2 && strcasecmp(params[1], "CAP") == 0)
-			irc->cap_done = 1;
+		login_numeric(irc, code, params, count);
 		break;
 	case 471:
 	case 473:
