@@ -138,20 +138,7 @@ on_quit(irc_session_t *session, const char *event, const char *origin,
 		return;
 	irc_user_learn(irc, u, o.user, o.host, NULL);
 	tell_leave(irc, NULL, u);
-	/* Unlink from every channel first: the last unlink frees u. */
-	for (int i = 0; i < irc->nchans; i++) {
-		struct irc_chan *c = irc->chans[i];
-
-		for (int j = 0; j < c->nmembers; j++) {
-			if (c->members[j] == u) {
-				c->members[j] = c->members[--c->nmembers];
-				u->channels--;
-				break;
-			}
-		}
-	}
-	u->channels = 0;
-	irc_user_release(irc, u);
+	irc_user_quit(irc, u);
 }
 
 /*

@@ -242,6 +242,8 @@ struct irc_user *irc_user_get(struct irc *irc, const char *nick);
 void irc_user_free(struct irc_user *u);
 /* Forgets u once it shares no channel with us. */
 void irc_user_release(struct irc *irc, struct irc_user *u);
+/* u quit: off every channel, and forgotten. */
+void irc_user_quit(struct irc *irc, struct irc_user *u);
 /* Replaces *field with s (NULL or "" clears it); 1 when it changed. */
 int irc_set_field(char **field, const char *s);
 /* u's identity for the core; -1 while it cannot be told. */

@@ -210,17 +210,35 @@ irc_chan_add(struct irc_chan *c, struct irc_user *u)
 	u->channels++;
 }
 
-void
-irc_chan_remove(struct irc *irc, struct irc_chan *c, struct irc_user *u)
+/* Takes u off the members of c; 1 when it was one. */
+static int
+chan_unlink(struct irc_chan *c, struct irc_user *u)
 {
 	for (int i = 0; i < c->nmembers; i++) {
 		if (c->members[i] == u) {
 			c->members[i] = c->members[--c->nmembers];
 			u->channels--;
-			irc_user_release(irc, u);
-			return;
+			return 1;
 		}
 	}
+	return 0;
+}
+
+void
+irc_chan_remove(struct irc *irc, struct irc_chan *c, struct irc_user *u)
+{
+	if (chan_unlink(c, u))
+		irc_user_release(irc, u);
+}
+
+/* u quit: off every channel first (the release frees u), then gone. */
+void
+irc_user_quit(struct irc *irc, struct irc_user *u)
+{
+	for (int i = 0; i < irc->nchans; i++)
+		chan_unlink(irc->chans[i], u);
+	u->channels = 0;
+	irc_user_release(irc, u);
 }
 
 void
