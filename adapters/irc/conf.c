@@ -93,8 +93,9 @@ irc_config_free(struct irc_config *c)
 }
 
 /*
- * The object at key of config, checked against its keys, with its path
- * in p: 0, 1 when it is absent, -1 with err filled.
+ * The object at key of config, checked against its keys (cfg_keys()
+ * checks that it is an object), with its path in p: 0, 1 when it is
+ * absent, -1 with err filled.
  */
 static int
 conf_sub(const json_t *config, const char *path, const char *key,
@@ -104,10 +105,7 @@ conf_sub(const json_t *config, const char *path, const char *key,
 	if ((*sub = json_object_get(config, key)) == NULL)
 		return 1;
 	cfg_path(p, plen, path, key);
-	if (cfg_object(*sub, p, err, errlen) != 0 ||
-	    cfg_keys(*sub, p, keys, NULL, err, errlen) != 0)
-		return -1;
-	return 0;
+	return cfg_keys(*sub, p, keys, NULL, err, errlen) != 0 ? -1 : 0;
 }
 
 /* The server: host, port and TLS with its checks. */
