@@ -23,22 +23,11 @@
 #include "log.h"
 #include "loop.h"
 #include "queue.h"
+#include "rng.h"
 #include "tls.h"
 #include "xmalloc.h"
 
 #define CONNECT_TIMEOUT_MS 30000
-
-static uint64_t
-random_below(struct irc *irc, uint64_t n)
-{
-	/* splitmix64: jitter needs no more. */
-	uint64_t z = (irc->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	z ^= z >> 31;
-	return n > 0 ? z % n : 0;
-}
 
 static void
 reconnect_timer(struct loop *loop, uint64_t id, void *arg)
@@ -66,7 +55,7 @@ schedule_reconnect(struct irc *irc)
 	if (delay > max)
 		delay = max;
 	/* Equal jitter: half fixed, half random, never below min. */
-	delay = delay / 2 + random_below(irc, delay / 2 + 1);
+	delay = delay / 2 + rng_next(&irc->rng) % (delay / 2 + 1);
 	if (delay < min)
 		delay = min;
 	irc->attempts++;

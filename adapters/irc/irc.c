@@ -141,8 +141,8 @@ irc_init(struct adapter *adapter, const json_t *config, const char *path,
 	text_init(&irc->caps_offered);
 	irc_isupport_init(&irc->is);
 	snprintf(irc->nick, sizeof(irc->nick), "%s", irc->cfg.nick);
-	irc->rng = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 20 ^
-	    (uint64_t)(uintptr_t)irc;
+	rng_seed(&irc->rng, (uint64_t)time(NULL) ^ (uint64_t)getpid() << 20 ^
+	    (uint64_t)(uintptr_t)irc);
 	adapter->priv = irc;
 	return 0;
 }

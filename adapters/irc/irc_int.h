@@ -30,6 +30,7 @@
 #include "loop.h"
 #include "proto.h"
 #include "queue.h"
+#include "rng.h"
 #include "text.h"
 
 /* Rejoining after a kick, and after a ban or a full channel. */
@@ -122,7 +123,7 @@ struct irc {
 	uint64_t ping_timer, register_timer, reconnect_timer;
 	uint64_t registered_at;
 	int attempts;
-	uint64_t rng;
+	struct rng rng;           /* the reconnect's jitter */
 	/* Registration. */
 	char nick[64];
 	int nick_try;
