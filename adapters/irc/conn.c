@@ -27,6 +27,7 @@
 #include "tls.h"
 #include "xmalloc.h"
 
+/* How long connecting (TCP and TLS) may take. */
 #define CONNECT_TIMEOUT_MS 30000
 
 static void
@@ -166,6 +167,7 @@ irc_connection_lost(struct irc *irc, const char *fmt, ...)
 		adapter_connected(irc->adapter, 0);
 }
 
+/* libircclient's socket. */
 
 static void
 on_irc_fd(struct loop *loop, int fd, int events, void *arg)

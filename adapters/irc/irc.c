@@ -118,7 +118,6 @@ irc_now_ms(const struct irc *irc)
 	return loop_now(irc->loop);
 }
 
-
 /* The adapter. */
 
 static int
@@ -210,8 +209,6 @@ irc_start(struct adapter *adapter)
 	irc_connect_begin(irc);
 	return 0;
 }
-
-
 
 static void
 irc_stop(struct adapter *adapter, const char *goodbye)
@@ -306,8 +303,6 @@ irc_part(struct adapter *adapter, const char *channel)
 	}
 	return 0;
 }
-
-
 
 static size_t
 irc_queue_depth_impl(const struct adapter *adapter)

@@ -123,7 +123,7 @@ struct irc {
 	uint64_t ping_timer, register_timer, reconnect_timer;
 	uint64_t registered_at;
 	int attempts;
-	struct rng rng;           /* the reconnect's jitter */
+	struct rng rng;          /* the reconnect's jitter */
 	/* Registration. */
 	char nick[64];
 	int nick_try;

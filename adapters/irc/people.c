@@ -270,7 +270,6 @@ irc_chan_drop(struct irc *irc, struct irc_chan *c)
 	free(c);
 }
 
-
 int
 irc_origin_split(const char *origin, struct origin *o)
 {

@@ -27,7 +27,6 @@
 #define RELAY_MAX (256 * 1024)
 /* The longest line (tags included) the relay reads from the server. */
 #define RELAY_LINE_MAX 16384
-/* How long connecting (TCP and TLS) may take. */
 
 /* Byte buffers. */
 

@@ -198,7 +198,6 @@ queue_text(struct irc *irc, const char *command, const char *target,
 	return rc;
 }
 
-
 int
 irc_send_channel(struct adapter *adapter, const char *channel,
     const struct text *text, const struct send_info *info)
