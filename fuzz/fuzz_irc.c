@@ -1,6 +1,6 @@
 /*
  * fuzz_irc.c - libFuzzer target: the pure parts of the IRC adapter
- * (adapters/irc_proto.h) on arbitrary bytes.
+ * (adapters/irc/proto.h) on arbitrary bytes.
  *
  * The first byte picks the line length given to irc_split() and a few
  * buffer sizes; the rest is read as what a server sends (lines split at
@@ -38,7 +38,7 @@
 
 #include "fuzz_check.h"
 #include "bucket.h"
-#include "irc_proto.h"
+#include "irc/proto.h"
 
 /* Lines longer than this are not parsed one by one (the relay skips them). */
 #define MAX_LINE 4096

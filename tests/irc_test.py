@@ -46,7 +46,7 @@ from irc_util import Client, free_port  # noqa: E402
 
 HARNESS = None
 TMP = None
-# adapters/irc_proto.h: reply lines one flow may hold.
+# adapters/irc/queue.h: reply lines one flow may hold.
 IRC_FLOW_UNTRACKED_MAX = 1000
 FAILURES = []
 

@@ -19,10 +19,11 @@
 #include <jansson.h>
 
 #include "adapter.h"
-#include "irc_proto.h"
-#include "text.h"
-#include "irc_tls.h"
+#include "irc/fingerprint.h"
+#include "irc/proto.h"
+#include "irc/queue.h"
 #include "loop.h"
+#include "text.h"
 
 extern const struct adapter_impl irc_adapter;
 

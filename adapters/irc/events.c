@@ -1,5 +1,5 @@
 /*
- * irc_events.c - what the server tells the bot, as libircclient's events:
+ * events.c - what the server tells the bot, as libircclient's events:
  * registration done, people joining, leaving, renaming and speaking,
  * kicks, invitations, CTCP, capabilities, and the numerics (NAMES, WHO,
  * SASL, nick and join failures, ISON and MONITOR).
@@ -13,11 +13,20 @@
 #include "log.h"
 #include "loop.h"
 #include "version.h"
+#include "xmalloc.h"
 
 static struct irc *
 session_irc(irc_session_t *session)
 {
 	return irc_get_ctx(session);
+}
+
+/* Our own user@host, as the server shows it before our lines. */
+static void
+self_mask(struct irc *irc, const char *user, const char *host)
+{
+	snprintf(irc->self_user, sizeof(irc->self_user), "%s", user);
+	snprintf(irc->self_host, sizeof(irc->self_host), "%s", host);
 }
 
 static void
@@ -39,12 +48,8 @@ on_connect(irc_session_t *session, const char *event, const char *origin,
 		word = word != NULL ? word + 1 : params[count - 1];
 		if (irc_origin_split(word, &o) == 0 &&
 		    irc_is_self(irc, o.nick) &&
-		    o.user[0] != '\0' && o.host[0] != '\0') {
-			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
-			    o.user);
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    o.host);
-		}
+		    o.user[0] != '\0' && o.host[0] != '\0')
+			self_mask(irc, o.user, o.host);
 	}
 	irc->phase = PHASE_READY;
 	irc->registered_at = irc_now_ms(irc);
@@ -52,14 +57,7 @@ on_connect(irc_session_t *session, const char *event, const char *origin,
 	irc->register_timer = 0;
 	irc->cap_done = 1;
 	log_info("irc %s: registered as %s", irc->network, irc->nick);
-	if (irc->cfg.nickserv_password != NULL && irc->account[0] == '\0') {
-		char line[IRC_LINE_MAX];
-
-		snprintf(line, sizeof(line), "PRIVMSG NickServ :IDENTIFY %s %s",
-		    irc->cfg.nick, irc->cfg.nickserv_password);
-		irc_send_now(irc, line);
-		explicit_bzero(line, sizeof(line));
-	}
+	irc_nickserv_identify(irc);
 	irc_join_wanted(irc);
 	irc_reclaim_start(irc);
 	irc_queue_run(irc->queue, 1);
@@ -140,20 +138,7 @@ on_quit(irc_session_t *session, const char *event, const char *origin,
 		return;
 	irc_user_learn(irc, u, o.user, o.host, NULL);
 	tell_leave(irc, NULL, u);
-	/* Unlink from every channel first: the last unlink frees u. */
-	for (int i = 0; i < irc->nchans; i++) {
-		struct irc_chan *c = irc->chans[i];
-
-		for (int j = 0; j < c->nmembers; j++) {
-			if (c->members[j] == u) {
-				c->members[j] = c->members[--c->nmembers];
-				u->channels--;
-				break;
-			}
-		}
-	}
-	u->channels = 0;
-	irc_user_release(irc, u);
+	irc_user_quit(irc, u);
 }
 
 /*
@@ -185,34 +170,49 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 	if (count < 1 || irc_origin_split(origin, &o) != 0)
 		return;
 	if (irc_is_self(irc, o.nick)) {
-		if ((c = irc_chan_get(irc, params[0])) == NULL)
-			return;
+		c = irc_chan_get(irc, params[0]);
 		c->joined = 1;
 		c->joined_at = irc_now_ms(irc);
 		irc_chan_clear(irc, c);
 		loop_cancel(irc->loop, c->rejoin_timer);
 		c->rejoin_timer = 0;
-		if (o.user[0] != '\0' && o.host[0] != '\0') {
-			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
-			    o.user);
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    o.host);
-		}
+		if (o.user[0] != '\0' && o.host[0] != '\0')
+			self_mask(irc, o.user, o.host);
 		log_info("irc %s: joined %s", irc->network, c->name);
 		send_who(irc, c->name);
 		/* Its lines waited for the join. */
 		irc_queue_flush(irc->queue);
 		return;
 	}
-	if ((c = irc_chan_find(irc, params[0])) == NULL || !c->joined ||
-	    (u = irc_user_get(irc, o.nick)) == NULL)
+	if ((c = irc_chan_find(irc, params[0])) == NULL || !c->joined)
 		return;
+	u = irc_user_get(irc, o.nick);
 	irc_chan_add(c, u);
 	irc_user_learn(irc, u, o.user, o.host,
 	    (irc->caps & CAP_EXTENDED_JOIN) && count >= 2 ? params[1] : NULL);
 	if (irc_alive(irc) && irc_user_struct(irc, u, id, sizeof(id), mask,
 	    sizeof(mask), &who) == 0)
 		adapter_join(irc->adapter, c->name, &who);
+}
+
+/* We are out of c (PART, KICK): back in later while it is wanted. */
+static void
+self_left(struct irc *irc, struct irc_chan *c)
+{
+	c->joined = 0;
+	irc_chan_clear(irc, c);
+	if (c->wanted)
+		irc_rejoin_later(irc, c, KICK_REJOIN_MS);
+	else
+		irc_chan_drop(irc, c);
+}
+
+/* u is out of c (PART, KICK): the core hears of it, then we forget. */
+static void
+member_left(struct irc *irc, struct irc_chan *c, struct irc_user *u)
+{
+	tell_leave(irc, c->name, u);
+	irc_chan_remove(irc, c, u);
 }
 
 static void
@@ -229,20 +229,14 @@ on_part(irc_session_t *session, const char *event, const char *origin,
 	    (c = irc_chan_find(irc, params[0])) == NULL)
 		return;
 	if (irc_is_self(irc, o.nick)) {
-		c->joined = 0;
-		irc_chan_clear(irc, c);
 		log_info("irc %s: left %s", irc->network, c->name);
-		if (!c->wanted)
-			irc_chan_drop(irc, c);
-		else
-			irc_rejoin_later(irc, c, KICK_REJOIN_MS);
+		self_left(irc, c);
 		return;
 	}
 	if ((u = irc_user_find(irc, o.nick)) == NULL || !irc_chan_has(c, u))
 		return;
 	irc_user_learn(irc, u, o.user, o.host, NULL);
-	tell_leave(irc, c->name, u);
-	irc_chan_remove(irc, c, u);
+	member_left(irc, c, u);
 }
 
 static void
@@ -260,21 +254,15 @@ on_kick(irc_session_t *session, const char *event, const char *origin,
 		log_warn("irc %s: kicked from %s by %s: %s", irc->network,
 		    c->name, origin != NULL ? origin : "?",
 		    count >= 3 ? params[2] : "");
-		c->joined = 0;
-		irc_chan_clear(irc, c);
 		/* Staying a while forgives earlier kicks. */
 		if (irc_now_ms(irc) - c->joined_at > 10 * 60 * 1000)
 			c->retries = 0;
-		if (c->wanted)
-			irc_rejoin_later(irc, c, KICK_REJOIN_MS);
-		else
-			irc_chan_drop(irc, c);
+		self_left(irc, c);
 		return;
 	}
 	if ((u = irc_user_find(irc, params[1])) == NULL || !irc_chan_has(c, u))
 		return;
-	tell_leave(irc, c->name, u);
-	irc_chan_remove(irc, c, u);
+	member_left(irc, c, u);
 }
 
 static void
@@ -314,9 +302,9 @@ on_privmsg(irc_session_t *session, const char *event, const char *origin,
 		u = &stranger;
 	}
 	if (irc_user_struct(irc, u, id, sizeof(id), mask, sizeof(mask),
-	    &who) != 0 ||
-	    (text = strdup(params[1])) == NULL)
+	    &who) != 0)
 		return;
+	text = xstrdup(params[1]);
 	irc_strip_codes(text);
 	if (text[0] != '\0' && irc_alive(irc))
 		adapter_message(irc->adapter, c != NULL ? c->name : NULL, &who, text);
@@ -362,9 +350,9 @@ on_invite(irc_session_t *session, const char *event, const char *origin,
 	log_info("irc %s: %s invited us to %s%s", irc->network,
 	    origin != NULL ? origin : "?", params[1],
 	    irc->cfg.join_on_invite ? "" : " (join_on_invite is off)");
-	if (!irc->cfg.join_on_invite ||
-	    (c = irc_chan_get(irc, params[1])) == NULL)
+	if (!irc->cfg.join_on_invite)
 		return;
+	c = irc_chan_get(irc, params[1]);
 	c->wanted = 1;
 	if (!c->joined)
 		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
@@ -410,10 +398,7 @@ on_unknown(irc_session_t *session, const char *event, const char *origin,
 		if (count < 2 || irc_origin_split(origin, &o) != 0)
 			return;
 		if (irc_is_self(irc, o.nick)) {
-			snprintf(irc->self_user, sizeof(irc->self_user), "%s",
-			    params[0]);
-			snprintf(irc->self_host, sizeof(irc->self_host), "%s",
-			    params[1]);
+			self_mask(irc, params[0], params[1]);
 		} else if ((u = irc_user_find(irc, o.nick)) != NULL) {
 			irc_user_learn(irc, u, params[0], params[1], NULL);
 		}
@@ -443,8 +428,8 @@ names_reply(struct irc *irc, const char *channel, const char *names)
 			entry[n] = '\0';
 			if (irc_names_entry(&irc->is, entry, nick, sizeof(nick),
 			    user, sizeof(user), host, sizeof(host)) == 0 &&
-			    !irc_is_self(irc, nick) &&
-			    (u = irc_user_get(irc, nick)) != NULL) {
+			    !irc_is_self(irc, nick)) {
+				u = irc_user_get(irc, nick);
 				irc_chan_add(c, u);
 				irc_user_learn(irc, u, user, host, NULL);
 			}
@@ -463,8 +448,7 @@ who_reply(struct irc *irc, const char *user, const char *host,
 	struct irc_user *u;
 
 	if (irc_is_self(irc, nick)) {
-		snprintf(irc->self_user, sizeof(irc->self_user), "%s", user);
-		snprintf(irc->self_host, sizeof(irc->self_host), "%s", host);
+		self_mask(irc, user, host);
 		if (account != NULL)
 			snprintf(irc->account, sizeof(irc->account), "%s",
 			    irc_account_known(account) ? account : "");
@@ -493,6 +477,67 @@ join_failed(struct irc *irc, unsigned int code, const char **params,
 		irc_rejoin_later(irc, c, BAN_REJOIN_MS);
 }
 
+/* A WHO (352) or WHOX (354) reply: a channel's, or a verification's. */
+static void
+who_numeric(struct irc *irc, unsigned int code, const char **params,
+    unsigned int count)
+{
+	if (code == 352 && count >= 6) {
+		who_reply(irc, params[2], params[3], params[5], NULL);
+		irc_verify_reply(irc, params[5], params[2], params[3], NULL);
+	}
+	if (code != 354)
+		return;
+	if (count >= 7 && strcmp(params[1], WHOX_TOKEN) == 0)
+		who_reply(irc, params[3], params[4], params[5], params[6]);
+	if (count >= 6 && strcmp(params[1], VERIFY_TOKEN) == 0) {
+		who_reply(irc, params[2], params[3], params[4], params[5]);
+		irc_verify_reply(irc, params[4], params[2], params[3],
+		    params[5]);
+	}
+}
+
+/* Logging in: SASL's numerics (900-907), and a server without CAP. */
+static void
+login_numeric(struct irc *irc, unsigned int code, const char **params,
+    unsigned int count)
+{
+	const char *last = count > 0 ? params[count - 1] : "";
+
+	switch (code) {
+	case 900:
+		if (count >= 3) {
+			snprintf(irc->account, sizeof(irc->account), "%s",
+			    params[2]);
+			log_info("irc %s: logged in as %s", irc->network,
+			    params[2]);
+		}
+		break;
+	case 901:
+		irc->account[0] = '\0';
+		break;
+	case 903:
+		irc->sasl_state = 3;
+		irc_cap_end(irc);
+		break;
+	case 902:
+	case 904:
+	case 905:
+	case 906:
+		log_warn("irc %s: SASL login failed: %s (%03u)", irc->network,
+		    last, code);
+		irc_cap_end(irc);
+		break;
+	case 907:
+		irc_cap_end(irc);
+		break;
+	case 421:
+		if (count >= 2 && strcasecmp(params[1], "CAP") == 0)
+			irc->cap_done = 1;
+		break;
+	}
+}
+
 static void
 on_numeric(irc_session_t *session, unsigned int code, const char *origin,
     const char **params, unsigned int count)
@@ -507,22 +552,8 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 			names_reply(irc, params[count - 2], last);
 		break;
 	case 352:
-		if (count >= 6) {
-			who_reply(irc, params[2], params[3], params[5], NULL);
-			irc_verify_reply(irc, params[5], params[2], params[3],
-			    NULL);
-		}
-		break;
 	case 354:
-		if (count >= 7 && strcmp(params[1], WHOX_TOKEN) == 0)
-			who_reply(irc, params[3], params[4], params[5],
-			    params[6]);
-		if (count >= 6 && strcmp(params[1], VERIFY_TOKEN) == 0) {
-			who_reply(irc, params[2], params[3], params[4],
-			    params[5]);
-			irc_verify_reply(irc, params[4], params[2], params[3],
-			    params[5]);
-		}
+		who_numeric(irc, code, params, count);
 		break;
 	case 315:
 		if (count >= 2)
@@ -562,35 +593,16 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 	case 437:
 		irc_next_nick(irc, code == 432);
 		break;
+	case 421:
 	case 900:
-		if (count >= 3) {
-			snprintf(irc->account, sizeof(irc->account), "%s",
-			    params[2]);
-			log_info("irc %s: logged in as %s", irc->network,
-			    params[2]);
-		}
-		break;
 	case 901:
-		irc->account[0] = '\0';
-		break;
-	case 903:
-		irc->sasl_state = 3;
-		irc_cap_end(irc);
-		break;
 	case 902:
+	case 903:
 	case 904:
 	case 905:
 	case 906:
-		log_warn("irc %s: SASL login failed: %s (%03u)", irc->network,
-		    last, code);
-		irc_cap_end(irc);
-		break;
 	case 907:
-		irc_cap_end(irc);
-		break;
-	case 421:
-		if (count >= 2 && strcasecmp(params[1], "CAP") == 0)
-			irc->cap_done = 1;
+		login_numeric(irc, code, params, count);
 		break;
 	case 471:
 	case 473:

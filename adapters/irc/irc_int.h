@@ -1,15 +1,21 @@
 /*
  * irc_int.h - what the files of the IRC adapter share: the adapter's
- * state (struct irc), the people and channels it knows, and the helpers
- * more than one of its files use.  Not for anything outside adapters/irc*.
+ * state (struct irc), the people and channels it knows, and the
+ * functions more than one of its files calls.  Not for anything outside
+ * adapters/irc/.
  *
- * irc.c: the connection, the relay, the send queue's ends and the
- * adapter's operations.
- * irc_people.c: the people and channels the bot shares with them.
- * irc_events.c: libircclient's events.
- * irc_register.c: capabilities, SASL, nicknames and taking our own nick
- * back.
- * irc_verify.c: who holds a nick now, before private lines go to it.
+ * irc.c: the adapter's operations and its life (init, start, stop).
+ * conn.c: connecting, libircclient's session, timeouts, reconnecting.
+ * relay.c: the bytes between libircclient and the server.
+ * send.c: what the core says, into the queue.
+ * events.c: libircclient's events.
+ * people.c: the people and channels the bot shares with them.
+ * register.c: capabilities, SASL, nicknames and taking our own nick back.
+ * verify.c: who holds a nick now, before private lines go to it.
+ * conf.c: the network's configuration.
+ * The parts without state: proto.h (parsing, formatting, capabilities),
+ * queue.h (the outgoing queue), tls.h and fingerprint.h (the server
+ * connection).
  */
 #ifndef STICHBOT_IRC_INT_H
 #define STICHBOT_IRC_INT_H
@@ -20,8 +26,11 @@
 #include <libircclient.h>
 
 #include "adapter.h"
-#include "irc_config.h"
-#include "irc_proto.h"
+#include "conf.h"
+#include "loop.h"
+#include "proto.h"
+#include "queue.h"
+#include "rng.h"
 #include "text.h"
 
 /* Rejoining after a kick, and after a ban or a full channel. */
@@ -114,7 +123,7 @@ struct irc {
 	uint64_t ping_timer, register_timer, reconnect_timer;
 	uint64_t registered_at;
 	int attempts;
-	uint64_t rng;
+	struct rng rng;          /* the reconnect's jitter */
 	/* Registration. */
 	char nick[64];
 	int nick_try;
@@ -161,33 +170,81 @@ enum {
 	CAP_ACCOUNT_TAG = 1 << 7,
 };
 
+/* irc.c: the adapter's operations and its life. */
+
+/* Loop callbacks: irc_leave() returns 1 when finish() freed irc. */
+void irc_enter(struct irc *irc);
+int irc_leave(struct irc *irc);
+/* The core is told nothing once finish() has been called. */
+int irc_alive(const struct irc *irc);
 /* Milliseconds of the bot's loop. */
 uint64_t irc_now_ms(const struct irc *irc);
-/* Nicks (and channel names) compared under the server's case mapping. */
-int irc_nick_eq(const struct irc *irc, const char *a, const char *b);
-/* Someone on a channel we share, or NULL. */
-struct irc_user *irc_user_find(struct irc *irc, const char *nick);
-struct irc_chan *irc_chan_find(struct irc *irc, const char *name);
-/* A line's prefix split into nick, user and host; -1 when it has none. */
-int irc_origin_split(const char *origin, struct origin *o);
+
+/* conn.c: the connection. */
+
+/* Connects to the server; reconnects later when that cannot start. */
+void irc_connect_begin(struct irc *irc);
+/* Closes everything of the current connection; tells nobody. */
+void irc_connection_close(struct irc *irc);
+/* The connection died: close it and reconnect later. */
+void irc_connection_lost(struct irc *irc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The loop's hook (loop_hook()): watches libircclient's socket. */
+int irc_hook(struct loop *loop, void *arg);
+
+/* relay.c: the bytes between libircclient and the server. */
+
+/* Bytes for the server ahead of what libircclient writes (CAP LS). */
+void irc_relay_write(struct irc *irc, const char *data, size_t n);
+/* Sends what waits for the server; -1 when the connection died. */
+int irc_relay_up_flush(struct irc *irc);
+/* Hands libircclient what waits for it. */
+void irc_relay_local_flush(struct irc *irc);
+/* Watches both ends of the relay for what each needs now. */
+void irc_relay_update(struct irc *irc);
+/* Pushes what waits (a QUIT) to the server for at most timeout ms. */
+void irc_relay_drain(struct irc *irc, int timeout);
+/* Forgets what the relay held for a connection that is gone. */
+void irc_relay_reset(struct irc *irc);
+void irc_relay_free(struct irc *irc);
+/* Watches fd for events (0: not at all) unless *current says so. */
+void irc_set_watch(struct irc *irc, int fd, int *current, int events,
+    loop_fd_fn fn);
+
+/* send.c: what the core says, into the queue. */
+
+/* Sends a line now, past the queue (registration, PING); 0 or -1. */
+int irc_send_now(struct irc *irc, const char *line);
+/* The queue, made at the first line; NULL before the loop is known. */
+struct irc_queue *irc_queue_get(struct irc *irc);
 /* Queues "COMMAND target" lines (JOIN, WHO, PART, NOTICE ...). */
 int irc_queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-/* The core is told nothing once finish() has been called. */
-int irc_alive(const struct irc *irc);
 /* The longest prefix the server may put before our lines. */
 size_t irc_self_mask_length(const struct irc *irc);
-/* Joins every channel we want and are not in; again later after a kick. */
-void irc_join_wanted(struct irc *irc);
-void irc_rejoin_later(struct irc *irc, struct irc_chan *c, uint64_t base);
+/* The adapter's send_channel() and send_private(). */
+int irc_send_channel(struct adapter *adapter, const char *channel,
+    const struct text *text, const struct send_info *info);
+int irc_send_private(struct adapter *adapter, const char *user_id,
+    const struct text *text, const struct send_info *info);
 
-/* irc_people.c: the people and channels we share with them. */
+/* people.c: the people and channels we share with them. */
 
+/* Nicks (and channel names) compared under the server's case mapping. */
+int irc_nick_eq(const struct irc *irc, const char *a, const char *b);
+/* The nick we hold now is nick. */
+int irc_is_self(const struct irc *irc, const char *nick);
+/* A line's prefix split into nick, user and host; -1 when it has none. */
+int irc_origin_split(const char *origin, struct origin *o);
+/* Someone on a channel we share, or NULL. */
+struct irc_user *irc_user_find(struct irc *irc, const char *nick);
+/* Someone on a channel we share, made when unknown: never NULL. */
 struct irc_user *irc_user_get(struct irc *irc, const char *nick);
 void irc_user_free(struct irc_user *u);
 /* Forgets u once it shares no channel with us. */
 void irc_user_release(struct irc *irc, struct irc_user *u);
+/* u quit: off every channel, and forgotten. */
+void irc_user_quit(struct irc *irc, struct irc_user *u);
 /* Replaces *field with s (NULL or "" clears it); 1 when it changed. */
 int irc_set_field(char **field, const char *s);
 /* u's identity for the core; -1 while it cannot be told. */
@@ -201,6 +258,8 @@ void irc_notify_rename(struct irc *irc, const struct irc_user *u,
 /* Learns user@host and (account not NULL) the account of u. */
 void irc_user_learn(struct irc *irc, struct irc_user *u, const char *user,
     const char *host, const char *account);
+struct irc_chan *irc_chan_find(struct irc *irc, const char *name);
+/* A channel we know of, made when unknown: never NULL. */
 struct irc_chan *irc_chan_get(struct irc *irc, const char *name);
 int irc_chan_has(const struct irc_chan *c, const struct irc_user *u);
 void irc_chan_add(struct irc_chan *c, struct irc_user *u);
@@ -209,25 +268,17 @@ void irc_chan_remove(struct irc *irc, struct irc_chan *c,
 void irc_chan_clear(struct irc *irc, struct irc_chan *c);
 /* Forgets a channel we no longer want nor are in. */
 void irc_chan_drop(struct irc *irc, struct irc_chan *c);
+/* Joins every channel we want and are not in; again later after a kick. */
+void irc_join_wanted(struct irc *irc);
+void irc_rejoin_later(struct irc *irc, struct irc_chan *c, uint64_t base);
 
-/* irc_events.c: libircclient's events. */
+/* events.c: libircclient's events. */
 
 irc_session_t *irc_session_create(void);
 /* A channel name we may join: #&!+, no spaces, commas or controls. */
 int irc_valid_channel(const char *s);
 
-/* Loop callbacks: irc_leave() returns 1 when finish() freed irc. */
-void irc_enter(struct irc *irc);
-int irc_leave(struct irc *irc);
-/* The nick we hold now is nick. */
-int irc_is_self(const struct irc *irc, const char *nick);
-/* Sends a line now, past the queue (registration, PING); 0 or -1. */
-int irc_send_now(struct irc *irc, const char *line);
-/* The connection died: close it and reconnect later. */
-void irc_connection_lost(struct irc *irc, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* irc_register.c */
+/* register.c: capabilities, SASL, nicknames. */
 
 /* CAP and AUTHENTICATE from the server; CAP END once negotiated. */
 void irc_cap_message(struct irc *irc, const char **params,
@@ -235,6 +286,8 @@ void irc_cap_message(struct irc *irc, const char **params,
 void irc_authenticate_message(struct irc *irc, const char **params,
     unsigned int count);
 void irc_cap_end(struct irc *irc);
+/* With a NickServ password and no account yet: NickServ IDENTIFY. */
+void irc_nickserv_identify(struct irc *irc);
 /* Tries the next nickname after ours was taken (433) or refused (432). */
 void irc_next_nick(struct irc *irc, int erroneous);
 /* Registered under another nick: watch ours and take it back. */
@@ -247,7 +300,7 @@ void irc_reclaim_done(struct irc *irc);
 void irc_ison_reply(struct irc *irc, const char *list);
 void irc_monitor_reply(struct irc *irc, const char *list);
 
-/* irc_verify.c */
+/* verify.c: who holds a nick, before private lines go there. */
 
 /* Remembers who holds nick now (account NULL: not told; absent: nobody). */
 void irc_glimpse_note(struct irc *irc, const char *nick, const char *user,

@@ -1,14 +1,12 @@
 /*
- * irc_verify.c - private lines reach only the holder of a seat (issue
+ * verify.c - private lines reach only the holder of a seat (issue
  * 15.1).  Before a private line leaves for a nick, the adapter must know
  * that the nick's holder now is the seat's identity; channel lines wait
  * until the bot is in their channel.  See irc_line_gate().
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "irc_int.h"
 #include "log.h"
 
@@ -93,10 +91,10 @@ verify_ask(struct irc *irc, const char *nick)
 	if (v != NULL && irc_now_ms(irc) - v->at < VERIFY_TIMEOUT_MS)
 		return;
 	if (v == NULL) {
-		if (strlen(nick) >= sizeof(v->nick) ||
-		    array_grow((void **)&irc->verifies, &irc->verifies_cap,
-		    irc->nverifies + 1, sizeof(*irc->verifies)) != 0)
+		if (strlen(nick) >= sizeof(v->nick))
 			return;
+		irc_grow(&irc->verifies, &irc->verifies_cap,
+		    irc->nverifies + 1, sizeof(*irc->verifies));
 		v = &irc->verifies[irc->nverifies++];
 		memset(v, 0, sizeof(*v));
 		snprintf(v->nick, sizeof(v->nick), "%s", nick);

@@ -1,5 +1,5 @@
 /*
- * irc_people.c - the people the bot shares channels with, and those
+ * people.c - the people the bot shares channels with, and those
  * channels: who they are (nick!user@host, the services account when
  * known), which the core hears of as identities (struct user), so that
  * seats follow people through nick and account changes.
@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "irc_int.h"
+#include "log.h"
 #include "loop.h"
+#include "xmalloc.h"
 
 int
 irc_nick_eq(const struct irc *irc, const char *a, const char *b)
@@ -50,13 +51,10 @@ irc_user_get(struct irc *irc, const char *nick)
 
 	if (u != NULL)
 		return u;
-	if (array_grow((void **)&irc->users, &irc->users_cap, irc->nusers + 1,
-	    sizeof(*irc->users)) != 0 || (u = calloc(1, sizeof(*u))) == NULL)
-		return NULL;
-	if ((u->nick = strdup(nick)) == NULL) {
-		free(u);
-		return NULL;
-	}
+	irc_grow(&irc->users, &irc->users_cap, irc->nusers + 1,
+	    sizeof(*irc->users));
+	u = xcalloc(1, sizeof(*u));
+	u->nick = xstrdup(nick);
 	irc->users[irc->nusers++] = u;
 	return u;
 }
@@ -87,13 +85,7 @@ irc_set_field(char **field, const char *s)
 	if (s == NULL ? *field == NULL : *field != NULL &&
 	    strcmp(*field, s) == 0)
 		return 0;
-	if (s == NULL) {
-		free(*field);
-		*field = NULL;
-		return 1;
-	}
-	if ((copy = strdup(s)) == NULL)
-		return 0;
+	copy = s != NULL ? xstrdup(s) : NULL;
 	free(*field);
 	*field = copy;
 	return 1;
@@ -189,13 +181,10 @@ irc_chan_get(struct irc *irc, const char *name)
 
 	if (c != NULL)
 		return c;
-	if (array_grow((void **)&irc->chans, &irc->chans_cap, irc->nchans + 1,
-	    sizeof(*irc->chans)) != 0 || (c = calloc(1, sizeof(*c))) == NULL)
-		return NULL;
-	if ((c->name = strdup(name)) == NULL) {
-		free(c);
-		return NULL;
-	}
+	irc_grow(&irc->chans, &irc->chans_cap, irc->nchans + 1,
+	    sizeof(*irc->chans));
+	c = xcalloc(1, sizeof(*c));
+	c->name = xstrdup(name);
 	c->irc = irc;
 	irc->chans[irc->nchans++] = c;
 	return c;
@@ -213,24 +202,43 @@ irc_chan_has(const struct irc_chan *c, const struct irc_user *u)
 void
 irc_chan_add(struct irc_chan *c, struct irc_user *u)
 {
-	if (irc_chan_has(c, u) || array_grow((void **)&c->members,
-	    &c->members_cap, c->nmembers + 1, sizeof(*c->members)) != 0)
+	if (irc_chan_has(c, u))
 		return;
+	irc_grow(&c->members, &c->members_cap, c->nmembers + 1,
+	    sizeof(*c->members));
 	c->members[c->nmembers++] = u;
 	u->channels++;
 }
 
-void
-irc_chan_remove(struct irc *irc, struct irc_chan *c, struct irc_user *u)
+/* Takes u off the members of c; 1 when it was one. */
+static int
+chan_unlink(struct irc_chan *c, struct irc_user *u)
 {
 	for (int i = 0; i < c->nmembers; i++) {
 		if (c->members[i] == u) {
 			c->members[i] = c->members[--c->nmembers];
 			u->channels--;
-			irc_user_release(irc, u);
-			return;
+			return 1;
 		}
 	}
+	return 0;
+}
+
+void
+irc_chan_remove(struct irc *irc, struct irc_chan *c, struct irc_user *u)
+{
+	if (chan_unlink(c, u))
+		irc_user_release(irc, u);
+}
+
+/* u quit: off every channel first (the release frees u), then gone. */
+void
+irc_user_quit(struct irc *irc, struct irc_user *u)
+{
+	for (int i = 0; i < irc->nchans; i++)
+		chan_unlink(irc->chans[i], u);
+	u->channels = 0;
+	irc_user_release(irc, u);
 }
 
 void
@@ -262,7 +270,6 @@ irc_chan_drop(struct irc *irc, struct irc_chan *c)
 	free(c);
 }
 
-
 int
 irc_origin_split(const char *origin, struct origin *o)
 {
@@ -272,3 +279,62 @@ irc_origin_split(const char *origin, struct origin *o)
 	    sizeof(o->user), o->host, sizeof(o->host));
 }
 
+/* Joining. */
+
+void
+irc_join_wanted(struct irc *irc)
+{
+	char line[400];
+	size_t len = 0;
+
+	for (int i = 0; i < irc->nchans; i++) {
+		struct irc_chan *c = irc->chans[i];
+		size_t n = strlen(c->name);
+
+		if (!c->wanted || c->joined || c->rejoin_timer != 0)
+			continue;
+		if (len > 0 && len + 1 + n >= sizeof(line)) {
+			irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", line);
+			len = 0;
+		}
+		if (n >= sizeof(line))
+			continue;
+		if (len > 0)
+			line[len++] = ',';
+		memcpy(line + len, c->name, n + 1);
+		len += n;
+	}
+	if (len > 0)
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", line);
+}
+
+static void
+rejoin_timer(struct loop *loop, uint64_t id, void *arg)
+{
+	struct irc_chan *c = arg;
+	struct irc *irc = c->irc;
+
+	(void)loop;
+	(void)id;
+	c->rejoin_timer = 0;
+	if (c->wanted && !c->joined && irc->phase == PHASE_READY)
+		irc_queue_line(irc, IRC_CLASS_CONTROL, "JOIN %s", c->name);
+}
+
+/* Tries to join c again later, waiting longer after each failure. */
+void
+irc_rejoin_later(struct irc *irc, struct irc_chan *c, uint64_t base)
+{
+	uint64_t delay = base;
+
+	for (int i = 0; i < c->retries && delay < REJOIN_MAX_MS; i++)
+		delay *= 2;
+	if (delay > REJOIN_MAX_MS)
+		delay = REJOIN_MAX_MS;
+	c->retries++;
+	loop_cancel(irc->loop, c->rejoin_timer);
+	c->rejoin_timer = loop_timer(irc->loop, delay, rejoin_timer, c);
+	log_info("irc %s: will try to join %s again in %llu s",
+	    irc->network, c->name,
+	    (unsigned long long)(delay / 1000));
+}

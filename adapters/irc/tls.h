@@ -1,5 +1,5 @@
 /*
- * irc_tls.h - the IRC adapter's connection to the server: TCP, with TLS
+ * tls.h - the IRC adapter's connection to the server: TCP, with TLS
  * when configured, made by libcurl (CURLOPT_CONNECT_ONLY) without blocking
  * the loop, then read and written with curl_easy_recv()/curl_easy_send().
  *
@@ -7,7 +7,7 @@
  * to a loopback socket and relays the bytes through this connection.  A
  * certificate fingerprint (SHA-256 of the server certificate's DER) is
  * checked from CURLINFO_CERTINFO, which every TLS backend of libcurl that
- * Debian ships fills in (OpenSSL, GnuTLS).
+ * Debian ships fills in (OpenSSL, GnuTLS); see fingerprint.h.
  */
 #ifndef STICHBOT_IRC_TLS_H
 #define STICHBOT_IRC_TLS_H
@@ -52,14 +52,5 @@ long irc_tls_send(struct irc_tls *t, const char *buf, size_t len, char *err,
  */
 long irc_tls_recv(struct irc_tls *t, char *buf, size_t len, char *err,
     size_t errlen);
-
-/* SHA-256 (FIPS 180-4). */
-void irc_sha256(const void *data, size_t len, unsigned char out[32]);
-/* 64 hex digits, with or without colons; 0, or -1 when malformed. */
-int irc_fingerprint_parse(const char *s, unsigned char out[32]);
-/* "AB:CD:..." (95 characters and a NUL). */
-void irc_fingerprint_format(const unsigned char fp[32], char out[96]);
-/* SHA-256 of the first certificate of a PEM text; 0, or -1. */
-int irc_pem_fingerprint(const char *pem, unsigned char out[32]);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * irc_config.c - reading and checking an IRC network's configuration
- * (irc_config.h).  Secrets come from files (cfg.h) and never reach an
+ * conf.c - reading and checking an IRC network's configuration
+ * (conf.h).  Secrets come from files (cfg.h) and never reach an
  * error message.
  */
 #include <errno.h>
@@ -11,9 +11,10 @@
 
 #include "cfg.h"
 #include "config.h"
-#include "irc_config.h"
-#include "irc_proto.h"
-#include "irc_tls.h"
+#include "conf.h"
+#include "fingerprint.h"
+#include "queue.h"
+#include "xmalloc.h"
 
 static const char *const irc_keys[] = {
 	"host", "port", "tls", "tls_verify", "tls_ca_file", "tls_fingerprint",
@@ -73,16 +74,6 @@ valid_word(const char *s, int spaces, size_t max)
 	return 1;
 }
 
-static int
-dup_string(char **out, const char *s, char *err, size_t errlen)
-{
-	if ((*out = strdup(s)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
 void
 irc_config_free(struct irc_config *c)
 {
@@ -101,28 +92,37 @@ irc_config_free(struct irc_config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int
-irc_config_read(struct irc_config *c, const json_t *config, const char *path,
+/*
+ * The object at key of config, checked against its keys (cfg_keys()
+ * checks that it is an object), with its path in p: 0, 1 when it is
+ * absent, -1 with err filled.
+ */
+static int
+conf_sub(const json_t *config, const char *path, const char *key,
+    const char *const *keys, const json_t **sub, char *p, size_t plen,
     char *err, size_t errlen)
 {
-	const json_t *alts, *sub;
+	if ((*sub = json_object_get(config, key)) == NULL)
+		return 1;
+	cfg_path(p, plen, path, key);
+	return cfg_keys(*sub, p, keys, NULL, err, errlen) != 0 ? -1 : 0;
+}
+
+/* The server: host, port and TLS with its checks. */
+static int
+conf_server(struct irc_config *c, const json_t *config, const char *path,
+    char *err, size_t errlen)
+{
 	const char *s;
-	char p[256];
 	long long v;
 	int rc, verify_given;
 
-	memset(c, 0, sizeof(*c));
-	if (cfg_object(config, path, err, errlen) != 0 ||
-	    cfg_keys(config, path, irc_keys, config_network_keys, err,
-	    errlen) != 0)
-		return -1;
 	if (cfg_string(config, path, "host", 1, &s, err, errlen) != 0)
 		return -1;
 	if (!valid_host(s))
 		return cfg_fail(err, errlen, path, "host",
 		    "expected a host name or address");
-	if (dup_string(&c->host, s, err, errlen) != 0)
-		return -1;
+	c->host = xstrdup(s);
 	c->tls = 1;
 	if (cfg_bool(config, path, "tls", 0, &c->tls, err, errlen) < 0)
 		return -1;
@@ -147,8 +147,7 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 			return cfg_fail(err, errlen, path, "tls_ca_file", "%s",
 			    what);
 		}
-		if (dup_string(&c->ca_file, s, err, errlen) != 0)
-			return -1;
+		c->ca_file = xstrdup(s);
 	}
 	if ((rc = cfg_string(config, path, "tls_fingerprint", 0, &s, err,
 	    errlen)) < 0)
@@ -173,23 +172,33 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 				return cfg_fail(err, errlen, path, tls_only[i],
 				    "needs \"tls\": true");
 	}
+	return 0;
+}
+
+/* Who the bot is: nick, alternatives, user name and real name. */
+static int
+conf_names(struct irc_config *c, const json_t *config, const char *path,
+    char *err, size_t errlen)
+{
+	const json_t *alts;
+	const char *s;
+	char p[256];
+	int rc;
+
 	if (cfg_string(config, path, "nick", 1, &s, err, errlen) != 0)
 		return -1;
 	if (!valid_nick(s))
 		return cfg_fail(err, errlen, path, "nick",
 		    "expected an IRC nickname (letters, digits, -[]\\`_^{|}, "
 		    "not starting with a digit or -)");
-	if (dup_string(&c->nick, s, err, errlen) != 0)
-		return -1;
+	c->nick = xstrdup(s);
 	if ((rc = cfg_strings(config, path, "alt_nicks", 0, &alts, err,
 	    errlen)) < 0)
 		return -1;
 	if (rc == 0 && json_array_size(alts) > 0) {
 		size_t n = json_array_size(alts);
 
-		if ((c->alt_nicks = calloc(n, sizeof(char *))) == NULL)
-			return cfg_fail(err, errlen, path, "alt_nicks",
-			    "out of memory");
+		c->alt_nicks = xcalloc(n, sizeof(char *));
 		for (size_t i = 0; i < n; i++) {
 			s = json_string_value(json_array_get(alts, i));
 			if (!valid_nick(s)) {
@@ -198,9 +207,7 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 				    "IRC nickname", p, i);
 				return -1;
 			}
-			if (dup_string(&c->alt_nicks[i], s, err, errlen) != 0)
-				return -1;
-			c->nalt++;
+			c->alt_nicks[c->nalt++] = xstrdup(s);
 		}
 	}
 	s = "stichbot";
@@ -209,16 +216,27 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 	if (!valid_word(s, 0, 32))
 		return cfg_fail(err, errlen, path, "username",
 		    "expected one word without '@' or ':' (at most 32 bytes)");
-	if (dup_string(&c->username, s, err, errlen) != 0)
-		return -1;
+	c->username = xstrdup(s);
 	s = "stichbot card games";
 	if (cfg_string(config, path, "realname", 0, &s, err, errlen) < 0)
 		return -1;
 	if (!valid_word(s, 1, 128))
 		return cfg_fail(err, errlen, path, "realname",
 		    "expected one line of text (at most 128 bytes)");
-	if (dup_string(&c->realname, s, err, errlen) != 0)
-		return -1;
+	c->realname = xstrdup(s);
+	return 0;
+}
+
+/* Logging in: the server password, SASL and NickServ, from files. */
+static int
+conf_login(struct irc_config *c, const json_t *config, const char *path,
+    char *err, size_t errlen)
+{
+	const json_t *sub;
+	const char *s;
+	char p[256];
+	int rc;
+
 	if (cfg_secret(config, path, "server_password_file", 0,
 	    &c->server_password, err, errlen) < 0)
 		return -1;
@@ -226,17 +244,17 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 	if (c->server_password != NULL && strlen(c->server_password) > 400)
 		return cfg_fail(err, errlen, path, "server_password_file",
 		    "the password is longer than 400 bytes");
-	if ((sub = json_object_get(config, "sasl")) != NULL) {
-		cfg_path(p, sizeof(p), path, "sasl");
-		if (cfg_object(sub, p, err, errlen) != 0 ||
-		    cfg_keys(sub, p, sasl_keys, NULL, err, errlen) != 0 ||
-		    cfg_string(sub, p, "username", 1, &s, err, errlen) != 0)
+	if ((rc = conf_sub(config, path, "sasl", sasl_keys, &sub, p,
+	    sizeof(p), err, errlen)) < 0)
+		return -1;
+	if (rc == 0) {
+		if (cfg_string(sub, p, "username", 1, &s, err, errlen) != 0)
 			return -1;
 		if (!valid_word(s, 0, 128))
 			return cfg_fail(err, errlen, p, "username",
 			    "expected an account name");
-		if (dup_string(&c->sasl_user, s, err, errlen) != 0 ||
-		    cfg_secret(sub, p, "password_file", 1, &c->sasl_password,
+		c->sasl_user = xstrdup(s);
+		if (cfg_secret(sub, p, "password_file", 1, &c->sasl_password,
 		    err, errlen) != 0)
 			return -1;
 		/*
@@ -255,6 +273,20 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 	    strlen(c->nickserv_password) > 400)
 		return cfg_fail(err, errlen, path, "nickserv_password_file",
 		    "the password is longer than 400 bytes");
+	return 0;
+}
+
+/* How the bot talks: private lines, identities, the flood pace. */
+static int
+conf_sending(struct irc_config *c, const json_t *config, const char *path,
+    char *err, size_t errlen)
+{
+	const json_t *sub;
+	const char *s;
+	char p[256];
+	long long v;
+	int rc;
+
 	s = "privmsg";
 	if (cfg_choice(config, path, "private_messages", private_choices, 0,
 	    &s, err, errlen) < 0)
@@ -267,12 +299,11 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 	c->identity_account = strcmp(s, "account") == 0;
 	c->burst = IRC_PACE_BURST;
 	c->interval_ms = IRC_PACE_INTERVAL_MS;
-	if ((sub = json_object_get(config, "flood")) != NULL) {
+	if ((rc = conf_sub(config, path, "flood", flood_keys, &sub, p,
+	    sizeof(p), err, errlen)) < 0)
+		return -1;
+	if (rc == 0) {
 		c->flood_given = 1;
-		cfg_path(p, sizeof(p), path, "flood");
-		if (cfg_object(sub, p, err, errlen) != 0 ||
-		    cfg_keys(sub, p, flood_keys, NULL, err, errlen) != 0)
-			return -1;
 		v = c->burst;
 		if (cfg_int(sub, p, "burst", 1, 20, 0, &v, err, errlen) < 0)
 			return -1;
@@ -283,6 +314,19 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 			return -1;
 		c->interval_ms = (int)v;
 	}
+	return 0;
+}
+
+/* Staying on: invitations, ping timeout, reconnecting. */
+static int
+conf_resilience(struct irc_config *c, const json_t *config,
+    const char *path, char *err, size_t errlen)
+{
+	const json_t *sub;
+	char p[256];
+	long long v;
+	int rc;
+
 	if (cfg_bool(config, path, "join_on_invite", 0, &c->join_on_invite,
 	    err, errlen) < 0)
 		return -1;
@@ -293,11 +337,10 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 	c->ping_timeout = (int)v;
 	c->reconnect_min = 2;
 	c->reconnect_max = 300;
-	if ((sub = json_object_get(config, "reconnect")) != NULL) {
-		cfg_path(p, sizeof(p), path, "reconnect");
-		if (cfg_object(sub, p, err, errlen) != 0 ||
-		    cfg_keys(sub, p, reconnect_keys, NULL, err, errlen) != 0)
-			return -1;
+	if ((rc = conf_sub(config, path, "reconnect", reconnect_keys, &sub, p,
+	    sizeof(p), err, errlen)) < 0)
+		return -1;
+	if (rc == 0) {
 		v = c->reconnect_min;
 		if (cfg_int(sub, p, "min", 1, 3600, 0, &v, err, errlen) < 0)
 			return -1;
@@ -312,3 +355,23 @@ irc_config_read(struct irc_config *c, const json_t *config, const char *path,
 	return 0;
 }
 
+/*
+ * The groups of keys are read in the order their first problem is
+ * reported in; the caller frees c (irc_config_free()) on -1 too.
+ */
+int
+irc_config_read(struct irc_config *c, const json_t *config, const char *path,
+    char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	if (cfg_object(config, path, err, errlen) != 0 ||
+	    cfg_keys(config, path, irc_keys, config_network_keys, err,
+	    errlen) != 0 ||
+	    conf_server(c, config, path, err, errlen) != 0 ||
+	    conf_names(c, config, path, err, errlen) != 0 ||
+	    conf_login(c, config, path, err, errlen) != 0 ||
+	    conf_sending(c, config, path, err, errlen) != 0 ||
+	    conf_resilience(c, config, path, err, errlen) != 0)
+		return -1;
+	return 0;
+}

@@ -1,5 +1,5 @@
 /*
- * irc_register.c - registration (IRCv3 capabilities, SASL PLAIN, the
+ * register.c - registration (IRCv3 capabilities, SASL PLAIN, the
  * nick to use when ours is taken) and, once registered under another
  * nick, taking ours back (issue 15.2): MONITOR where the server offers
  * it, else ISON every RECLAIM_ISON_MS, and NickServ REGAIN/GHOST with a
@@ -156,11 +156,8 @@ irc_authenticate_message(struct irc *irc, const char **params,
 	if (irc->sasl_state != 1 || count < 1 || strcmp(params[0], "+") != 0)
 		return;
 	irc->sasl_state = 2;
-	if (irc_sasl_plain(irc->cfg.sasl_user, irc->cfg.sasl_password,
-	    sasl_chunk, irc) < 0) {
-		irc_send_now(irc, "AUTHENTICATE *");
-		irc_cap_end(irc);
-	}
+	irc_sasl_plain(irc->cfg.sasl_user, irc->cfg.sasl_password, sasl_chunk,
+	    irc);
 }
 
 /* Tries the next nickname after ours was taken (433) or refused (432). */
@@ -195,6 +192,26 @@ irc_next_nick(struct irc *irc, int erroneous)
 	irc_send_now(irc, line);
 }
 
+/* Sends "PRIVMSG NickServ :COMMAND nick password"; wipes the line. */
+static void
+nickserv(struct irc *irc, const char *command)
+{
+	char line[IRC_LINE_MAX];
+
+	snprintf(line, sizeof(line), "PRIVMSG NickServ :%s %s %s", command,
+	    irc->cfg.nick, irc->cfg.nickserv_password);
+	irc_send_now(irc, line);
+	explicit_bzero(line, sizeof(line));
+}
+
+/* With a NickServ password and no account yet: IDENTIFY. */
+void
+irc_nickserv_identify(struct irc *irc)
+{
+	if (irc->cfg.nickserv_password != NULL && irc->account[0] == '\0')
+		nickserv(irc, "IDENTIFY");
+}
+
 /* Our own nick, held by someone else: taking it back. */
 
 static void reclaim_timer(struct loop *loop, uint64_t id, void *arg);
@@ -224,13 +241,8 @@ irc_reclaim_start(struct irc *irc)
 	log_info("irc %s: %s is taken; running as %s and watching for it",
 	    irc->network, irc->cfg.nick, irc->nick);
 	if (irc->cfg.nickserv_password != NULL && !irc->regain_sent) {
-		char line[IRC_LINE_MAX];
-
 		irc->regain_sent = 1;
-		snprintf(line, sizeof(line), "PRIVMSG NickServ :REGAIN %s %s",
-		    irc->cfg.nick, irc->cfg.nickserv_password);
-		irc_send_now(irc, line);
-		explicit_bzero(line, sizeof(line));
+		nickserv(irc, "REGAIN");
 	}
 	if (irc->is.monitor) {
 		irc->monitoring = 1;
@@ -272,14 +284,7 @@ irc_reclaim_done(struct irc *irc)
 		irc_queue_line(irc, IRC_CLASS_CONTROL, "MONITOR - %s",
 		    irc->cfg.nick);
 	irc->monitoring = 0;
-	if (irc->cfg.nickserv_password != NULL && irc->account[0] == '\0') {
-		char line[IRC_LINE_MAX];
-
-		snprintf(line, sizeof(line), "PRIVMSG NickServ :IDENTIFY %s %s",
-		    irc->cfg.nick, irc->cfg.nickserv_password);
-		irc_send_now(irc, line);
-		explicit_bzero(line, sizeof(line));
-	}
+	irc_nickserv_identify(irc);
 }
 
 /* An ISON answer (303): is our nick online? */
@@ -302,15 +307,8 @@ irc_ison_reply(struct irc *irc, const char *list)
 				/* Still held: services may free it. */
 				if (irc->cfg.nickserv_password != NULL &&
 				    !irc->ghost_sent) {
-					char line[IRC_LINE_MAX];
-
 					irc->ghost_sent = 1;
-					snprintf(line, sizeof(line), "PRIVMSG "
-					    "NickServ :GHOST %s %s",
-					    irc->cfg.nick,
-					    irc->cfg.nickserv_password);
-					irc_send_now(irc, line);
-					explicit_bzero(line, sizeof(line));
+					nickserv(irc, "GHOST");
 				}
 				return;
 			}

@@ -1,5 +1,5 @@
 /*
- * irc_config.h - the configuration of an IRC network (the keys of a
+ * conf.h - the configuration of an IRC network (the keys of a
  * "type": "irc" entry of networks[]), read and checked once by the
  * adapter's init().  See README's IRC section and docs/stichbot.1 for the
  * keys.
