@@ -376,164 +376,216 @@ irc_addn(struct text *out, int *after_colour, const char *s, size_t n)
 static void render_table(const char *, size_t, enum text_format,
     struct text *);
 
+/* Where a rendering stands: what is open in the output so far. */
+struct render {
+	enum text_format format;
+	struct text *out;
+	int bold, pre, colour_open;
+	int after_colour;        /* IRC output ends with a colour code */
+	const struct palette *colour;
+};
+
+static void
+render_bold(struct render *r)
+{
+	r->bold = !r->bold;
+	r->after_colour = 0;
+	if (r->format == TEXT_FORMAT_IRC)
+		add_char(r->out, '\x02');
+	else if (r->format == TEXT_FORMAT_HTML)
+		text_add(r->out, r->bold ? "<b>" : "</b>");
+	else if (r->format == TEXT_FORMAT_ANSI)
+		text_add(r->out, r->bold ? "\033[1m" : "\033[22m");
+}
+
+/* Opens the colour of mark (a card's colour letter). */
+static void
+render_colour(struct render *r, char mark)
+{
+	const struct palette *colour = palette_for(mark);
+
+	r->colour = colour;
+	r->colour_open = 0;
+	if (colour == NULL)
+		return;
+	if (r->format == TEXT_FORMAT_IRC) {
+		if (colour->irc != NULL) {
+			add_char(r->out, '\x03');
+			text_add(r->out, colour->irc);
+			r->after_colour = 1;
+		} else {
+			add_char(r->out, '\x02');
+		}
+		r->colour_open = 1;
+	} else if (r->format == TEXT_FORMAT_HTML) {
+		if (colour->html != NULL)
+			text_printf(r->out, "<font data-mx-bg-color=\"%s\" "
+			    "data-mx-color=\"#ffffff\">", colour->html);
+		else
+			text_add(r->out, "<b>");
+		r->colour_open = 1;
+	} else if (r->format == TEXT_FORMAT_ANSI) {
+		text_add(r->out, colour->ansi);
+		r->colour_open = 1;
+	}
+}
+
+/* Closes an open colour (TEXT_PLAIN). */
+static void
+render_plain(struct render *r)
+{
+	if (r->colour_open) {
+		if (r->format == TEXT_FORMAT_IRC) {
+			add_char(r->out, r->colour->irc != NULL ?
+			    '\x03' : '\x02');
+			r->after_colour = r->colour->irc != NULL;
+		} else if (r->format == TEXT_FORMAT_HTML)
+			text_add(r->out, r->colour->html != NULL ?
+			    "</font>" : "</b>");
+		else if (r->format == TEXT_FORMAT_ANSI)
+			text_add(r->out, r->bold ? "\033[0m\033[1m" :
+			    "\033[0m");
+	}
+	r->colour = NULL;
+	r->colour_open = 0;
+}
+
+/*
+ * The table that starts at s[i] (a TEXT_TABLE mark); returns the index
+ * of the last byte it used.
+ */
+static size_t
+render_table_at(struct render *r, const char *s, size_t len, size_t i)
+{
+	const char *end = memchr(s + i + 1, TEXT_TABLE, len - i - 1);
+	size_t n = end != NULL ? (size_t)(end - s - i - 1) : len - i - 1;
+
+	render_table(s + i + 1, n, r->format, r->out);
+	i += n + 1;
+	/* A table is a block of its own in HTML: no line break after it. */
+	if (r->format == TEXT_FORMAT_HTML && i + 1 < len && s[i + 1] == '\n')
+		i++;
+	/* A bare colour end may now close the output. */
+	r->after_colour = r->format == TEXT_FORMAT_IRC && r->out->len > 0 &&
+	    r->out->buf[r->out->len - 1] == '\x03';
+	return i;
+}
+
+/*
+ * The mention that starts at s[i] (id, TEXT_SEP, name, TEXT_MENTION);
+ * returns the index of its last byte (len when it is cut off).
+ */
+static size_t
+render_mention(struct render *r, const char *s, size_t len, size_t i)
+{
+	const char *end = memchr(s + i + 1, TEXT_MENTION, len - i - 1);
+	const char *sep = memchr(s + i + 1, TEXT_SEP, len - i - 1);
+	const char *id = s + i + 1;
+	struct text *out = r->out;
+
+	if (end == NULL || sep == NULL || sep > end)
+		return len;
+	if (r->format == TEXT_FORMAT_HTML) {
+		text_add(out, "<a href=\"https://matrix.to/#/");
+		html_escape(out, id, (size_t)(sep - id));
+		text_add(out, "\">");
+		html_escape(out, sep + 1, (size_t)(end - sep - 1));
+		text_add(out, "</a>");
+	} else if (r->format == TEXT_FORMAT_ANSI) {
+		text_add(out, "\033[1m");
+		text_addn(out, sep + 1, (size_t)(end - sep - 1));
+		text_add(out, r->bold ? "" : "\033[22m");
+	} else if (r->format == TEXT_FORMAT_IRC) {
+		irc_addn(out, &r->after_colour, sep + 1,
+		    (size_t)(end - sep - 1));
+	} else {
+		text_addn(out, sep + 1, (size_t)(end - sep - 1));
+	}
+	return (size_t)(end - s);
+}
+
+/* An ordinary byte s[i]. */
+static void
+render_char(struct render *r, const char *s, size_t len, size_t i)
+{
+	char c = s[i];
+
+	if (r->format == TEXT_FORMAT_HTML) {
+		/*
+		 * Inside <pre> a newline is a newline; before a table, which
+		 * starts a block, it is none.
+		 */
+		if (c == '\n' && r->pre)
+			add_char(r->out, '\n');
+		else if (c != '\n' || i + 1 >= len || s[i + 1] != TEXT_TABLE)
+			html_escape(r->out, &c, 1);
+	} else if (r->format == TEXT_FORMAT_IRC) {
+		irc_addn(r->out, &r->after_colour, &c, 1);
+	} else {
+		add_char(r->out, c);
+	}
+}
+
+/* Closes what a cut text left open. */
+static void
+render_close(struct render *r)
+{
+	if (r->format == TEXT_FORMAT_HTML) {
+		if (r->colour_open)
+			text_add(r->out, r->colour->html != NULL ? "</font>" :
+			    "</b>");
+		if (r->bold)
+			text_add(r->out, "</b>");
+		if (r->pre)
+			text_add(r->out, "</pre>");
+	} else if (r->format == TEXT_FORMAT_ANSI &&
+	    (r->bold || r->colour_open)) {
+		text_add(r->out, "\033[0m");
+	} else if (r->format == TEXT_FORMAT_IRC &&
+	    (r->bold || r->colour_open)) {
+		add_char(r->out, '\x0f');
+	}
+}
+
 /* Renders the marked text s of len bytes for a medium, appending to out. */
 static void
 render_span(const char *s, size_t len, enum text_format format,
     struct text *out)
 {
-	int bold = 0, pre = 0, colour_open = 0;
-	int after_colour = 0;    /* IRC output ends with a colour code */
-	const struct palette *colour = NULL;
+	struct render r = { .format = format, .out = out };
 
 	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-
-		switch (c) {
+		switch (s[i]) {
 		case TEXT_BOLD:
-			bold = !bold;
-			after_colour = 0;
-			if (format == TEXT_FORMAT_IRC)
-				add_char(out, '\x02');
-			else if (format == TEXT_FORMAT_HTML)
-				text_add(out, bold ? "<b>" : "</b>");
-			else if (format == TEXT_FORMAT_ANSI)
-				text_add(out, bold ? "\033[1m" : "\033[22m");
+			render_bold(&r);
 			break;
 		case TEXT_COLOR:
-			colour = i + 1 < len ? palette_for(s[++i]) : NULL;
-			colour_open = 0;
-			if (colour == NULL)
-				break;
-			if (format == TEXT_FORMAT_IRC) {
-				if (colour->irc != NULL) {
-					add_char(out, '\x03');
-					text_add(out, colour->irc);
-					after_colour = 1;
-				} else {
-					add_char(out, '\x02');
-				}
-				colour_open = 1;
-			} else if (format == TEXT_FORMAT_HTML) {
-				if (colour->html != NULL)
-					text_printf(out, "<font "
-					    "data-mx-bg-color=\"%s\" "
-					    "data-mx-color=\"#ffffff\">",
-					    colour->html);
-				else
-					text_add(out, "<b>");
-				colour_open = 1;
-			} else if (format == TEXT_FORMAT_ANSI) {
-				text_add(out, colour->ansi);
-				colour_open = 1;
-			}
+			/* A mark cut off from its letter opens no colour. */
+			render_colour(&r, i + 1 < len ? s[++i] : '\0');
 			break;
 		case TEXT_PLAIN:
-			if (colour_open) {
-				if (format == TEXT_FORMAT_IRC) {
-					add_char(out, colour->irc != NULL ?
-					    '\x03' : '\x02');
-					after_colour = colour->irc != NULL;
-				} else if (format == TEXT_FORMAT_HTML)
-					text_add(out, colour->html != NULL ?
-					    "</font>" : "</b>");
-				else if (format == TEXT_FORMAT_ANSI)
-					text_add(out, bold ? "\033[0m\033[1m" :
-					    "\033[0m");
-			}
-			colour = NULL;
-			colour_open = 0;
+			render_plain(&r);
 			break;
 		case TEXT_PRE:
-			pre = !pre;
+			r.pre = !r.pre;
 			if (format == TEXT_FORMAT_HTML)
-				text_add(out, pre ? "<pre>" : "</pre>");
+				text_add(out, r.pre ? "<pre>" : "</pre>");
 			break;
-		case TEXT_TABLE: {
-			const char *end = memchr(s + i + 1, TEXT_TABLE,
-			    len - i - 1);
-			size_t n = end != NULL ? (size_t)(end - s - i - 1) :
-			    len - i - 1;
-
-			render_table(s + i + 1, n, format, out);
-			i += n + 1;
-			/*
-			 * A table is a block of its own in HTML, so the line
-			 * break after it would add an empty line.
-			 */
-			if (format == TEXT_FORMAT_HTML && i + 1 < len &&
-			    s[i + 1] == '\n')
-				i++;
-			/* A bare colour end may now close the output. */
-			after_colour = format == TEXT_FORMAT_IRC &&
-			    out->len > 0 && out->buf[out->len - 1] == '\x03';
+		case TEXT_TABLE:
+			i = render_table_at(&r, s, len, i);
 			break;
-		}
 		case TEXT_CELL:
 			/* Outside a table a cell mark means nothing. */
 			break;
-		case TEXT_MENTION: {
-			const char *end = memchr(s + i + 1, TEXT_MENTION,
-			    len - i - 1);
-			const char *sep = memchr(s + i + 1, TEXT_SEP,
-			    len - i - 1);
-			const char *id = s + i + 1;
-
-			if (end == NULL || sep == NULL || sep > end) {
-				i = len;
-				break;
-			}
-			if (format == TEXT_FORMAT_HTML) {
-				text_add(out, "<a href=\"https://matrix.to/#/");
-				html_escape(out, id, (size_t)(sep - id));
-				text_add(out, "\">");
-				html_escape(out, sep + 1,
-				    (size_t)(end - sep - 1));
-				text_add(out, "</a>");
-			} else if (format == TEXT_FORMAT_ANSI) {
-				text_add(out, "\033[1m");
-				text_addn(out, sep + 1, (size_t)(end - sep - 1));
-				text_add(out, bold ? "" : "\033[22m");
-			} else if (format == TEXT_FORMAT_IRC) {
-				irc_addn(out, &after_colour, sep + 1,
-				    (size_t)(end - sep - 1));
-			} else {
-				text_addn(out, sep + 1, (size_t)(end - sep - 1));
-			}
-			i = (size_t)(end - s);
+		case TEXT_MENTION:
+			i = render_mention(&r, s, len, i);
 			break;
-		}
 		default:
-			if (format == TEXT_FORMAT_HTML) {
-				/*
-				 * Inside <pre> a newline is a newline; before
-				 * a table, which starts a block, it is none.
-				 */
-				if (c == '\n' && pre)
-					add_char(out, '\n');
-				else if (c != '\n' || i + 1 >= len ||
-				    s[i + 1] != TEXT_TABLE)
-					html_escape(out, &c, 1);
-			} else if (format == TEXT_FORMAT_IRC) {
-				irc_addn(out, &after_colour, &c, 1);
-			} else {
-				add_char(out, c);
-			}
+			render_char(&r, s, len, i);
 			break;
 		}
 	}
-	/* Close what a cut text left open. */
-	if (format == TEXT_FORMAT_HTML) {
-		if (colour_open)
-			text_add(out, colour->html != NULL ? "</font>" : "</b>");
-		if (bold)
-			text_add(out, "</b>");
-		if (pre)
-			text_add(out, "</pre>");
-	} else if (format == TEXT_FORMAT_ANSI && (bold || colour_open)) {
-		text_add(out, "\033[0m");
-	} else if (format == TEXT_FORMAT_IRC && (bold || colour_open)) {
-		add_char(out, '\x0f');
-	}
+	render_close(&r);
 }
 
 /* One cell of a table, in place in the marked text. */
