@@ -189,27 +189,20 @@ int
 store_deal(struct store *store, int64_t id, int index,
     const struct game *game)
 {
-	json_t *deal;
-	char *text;
-	int rc;
+	char text[DEAL_JSON_MAX];
 
 	db_context(store, id, NULL, NULL);
 	if (index < 0 || index >= game->ndeals) {
 		store_log("the game has no deal %d to store", index);
 		return -1;
 	}
-	deal = deal_to_json(game->impl, game->setup.nseats,
-	    &game->deals[index]);
-	text = db_dump(deal);
-	json_decref(deal);
-	if (text == NULL) {
-		store_log("out of memory");
+	if (deal_format(game->impl, game->setup.nseats, &game->deals[index],
+	    text, sizeof(text)) < 0) {
+		store_log("deal %d does not fit a record row", index);
 		return -1;
 	}
-	rc = append(store, id, index, "deal", STMT_DEAL_NEXT, STMT_DEAL_INSERT,
-	    text);
-	free(text);
-	return rc;
+	return append(store, id, index, "deal", STMT_DEAL_NEXT,
+	    STMT_DEAL_INSERT, text);
 }
 
 int

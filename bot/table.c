@@ -872,7 +872,7 @@ table_act(struct table *table, int seat, const struct action *action,
 		show_reader(table);
 	if (round != NULL && json_is_array(json_object_get(round,
 	    "points"))) {
-		announce_round_end(table, round, &out);
+		announce_round_end(table, result, round, &out);
 		if (after == PHASE_OVER) {
 			announce_game_end(table, result, &out);
 			if (store_game_end(bot->store, table->game_id,

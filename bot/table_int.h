@@ -93,8 +93,8 @@ int announce_action(struct table *table, int seat,
     const struct action *action, enum game_phase before, json_t *result,
     struct text *out);
 /* The round's end (round: the engine's result for it, borrowed). */
-void announce_round_end(struct table *table, json_t *round,
-    struct text *out);
+void announce_round_end(struct table *table, const json_t *result,
+    json_t *round, struct text *out);
 /* The winners and the ranking (result borrowed). */
 void announce_game_end(struct table *table, json_t *result,
     struct text *out);

@@ -137,11 +137,22 @@ table_player_lines(struct table *table, struct text *out)
  * penalty card (Sticheln), and the totals.  Each medium lays it out (see
  * text.h), so names stay whole where the medium has room.
  */
+static void scores_of(struct table *, const json_t *, struct text *);
+
 void
 table_scores(struct table *table, struct text *out)
 {
-	const struct game_present *present = table_present(table);
 	json_t *result = table->impl->result(table->game->state);
+
+	scores_of(table, result, out);
+	json_decref(result);
+}
+
+/* The score sheet of result (the engine's, borrowed). */
+static void
+scores_of(struct table *table, const json_t *result, struct text *out)
+{
+	const struct game_present *present = table_present(table);
 	json_t *rounds = json_object_get(result, "rounds");
 	json_t *scores = json_object_get(result, "scores");
 	enum lang lang = table_lang(table);
@@ -185,7 +196,6 @@ table_scores(struct table *table, struct text *out)
 		text_add(out, "\n");
 		SAY0(out, lang, present->sheet_legend);
 	}
-	json_decref(result);
 }
 
 /* What seat must do now, for prompts: "bid (0-3)", "play a card", ... */
@@ -616,7 +626,8 @@ announce_action(struct table *table, int seat, const struct action *action,
 
 /* The round's end: BirdHead's reveal and losers, then the score sheet. */
 void
-announce_round_end(struct table *table, json_t *round, struct text *out)
+announce_round_end(struct table *table, const json_t *result,
+    json_t *round, struct text *out)
 {
 	enum lang lang = table_lang(table);
 	json_t *losers = json_object_get(round, "losers");
@@ -652,7 +663,7 @@ announce_round_end(struct table *table, json_t *round, struct text *out)
 		}
 	}
 	text_add(out, "\n");
-	table_scores(table, out);
+	scores_of(table, result, out);
 }
 
 void

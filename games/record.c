@@ -199,6 +199,43 @@ deal_to_json(const struct game_impl *impl, int nseats, const struct deal *deal)
 	return obj;
 }
 
+int
+deal_format(const struct game_impl *impl, int nseats, const struct deal *deal,
+    char *buf, size_t len)
+{
+	char code[16];
+	size_t at = 0;
+	int n;
+
+	/* Card codes are plain ASCII: nothing to escape. */
+#define DEAL_ADD(...) do {						\
+		n = snprintf(buf + at, len - at, __VA_ARGS__);		\
+		if (n < 0 || (size_t)n >= len - at)			\
+			return -1;					\
+		at += (size_t)n;					\
+	} while (0)
+	if (len == 0)
+		return -1;
+	DEAL_ADD("{\"hands\":[");
+	for (int seat = 0; seat < nseats; seat++) {
+		DEAL_ADD("%s[", seat > 0 ? "," : "");
+		for (int i = 0; i < deal->count[seat]; i++) {
+			impl->format_card(deal->cards[seat][i], code,
+			    sizeof(code));
+			DEAL_ADD("%s\"%s\"", i > 0 ? "," : "", code);
+		}
+		DEAL_ADD("]");
+	}
+	DEAL_ADD("]");
+	if (deal->turned >= 0) {
+		impl->format_card(deal->turned, code, sizeof(code));
+		DEAL_ADD(",\"turned\":\"%s\"", code);
+	}
+	DEAL_ADD("}");
+#undef DEAL_ADD
+	return (int)at;
+}
+
 json_t *
 game_options_to_json(const struct game_impl *impl,
     const struct game_options *options)

@@ -76,6 +76,15 @@ int deal_from_json(const struct game_impl *impl, int nseats, const json_t *obj,
     struct deal *out, char *err, size_t errlen);
 json_t *deal_to_json(const struct game_impl *impl, int nseats,
     const struct deal *deal);
+/*
+ * The same as compact JSON text (what json_dumps() makes of deal_to_json()
+ * with JSON_COMPACT | JSON_PRESERVE_ORDER, byte for byte) written into buf
+ * without building it: the bot stores one per round.  Returns the length,
+ * or -1 when len is too small (DEAL_JSON_MAX always fits).
+ */
+#define DEAL_JSON_MAX 1024
+int deal_format(const struct game_impl *impl, int nseats,
+    const struct deal *deal, char *buf, size_t len);
 
 /*
  * The outcome of replaying one record (RECORD.md): exit status 0, 1 or 2

@@ -397,10 +397,27 @@ check_brief(const struct game_impl *impl, const void *state, int nseats)
 	json_decref(view);
 }
 
+/* deal_format() writes what the JSON writer makes of deal_to_json(). */
+static void
+check_deal_format(const struct game_impl *impl, int nseats,
+    const struct deal *deal)
+{
+	json_t *obj = deal_to_json(impl, nseats, deal);
+	char *dumped = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char buf[DEAL_JSON_MAX];
+	int n = deal_format(impl, nseats, deal, buf, sizeof(buf));
+
+	assert_int_equal(n, (int)strlen(dumped));
+	assert_string_equal(buf, dumped);
+	assert_int_equal(deal_format(impl, nseats, deal, buf, (size_t)n), -1);
+	free(dumped);
+	json_decref(obj);
+}
+
 /*
  * Whole random games of every game, with the options that hide or reveal
  * things (hidden and secret bids, clairvoyance), checked after every deal
- * and every action.
+ * and every action; each deal's text is checked too.
  */
 static void
 test_brief_matches_view(void **unused)
@@ -444,6 +461,7 @@ test_brief_matches_view(void **unused)
 				struct deal deal;
 
 				impl->make_deal(game->state, &rng, &deal);
+				check_deal_format(impl, runs[r].nseats, &deal);
 				assert_int_equal(game_add_deal(game, &deal, err,
 				    sizeof(err)), 0);
 				assert_int_equal(game_advance(game, err,
