@@ -38,9 +38,7 @@ struct medium {
 static void
 op_finish(struct op *op)
 {
-	free(op->network);
-	free(op->target);
-	free(op->flow);
+	free(op->network);      /* with target and flow: xstrdupv() */
 	text_finish(&op->text);
 }
 
@@ -80,8 +78,10 @@ flush_cb(struct loop *loop, uint64_t id, void *arg)
 /* A new slot at the end of the queue, the flush armed. */
 static struct op *
 op_push(struct medium *medium, enum op_kind kind, const char *network,
-    const char *target)
+    const char *target, const char *flow)
 {
+	const char *in[3] = { network, target, flow };
+	char *out[3];
 	struct op *op;
 
 	if (medium->nops == medium->cap) {
@@ -95,8 +95,10 @@ op_push(struct medium *medium, enum op_kind kind, const char *network,
 	memset(op, 0, sizeof(*op));
 	op->kind = kind;
 	text_init(&op->text);
-	op->network = xstrdup(network);
-	op->target = xstrdup(target);
+	xstrdupv(out, in, 3);
+	op->network = out[0];
+	op->target = out[1];
+	op->flow = out[2];
 	medium->nops++;
 	if (medium->timer == 0)
 		medium->timer = loop_timer(medium->loop, 0, flush_cb, medium);
@@ -107,19 +109,17 @@ void
 medium_send(struct medium *medium, const char *network, const char *target,
     int private_, const char *flow, const struct text *text, uint64_t id)
 {
-	struct op *op = op_push(medium, OP_SEND, network, target);
+	struct op *op = op_push(medium, OP_SEND, network, target, flow);
 
 	op->private_ = private_;
 	op->id = id;
-	if (flow != NULL)
-		op->flow = xstrdup(flow);
 	text_append(&op->text, text);
 }
 
 void
 medium_part(struct medium *medium, const char *network, const char *channel)
 {
-	(void)op_push(medium, OP_PART, network, channel);
+	(void)op_push(medium, OP_PART, network, channel, NULL);
 }
 
 /* Hands one queued operation to its network's adapter. */

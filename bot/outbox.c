@@ -25,9 +25,15 @@ struct outbox {
 	int depth;
 	struct captured *msgs;
 	int nmsgs, cap;
-	/* The flows the last batch spoke for: network, channel pairs. */
-	char **flows;
+	/*
+	 * The flows the last batch spoke for: network, channel pairs, as
+	 * offsets of NUL-terminated names in one buffer that the next batch
+	 * reuses (no allocation per event once it has grown).
+	 */
+	size_t *flows;
 	int nflows, flows_cap;
+	char *names;
+	size_t names_len, names_cap;
 	int tracked;             /* the last batch stored a change */
 	int open;                /* the store's batch began */
 	int stale;               /* rows outbox_load() found too old */
@@ -47,9 +53,7 @@ outbox_create(struct store *store, outbox_send_fn send, void *arg)
 static void
 captured_finish(struct captured *c)
 {
-	free(c->network);
-	free(c->target);
-	free(c->flow);
+	free(c->network);       /* with target and flow: xstrdupv() */
 	text_finish(&c->text);
 }
 
@@ -64,9 +68,27 @@ captured_clear(struct outbox *outbox)
 static void
 flows_clear(struct outbox *outbox)
 {
-	for (int i = 0; i < outbox->nflows * 2; i++)
-		free(outbox->flows[i]);
 	outbox->nflows = 0;
+	outbox->names_len = 0;
+}
+
+/* Copies s to the end of the names buffer; returns its offset. */
+static size_t
+name_add(struct outbox *outbox, const char *s)
+{
+	size_t len = strlen(s) + 1, at = outbox->names_len;
+
+	if (at + len > outbox->names_cap) {
+		size_t cap = outbox->names_cap > 0 ? outbox->names_cap : 256;
+
+		while (cap < at + len)
+			cap *= 2;
+		outbox->names = xrealloc(outbox->names, cap);
+		outbox->names_cap = cap;
+	}
+	memcpy(outbox->names + at, s, len);
+	outbox->names_len += len;
+	return at;
 }
 
 void
@@ -78,8 +100,8 @@ outbox_destroy(struct outbox *outbox)
 		store_batch_rollback(outbox->store);
 	captured_clear(outbox);
 	free(outbox->msgs);
-	flows_clear(outbox);
 	free(outbox->flows);
+	free(outbox->names);
 	free(outbox);
 }
 
@@ -109,14 +131,14 @@ static void
 flow_note(struct outbox *outbox, const char *network, const char *flow)
 {
 	for (int i = 0; i < outbox->nflows; i++)
-		if (strcmp(outbox->flows[2 * i], network) == 0 &&
-		    strcmp(outbox->flows[2 * i + 1], flow) == 0)
+		if (strcmp(outbox_flow_network(outbox, i), network) == 0 &&
+		    strcmp(outbox_flow_name(outbox, i), flow) == 0)
 			return;
 	if (array_grow((void **)&outbox->flows, &outbox->flows_cap,
 	    2 * (outbox->nflows + 1), sizeof(*outbox->flows)) != 0)
 		return;
-	outbox->flows[2 * outbox->nflows] = xstrdup(network);
-	outbox->flows[2 * outbox->nflows + 1] = xstrdup(flow);
+	outbox->flows[2 * outbox->nflows] = name_add(outbox, network);
+	outbox->flows[2 * outbox->nflows + 1] = name_add(outbox, flow);
 	outbox->nflows++;
 }
 
@@ -156,7 +178,7 @@ order_causally(struct outbox *outbox)
 int
 outbox_leave(struct outbox *outbox)
 {
-	int64_t *ids = NULL;
+	int64_t *ids = NULL, few[32];
 	int rc = 0, tracked;
 
 	if (outbox->depth == 0 || --outbox->depth > 0)
@@ -166,7 +188,8 @@ outbox_leave(struct outbox *outbox)
 	tracked = outbox->open && store_batch_changes(outbox->store) > 0;
 	order_causally(outbox);
 	if (tracked && outbox->nmsgs > 0)
-		ids = xcalloc((size_t)outbox->nmsgs, sizeof(*ids));
+		ids = outbox->nmsgs <= (int)(sizeof(few) / sizeof(few[0])) ?
+		    few : xcalloc((size_t)outbox->nmsgs, sizeof(*ids));
 	for (int i = 0; rc == 0 && tracked && i < outbox->nmsgs; i++) {
 		struct captured *c = &outbox->msgs[i];
 		struct store_message m = {
@@ -199,7 +222,7 @@ outbox_leave(struct outbox *outbox)
 		 * start another event, that one captures into a new list.
 		 */
 		struct captured *msgs = outbox->msgs;
-		int n = outbox->nmsgs;
+		int n = outbox->nmsgs, cap = outbox->cap;
 
 		outbox->msgs = NULL;
 		outbox->nmsgs = outbox->cap = 0;
@@ -208,12 +231,20 @@ outbox_leave(struct outbox *outbox)
 			    (uint64_t)ids[i] : 0);
 		for (int i = 0; i < n; i++)
 			captured_finish(&msgs[i]);
-		free(msgs);
-		free(ids);
+		/* The list serves the next event, unless one began inside. */
+		if (outbox->msgs == NULL) {
+			outbox->msgs = msgs;
+			outbox->cap = cap;
+		} else {
+			free(msgs);
+		}
+		if (ids != few)
+			free(ids);
 		return 0;
 	}
 	captured_clear(outbox);
-	free(ids);
+	if (ids != few)
+		free(ids);
 	return rc;
 }
 
@@ -232,13 +263,13 @@ outbox_last_stored(const struct outbox *outbox)
 const char *
 outbox_flow_network(const struct outbox *outbox, int i)
 {
-	return outbox->flows[2 * i];
+	return outbox->names + outbox->flows[2 * i];
 }
 
 const char *
 outbox_flow_name(const struct outbox *outbox, int i)
 {
-	return outbox->flows[2 * i + 1];
+	return outbox->names + outbox->flows[2 * i + 1];
 }
 
 void
@@ -266,9 +297,15 @@ outbox_send(struct outbox *outbox, const char *network, const char *target,
 	memset(c, 0, sizeof(*c));
 	text_init(&c->text);
 	text_addn(&c->text, text->buf != NULL ? text->buf : "", text->len);
-	c->network = xstrdup(network);
-	c->target = xstrdup(target);
-	c->flow = flow != NULL ? xstrdup(flow) : NULL;
+	{
+		const char *in[3] = { network, target, flow };
+		char *out[3];
+
+		xstrdupv(out, in, 3);
+		c->network = out[0];
+		c->target = out[1];
+		c->flow = out[2];
+	}
 	c->private_ = private_;
 	outbox->nmsgs++;
 }

@@ -73,6 +73,29 @@ xstrdup(const char *s)
 	return memcpy(xmalloc(len), s, len);
 }
 
+void
+xstrdupv(char **out, const char *const *in, int n)
+{
+	size_t len = 0, at = 0;
+	char *block;
+
+	for (int i = 0; i < n; i++)
+		if (in[i] != NULL)
+			len += strlen(in[i]) + 1;
+	block = xmalloc(len > 0 ? len : 1);
+	for (int i = 0; i < n; i++) {
+		size_t l;
+
+		if (in[i] == NULL) {
+			out[i] = NULL;
+			continue;
+		}
+		l = strlen(in[i]) + 1;
+		out[i] = memcpy(block + at, in[i], l);
+		at += l;
+	}
+}
+
 int
 xasprintf(char **ret, const char *fmt, ...)
 {

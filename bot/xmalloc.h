@@ -25,6 +25,13 @@ void *xrealloc(void *ptr, size_t size);
 /* realloc() of nmemb * size bytes, refusing (fatally) an overflow. */
 void *xreallocarray(void *ptr, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
+/*
+ * Copies the n strings of in (NULL ones stay NULL) into one allocation,
+ * setting out[i] to each copy: a message's network, target and flow cost
+ * one allocation, not three.  The block is out[0]'s (in[0] must not be
+ * NULL): free(out[0]) frees them all.
+ */
+void xstrdupv(char **out, const char *const *in, int n);
 /* Formats into a new string in *ret; returns its length. */
 int xasprintf(char **ret, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -20,6 +20,28 @@
 #include "log.h"
 #include "xmalloc.h"
 
+/* Several strings in one block: copies, NULLs kept, one free for all. */
+static void
+test_strdupv(void **state)
+{
+	const char *in[3] = { "libera", "#cards", NULL };
+	const char *more[4] = { "a", "", "bcd", "e" };
+	char *out[4];
+
+	(void)state;
+	xstrdupv(out, in, 3);
+	assert_string_equal(out[0], "libera");
+	assert_string_equal(out[1], "#cards");
+	assert_null(out[2]);
+	assert_ptr_not_equal(out[0], in[0]);
+	assert_ptr_equal(out[1], out[0] + 7);
+	free(out[0]);
+	xstrdupv(out, more, 4);
+	for (int i = 0; i < 4; i++)
+		assert_string_equal(out[i], more[i]);
+	free(out[0]);
+}
+
 static void
 test_copies(void **state)
 {
@@ -129,6 +151,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_copies),
+		cmocka_unit_test(test_strdupv),
 		cmocka_unit_test(test_fatal),
 	};
 
