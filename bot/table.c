@@ -363,7 +363,7 @@ needs_prompt(struct table *table, int seat, enum game_phase phase)
 	case PHASE_BID:
 		n = table->impl->legal(table->game->state, seat, legal,
 		    GAME_MAX_ACTIONS);
-		table_brief(table, &brief);
+		table_brief(table, -1, &brief);
 		return n < brief.cards + 1;
 	case PHASE_PLAY:
 		return table->impl->hand_hidden != NULL &&
@@ -500,7 +500,7 @@ table_paused(struct table *table, struct text *out)
 		table->paused = 0;
 		return 0;
 	}
-	table_brief(table, &brief);
+	table_brief(table, -1, &brief);
 	if (brief.trick > 0)
 		return 0;
 	if (!table->paused) {
@@ -965,9 +965,9 @@ table_await_resume(struct table *table)
 }
 
 void
-table_brief(const struct table *table, struct game_brief *out)
+table_brief(const struct table *table, int seat, struct game_brief *out)
 {
-	table->impl->brief(table->game->state, out);
+	table->impl->brief(table->game->state, seat, out);
 }
 
 json_t *

@@ -62,10 +62,12 @@ void lobby_forget(struct table *table);
  */
 json_t *table_public_view(struct table *table);
 /*
- * What everybody may know of the game now, in numbers (the engine's
- * brief): what every move's line reads, without building the view.
+ * What seat (-1: everybody) may know of the game now, in numbers (the
+ * engine's brief): what every move's line and every hand told read,
+ * without building a view.
  */
-void table_brief(const struct table *table, struct game_brief *out);
+void table_brief(const struct table *table, int seat,
+    struct game_brief *out);
 enum lang table_lang(const struct table *table);
 int seat_is_human(const struct seat *seat);
 /* The channel's first command prefix, for "say !back". */

@@ -117,7 +117,7 @@ table_player_lines(struct table *table, struct text *out)
 	struct game_brief brief;
 	int first = 1;
 
-	table_brief(table, &brief);
+	table_brief(table, -1, &brief);
 	for (int seat = 0; seat < table->nseats; seat++) {
 		if (brief.eliminated & (1u << seat))
 			continue;
@@ -236,27 +236,51 @@ your_turn(struct table *table, enum game_phase phase, struct text *out)
 }
 
 /*
- * The different cards in a hand (a JSON array of codes): a Wizard hand
- * may hold two Wizards, which are one legal play.
+ * The different cards in a seat's hand: a Wizard hand may hold two
+ * Wizards, which are one legal play.
  */
 static int
-distinct_cards(const json_t *hand)
+distinct_cards(const struct game_brief *mine)
 {
-	size_t n = json_array_size(hand);
 	int count = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		const char *c = json_string_value(json_array_get(hand, i));
-		size_t k;
+	for (int i = 0; i < mine->nhand; i++) {
+		int k;
 
 		for (k = 0; k < i; k++)
-			if (c != NULL && json_equal(json_array_get(hand, k),
-			    json_array_get(hand, i)))
+			if (strcmp(mine->hand[k], mine->hand[i]) == 0)
 				break;
 		if (k == i)
 			count++;
 	}
 	return count;
+}
+
+/* Appends n card codes separated by spaces. */
+static void
+text_codes(struct text *t, const struct table *table, char (*codes)[4],
+    int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i > 0)
+			text_add(t, " ");
+		text_card(t, table_card_color(table, codes[i]), codes[i]);
+	}
+}
+
+/* Appends the cards of an action, separated by spaces. */
+static void
+text_action_cards(struct text *t, const struct table *table,
+    const struct action *action)
+{
+	char code[8];
+
+	for (int i = 0; i < action->ncards; i++) {
+		if (i > 0)
+			text_add(t, " ");
+		table->impl->format_card(action->cards[i], code, sizeof(code));
+		text_card(t, table_card_color(table, code), code);
+	}
 }
 
 /*
@@ -267,21 +291,19 @@ distinct_cards(const json_t *hand)
  */
 static void
 text_moves_allowed(struct text *t, struct table *table, int seat,
-    const json_t *view)
+    const struct game_brief *mine)
 {
 	enum lang lang = table_lang(table);
 	enum game_phase phase = table->impl->phase(table->game->state);
-	const json_t *others = json_object_get(view, "others");
 	struct action legal[GAME_MAX_ACTIONS];
 	int n = table->impl->legal(table->game->state, seat, legal,
 	    GAME_MAX_ACTIONS);
 
-	if (phase == PHASE_PLAY && json_object_size(others) > 0) {
+	if (phase == PHASE_PLAY && mine->others_shown != 0) {
 		/* Clairvoyance: naming the move would name the card. */
 		text_add(t, " ");
 		SAY(t, lang, MSG_PLAY_BLIND, "c", table_prefix(table));
-	} else if (phase == PHASE_PLAY && n > 0 && n == distinct_cards(
-	    json_object_get(view, "hand")) &&
+	} else if (phase == PHASE_PLAY && n > 0 && n == distinct_cards(mine) &&
 	    table->impl->max_play_cards == 1) {
 		/* Any card will do: the hand above says it all. */
 		text_add(t, " ");
@@ -289,12 +311,8 @@ text_moves_allowed(struct text *t, struct table *table, int seat,
 	} else if (phase == PHASE_PLAY && n > 0 && n <= 16) {
 		text_add(t, ":");
 		for (int i = 0; i < n; i++) {
-			json_t *a = action_to_json(table->impl,
-			    &legal[i]);
-
 			text_add(t, i > 0 ? ", " : " ");
-			text_play_cards(t, table, json_object_get(a, "play"));
-			json_decref(a);
+			text_action_cards(t, table, &legal[i]);
 		}
 	} else if (phase == PHASE_PLAY && n > 16) {
 		/*
@@ -303,7 +321,6 @@ text_moves_allowed(struct text *t, struct table *table, int seat,
 		 */
 		int lo = GAME_MAX_PLAY, hi = 0;
 		struct text count, example;
-		json_t *a = action_to_json(table->impl, &legal[0]);
 
 		for (int i = 0; i < n; i++) {
 			lo = legal[i].ncards < lo ? legal[i].ncards : lo;
@@ -315,13 +332,12 @@ text_moves_allowed(struct text *t, struct table *table, int seat,
 			text_printf(&count, "%d", lo);
 		else
 			text_printf(&count, "%d-%d", lo, hi);
-		text_play_cards(&example, table, json_object_get(a, "play"));
+		text_action_cards(&example, table, &legal[0]);
 		text_add(t, " ");
 		SAY(t, lang, MSG_PLAY_COUNT, "rr", text_str(&count),
 		    text_str(&example));
 		text_finish(&count);
 		text_finish(&example);
-		json_decref(a);
 	} else if ((phase == PHASE_BID ||
 	    phase == PHASE_BID_SIMULTANEOUS) && n > 0) {
 		text_add(t, ":");
@@ -339,78 +355,61 @@ table_send_hand(struct table *table, int seat, int prompt)
 {
 	struct seat *s = &table->seats[seat];
 	enum lang lang = table_lang(table);
-	json_t *view;
-	json_t *others;
+	struct game_brief mine, open;
+	unsigned bit = 1u << seat;
 	struct text t;
 	enum game_phase phase;
 
 	if (table->game == NULL || !seat_is_human(s))
 		return;
-	view = table->impl->view(table->game->state, seat);
+	table_brief(table, seat, &mine);
 	phase = table->impl->phase(table->game->state);
 	text_init(&t);
 	text_table_tag(&t, table);
 	SAY(&t, lang, MSG_HAND_HEADER, "d", table->impl->round(table->game->state) + 1);
 	text_add(&t, " ");
-	others = json_object_get(view, "others");
-	if (json_object_size(others) > 0) {
-		const char *key;
-		json_t *cards;
+	if (mine.others_shown != 0) {
 		int first = 1;
 
 		SAY0(&t, lang, MSG_HAND_CLAIRVOYANT);
-		json_object_foreach(others, key, cards) {
-			int other = atoi(key);
-
+		for (int other = 0; other < table->nseats; other++) {
+			if (!(mine.others_shown & (1u << other)))
+				continue;
 			text_add(&t, first ? " " : ", ");
 			first = 0;
 			text_bold(&t, table_seat_name(table, other));
 			text_add(&t, " ");
-			text_cards(&t, table, cards);
+			text_codes(&t, table, mine.others[other],
+			    mine.nothers[other]);
 		}
+	} else if (mine.nhand == 0) {
+		SAY0(&t, lang, MSG_HAND_EMPTY);
 	} else {
-		json_t *hand = json_object_get(view, "hand");
-
-		if (json_array_size(hand) == 0)
-			SAY0(&t, lang, MSG_HAND_EMPTY);
-		else
-			text_cards(&t, table, hand);
+		text_codes(&t, table, mine.hand, mine.nhand);
 	}
-	if (json_is_string(json_object_get(view, "trump"))) {
-		const char *trump = json_string_value(json_object_get(view,
-		    "trump"));
-
+	if (mine.trump[0] != '\0') {
 		text_add(&t, " · ");
 		SAY0(&t, lang, MSG_TRUMP_WORD);
 		text_add(&t, " ");
-		text_card(&t, trump[0], trump);
+		text_card(&t, mine.trump[0], mine.trump);
 	}
 	/*
 	 * A bid only its owner may see (secret, or one a computer made for
 	 * them): the owner always sees it.
 	 */
-	{
-		json_t *own = json_array_get(json_object_get(view, "bids"),
-		    (size_t)seat);
-		json_t *open = table_public_view(table);
-		json_t *shown = json_array_get(json_object_get(open, "bids"),
-		    (size_t)seat);
-
-		if (json_is_integer(own) && !json_is_integer(shown)) {
-			text_add(&t, " · ");
-			SAY(&t, lang, MSG_YOUR_BID, "d",
-			    (int)json_integer_value(own));
-		}
+	table_brief(table, -1, &open);
+	if ((mine.bid_shown & bit) && !(open.bid_shown & bit)) {
+		text_add(&t, " · ");
+		SAY(&t, lang, MSG_YOUR_BID, "d", mine.bid[seat]);
 	}
 	if (prompt && phase != PHASE_OVER && seat_to_act(table, seat)) {
 		text_add(&t, " · ");
 		text_task(&t, table, phase);
-		text_moves_allowed(&t, table, seat, view);
+		text_moves_allowed(&t, table, seat, &mine);
 	}
 	network_send_private(table->channel->network, s->user_id,
 	    table->channel->name, &t);
 	text_finish(&t);
-	json_decref(view);
 }
 
 /* "Round 3/15", or "Round 3" where the game has no fixed length. */
@@ -540,7 +539,7 @@ announce_action(struct table *table, int seat, const struct action *action,
 	int completed = 0;
 	char code[8];
 
-	table_brief(table, &brief);
+	table_brief(table, -1, &brief);
 	if (out->len > 0)
 		text_add(out, "\n");
 	switch (action->kind) {
@@ -850,7 +849,7 @@ text_play_hint(struct text *t, struct table *table)
 	if (present == NULL || present->play_hint == NULL ||
 	    table->impl->phase(table->game->state) != PHASE_PLAY)
 		return;
-	table_brief(table, &brief);
+	table_brief(table, -1, &brief);
 	present->play_hint(t, table_lang(table), &brief);
 }
 

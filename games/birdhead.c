@@ -592,7 +592,7 @@ hand_json(const uint8_t *count)
 }
 
 static void
-birdhead_brief(const void *state, struct game_brief *b)
+birdhead_brief(const void *state, int seat, struct game_brief *b)
 {
 	const struct birdhead_state *s = state;
 	const struct birdhead_round *r = &s->r;
@@ -613,6 +613,12 @@ birdhead_brief(const void *state, struct game_brief *b)
 			b->held[other] += r->count[other][face];
 		b->score[other] = s->total[other];
 	}
+	if (seat < 0 || seat >= s->nseats)
+		return;
+	/* As hand_json(): lowest first. */
+	for (int face = BIRDHEAD_LOW; face <= BIRDHEAD_HIGH; face++)
+		for (int c = 0; c < r->count[seat][face]; c++)
+			birdhead_format_card(face, b->hand[b->nhand++], 4);
 }
 
 static json_t *

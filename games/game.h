@@ -90,11 +90,12 @@ struct deal {
 struct rng;
 
 /*
- * What everybody may know of a game now, in numbers: the fields of the
- * public view (view(state, -1)) that the bot reads for every move, filled
- * without building JSON.  The public view and this brief say the same
- * (tests/test_game.c checks it move by move); what a game does not have
- * stays zero or empty.  Card codes are written out ("r7").
+ * What a seat may know of a game now, in numbers: the fields of its view
+ * (view(state, seat); seat -1: what everybody may know) that the bot reads
+ * for every move and every hand it tells, filled without building JSON.
+ * The view and this brief say the same (tests/test_game.c checks it after
+ * every step of whole games); what a game does not have stays zero or
+ * empty.  Card codes are written out ("r7").
  */
 struct game_brief {
 	int round;                  /* the view's "round" (from 1) */
@@ -102,8 +103,8 @@ struct game_brief {
 	int trick;                  /* plays in the trick on the table */
 	int leader;                 /* "leader": who led it, or leads next */
 	unsigned eliminated;        /* "eliminated": seats out of the game */
-	unsigned bid_shown;         /* seats whose bid everybody sees */
-	unsigned points_shown;      /* seats whose running points are public */
+	unsigned bid_shown;         /* seats whose bid this seat sees */
+	unsigned points_shown;      /* seats whose running points it sees */
 	int bid[GAME_MAX_SEATS];
 	int won[GAME_MAX_SEATS];    /* tricks taken this round */
 	int points[GAME_MAX_SEATS]; /* the round's points if it ended now */
@@ -114,6 +115,13 @@ struct game_brief {
 	char penalty[GAME_MAX_SEATS][4]; /* Sticheln: revealed penalty colour */
 	int nstandard;              /* BirdHead: the cards the next play meets */
 	char standard[GAME_MAX_PLAY][4];
+	/* The seat's own (seat >= 0): its hand, sorted as in the view. */
+	int nhand;
+	char hand[GAME_MAX_HAND][4];
+	/* Wizard's clairvoyance: the other hands it sees instead ("others"). */
+	unsigned others_shown;
+	int nothers[GAME_MAX_SEATS];
+	char others[GAME_MAX_SEATS][GAME_MAX_HAND][4];
 };
 
 struct game_impl {
@@ -190,8 +198,8 @@ struct game_impl {
 	 * A question the bot asks every turn, answered without a view.
 	 */
 	int (*hand_hidden)(const void *state, int seat);
-	/* Fills out with what everybody may know now (struct game_brief). */
-	void (*brief)(const void *state, struct game_brief *out);
+	/* Fills out with what seat (-1: everybody) may know now. */
+	void (*brief)(const void *state, int seat, struct game_brief *out);
 
 	/*
 	 * The move path, for callers that apply millions of actions (the

@@ -542,7 +542,7 @@ selection_visible(const struct sticheln_state *s, int seat, int other)
 }
 
 static void
-sticheln_brief(const void *state, struct game_brief *b)
+sticheln_brief(const void *state, int seat, struct game_brief *b)
 {
 	const struct sticheln_state *s = state;
 	const struct sticheln_round *r = &s->r;
@@ -552,7 +552,7 @@ sticheln_brief(const void *state, struct game_brief *b)
 	b->trick = r->trick_len;
 	b->leader = r->leader;
 	for (int other = 0; other < s->nseats; other++) {
-		int face = selection_visible(s, -1, other) ?
+		int face = selection_visible(s, seat, other) ?
 		    r->selected[other] : -1;
 
 		if (face >= 0)
@@ -570,6 +570,13 @@ sticheln_brief(const void *state, struct game_brief *b)
 			    face_rank(r->selected[other]);
 		}
 	}
+	if (seat < 0 || seat >= s->nseats)
+		return;
+	/* As hand_json(): by colour, then rank. */
+	for (int colour = 0; colour < STICHELN_COLOURS; colour++)
+		for (unsigned m = r->hand[seat][colour]; m; m &= m - 1)
+			sticheln_format_card(colour * STICHELN_RANKS +
+			    __builtin_ctz(m), b->hand[b->nhand++], 4);
 }
 
 static json_t *

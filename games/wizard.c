@@ -794,8 +794,23 @@ wizard_view(const void *state, int seat)
 	return view;
 }
 
+/* A hand's codes in the order of hand_json(); returns how many. */
+static int
+hand_codes(uint64_t hand, char (*out)[4])
+{
+	int n = 0;
+
+	for (uint64_t m = hand & ~SPECIAL_MASK; m; m &= m - 1)
+		wizard_format_card(lowest_id(m), out[n++], 4);
+	for (int i = 0; i < bits_count64(hand & WIZARD_MASK); i++)
+		wizard_format_card(WIZARD_FACE_WIZARD, out[n++], 4);
+	for (int i = 0; i < bits_count64(hand & JESTER_MASK); i++)
+		wizard_format_card(WIZARD_FACE_JESTER, out[n++], 4);
+	return n;
+}
+
 static void
-wizard_brief(const void *state, struct game_brief *b)
+wizard_brief(const void *state, int seat, struct game_brief *b)
 {
 	const struct wizard_state *s = state;
 	const struct wizard_round *r = &s->r;
@@ -814,7 +829,7 @@ wizard_brief(const void *state, struct game_brief *b)
 	for (int other = 0; other < s->nseats; other++) {
 		unsigned bit = 1u << other;
 
-		if (r->bid[other] >= 0 && wizard_bid_visible(s, -1, other)) {
+		if (r->bid[other] >= 0 && wizard_bid_visible(s, seat, other)) {
 			b->bid_shown |= bit;
 			b->bid[other] = r->bid[other];
 			if (s->active & bit) {
@@ -828,6 +843,18 @@ wizard_brief(const void *state, struct game_brief *b)
 		b->score[other] = s->total[other];
 		if (!(s->active & bit))
 			b->eliminated |= bit;
+	}
+	if (seat < 0 || seat >= s->nseats)
+		return;
+	if (!clairvoyance_round(s)) {
+		b->nhand = hand_codes(r->hand[seat], b->hand);
+		return;
+	}
+	for (int other = 0; other < s->nseats; other++) {
+		if (other == seat)
+			continue;
+		b->others_shown |= 1u << other;
+		b->nothers[other] = hand_codes(r->hand[other], b->others[other]);
 	}
 }
 

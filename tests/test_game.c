@@ -345,18 +345,28 @@ check_string(const json_t *v, const char *brief)
 		assert_string_equal(brief, "");
 }
 
-/* The brief says what the public view says, field by field. */
+/* The codes of a brief say what a JSON list of codes says. */
 static void
-check_brief(const struct game_impl *impl, const void *state, int nseats)
+check_codes(const json_t *list, int n, char (*codes)[4])
 {
-	json_t *view = impl->view(state, -1), *v;
+	assert_int_equal(n, (int)json_array_size(list));
+	for (int k = 0; k < n; k++)
+		check_string(json_array_get(list, (size_t)k), codes[k]);
+}
+
+/* viewer's brief says what viewer's view says, field by field. */
+static void
+check_brief(const struct game_impl *impl, const void *state, int nseats,
+    int viewer)
+{
+	json_t *view = impl->view(state, viewer), *v;
 	struct game_brief b;
 	unsigned out = 0;
 	size_t i;
 	int n;
 
 	memset(&b, 0x5a, sizeof(b));
-	impl->brief(state, &b);
+	impl->brief(state, viewer, &b);
 	view_int(view, "round", -1, &n);
 	assert_int_equal(b.round, n);
 	view_int(view, "cards", -1, &n);
@@ -390,10 +400,20 @@ check_brief(const struct game_impl *impl, const void *state, int nseats)
 		check_string(json_array_get(json_object_get(view,
 		    "penalty_colours"), (size_t)seat), b.penalty[seat]);
 	}
-	v = json_object_get(view, "standard");
-	assert_int_equal(b.nstandard, (int)json_array_size(v));
-	for (int k = 0; k < b.nstandard; k++)
-		check_string(json_array_get(v, (size_t)k), b.standard[k]);
+	check_codes(json_object_get(view, "standard"), b.nstandard,
+	    b.standard);
+	check_codes(json_object_get(view, "hand"), b.nhand, b.hand);
+	v = json_object_get(view, "others");
+	for (int other = 0; other < nseats; other++) {
+		char key[4];
+
+		snprintf(key, sizeof(key), "%d", other);
+		assert_int_equal(json_object_get(v, key) != NULL,
+		    (b.others_shown & (1u << other)) != 0);
+		if (b.others_shown & (1u << other))
+			check_codes(json_object_get(v, key), b.nothers[other],
+			    b.others[other]);
+	}
 	json_decref(view);
 }
 
@@ -454,7 +474,9 @@ test_brief_matches_view(void **unused)
 			struct action legal[GAME_MAX_ACTIONS];
 			int seats[GAME_MAX_SEATS], n;
 
-			check_brief(impl, game->state, runs[r].nseats);
+			for (int seat = -1; seat < runs[r].nseats; seat++)
+				check_brief(impl, game->state, runs[r].nseats,
+				    seat);
 			if (phase == PHASE_OVER)
 				break;
 			if (phase == PHASE_DEAL) {
