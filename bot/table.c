@@ -822,7 +822,8 @@ table_act(struct table *table, int seat, const struct action *action,
 	char err[GAME_ERR_LEN];
 	void *saved;
 	enum game_phase before, after;
-	json_t *result, *round;
+	struct game_round ended;
+	int round_ended;
 	struct text out;
 
 	if (game == NULL)
@@ -858,22 +859,20 @@ table_act(struct table *table, int seat, const struct action *action,
 	if (!(flags & ACT_COMPUTER))
 		table->seats[seat].missed = 0;
 	after = table->impl->phase(game->state);
-	/*
-	 * The whole result (every round so far) only when the round ended:
-	 * a move's line needs no more than the public view.
-	 */
-	result = after == PHASE_DEAL || after == PHASE_OVER ?
-	    table->impl->result(game->state) : NULL;
-	round = json_array_get(json_object_get(result, "rounds"),
-	    (size_t)table->round_seen);
+	/* The round this action ended, if any, in numbers. */
+	round_ended = (after == PHASE_DEAL || after == PHASE_OVER) &&
+	    table->impl->round_result(game->state, table->round_seen,
+	    &ended) == 0;
 	text_init(&out);
-	if (announce_action(table, seat, action, before, result, &out) &&
-	    after == PHASE_PLAY)
+	if (announce_action(table, seat, action, before, round_ended ?
+	    &ended : NULL, &out) && after == PHASE_PLAY)
 		show_reader(table);
-	if (round != NULL && json_is_array(json_object_get(round,
-	    "points"))) {
-		announce_round_end(table, result, round, &out);
+	if (round_ended && ended.scored) {
+		announce_round_end(table, &ended, &out);
 		if (after == PHASE_OVER) {
+			/* The whole result, once: the game's end and record. */
+			json_t *result = table->impl->result(game->state);
+
 			announce_game_end(table, result, &out);
 			if (store_game_end(bot->store, table->game_id,
 			    result) != 0)
@@ -893,14 +892,12 @@ table_act(struct table *table, int seat, const struct action *action,
 		if (table_deal(table) != 0) {
 			channel_send(table->channel, &out);
 			text_finish(&out);
-			json_decref(result);
 			table_fail(table);
 			return 1;
 		}
 		send_hands(table);
 		announce_round(table, &out);
 	}
-	json_decref(result);
 	/* A new phase (hidden bids after a trump choice) asks everyone. */
 	if (after != before)
 		table->prompted = 0;

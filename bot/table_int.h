@@ -88,15 +88,15 @@ void announce_round(struct table *table, struct text *out);
 /*
  * The line that tells the channel what seat did (action, in phase
  * before), and the trick's winner when it completed one: then it returns
- * 1.  result is the engine's result after the action when the action
- * ended the round (borrowed), else NULL.
+ * 1.  ended is the round the action ended (the engine's round_result()),
+ * else NULL.
  */
 int announce_action(struct table *table, int seat,
-    const struct action *action, enum game_phase before, json_t *result,
+    const struct action *action, enum game_phase before,
+    const struct game_round *ended, struct text *out);
+/* The round's end (round: the engine's round_result() for it). */
+void announce_round_end(struct table *table, const struct game_round *round,
     struct text *out);
-/* The round's end (round: the engine's result for it, borrowed). */
-void announce_round_end(struct table *table, const json_t *result,
-    json_t *round, struct text *out);
 /* The winners and the ranking (result borrowed). */
 void announce_game_end(struct table *table, json_t *result,
     struct text *out);

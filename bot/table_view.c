@@ -135,30 +135,19 @@ table_player_lines(struct table *table, struct text *out)
  * The score sheet as a table: a row per round with each seat's
  * tricks/bid and points (Wizard), penalty (BirdHead) or points and
  * penalty card (Sticheln), and the totals.  Each medium lays it out (see
- * text.h), so names stay whole where the medium has room.
+ * text.h), so names stay whole where the medium has room.  Read from the
+ * engine's rounds in numbers (round_result()), not its JSON result.
  */
-static void scores_of(struct table *, const json_t *, struct text *);
-
 void
 table_scores(struct table *table, struct text *out)
 {
-	json_t *result = table->impl->result(table->game->state);
-
-	scores_of(table, result, out);
-	json_decref(result);
-}
-
-/* The score sheet of result (the engine's, borrowed). */
-static void
-scores_of(struct table *table, const json_t *result, struct text *out)
-{
 	const struct game_present *present = table_present(table);
-	json_t *rounds = json_object_get(result, "rounds");
-	json_t *scores = json_object_get(result, "scores");
+	const void *state = table->game->state;
 	enum lang lang = table_lang(table);
-	size_t r;
-	json_t *round;
+	struct game_brief brief;
+	struct game_round round;
 	char cell[64];
+	int r;
 
 	text_table_begin(out);
 	SAY0(out, lang, MSG_SHEET_ROUND);
@@ -166,16 +155,14 @@ scores_of(struct table *table, const json_t *result, struct text *out)
 		text_table_cell(out);
 		text_user(out, table_seat_name(table, seat));
 	}
-	json_array_foreach(rounds, r, round) {
-		json_t *points = json_object_get(round, "points");
-
-		if (json_is_null(points) || points == NULL)
+	for (r = 0; table->impl->round_result(state, r, &round) == 0; r++) {
+		if (!round.scored)
 			continue;
 		text_table_row(out);
-		text_printf(out, "%zu", r + 1);
+		text_printf(out, "%d", r + 1);
 		for (int seat = 0; seat < table->nseats; seat++) {
 			if (present == NULL || !present->sheet_cell(cell,
-			    sizeof(cell), round, seat))
+			    sizeof(cell), &round, seat))
 				snprintf(cell, sizeof(cell), "-");
 			text_table_cell(out);
 			text_user(out, cell);
@@ -183,16 +170,14 @@ scores_of(struct table *table, const json_t *result, struct text *out)
 	}
 	text_table_row(out);
 	SAY0(out, lang, MSG_SHEET_TOTAL);
+	table_brief(table, -1, &brief);
 	for (int seat = 0; seat < table->nseats; seat++) {
-		int total = 0;
-
-		present_int_at(scores, seat, &total);
 		text_table_cell(out);
-		text_printf(out, "%d", total);
+		text_printf(out, "%d", brief.score[seat]);
 	}
 	text_table_end(out);
 	/* What the cells mean, once the sheet has a round. */
-	if (json_array_size(rounds) > 0 && present != NULL) {
+	if (r > 0 && present != NULL) {
 		text_add(out, "\n");
 		SAY0(out, lang, present->sheet_legend);
 	}
@@ -531,7 +516,7 @@ announce_bid(struct table *table, int seat, const struct action *action,
 /* The line that tells the channel what seat did. */
 int
 announce_action(struct table *table, int seat, const struct action *action,
-    enum game_phase before, json_t *result, struct text *out)
+    enum game_phase before, const struct game_round *ended, struct text *out)
 {
 	enum lang lang = table_lang(table);
 	enum game_phase phase = table->impl->phase(table->game->state);
@@ -598,13 +583,8 @@ announce_action(struct table *table, int seat, const struct action *action,
 		 * result's last trick.
 		 */
 		if (brief.trick == 0) {
-			json_t *tricks = json_object_get(json_array_get(
-			    json_object_get(result, "rounds"),
-			    (size_t)table->round_seen), "tricks");
-			json_t *last = json_array_get(tricks,
-			    json_array_size(tricks) - 1);
-			int winner = result != NULL ? (int)json_integer_value(
-			    json_object_get(last, "winner")) : brief.leader;
+			int winner = ended != NULL ? ended->last_winner :
+			    brief.leader;
 
 			completed = 1;
 			text_add(out, " · ");
@@ -625,44 +605,40 @@ announce_action(struct table *table, int seat, const struct action *action,
 
 /* The round's end: BirdHead's reveal and losers, then the score sheet. */
 void
-announce_round_end(struct table *table, const json_t *result,
-    json_t *round, struct text *out)
+announce_round_end(struct table *table, const struct game_round *round,
+    struct text *out)
 {
 	enum lang lang = table_lang(table);
-	json_t *losers = json_object_get(round, "losers");
 
 	text_add(out, "\n");
 	SAY(out, lang, MSG_ROUND_OVER, "d", table->round_seen + 1);
-	if (losers != NULL) {
-		json_t *view = table_public_view(table);
-		json_t *revealed = json_object_get(view, "revealed");
-		size_t i;
-		json_t *v;
+	if (round->has_losers) {
+		struct game_brief brief;
+		int first = 1;
 
-		if (json_array_size(revealed) > 0) {
+		table_brief(table, -1, &brief);
+		if (brief.nrevealed > 0) {
 			text_add(out, " ");
 			SAY0(out, lang, MSG_REVEALED);
-			for (int s = 0; s < table->nseats; s++) {
-				const char *c = json_string_value(
-				    json_array_get(revealed, (size_t)s));
-
-				if (c == NULL)
-					continue;
+			for (int s = 0; s < brief.nrevealed; s++) {
 				text_add(out, s > 0 ? ", " : " ");
 				text_bold(out, table_seat_name(table, s));
 				text_add(out, " ");
-				text_card(out, '0', c);
+				text_card(out, '0', brief.revealed[s]);
 			}
 		}
 		text_add(out, " · ");
 		SAY0(out, lang, MSG_LOSERS);
-		json_array_foreach(losers, i, v) {
-			text_add(out, i > 0 ? ", " : " ");
-			text_bold(out, table_seat_name(table, (int)json_integer_value(v)));
+		for (int s = 0; s < table->nseats; s++) {
+			if (!(round->losers & (1u << s)))
+				continue;
+			text_add(out, first ? " " : ", ");
+			first = 0;
+			text_bold(out, table_seat_name(table, s));
 		}
 	}
 	text_add(out, "\n");
-	scores_of(table, result, out);
+	table_scores(table, out);
 }
 
 void

@@ -579,6 +579,28 @@ birdhead_result(const void *state)
 	    "winners", winners);
 }
 
+static int
+birdhead_round_result(const void *state, int round, struct game_round *out)
+{
+	const struct birdhead_state *s = state;
+	int n;
+
+	if (round < 0 || round > s->round)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	n = s->ntricks[round];
+	out->scored = round < s->scored;
+	out->ntricks = n;
+	out->last_winner = n > 0 ? s->tricks[round][n - 1] >> 4 : -1;
+	out->has_losers = 1;
+	if (out->scored) {
+		out->losers = s->losers[round];
+		for (int seat = 0; seat < s->nseats; seat++)
+			out->points[seat] = s->points[round][seat];
+	}
+	return 0;
+}
+
 /* A hand as a sorted list of codes, lowest first. */
 static json_t *
 hand_json(const uint8_t *count)
@@ -602,6 +624,13 @@ birdhead_brief(const void *state, int seat, struct game_brief *b)
 	b->cards = s->cards;
 	b->trick = r->trick_len;
 	b->leader = r->leader;
+	/* As the view: the last cards, public once the round has ended. */
+	if (s->round >= 0 && r->phase != PHASE_PLAY) {
+		b->nrevealed = s->nseats;
+		for (int other = 0; other < s->nseats; other++)
+			birdhead_format_card(r->revealed[other],
+			    b->revealed[other], sizeof(b->revealed[other]));
+	}
 	if (r->trick_len > 0) {
 		b->nstandard = r->width;
 		for (int i = 0; i < r->width; i++)
@@ -701,4 +730,5 @@ const struct game_impl birdhead_game = {
 	.result = birdhead_result,
 	.view = birdhead_view,
 	.brief = birdhead_brief,
+	.round_result = birdhead_round_result,
 };

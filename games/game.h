@@ -115,6 +115,8 @@ struct game_brief {
 	char penalty[GAME_MAX_SEATS][4]; /* Sticheln: revealed penalty colour */
 	int nstandard;              /* BirdHead: the cards the next play meets */
 	char standard[GAME_MAX_PLAY][4];
+	int nrevealed;              /* BirdHead: "revealed", last cards shown */
+	char revealed[GAME_MAX_SEATS][4];
 	/* The seat's own (seat >= 0): its hand, sorted as in the view. */
 	int nhand;
 	char hand[GAME_MAX_HAND][4];
@@ -122,6 +124,24 @@ struct game_brief {
 	unsigned others_shown;
 	int nothers[GAME_MAX_SEATS];
 	char others[GAME_MAX_SEATS][GAME_MAX_HAND][4];
+};
+
+/*
+ * One round of the result (result()'s "rounds"[round]) in numbers: what a
+ * round's end and the score sheet read, filled without building JSON
+ * (tests/test_game.c checks it against the result).
+ */
+struct game_round {
+	int scored;                 /* its "points" are known (not null) */
+	int ntricks;                /* "tricks" so far */
+	int last_winner;            /* the winner of its last trick; -1 none */
+	int points[GAME_MAX_SEATS];
+	unsigned bid_set;           /* Wizard: seats with a bid in "bids" */
+	int bid[GAME_MAX_SEATS];
+	int won[GAME_MAX_SEATS];    /* Wizard: tricks taken */
+	int has_losers;             /* BirdHead: the round names "losers" */
+	unsigned losers;
+	char selected[GAME_MAX_SEATS][4]; /* Sticheln: penalty cards, or "" */
 };
 
 struct game_impl {
@@ -200,6 +220,12 @@ struct game_impl {
 	int (*hand_hidden)(const void *state, int seat);
 	/* Fills out with what seat (-1: everybody) may know now. */
 	void (*brief)(const void *state, int seat, struct game_brief *out);
+	/*
+	 * Fills out with round (from 0) of the result; -1 when the result
+	 * has no such round yet.
+	 */
+	int (*round_result)(const void *state, int round,
+	    struct game_round *out);
 
 	/*
 	 * The move path, for callers that apply millions of actions (the

@@ -518,6 +518,33 @@ sticheln_result(const void *state)
 	    "winners", winners);
 }
 
+static int
+sticheln_round_result(const void *state, int round, struct game_round *out)
+{
+	const struct sticheln_state *s = state;
+	int ntricks;
+
+	if (round < 0 || round > s->round)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	out->scored = round < s->scored;
+	ntricks = out->scored ? STICHELN_TRICKS : s->r.trick_no;
+	out->ntricks = ntricks;
+	out->last_winner = ntricks > 0 ? s->tricks[round][ntricks - 1] >> 4 :
+	    -1;
+	for (int seat = 0; seat < s->nseats; seat++) {
+		int face = s->selected[round][seat];
+
+		if (out->scored)
+			out->points[seat] = s->points[round][seat];
+		/* A replay sees everything, selections included. */
+		if (face >= 0)
+			sticheln_format_card(face, out->selected[seat],
+			    sizeof(out->selected[seat]));
+	}
+	return 0;
+}
+
 /* A sorted hand as a list of codes: colours in r y g b n p order. */
 static json_t *
 hand_json(const uint16_t *hand)
@@ -664,4 +691,5 @@ const struct game_impl sticheln_game = {
 	.result = sticheln_result,
 	.view = sticheln_view,
 	.brief = sticheln_brief,
+	.round_result = sticheln_round_result,
 };

@@ -661,6 +661,36 @@ wizard_result(const void *state)
 	    "winners", winners);
 }
 
+static int
+wizard_round_result(const void *state, int round, struct game_round *out)
+{
+	const struct wizard_state *s = state;
+	int scored, ntricks;
+	const int8_t *bids;
+
+	if (round < 0 || round > s->round)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	scored = round < s->scored;
+	ntricks = scored ? s->schedule[round] : s->r.trick_no;
+	bids = scored ? s->bids[round] : s->r.bid;
+	out->scored = scored;
+	out->ntricks = ntricks;
+	out->last_winner = ntricks > 0 ? s->tricks[round][ntricks - 1] >> 4 :
+	    -1;
+	for (int seat = 0; seat < s->nseats; seat++) {
+		if (bids[seat] >= 0) {
+			out->bid_set |= 1u << seat;
+			out->bid[seat] = bids[seat];
+		}
+		out->won[seat] = scored ? s->won[round][seat] :
+		    s->r.won[seat];
+		if (scored)
+			out->points[seat] = s->points[round][seat];
+	}
+	return 0;
+}
+
 /* A sorted hand as a list of codes: suits in r y g b order, then W, J. */
 static json_t *
 hand_json(uint64_t hand)
@@ -925,6 +955,7 @@ const struct game_impl wizard_game = {
 	.view = wizard_view,
 	.hand_hidden = wizard_hand_hidden,
 	.brief = wizard_brief,
+	.round_result = wizard_round_result,
 	.legal_moves = mask_legal,
 	.next_moves = mask_next,
 	.apply_move = mask_apply,

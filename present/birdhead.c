@@ -26,13 +26,12 @@ birdhead_standing(struct text *out, enum lang lang,
 
 /* "+11": the round's penalty. */
 static int
-birdhead_sheet_cell(char *cell, size_t len, const json_t *round, int seat)
+birdhead_sheet_cell(char *cell, size_t len, const struct game_round *round,
+    int seat)
 {
-	int points = 0;
-
-	if (!present_int_at(json_object_get(round, "points"), seat, &points))
+	if (!round->scored)
 		return 0;
-	snprintf(cell, len, "%+d", points);
+	snprintf(cell, len, "%+d", round->points[seat]);
 	return 1;
 }
 

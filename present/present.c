@@ -33,14 +33,3 @@ present_suit_color(const char *code)
 		return '0';
 	return strchr("rygbnp", code[0]) != NULL ? code[0] : '0';
 }
-
-int
-present_int_at(const json_t *array, int i, int *out)
-{
-	json_t *v = json_array_get(array, (size_t)i);
-
-	if (!json_is_integer(v))
-		return 0;
-	*out = (int)json_integer_value(v);
-	return 1;
-}

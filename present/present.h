@@ -2,20 +2,18 @@
  * present.h - how each game reads in a chat: one const descriptor per
  * game, found by the engine's name.
  *
- * The core (bot/table_view.c) builds every line from an engine's public
- * view (or its brief, the same in numbers) and result; what differs from game to game (a card's colour, what
+ * The core (bot/table_view.c) builds every line from what an engine says
+ * in numbers (its brief and its rounds: struct game_brief, struct
+ * game_round); what differs from game to game (a card's colour, what
  * follows a name in the standings, a score sheet's cells, what the public
  * knows about the next move) is asked of the game's descriptor here.  So
  * the core compares no game names, and no rule or scoring formula is
- * copied out of an engine: a descriptor reads only what its engine's view
- * and result say.
+ * copied out of an engine: a descriptor reads only what its engine says.
  */
 #ifndef STICHBOT_PRESENT_H
 #define STICHBOT_PRESENT_H
 
 #include <stddef.h>
-
-#include <jansson.h>
 
 #include "game.h"
 #include "i18n.h"
@@ -35,12 +33,12 @@ struct game_present {
 	void (*standing)(struct text *out, enum lang lang,
 	    const struct game_brief *brief, int seat);
 	/*
-	 * One cell of the score sheet: seat's result in round (an element
-	 * of the engine's result "rounds", borrowed), e.g. "1/1 +30".
-	 * Returns 0 when the round has no result for seat yet.
+	 * One cell of the score sheet: seat's result in round (the engine's
+	 * round_result()), e.g. "1/1 +30".  Returns 0 when the round has no
+	 * result for seat yet.
 	 */
-	int (*sheet_cell)(char *cell, size_t len, const json_t *round,
-	    int seat);
+	int (*sheet_cell)(char *cell, size_t len,
+	    const struct game_round *round, int seat);
 	/*
 	 * Appends what everyone can see constrains the next play (" · lead
 	 * r"), so that the channel's mention carries it and the player needs
@@ -58,7 +56,5 @@ const struct game_present *present_find(const char *name);
  * letter and a rank ("r7"); '0' for anything else.
  */
 char present_suit_color(const char *code);
-/* Reads element i of a JSON array of integers into *out; 0 if none. */
-int present_int_at(const json_t *array, int i, int *out);
 
 #endif

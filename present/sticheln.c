@@ -32,15 +32,15 @@ sticheln_standing(struct text *out, enum lang lang,
 
 /* "r5 +7": the penalty card chosen and the round's points. */
 static int
-sticheln_sheet_cell(char *cell, size_t len, const json_t *round, int seat)
+sticheln_sheet_cell(char *cell, size_t len, const struct game_round *round,
+    int seat)
 {
-	const char *card = json_string_value(json_array_get(
-	    json_object_get(round, "selected"), (size_t)seat));
-	int points = 0;
+	const char *card = round->selected[seat];
 
-	if (!present_int_at(json_object_get(round, "points"), seat, &points))
+	if (!round->scored)
 		return 0;
-	snprintf(cell, len, "%s %+d", card != NULL ? card : "-", points);
+	snprintf(cell, len, "%s %+d", card[0] != '\0' ? card : "-",
+	    round->points[seat]);
 	return 1;
 }
 

@@ -42,18 +42,17 @@ wizard_standing(struct text *out, enum lang lang,
 
 /* "1/1 +30": tricks won / bid and the round's points; "-" without a bid. */
 static int
-wizard_sheet_cell(char *cell, size_t len, const json_t *round, int seat)
+wizard_sheet_cell(char *cell, size_t len, const struct game_round *round,
+    int seat)
 {
-	int points = 0, bid = 0, won = 0;
-
-	if (!present_int_at(json_object_get(round, "points"), seat, &points))
+	if (!round->scored)
 		return 0;
-	if (!present_int_at(json_object_get(round, "bids"), seat, &bid)) {
+	if (!(round->bid_set & (1u << seat))) {
 		snprintf(cell, len, "-");
 		return 1;
 	}
-	present_int_at(json_object_get(round, "won"), seat, &won);
-	snprintf(cell, len, "%d/%d %+d", won, bid, points);
+	snprintf(cell, len, "%d/%d %+d", round->won[seat], round->bid[seat],
+	    round->points[seat]);
 	return 1;
 }
 

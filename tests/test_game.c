@@ -403,6 +403,8 @@ check_brief(const struct game_impl *impl, const void *state, int nseats,
 	check_codes(json_object_get(view, "standard"), b.nstandard,
 	    b.standard);
 	check_codes(json_object_get(view, "hand"), b.nhand, b.hand);
+	check_codes(json_object_get(view, "revealed"), b.nrevealed,
+	    b.revealed);
 	v = json_object_get(view, "others");
 	for (int other = 0; other < nseats; other++) {
 		char key[4];
@@ -415,6 +417,58 @@ check_brief(const struct game_impl *impl, const void *state, int nseats,
 			    b.others[other]);
 	}
 	json_decref(view);
+}
+
+/* Every round of the result says what round_result() says of it. */
+static void
+check_rounds(const struct game_impl *impl, const void *state, int nseats)
+{
+	json_t *result = impl->result(state);
+	json_t *rounds = json_object_get(result, "rounds"), *round;
+	struct game_round g;
+	size_t r;
+
+	json_array_foreach(rounds, r, round) {
+		json_t *tricks = json_object_get(round, "tricks");
+		json_t *losers = json_object_get(round, "losers"), *v;
+		unsigned mask = 0;
+		size_t i;
+		int n;
+
+		memset(&g, 0x5a, sizeof(g));
+		assert_int_equal(impl->round_result(state, (int)r, &g), 0);
+		assert_int_equal(g.scored, json_is_array(json_object_get(round,
+		    "points")));
+		assert_int_equal(g.ntricks, (int)json_array_size(tricks));
+		if (g.ntricks > 0)
+			assert_int_equal(g.last_winner, json_integer_value(
+			    json_object_get(json_array_get(tricks,
+			    json_array_size(tricks) - 1), "winner")));
+		else
+			assert_int_equal(g.last_winner, -1);
+		assert_int_equal(g.has_losers, losers != NULL);
+		json_array_foreach(losers, i, v)
+			mask |= 1u << json_integer_value(v);
+		assert_int_equal(g.losers, mask);
+		for (int seat = 0; seat < nseats; seat++) {
+			if (g.scored) {
+				view_int(round, "points", seat, &n);
+				assert_int_equal(g.points[seat], n);
+			}
+			assert_int_equal(view_int(round, "bids", seat, &n),
+			    (g.bid_set & (1u << seat)) != 0);
+			if (g.bid_set & (1u << seat))
+				assert_int_equal(g.bid[seat], n);
+			view_int(round, "won", seat, &n);
+			assert_int_equal(g.won[seat], n);
+			check_string(json_array_get(json_object_get(round,
+			    "selected"), (size_t)seat), g.selected[seat]);
+		}
+	}
+	assert_int_equal(impl->round_result(state, (int)json_array_size(
+	    rounds), &g), -1);
+	assert_int_equal(impl->round_result(state, -1, &g), -1);
+	json_decref(result);
 }
 
 /* deal_format() writes what the JSON writer makes of deal_to_json(). */
@@ -477,6 +531,7 @@ test_brief_matches_view(void **unused)
 			for (int seat = -1; seat < runs[r].nseats; seat++)
 				check_brief(impl, game->state, runs[r].nseats,
 				    seat);
+			check_rounds(impl, game->state, runs[r].nseats);
 			if (phase == PHASE_OVER)
 				break;
 			if (phase == PHASE_DEAL) {
