@@ -414,7 +414,8 @@ print_allocs(const char *what, struct times *t)
 static int
 parse_args(struct bench *b, int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
+	/* Flags come in pairs: the name, then its value. */
+	for (int i = 1; i < argc; i += 2) {
 		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end;
 
@@ -433,7 +434,6 @@ parse_args(struct bench *b, int argc, char **argv)
 			return -1;
 		if (*end != '\0')
 			return -1;
-		i++;
 	}
 	return b->ntables > 0 && b->moves >= 0 && b->seed > 0 ? 0 : -1;
 }
