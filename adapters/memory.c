@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "loop.h"
 #include "memory.h"
 #include "xmalloc.h"
@@ -131,9 +130,8 @@ memory_join(struct adapter *adapter, const char *channel)
 
 	if (memory_joined(adapter, channel))
 		return 0;
-	if (array_grow((void **)&m->joined, &m->joined_cap, m->njoined + 1,
-	    sizeof(*m->joined)) != 0)
-		return -1;
+	xarray_grow((void **)&m->joined, &m->joined_cap, m->njoined + 1,
+	    sizeof(*m->joined));
 	copy = xstrdup(channel);
 	m->joined[m->njoined++] = copy;
 	return 0;
@@ -163,9 +161,8 @@ memory_add(struct adapter *adapter, const char *channel, const char *user_id,
 	struct text plain;
 
 	if (info->id != 0) {
-		if (array_grow((void **)&m->unsent, &m->unsent_cap,
-		    m->nunsent + 1, sizeof(*m->unsent)) != 0)
-			return -1;
+		xarray_grow((void **)&m->unsent, &m->unsent_cap,
+		    m->nunsent + 1, sizeof(*m->unsent));
 		m->unsent[m->nunsent++] = info->id;
 		report_soon(m);
 	}
@@ -177,11 +174,8 @@ memory_add(struct adapter *adapter, const char *channel, const char *user_id,
 		text_finish(&plain);
 		return 0;
 	}
-	if (array_grow((void **)&m->lines, &m->cap, m->nlines + 1,
-	    sizeof(*m->lines)) != 0) {
-		text_finish(&plain);
-		return -1;
-	}
+	xarray_grow((void **)&m->lines, &m->cap, m->nlines + 1,
+	    sizeof(*m->lines));
 	line = &m->lines[m->nlines];
 	memset(line, 0, sizeof(*line));
 	line->channel = channel != NULL ? xstrdup(channel) : NULL;
@@ -232,9 +226,8 @@ memory_room_admin(struct adapter *adapter, const char *channel,
 	size_t n = strlen(channel) + strlen(user_id) + 2;
 	char *pair;
 
-	if (array_grow((void **)&m->room_admins, &m->room_admins_cap,
-	    m->nroom_admins + 1, sizeof(*m->room_admins)) != 0)
-		return;
+	xarray_grow((void **)&m->room_admins, &m->room_admins_cap,
+	    m->nroom_admins + 1, sizeof(*m->room_admins));
 	pair = xmalloc(n);
 	snprintf(pair, n, "%s %s", channel, user_id);
 	m->room_admins[m->nroom_admins++] = pair;

@@ -15,7 +15,6 @@
 #include <strings.h>
 #include <sys/random.h>
 
-#include "array.h"
 #include "bucket.h"
 #include "hash.h"
 #include "bot_int.h"
@@ -262,9 +261,8 @@ channel_get(struct network *network, const char *name, int create)
 	}
 	if (!create)
 		return NULL;
-	if (array_grow((void **)&bot->channels, &bot->channels_cap,
-	    bot->nchannels + 1, sizeof(*bot->channels)) != 0)
-		return NULL;
+	xarray_grow((void **)&bot->channels, &bot->channels_cap,
+	    bot->nchannels + 1, sizeof(*bot->channels));
 	channel = xcalloc(1, sizeof(*channel));
 	channel->name = xstrdup(name);
 	channel->network = network;
@@ -517,9 +515,8 @@ user_sat(struct channel *channel, const char *user_id)
 	for (int i = 0; i < sitter->nchannels; i++)
 		if (sitter->channels[i] == channel)
 			return;
-	if (array_grow((void **)&sitter->channels, &sitter->cap,
-	    sitter->nchannels + 1, sizeof(*sitter->channels)) != 0)
-		return;
+	xarray_grow((void **)&sitter->channels, &sitter->cap,
+	    sitter->nchannels + 1, sizeof(*sitter->channels));
 	sitter->channels[sitter->nchannels++] = channel;
 }
 
@@ -779,11 +776,10 @@ restore_lobby(const char *network_name, const char *channel_name,
 		    network_name, channel_name, err);
 	}
 	{
-		if (array_grow((void **)&stale->keys, &stale->cap,
-		    stale->n + 2, sizeof(*stale->keys)) == 0) {
-			stale->keys[stale->n++] = xstrdup(network_name);
-			stale->keys[stale->n++] = xstrdup(channel_name);
-		}
+		xarray_grow((void **)&stale->keys, &stale->cap, stale->n + 2,
+		    sizeof(*stale->keys));
+		stale->keys[stale->n++] = xstrdup(network_name);
+		stale->keys[stale->n++] = xstrdup(channel_name);
 	}
 	return 1;
 }

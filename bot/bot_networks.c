@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "bot_int.h"
 #include "log.h"
 #include "medium.h"
@@ -95,11 +94,8 @@ network_add(struct bot *bot, const struct adapter_impl *impl,
 		snprintf(err, errlen, "network \"%s\" exists already", name);
 		return NULL;
 	}
-	if (array_grow((void **)&bot->networks, &bot->networks_cap,
-	    bot->nnetworks + 1, sizeof(*bot->networks)) != 0) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
+	xarray_grow((void **)&bot->networks, &bot->networks_cap,
+	    bot->nnetworks + 1, sizeof(*bot->networks));
 	network = network_create(bot, impl, name, config, path, err, errlen);
 	if (network == NULL)
 		return NULL;
@@ -223,12 +219,8 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 		}
 		added += (size_t)plans[n].created;
 	}
-	if (array_grow((void **)&bot->networks, &bot->networks_cap,
-	    bot->nnetworks + (int)added, sizeof(*bot->networks)) != 0) {
-		snprintf(err, errlen, "out of memory");
-		plans_free(plans, n);
-		return -1;
-	}
+	xarray_grow((void **)&bot->networks, &bot->networks_cap,
+	    bot->nnetworks + (int)added, sizeof(*bot->networks));
 
 	/* Everything is ready: from here on the configuration is applied. */
 	for (int i = 0; i < bot->nnetworks; i++)

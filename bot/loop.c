@@ -14,7 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "array.h"
 #include "loop.h"
 #include "xmalloc.h"
 
@@ -102,9 +101,8 @@ loop_watch(struct loop *loop, int fd, int events, loop_fd_fn fn, void *arg)
 			return 0;
 		}
 	}
-	if (array_grow((void **)&loop->watches, &loop->watches_cap,
-	    loop->nwatches + 1, sizeof(struct watch)) != 0)
-		return -1;
+	xarray_grow((void **)&loop->watches, &loop->watches_cap,
+	    loop->nwatches + 1, sizeof(struct watch));
 	loop->watches[loop->nwatches++] = (struct watch){ fd, events, fn, arg };
 	return 0;
 }
@@ -199,13 +197,12 @@ loop_timer(struct loop *loop, uint64_t delay, loop_timer_fn fn, void *arg)
 	if (loop->nfree > 0) {
 		slot = loop->free_slots[--loop->nfree];
 	} else {
-		if (array_grow((void **)&loop->slots, &loop->slots_cap,
-		    loop->nslots + 1, sizeof(struct timer)) != 0 ||
-		    array_grow((void **)&loop->free_slots, &loop->free_cap,
-		    loop->nslots + 1, sizeof(int)) != 0 ||
-		    array_grow((void **)&loop->heap, &loop->heap_cap,
-		    loop->nslots + 1, sizeof(int)) != 0)
-			return 0;
+		xarray_grow((void **)&loop->slots, &loop->slots_cap,
+		    loop->nslots + 1, sizeof(struct timer));
+		xarray_grow((void **)&loop->free_slots, &loop->free_cap,
+		    loop->nslots + 1, sizeof(int));
+		xarray_grow((void **)&loop->heap, &loop->heap_cap,
+		    loop->nslots + 1, sizeof(int));
 		slot = loop->nslots++;
 		loop->slots[slot].generation = 1;
 	}
@@ -258,9 +255,8 @@ loop_timer_left(const struct loop *loop, uint64_t id)
 int
 loop_hook(struct loop *loop, loop_hook_fn fn, void *arg)
 {
-	if (array_grow((void **)&loop->hooks, &loop->hooks_cap, loop->nhooks + 1,
-	    sizeof(struct hook)) != 0)
-		return -1;
+	xarray_grow((void **)&loop->hooks, &loop->hooks_cap, loop->nhooks + 1,
+	    sizeof(struct hook));
 	loop->hooks[loop->nhooks++] = (struct hook){ fn, arg };
 	return 0;
 }
@@ -316,9 +312,8 @@ loop_run_once(struct loop *loop, int timeout)
 		if (wait < 0 || until < wait)
 			wait = (int)until;
 	}
-	if (array_grow((void **)&loop->pollfds, &loop->pollfds_cap, loop->nwatches,
-	    sizeof(struct pollfd)) != 0)
-		return -1;
+	xarray_grow((void **)&loop->pollfds, &loop->pollfds_cap, loop->nwatches,
+	    sizeof(struct pollfd));
 	for (int i = 0; i < loop->nwatches; i++) {
 		loop->pollfds[i].fd = loop->watches[i].fd;
 		loop->pollfds[i].events =

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "log.h"
 #include "outbox.h"
 #include "xmalloc.h"
@@ -134,9 +133,8 @@ flow_note(struct outbox *outbox, const char *network, const char *flow)
 		if (strcmp(outbox_flow_network(outbox, i), network) == 0 &&
 		    strcmp(outbox_flow_name(outbox, i), flow) == 0)
 			return;
-	if (array_grow((void **)&outbox->flows, &outbox->flows_cap,
-	    2 * (outbox->nflows + 1), sizeof(*outbox->flows)) != 0)
-		return;
+	xarray_grow((void **)&outbox->flows, &outbox->flows_cap,
+	    2 * (outbox->nflows + 1), sizeof(*outbox->flows));
 	outbox->flows[2 * outbox->nflows] = name_add(outbox, network);
 	outbox->flows[2 * outbox->nflows + 1] = name_add(outbox, flow);
 	outbox->nflows++;
@@ -288,11 +286,8 @@ outbox_send(struct outbox *outbox, const char *network, const char *target,
 		send_one(outbox, &now, 0);
 		return;
 	}
-	if (array_grow((void **)&outbox->msgs, &outbox->cap,
-	    outbox->nmsgs + 1, sizeof(*outbox->msgs)) != 0) {
-		log_error("out of memory: a message to %s is lost", target);
-		return;
-	}
+	xarray_grow((void **)&outbox->msgs, &outbox->cap, outbox->nmsgs + 1,
+	    sizeof(*outbox->msgs));
 	c = &outbox->msgs[outbox->nmsgs];
 	memset(c, 0, sizeof(*c));
 	text_init(&c->text);

@@ -74,6 +74,20 @@ xstrdup(const char *s)
 }
 
 void
+xarray_grow(void **items, int *cap, int need, size_t size)
+{
+	int n;
+
+	if (need <= *cap)
+		return;
+	n = *cap > 0 ? *cap * 2 : 8;
+	while (n < need)
+		n *= 2;
+	*items = xreallocarray(*items, (size_t)n, size);
+	*cap = n;
+}
+
+void
 xstrdupv(char **out, const char *const *in, int n)
 {
 	size_t len = 0, at = 0;

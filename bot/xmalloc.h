@@ -26,6 +26,12 @@ void *xrealloc(void *ptr, size_t size);
 void *xreallocarray(void *ptr, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 /*
+ * Makes room for need items of size bytes in *items (capacity *cap),
+ * doubling: games/array.h's array_grow(), which the pure engines use with
+ * a -1 to check, made fatal like everything here.
+ */
+void xarray_grow(void **items, int *cap, int need, size_t size);
+/*
  * Copies the n strings of in (NULL ones stay NULL) into one allocation,
  * setting out[i] to each copy: a message's network, target and flow cost
  * one allocation, not three.  The block is out[0]'s (in[0] must not be

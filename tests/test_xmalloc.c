@@ -20,6 +20,29 @@
 #include "log.h"
 #include "xmalloc.h"
 
+/* Arrays grow by doubling, keep their items, and never shrink. */
+static void
+test_array_grow(void **state)
+{
+	int *items = NULL, cap = 0;
+
+	(void)state;
+	xarray_grow((void **)&items, &cap, 1, sizeof(*items));
+	assert_non_null(items);
+	assert_int_equal(cap, 8);
+	for (int i = 0; i < 8; i++)
+		items[i] = i;
+	xarray_grow((void **)&items, &cap, 9, sizeof(*items));
+	assert_int_equal(cap, 16);
+	xarray_grow((void **)&items, &cap, 100, sizeof(*items));
+	assert_int_equal(cap, 128);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(items[i], i);
+	xarray_grow((void **)&items, &cap, 3, sizeof(*items));
+	assert_int_equal(cap, 128);
+	free(items);
+}
+
 /* Several strings in one block: copies, NULLs kept, one free for all. */
 static void
 test_strdupv(void **state)
@@ -152,6 +175,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_copies),
 		cmocka_unit_test(test_strdupv),
+		cmocka_unit_test(test_array_grow),
 		cmocka_unit_test(test_fatal),
 	};
 

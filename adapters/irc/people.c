@@ -51,7 +51,7 @@ irc_user_get(struct irc *irc, const char *nick)
 
 	if (u != NULL)
 		return u;
-	irc_grow(&irc->users, &irc->users_cap, irc->nusers + 1,
+	xarray_grow((void **)&irc->users, &irc->users_cap, irc->nusers + 1,
 	    sizeof(*irc->users));
 	u = xcalloc(1, sizeof(*u));
 	u->nick = xstrdup(nick);
@@ -181,7 +181,7 @@ irc_chan_get(struct irc *irc, const char *name)
 
 	if (c != NULL)
 		return c;
-	irc_grow(&irc->chans, &irc->chans_cap, irc->nchans + 1,
+	xarray_grow((void **)&irc->chans, &irc->chans_cap, irc->nchans + 1,
 	    sizeof(*irc->chans));
 	c = xcalloc(1, sizeof(*c));
 	c->name = xstrdup(name);
@@ -204,7 +204,7 @@ irc_chan_add(struct irc_chan *c, struct irc_user *u)
 {
 	if (irc_chan_has(c, u))
 		return;
-	irc_grow(&c->members, &c->members_cap, c->nmembers + 1,
+	xarray_grow((void **)&c->members, &c->members_cap, c->nmembers + 1,
 	    sizeof(*c->members));
 	c->members[c->nmembers++] = u;
 	u->channels++;

@@ -9,7 +9,6 @@
 #include <strings.h>
 
 #include "proto.h"
-#include "xmalloc.h"
 
 int
 irc_parse(char *line, struct irc_msg *msg)
@@ -57,20 +56,6 @@ irc_parse(char *line, struct irc_msg *msg)
 			*p++ = '\0';
 	}
 	return 0;
-}
-
-void
-irc_grow(void *items, int *cap, int need, size_t size)
-{
-	void **p = items;
-	int n = *cap > 0 ? *cap : 8;
-
-	if (need <= *cap)
-		return;
-	while (n < need)
-		n *= 2;
-	*p = xreallocarray(*p, (size_t)n, size);
-	*cap = n;
 }
 
 int

@@ -65,11 +65,6 @@ size_t irc_relay_line(const char *line, size_t len, char *out, size_t outlen);
 size_t irc_utf8_cut(const char *s, size_t n);
 /* Appends s to out at *len unless it would overflow; -1 then. */
 int irc_append(char *out, size_t outlen, size_t *len, const char *s);
-/*
- * Makes room for need items of size bytes in *items (capacity *cap),
- * doubling.  Running out of memory is fatal (xmalloc.h): it cannot fail.
- */
-void irc_grow(void *items, int *cap, int need, size_t size);
 
 /* Case mappings of ISUPPORT CASEMAPPING. */
 enum irc_casemap {

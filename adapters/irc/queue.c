@@ -218,7 +218,7 @@ flow_get(struct irc_queue *q, const char *name)
 
 	if (f != NULL)
 		return f;
-	irc_grow(&q->flows, &q->flows_cap, q->nflows + 1, sizeof(*q->flows));
+	xarray_grow((void **)&q->flows, &q->flows_cap, q->nflows + 1, sizeof(*q->flows));
 	f = xcalloc(1, sizeof(*f));
 	f->name = xstrdup(name);
 	q->flows[q->nflows++] = f;

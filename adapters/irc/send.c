@@ -80,7 +80,7 @@ queue_done(uint64_t id, int dropped, void *arg)
 	struct irc *irc = arg;
 
 	(void)dropped;
-	irc_grow(&irc->sent_ids, &irc->sent_cap, irc->nsent + 1,
+	xarray_grow((void **)&irc->sent_ids, &irc->sent_cap, irc->nsent + 1,
 	    sizeof(*irc->sent_ids));
 	irc->sent_ids[irc->nsent++] = id;
 	if (irc->sent_timer == 0 && irc->loop != NULL)
@@ -153,7 +153,7 @@ push_line(const char *line, size_t len, void *arg)
 
 	snprintf(out, sizeof(out), "%s %s :%.*s", ctx->command, ctx->target,
 	    (int)len, line);
-	irc_grow(&ctx->lines, &ctx->cap, ctx->n + 1, sizeof(*ctx->lines));
+	xarray_grow((void **)&ctx->lines, &ctx->cap, ctx->n + 1, sizeof(*ctx->lines));
 	ctx->lines[ctx->n++] = xstrdup(out);
 }
 

@@ -9,6 +9,7 @@
 
 #include "irc_int.h"
 #include "log.h"
+#include "xmalloc.h"
 
 /* Glimpses: who held a nick outside our channels, and when. */
 
@@ -93,7 +94,7 @@ verify_ask(struct irc *irc, const char *nick)
 	if (v == NULL) {
 		if (strlen(nick) >= sizeof(v->nick))
 			return;
-		irc_grow(&irc->verifies, &irc->verifies_cap,
+		xarray_grow((void **)&irc->verifies, &irc->verifies_cap,
 		    irc->nverifies + 1, sizeof(*irc->verifies));
 		v = &irc->verifies[irc->nverifies++];
 		memset(v, 0, sizeof(*v));
