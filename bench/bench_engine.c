@@ -1,7 +1,8 @@
 /*
  * bench_engine.c - engine throughput: complete random games with legal
  * actions only (bids, trump choices and selections included), dealing
- * every round, on one core.
+ * every round with the newest deal algorithm (GAME_DEAL_VERSION), on one
+ * core.
  *
  * Up to four paths are measured per game, in one run:
  *   engine  through struct game_impl (to_act(), legal() then apply() with
@@ -62,7 +63,8 @@ random_game(const struct game_impl *impl, const struct game_setup *setup,
 		if (phase == PHASE_OVER)
 			return plays;
 		if (phase == PHASE_DEAL) {
-			impl->make_deal(state, rng, &deal);
+			game_make_deal(impl, state, GAME_DEAL_VERSION, rng,
+			    &deal);
 			if (impl->start_round(state, &deal, NULL, 0) != 0)
 				abort();
 			continue;
@@ -96,7 +98,8 @@ random_wizard_fast(const struct game_setup *setup, struct wizard_state *s,
 		case PHASE_OVER:
 			return plays;
 		case PHASE_DEAL:
-			wizard_game.make_deal(s, rng, &deal);
+			game_make_deal(&wizard_game, s, GAME_DEAL_VERSION,
+			    rng, &deal);
 			wizard_game.start_round(s, &deal, NULL, 0);
 			break;
 		case PHASE_TRUMP:
@@ -150,7 +153,7 @@ random_game_moves(const struct game_impl *impl,
 		if (moves == 0) {
 			if (impl->phase(state) == PHASE_OVER)
 				return plays;
-			impl->deal(state, rng);
+			game_deal(impl, state, GAME_DEAL_VERSION, rng);
 			continue;
 		}
 		k = (int)rng_below(rng, (uint32_t)bits_count64(moves));
@@ -179,7 +182,7 @@ random_wizard_mask(const struct game_setup *setup, struct wizard_state *s,
 		if (moves == 0) {
 			if (s->r.phase == PHASE_OVER)
 				return plays;
-			wizard_deal(s, rng);
+			wizard_deal_version(s, GAME_DEAL_VERSION, rng);
 			continue;
 		}
 		k = (int)rng_below(rng, (uint32_t)bits_count64(moves));
@@ -209,7 +212,8 @@ random_birdhead_fast(const struct game_setup *setup, struct birdhead_state *s,
 		case PHASE_OVER:
 			return plays;
 		case PHASE_DEAL:
-			birdhead_game.make_deal(s, rng, &deal);
+			game_make_deal(&birdhead_game, s, GAME_DEAL_VERSION,
+			    rng, &deal);
 			birdhead_game.start_round(s, &deal, NULL, 0);
 			break;
 		default:
@@ -241,7 +245,8 @@ random_sticheln_fast(const struct game_setup *setup, struct sticheln_state *s,
 		case PHASE_OVER:
 			return plays;
 		case PHASE_DEAL:
-			sticheln_game.make_deal(s, rng, &deal);
+			game_make_deal(&sticheln_game, s, GAME_DEAL_VERSION,
+			    rng, &deal);
 			sticheln_game.start_round(s, &deal, NULL, 0);
 			break;
 		case PHASE_SELECT:

@@ -173,6 +173,9 @@ wizard_next_moves(const struct wizard_state *s, int *seat)
  * draws, cards and state as make_deal() then start_round().
  */
 void wizard_deal(struct wizard_state *s, struct rng *rng);
+/* The same with a version of the deal algorithm (game.h). */
+void wizard_deal_version(struct wizard_state *s, int version,
+    struct rng *rng);
 /* The move action stands for if it is legal now, or -1. */
 int wizard_action_move(const struct wizard_state *s, const struct action *a);
 /* The action a legal move of seat stands for. */
