@@ -36,6 +36,8 @@ table_restore(struct channel *channel, const struct store_game *stored,
 	game = game_from_record(stored->record, err, errlen);
 	if (game == NULL)
 		return NULL;
+	/* Its next rounds deal as the ones before them. */
+	game->deal_version = stored->deal_version;
 	if (game_advance(game, err, errlen) != 0) {
 		game_destroy(game);
 		return NULL;
