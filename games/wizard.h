@@ -85,23 +85,29 @@ extern const struct game_impl wizard_game;
 #define WIZARD_JESTER_MASK (UINT64_C(0xf) << 56)
 
 /*
+ * The ids a lead obliges a seat to follow, indexed by lead_suit + 1: none
+ * before a lead (-1) and after a led Wizard (4), else the suit.
+ */
+static const uint64_t wizard_lead_ids[6] = {
+	0, UINT64_C(0x1fff), UINT64_C(0x1fff) << 13, UINT64_C(0x1fff) << 26,
+	UINT64_C(0x1fff) << 39, 0,
+};
+
+/*
  * The card ids seat may play now: the lead suit when it holds any (plus its
- * Wizards and Jesters), otherwise the whole hand.
+ * Wizards and Jesters), otherwise the whole hand.  Without a branch: in a
+ * random playout whether a hand can follow is a coin toss.
  */
 static inline uint64_t
 wizard_playable(const struct wizard_state *s, int seat)
 {
 	const struct wizard_round *r = &s->r;
 	uint64_t hand = r->hand[seat];
+	uint64_t follow = hand & wizard_lead_ids[r->lead_suit + 1];
+	uint64_t must = -(uint64_t)(follow != 0);
 
-	if (r->lead_suit >= 0 && r->lead_suit < 4) {
-		uint64_t follow = hand & WIZARD_SUIT_MASK(r->lead_suit);
-
-		if (follow)
-			return follow | (hand & (WIZARD_WIZARD_MASK |
-			    WIZARD_JESTER_MASK));
-	}
-	return hand;
+	return hand & (~must | follow | WIZARD_WIZARD_MASK |
+	    WIZARD_JESTER_MASK);
 }
 
 /*
