@@ -172,6 +172,7 @@ static long
 random_wizard_mask(const struct game_setup *setup, struct wizard_state *s,
     struct rng *rng)
 {
+	struct rng local = *rng, dealing;
 	long plays = 0;
 
 	wizard_game.init(s, setup);
@@ -181,14 +182,18 @@ random_wizard_mask(const struct game_setup *setup, struct wizard_state *s,
 
 		if (moves == 0) {
 			if (s->r.phase == PHASE_OVER)
-				return plays;
-			wizard_deal_version(s, GAME_DEAL_VERSION, rng);
+				break;
+			dealing = local;
+			wizard_deal_version(s, GAME_DEAL_VERSION, &dealing);
+			local = dealing;
 			continue;
 		}
-		k = (int)rng_below(rng, (uint32_t)bits_count64(moves));
+		k = (int)rng_below(&local, (uint32_t)bits_count64(moves));
 		plays += s->r.phase == PHASE_PLAY;
 		wizard_apply_mask(s, seat, bits_select64(moves, k));
 	}
+	*rng = local;
+	return plays;
 }
 
 /*
