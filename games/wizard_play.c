@@ -222,6 +222,22 @@ static const uint16_t off_power[2][8] = {
  * leaves it open for the next card. */
 static const int8_t lead_of_slot[8] = { 0, 1, 2, 3, -1, -1, 4, -1 };
 
+/*
+ * The void a card shows (index: lead_suit + 1, then the card's suit
+ * slot): a suited card off a suited lead shows the lead's suit missing.
+ */
+#define VOID_ROW(lead) { \
+	(lead) >= 0 && (lead) < 4 && (lead) != 0 ? 1u << ((lead) & 3) : 0, \
+	(lead) >= 0 && (lead) < 4 && (lead) != 1 ? 1u << ((lead) & 3) : 0, \
+	(lead) >= 0 && (lead) < 4 && (lead) != 2 ? 1u << ((lead) & 3) : 0, \
+	(lead) >= 0 && (lead) < 4 && (lead) != 3 ? 1u << ((lead) & 3) : 0, \
+	0, 0, 0, 0 }
+static const uint8_t void_shown[6][8] = {
+	VOID_ROW(-1), VOID_ROW(0), VOID_ROW(1), VOID_ROW(2), VOID_ROW(3),
+	VOID_ROW(4),
+};
+#undef VOID_ROW
+
 void
 wizard_play_id(struct wizard_state *s, int seat, int id)
 {
@@ -236,8 +252,7 @@ wizard_play_id(struct wizard_state *s, int seat, int id)
 	 * first card, or the first after Jesters, sets the lead.  Both without
 	 * branches: which card comes is random in a playout.
 	 */
-	r->void_suits[seat] |= (uint8_t)((((unsigned)lead < 4u) &
-	    (slot < 4) & (slot != lead)) << (lead & 3));
+	r->void_suits[seat] |= void_shown[lead + 1][slot];
 	lead = lead < 0 ? lead_of_slot[slot] : lead;
 	r->lead_suit = (int8_t)lead;
 	extra = off_power[s->jesterbid][slot];
