@@ -244,6 +244,7 @@ wizard_init(void *state, const struct game_setup *setup)
 	    s->schedule, NULL, 0);
 	s->active = (uint8_t)((1u << setup->nseats) - 1);
 	s->nactive = (uint8_t)setup->nseats;
+	wizard_seat_ring(s);
 	s->round = -1;
 	if (v[WIZARD_OPT_NOTEQUAL])
 		s->restriction = WIZARD_OPT_NOTEQUAL;

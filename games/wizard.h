@@ -66,6 +66,8 @@ struct wizard_state {
 	uint8_t scored;                  /* rounds scored so far */
 	uint8_t active;                  /* seats still in (nannie) */
 	uint8_t nactive;                 /* how many */
+	/* The next seat still in after each seat (wizard_seat_ring()). */
+	uint8_t next_seat[GAME_MAX_SEATS];
 	int8_t restriction;              /* WIZARD_OPT_NOTEQUAL.. or -1 */
 	uint8_t simultaneous, secret, jesterbid, clairvoyance, nannie;
 	uint8_t schedule[WIZARD_MAX_ROUNDS];

@@ -178,6 +178,7 @@ eliminate(struct wizard_state *s)
 	}
 	s->active &= (uint8_t)~(1u << loser);
 	s->nactive--;
+	wizard_seat_ring(s);
 }
 
 /*
