@@ -143,11 +143,35 @@ deal_whole_deck(struct wizard_state *s, struct rng *rng)
 }
 
 /*
+ * Version 2 when the whole deck is dealt: the whole shuffle, read from the
+ * top, the last card without a draw and none turned.
+ */
+static void
+deal_whole_top(struct wizard_state *s, struct rng *rng)
+{
+	uint64_t hands[GAME_MAX_SEATS] = { 0 };
+	uint8_t deck[60];
+	int cards = s->schedule[s->round + 1];
+	int k = 59;
+
+	for (int i = 0; i < 60; i++)
+		deck[i] = (uint8_t)i;
+	rng_shuffle(rng, deck, 60);
+	for (int seat = 0; seat < s->nseats; seat++) {
+		if (!(s->active & (1u << seat)))
+			continue;
+		for (int i = 0; i < cards; i++)
+			hands[seat] |= UINT64_C(1) << deck[k--];
+	}
+	begin_dealt(s, hands, -1);
+}
+
+/*
  * Version 2: the steps of rng_shuffle_tail() one card at a time, each
  * drawn card going straight into its hand.  A step swaps the drawn card
  * to the top, where no later step looks: only the card that takes its
- * place needs writing.  The last card of a full deck is left without a
- * draw, as in the shuffle.
+ * place needs writing.  A deck dealt to its last card but one turns that
+ * last card without a draw, as in the shuffle.
  */
 static void
 deal_drawn(struct wizard_state *s, struct rng *rng)
@@ -158,6 +182,11 @@ deal_drawn(struct wizard_state *s, struct rng *rng)
 	int cards = s->schedule[s->round + 1];
 	int top = 59, turned = -1;
 
+	/* Only a deal of the whole deck takes its last card without a draw. */
+	if (s->nactive * cards >= 60) {
+		deal_whole_top(s, rng);
+		return;
+	}
 	for (int i = 0; i < 60; i++)
 		deck[i] = (uint8_t)i;
 	for (int seat = 0; seat < s->nseats; seat++) {
@@ -166,8 +195,7 @@ deal_drawn(struct wizard_state *s, struct rng *rng)
 		if (!(s->active & (1u << seat)))
 			continue;
 		for (int i = 0; i < cards; i++, top--) {
-			int j = top > 0 ?
-			    (int)rng_below(&local, (uint32_t)top + 1) : 0;
+			int j = (int)rng_below(&local, (uint32_t)top + 1);
 
 			hand |= UINT64_C(1) << deck[j];
 			deck[j] = deck[top];
