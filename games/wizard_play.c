@@ -244,7 +244,7 @@ wizard_play_id(struct wizard_state *s, int seat, int id)
 {
 	struct wizard_round *r = &s->r;
 	int slot = wizard_id_suit[id];
-	int lead = r->lead_suit, len = r->trick_len;
+	int lead = r->lead_suit, len = r->trick_len, best;
 	unsigned power, extra, keep;
 
 	r->hand[seat] &= ~(UINT64_C(1) << id);
@@ -262,11 +262,14 @@ wizard_play_id(struct wizard_state *s, int seat, int id)
 	power = wizard_id_rank[id] + extra;
 	/*
 	 * All ones when the trick's best card stays, zero when this one takes
-	 * over (the first card of a trick always does): a select by mask,
-	 * because compilers turn the plain conditional into a branch that
-	 * random play mispredicts half the time.
+	 * over.  The first card of a trick always does, against a best of -1
+	 * (whether a card comes first is as predictable as the lead's branch
+	 * above); the comparison is a select by mask, because compilers turn
+	 * the plain conditional into a branch that random play mispredicts
+	 * half the time.
 	 */
-	keep = -(unsigned)((len != 0) & (power <= r->best_power));
+	best = len != 0 ? r->best_power : -1;
+	keep = (unsigned)((int)power > best) - 1;
 	r->best_power = (uint16_t)((r->best_power & keep) | (power & ~keep));
 	r->best_seat = (uint8_t)((r->best_seat & keep) |
 	    ((unsigned)seat & ~keep));
