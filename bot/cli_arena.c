@@ -141,7 +141,8 @@ play_game(struct arena *a, long g)
 		if (phase == PHASE_DEAL) {
 			struct deal deal;
 
-			impl->make_deal(game->state, &rng, &deal);
+			game_make_deal(impl, game->state, GAME_DEAL_VERSION,
+			    &rng, &deal);
 			if (game_add_deal(game, &deal, err, sizeof(err)) != 0 ||
 			    game_advance(game, err, sizeof(err)) != 0) {
 				fprintf(stderr, "stichbot arena: %s\n", err);

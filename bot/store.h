@@ -73,7 +73,7 @@ int store_check(struct store *store);
 
 /*
  * Records the start of a game: its place, setup (game->impl, setup,
- * players), seed and seats.  Deals and actions already in game are stored
+ * players), seed, deal version and seats.  Deals and actions already in game are stored
  * too.  Returns the new game id (> 0), or -1.
  */
 int64_t store_game_begin(struct store *store, const struct store_place *place,
@@ -103,6 +103,8 @@ struct store_game {
 	const char *network;
 	const char *channel;
 	uint64_t seed;
+	/* The deal algorithm of its next rounds (struct game's). */
+	int deal_version;
 	int finished;            /* 1 finished, 0 running, -1 abandoned */
 	const json_t *record;    /* RECORD.md, borrowed for the call */
 	const json_t *seats;     /* [{user_id, name, computer, level}], borrowed */

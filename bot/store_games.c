@@ -71,10 +71,13 @@ insert_seat(struct store *store, int64_t id, int seat,
 	    seat, holder), "cannot store a seat");
 }
 
-/* Inserts the games row from the record's header; the new id, or -1. */
+/*
+ * Inserts the games row from the record's header and what the record does
+ * not hold (seed, deal version); the new id, or -1.
+ */
 static int64_t
 insert_game(struct store *store, const struct store_place *place,
-    const json_t *record, uint64_t seed)
+    const json_t *record, uint64_t seed, int deal_version)
 {
 	sqlite3_stmt *st = db_stmt(store, STMT_GAME_INSERT);
 	char *players = db_dump(json_object_get(record, "players"));
@@ -93,6 +96,7 @@ insert_game(struct store *store, const struct store_place *place,
 		sqlite3_bind_int64(st, 6, json_integer_value(
 		    json_object_get(record, "first")));
 		sqlite3_bind_int64(st, 7, db_seed_in(seed));
+		sqlite3_bind_int(st, 8, deal_version);
 		if (db_run(store, st, "cannot store a game") == 0)
 			id = sqlite3_last_insert_rowid(store->db);
 	}
@@ -125,7 +129,7 @@ store_game_begin(struct store *store, const struct store_place *place,
 		json_decref(record);
 		return -1;
 	}
-	id = insert_game(store, place, record, seed);
+	id = insert_game(store, place, record, seed, game->deal_version);
 	if (id < 0)
 		rc = -1;
 	else
@@ -473,6 +477,7 @@ load_header(struct store *store, int64_t id, struct loaded *g)
 	g->game.id = id;
 	g->game.seed = db_seed_out(sqlite3_column_int64(st, 6));
 	g->game.finished = sqlite3_column_int(st, 7);
+	g->game.deal_version = sqlite3_column_int(st, 8);
 	db_done(st);
 	if (g->record == NULL) {
 		store_log("out of memory");

@@ -12,7 +12,7 @@
 #include "store_int.h"
 
 /* The schema version kept in PRAGMA user_version. */
-#define STORE_VERSION 3
+#define STORE_VERSION 4
 /* How long a call waits for another process (e.g. export) to let go. */
 #define STORE_BUSY_MS 5000
 
@@ -47,6 +47,12 @@
  *   outbox    messages caused by a stored change, committed with it and
  *             deleted once the adapter reports them sent: after a crash
  *             the bot sends again what it had not yet said.
+ *
+ * Version 4:
+ *   games.deal_version  the deal algorithm (GAME_DEAL_VERSION in
+ *             games/game.h) that deals the game's next rounds from its
+ *             seed; 1 for the games stored before it was kept, which were
+ *             all dealt with version 1 and go on that way.
  */
 static const char *const migrations[STORE_VERSION] = {
 	"CREATE TABLE games ("
@@ -119,6 +125,8 @@ static const char *const migrations[STORE_VERSION] = {
 	"  body TEXT NOT NULL,"
 	"  created INTEGER NOT NULL DEFAULT (unixepoch())"
 	");",
+	"ALTER TABLE games ADD COLUMN deal_version INTEGER NOT NULL"
+	"  DEFAULT 1;",
 };
 
 static const char *const stmt_sql[STMT_COUNT] = {
@@ -133,10 +141,11 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_ROLLBACK] = "ROLLBACK",
 	[STMT_GAME_INSERT] =
 	    "INSERT INTO games (network, channel, game, players, options,"
-	    " first, seed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	    " first, seed, deal_version)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[STMT_GAME_SELECT] =
 	    "SELECT network, channel, game, players, options, first, seed,"
-	    " finished FROM games WHERE id = ?1",
+	    " finished, deal_version FROM games WHERE id = ?1",
 	[STMT_GAME_END] =
 	    "UPDATE games SET finished = ?2, result = ?3,"
 	    " ended = datetime('now') WHERE id = ?1 AND finished = 0",

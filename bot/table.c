@@ -172,7 +172,8 @@ seat_to_act(struct table *table, int seat)
 
 /*
  * Deals the next round from the seed: deal k of a game always comes from
- * the same stream, so a game is reproducible from its seed.
+ * the same stream and the game's own version of the deal algorithm
+ * (kept in the store), so a game is reproducible from its seed.
  */
 static int
 table_deal(struct table *table)
@@ -184,7 +185,8 @@ table_deal(struct table *table)
 
 	rng_seed(&rng, table->seed ^ (0x9e3779b97f4a7c15ULL *
 	    (uint64_t)(index + 1)));
-	table->impl->make_deal(table->game->state, &rng, &deal);
+	game_make_deal(table->impl, table->game->state,
+	    table->game->deal_version, &rng, &deal);
 	if (game_add_deal(table->game, &deal, err, sizeof(err)) != 0 ||
 	    game_advance(table->game, err, sizeof(err)) != 0) {
 		log_error("%s %s: deal %d refused: %s",

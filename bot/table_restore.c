@@ -33,9 +33,18 @@ table_restore(struct channel *channel, const struct store_game *stored,
 	size_t i;
 	json_t *a, *seat;
 
+	/* Its next rounds must deal as the ones before them. */
+	if (stored->deal_version < 1 ||
+	    stored->deal_version > GAME_DEAL_VERSION) {
+		snprintf(err, errlen, "deal version %d is not one this "
+		    "stichbot knows (1 to %d)", stored->deal_version,
+		    GAME_DEAL_VERSION);
+		return NULL;
+	}
 	game = game_from_record(stored->record, err, errlen);
 	if (game == NULL)
 		return NULL;
+	game->deal_version = stored->deal_version;
 	if (game_advance(game, err, errlen) != 0) {
 		game_destroy(game);
 		return NULL;

@@ -42,6 +42,14 @@ bits_lowest64(uint64_t x)
 /*
  * The number of the k-th lowest set bit of x (k counts from 0); k must be
  * below bits_count64(x).  Callers picking a random legal move use it.
+ *
+ * The portable form has no branch: a loop that clears k bits exits after a
+ * random number of steps, and that mispredicted exit cost more than all
+ * of these instructions.  It finds the byte by the bytes' running bit
+ * counts, then the bit in that byte the same way, each byte holding one
+ * bit: all the counts stay below 128, so one subtraction compares eight
+ * of them with k + 1 at once (a byte keeps its top bit when it is at
+ * least k + 1).
  */
 static inline int
 bits_select64(uint64_t x, int k)
@@ -49,10 +57,28 @@ bits_select64(uint64_t x, int k)
 #if defined(BITS_PDEP)
 	return __builtin_ctzll(_pdep_u64(UINT64_C(1) << k, x));
 #else
-	/* Moves are few (a hand, or the bids up to it): clearing is cheap. */
-	while (k-- > 0)
-		x &= x - 1;
-	return __builtin_ctzll(x);
+	const uint64_t ones = UINT64_C(0x0101010101010101);
+	const uint64_t tops = UINT64_C(0x8080808080808080);
+	uint64_t c, sums, byte, bits, over;
+	int b, r;
+
+	c = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+	c = (c & UINT64_C(0x3333333333333333)) +
+	    ((c >> 2) & UINT64_C(0x3333333333333333));
+	c = (c + (c >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	/* Byte i: the bits set in bytes 0 to i. */
+	sums = c * ones;
+	over = ((sums | tops) - ones * (uint64_t)(k + 1)) & tops;
+	b = __builtin_ctzll(over) & ~7;
+	/* What the bytes below byte b hold, taken off k. */
+	r = k - (int)(((sums << 8) >> b) & 0xff);
+	byte = (x >> b) & 0xff;
+	/* Byte i: bit i of byte, as 0x80 or 0; then the running counts. */
+	bits = (((byte * ones) & UINT64_C(0x8040201008040201)) +
+	    UINT64_C(0x7f7f7f7f7f7f7f7f)) & tops;
+	sums = (bits >> 7) * ones;
+	over = ((sums | tops) - ones * (uint64_t)(r + 1)) & tops;
+	return b + (__builtin_ctzll(over) >> 3);
 #endif
 }
 

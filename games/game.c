@@ -62,6 +62,26 @@ game_find(const char *name)
 	return NULL;
 }
 
+void
+game_make_deal(const struct game_impl *impl, const void *state, int version,
+    struct rng *rng, struct deal *out)
+{
+	if (impl->make_deal_version != NULL)
+		impl->make_deal_version(state, version, rng, out);
+	else
+		impl->make_deal(state, rng, out);
+}
+
+void
+game_deal(const struct game_impl *impl, void *state, int version,
+    struct rng *rng)
+{
+	if (impl->deal_version != NULL)
+		impl->deal_version(state, version, rng);
+	else
+		impl->deal(state, rng);
+}
+
 int
 game_option_index(const struct game_impl *impl, const char *name)
 {

@@ -80,6 +80,21 @@ struct game_setup {
 	struct game_options options;
 };
 
+/*
+ * The newest deal algorithm.  A game deals every round from its seed, so
+ * a stored game keeps the version it started with (bot/store.c) and its
+ * next rounds deal as they always did; records carry their deals and need
+ * none.  The number is shared by every game: a new algorithm in any engine
+ * is the next number, and an engine keeps every version it ever had.
+ *
+ *   1  the whole deck shuffled (rng_shuffle()), then dealt seat by seat,
+ *      the next card turned up;
+ *   2  Wizard draws only the cards it deals and turns (rng_shuffle_tail():
+ *      seats in order take the first cards drawn, the next one is turned);
+ *      BirdHead and Sticheln as in version 1.
+ */
+#define GAME_DEAL_VERSION 2
+
 /* The cards of one round, as faces.  turned is -1 when no card is turned. */
 struct deal {
 	uint8_t count[GAME_MAX_SEATS];
@@ -254,12 +269,32 @@ struct game_impl {
 	 * the same draws and cards as make_deal() then start_round().
 	 */
 	void (*deal)(void *state, struct rng *rng);
+
+	/*
+	 * make_deal() and deal() (NULL where deal() is) with a version of the
+	 * deal algorithm, 1 to GAME_DEAL_VERSION: make_deal() and deal() are
+	 * version 1.  NULL in a game whose deal never changed.  Callers use
+	 * game_make_deal() and game_deal().
+	 */
+	void (*make_deal_version)(const void *state, int version,
+	    struct rng *rng, struct deal *out);
+	void (*deal_version)(void *state, int version, struct rng *rng);
 };
 
 /* The registry of games, NULL-terminated. */
 extern const struct game_impl *const game_registry[];
 
 const struct game_impl *game_find(const char *name);
+
+/*
+ * Deals the next round with version (1 to GAME_DEAL_VERSION) of impl's
+ * deal algorithm: into out, or on the mask path straight into the state
+ * (impl->deal must exist).
+ */
+void game_make_deal(const struct game_impl *impl, const void *state,
+    int version, struct rng *rng, struct deal *out);
+void game_deal(const struct game_impl *impl, void *state, int version,
+    struct rng *rng);
 
 /* The index of option name in impl's option table, or -1. */
 int game_option_index(const struct game_impl *impl, const char *name);

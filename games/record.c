@@ -39,6 +39,7 @@ game_create(const struct game_impl *impl, const struct game_setup *setup,
 	}
 	game->impl = impl;
 	game->setup = *setup;
+	game->deal_version = GAME_DEAL_VERSION;
 	if (players != NULL) {
 		game->players = json_deep_copy(players);
 	} else {

@@ -15,6 +15,12 @@
 struct game {
 	const struct game_impl *impl;
 	struct game_setup setup;
+	/*
+	 * The deal algorithm that deals this game's next rounds from its seed
+	 * (game_make_deal()): GAME_DEAL_VERSION for a new game; a game read
+	 * back from the store keeps the version stored with it.
+	 */
+	int deal_version;
 	/* Display names in seat order; an array of strings owned here. */
 	json_t *players;
 	struct deal *deals;

@@ -21,17 +21,24 @@ rng_seed(struct rng *rng, uint64_t seed)
 		rng->s[i] = splitmix64(&seed);
 }
 
+void
+rng_shuffle(struct rng *rng, uint8_t *items, size_t n)
+{
+	rng_shuffle_tail(rng, items, n, n);
+}
+
 /*
  * The generator is copied into a local for the loop: items are bytes,
  * which may alias anything, so through the pointer every swap would make
  * the compiler store and reload all four state words.
  */
 void
-rng_shuffle(struct rng *rng, uint8_t *items, size_t n)
+rng_shuffle_tail(struct rng *rng, uint8_t *items, size_t n, size_t k)
 {
 	struct rng local = *rng;
+	size_t stop = k < n ? n - k : 0;
 
-	for (size_t i = n; i > 1; i--) {
+	for (size_t i = n; i > 1 && i > stop; i--) {
 		size_t j = rng_below(&local, (uint32_t)i);
 		uint8_t t = items[i - 1];
 

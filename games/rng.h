@@ -11,7 +11,9 @@
  *     bits of the next output, m = x * n; while the low 32 bits of m are
  *     below 2^32 mod n, draw again; the result is m >> 32 (unbiased);
  *   - rng_shuffle(): Fisher-Yates from the top, i = n-1 down to 1, swapping
- *     element i with element rng_below(i+1).
+ *     element i with element rng_below(i+1);
+ *   - rng_shuffle_tail(): the first k steps of the same (i = n-1 down to
+ *     n-k, never below 1), for a deal that needs only k cards.
  */
 #ifndef STICHBOT_RNG_H
 #define STICHBOT_RNG_H
@@ -25,6 +27,13 @@ struct rng {
 
 void rng_seed(struct rng *rng, uint64_t seed);
 void rng_shuffle(struct rng *rng, uint8_t *items, size_t n);
+/*
+ * The first k steps of rng_shuffle(): items[n-1], items[n-2] ...
+ * items[n-k] are then k items drawn without replacement, in the order
+ * drawn, for k draws instead of n - 1.  With k >= n - 1 it is
+ * rng_shuffle().
+ */
+void rng_shuffle_tail(struct rng *rng, uint8_t *items, size_t n, size_t k);
 
 /*
  * The two hot functions are inline: simulations call them for every card

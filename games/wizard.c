@@ -244,6 +244,7 @@ wizard_init(void *state, const struct game_setup *setup)
 	    s->schedule, NULL, 0);
 	s->active = (uint8_t)((1u << setup->nseats) - 1);
 	s->nactive = (uint8_t)setup->nseats;
+	wizard_seat_ring(s);
 	s->round = -1;
 	if (v[WIZARD_OPT_NOTEQUAL])
 		s->restriction = WIZARD_OPT_NOTEQUAL;
@@ -325,27 +326,44 @@ wizard_check_deal(const struct game_setup *setup, int round,
 	return 0;
 }
 
+/*
+ * Version 1 shuffles all 60 cards and deals from the bottom of the deck;
+ * version 2 draws only the cards it deals and the one it turns
+ * (rng_shuffle_tail()), which leaves them at the top in the order drawn.
+ * Either way the seats in order take their cards, then one is turned.
+ */
 static void
-wizard_make_deal(const void *state, struct rng *rng, struct deal *out)
+wizard_make_deal_version(const void *state, int version, struct rng *rng,
+    struct deal *out)
 {
 	const struct wizard_state *s = state;
 	int round = s->round + 1;
 	int cards = s->schedule[round];
+	int dealt = s->nactive * cards;
+	int top = version >= 2, k = 0;
 	uint8_t deck[60];
-	int k = 0;
 
 	for (int i = 0; i < 60; i++)
 		deck[i] = (uint8_t)wizard_card_face(i);
-	rng_shuffle(rng, deck, 60);
+	if (top)
+		rng_shuffle_tail(rng, deck, 60, (size_t)dealt + 1);
+	else
+		rng_shuffle(rng, deck, 60);
 	memset(out, 0, sizeof(*out));
 	for (int seat = 0; seat < s->nseats; seat++) {
 		if (!(s->active & (1u << seat)))
 			continue;
 		out->count[seat] = (uint8_t)cards;
-		for (int i = 0; i < cards; i++)
-			out->cards[seat][i] = deck[k++];
+		for (int i = 0; i < cards; i++, k++)
+			out->cards[seat][i] = deck[top ? 59 - k : k];
 	}
-	out->turned = k < 60 ? deck[k] : -1;
+	out->turned = k < 60 ? deck[top ? 59 - k : k] : -1;
+}
+
+static void
+wizard_make_deal(const void *state, struct rng *rng, struct deal *out)
+{
+	wizard_make_deal_version(state, 1, rng, out);
 }
 
 static int
@@ -932,6 +950,12 @@ mask_deal(void *state, struct rng *rng)
 	wizard_deal(state, rng);
 }
 
+static void
+mask_deal_version(void *state, int version, struct rng *rng)
+{
+	wizard_deal_version(state, version, rng);
+}
+
 const struct game_impl wizard_game = {
 	.name = "wizard",
 	.min_seats = 3,
@@ -962,4 +986,6 @@ const struct game_impl wizard_game = {
 	.action_move = mask_action_move,
 	.move_action = mask_move_action,
 	.deal = mask_deal,
+	.make_deal_version = wizard_make_deal_version,
+	.deal_version = mask_deal_version,
 };

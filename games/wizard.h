@@ -66,6 +66,8 @@ struct wizard_state {
 	uint8_t scored;                  /* rounds scored so far */
 	uint8_t active;                  /* seats still in (nannie) */
 	uint8_t nactive;                 /* how many */
+	/* The next seat still in after each seat (wizard_seat_ring()). */
+	uint8_t next_seat[GAME_MAX_SEATS];
 	int8_t restriction;              /* WIZARD_OPT_NOTEQUAL.. or -1 */
 	uint8_t simultaneous, secret, jesterbid, clairvoyance, nannie;
 	uint8_t schedule[WIZARD_MAX_ROUNDS];
@@ -85,23 +87,29 @@ extern const struct game_impl wizard_game;
 #define WIZARD_JESTER_MASK (UINT64_C(0xf) << 56)
 
 /*
+ * The ids a lead obliges a seat to follow, indexed by lead_suit + 1: none
+ * before a lead (-1) and after a led Wizard (4), else the suit.
+ */
+static const uint64_t wizard_lead_ids[6] = {
+	0, UINT64_C(0x1fff), UINT64_C(0x1fff) << 13, UINT64_C(0x1fff) << 26,
+	UINT64_C(0x1fff) << 39, 0,
+};
+
+/*
  * The card ids seat may play now: the lead suit when it holds any (plus its
- * Wizards and Jesters), otherwise the whole hand.
+ * Wizards and Jesters), otherwise the whole hand.  Without a branch: in a
+ * random playout whether a hand can follow is a coin toss.
  */
 static inline uint64_t
 wizard_playable(const struct wizard_state *s, int seat)
 {
 	const struct wizard_round *r = &s->r;
 	uint64_t hand = r->hand[seat];
+	uint64_t follow = hand & wizard_lead_ids[r->lead_suit + 1];
+	uint64_t must = -(uint64_t)(follow != 0);
 
-	if (r->lead_suit >= 0 && r->lead_suit < 4) {
-		uint64_t follow = hand & WIZARD_SUIT_MASK(r->lead_suit);
-
-		if (follow)
-			return follow | (hand & (WIZARD_WIZARD_MASK |
-			    WIZARD_JESTER_MASK));
-	}
-	return hand;
+	return hand & (~must | follow | WIZARD_WIZARD_MASK |
+	    WIZARD_JESTER_MASK);
 }
 
 /*
@@ -173,6 +181,9 @@ wizard_next_moves(const struct wizard_state *s, int *seat)
  * draws, cards and state as make_deal() then start_round().
  */
 void wizard_deal(struct wizard_state *s, struct rng *rng);
+/* The same with a version of the deal algorithm (game.h). */
+void wizard_deal_version(struct wizard_state *s, int version,
+    struct rng *rng);
 /* The move action stands for if it is legal now, or -1. */
 int wizard_action_move(const struct wizard_state *s, const struct action *a);
 /* The action a legal move of seat stands for. */

@@ -57,18 +57,33 @@ wizard_face_ids(int face)
 }
 
 /*
- * The next seat after seat that is still in the game, without a loop: the
- * active seats are doubled around the ring so the lowest set bit above
- * seat is the answer, wrapped back into range.
+ * The next seat after seat that is still in the game: one lookup in the
+ * table wizard_seat_ring() keeps, because the play step asks it for every
+ * card.
  */
 static inline int
 wizard_next_seat(const struct wizard_state *s, int seat)
 {
-	unsigned ring = ((unsigned)s->active |
-	    (unsigned)s->active << s->nseats) >> (seat + 1);
-	int next = seat + 1 + __builtin_ctz(ring);
+	return s->next_seat[seat];
+}
 
-	return next >= s->nseats ? next - s->nseats : next;
+/*
+ * Fills s->next_seat from s->active (at the start and after Nannie's
+ * eliminations), without a loop per seat: the active seats are doubled
+ * around the ring so the lowest set bit above a seat is the answer,
+ * wrapped back into range.
+ */
+static inline void
+wizard_seat_ring(struct wizard_state *s)
+{
+	unsigned ring = (unsigned)s->active | (unsigned)s->active << s->nseats;
+
+	for (int seat = 0; seat < s->nseats; seat++) {
+		int next = seat + 1 + __builtin_ctz(ring >> (seat + 1));
+
+		s->next_seat[seat] = (uint8_t)(next >= s->nseats ?
+		    next - s->nseats : next);
+	}
 }
 
 /*

@@ -93,41 +93,135 @@ wizard_apply_other(struct wizard_state *s, int seat, int move)
 }
 
 /*
- * The same shuffle as make_deal(), over card ids instead of faces: the
- * permutation does not depend on what is shuffled, so the same draws give
- * the same cards.  Wizards and Jesters are renumbered in dealing order, as
- * start_round() numbers them (seat by seat, so each seat's take is the
- * next block of ids), and even the ids match.
+ * Hands of raw ids (Wizards 52..55 and Jesters 56..59 as drawn) with the
+ * Wizards and Jesters renumbered in dealing order, as start_round()
+ * numbers them: seat by seat, so each seat's take is the next block of
+ * ids.  Then the round starts.
  */
-void
-wizard_deal(struct wizard_state *s, struct rng *rng)
+static void
+begin_dealt(struct wizard_state *s, uint64_t *hands, int turned)
 {
-	uint64_t hands[GAME_MAX_SEATS] = { 0 };
-	uint8_t deck[60];
-	int cards = s->schedule[s->round + 1];
 	int wizard_next = 52, jester_next = 56;
-	int k = 0;
 
-	for (int i = 0; i < 60; i++)
-		deck[i] = (uint8_t)i;
-	rng_shuffle(rng, deck, 60);
 	for (int seat = 0; seat < s->nseats; seat++) {
-		uint64_t hand = 0;
-		int wizards, jesters;
+		uint64_t hand = hands[seat];
+		int wizards = bits_count64(hand & WIZARD_WIZARD_MASK);
+		int jesters = bits_count64(hand & WIZARD_JESTER_MASK);
 
-		if (!(s->active & (1u << seat)))
-			continue;
-		for (int i = 0; i < cards; i++)
-			hand |= UINT64_C(1) << deck[k++];
-		wizards = bits_count64(hand & WIZARD_WIZARD_MASK);
-		jesters = bits_count64(hand & WIZARD_JESTER_MASK);
 		hands[seat] = (hand & ~WIZARD_SPECIAL_MASK) |
 		    ((UINT64_C(1) << wizards) - 1) << wizard_next |
 		    ((UINT64_C(1) << jesters) - 1) << jester_next;
 		wizard_next += wizards;
 		jester_next += jesters;
 	}
-	wizard_begin_round(s, hands, k < 60 ? wizard_card_face(deck[k]) : -1);
+	wizard_begin_round(s, hands, turned);
+}
+
+/*
+ * Version 1: the same shuffle as make_deal(), over card ids instead of
+ * faces: the permutation does not depend on what is shuffled, so the
+ * same draws give the same cards, and even the same ids.
+ */
+static void
+deal_whole_deck(struct wizard_state *s, struct rng *rng)
+{
+	uint64_t hands[GAME_MAX_SEATS] = { 0 };
+	uint8_t deck[60];
+	int cards = s->schedule[s->round + 1];
+	int k = 0;
+
+	for (int i = 0; i < 60; i++)
+		deck[i] = (uint8_t)i;
+	rng_shuffle(rng, deck, 60);
+	for (int seat = 0; seat < s->nseats; seat++) {
+		if (!(s->active & (1u << seat)))
+			continue;
+		for (int i = 0; i < cards; i++)
+			hands[seat] |= UINT64_C(1) << deck[k++];
+	}
+	begin_dealt(s, hands, k < 60 ? wizard_card_face(deck[k]) : -1);
+}
+
+/*
+ * Version 2 when the whole deck is dealt: the whole shuffle, read from the
+ * top, the last card without a draw and none turned.
+ */
+static void
+deal_whole_top(struct wizard_state *s, struct rng *rng)
+{
+	uint64_t hands[GAME_MAX_SEATS] = { 0 };
+	uint8_t deck[60];
+	int cards = s->schedule[s->round + 1];
+	int k = 59;
+
+	for (int i = 0; i < 60; i++)
+		deck[i] = (uint8_t)i;
+	rng_shuffle(rng, deck, 60);
+	for (int seat = 0; seat < s->nseats; seat++) {
+		if (!(s->active & (1u << seat)))
+			continue;
+		for (int i = 0; i < cards; i++)
+			hands[seat] |= UINT64_C(1) << deck[k--];
+	}
+	begin_dealt(s, hands, -1);
+}
+
+/*
+ * Version 2: the steps of rng_shuffle_tail() one card at a time, each
+ * drawn card going straight into its hand.  A step swaps the drawn card
+ * to the top, where no later step looks: only the card that takes its
+ * place needs writing.  A deck dealt to its last card but one turns that
+ * last card without a draw, as in the shuffle.
+ */
+static void
+deal_drawn(struct wizard_state *s, struct rng *rng)
+{
+	uint64_t hands[GAME_MAX_SEATS] = { 0 };
+	struct rng local = *rng;
+	uint8_t deck[60];
+	int cards = s->schedule[s->round + 1];
+	int top = 59, turned = -1;
+
+	/* Only a deal of the whole deck takes its last card without a draw. */
+	if (s->nactive * cards >= 60) {
+		deal_whole_top(s, rng);
+		return;
+	}
+	for (int i = 0; i < 60; i++)
+		deck[i] = (uint8_t)i;
+	for (int seat = 0; seat < s->nseats; seat++) {
+		uint64_t hand = 0;
+
+		if (!(s->active & (1u << seat)))
+			continue;
+		for (int i = 0; i < cards; i++, top--) {
+			int j = (int)rng_below(&local, (uint32_t)top + 1);
+
+			hand |= UINT64_C(1) << deck[j];
+			deck[j] = deck[top];
+		}
+		hands[seat] = hand;
+	}
+	if (top >= 0)
+		turned = wizard_card_face(deck[top > 0 ?
+		    rng_below(&local, (uint32_t)top + 1) : 0]);
+	*rng = local;
+	begin_dealt(s, hands, turned);
+}
+
+void
+wizard_deal(struct wizard_state *s, struct rng *rng)
+{
+	deal_whole_deck(s, rng);
+}
+
+void
+wizard_deal_version(struct wizard_state *s, int version, struct rng *rng)
+{
+	if (version >= 2)
+		deal_drawn(s, rng);
+	else
+		deal_whole_deck(s, rng);
 }
 
 int

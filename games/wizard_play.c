@@ -178,6 +178,7 @@ eliminate(struct wizard_state *s)
 	}
 	s->active &= (uint8_t)~(1u << loser);
 	s->nactive--;
+	wizard_seat_ring(s);
 }
 
 /*
@@ -222,12 +223,28 @@ static const uint16_t off_power[2][8] = {
  * leaves it open for the next card. */
 static const int8_t lead_of_slot[8] = { 0, 1, 2, 3, -1, -1, 4, -1 };
 
+/*
+ * The void a card shows (index: lead_suit + 1, then the card's suit
+ * slot): a suited card off a suited lead shows the lead's suit missing.
+ */
+#define VOID_ROW(lead) { \
+	(lead) >= 0 && (lead) < 4 && (lead) != 0 ? 1u << ((lead) & 3) : 0, \
+	(lead) >= 0 && (lead) < 4 && (lead) != 1 ? 1u << ((lead) & 3) : 0, \
+	(lead) >= 0 && (lead) < 4 && (lead) != 2 ? 1u << ((lead) & 3) : 0, \
+	(lead) >= 0 && (lead) < 4 && (lead) != 3 ? 1u << ((lead) & 3) : 0, \
+	0, 0, 0, 0 }
+static const uint8_t void_shown[6][8] = {
+	VOID_ROW(-1), VOID_ROW(0), VOID_ROW(1), VOID_ROW(2), VOID_ROW(3),
+	VOID_ROW(4),
+};
+#undef VOID_ROW
+
 void
 wizard_play_id(struct wizard_state *s, int seat, int id)
 {
 	struct wizard_round *r = &s->r;
 	int slot = wizard_id_suit[id];
-	int lead = r->lead_suit, len = r->trick_len;
+	int lead = r->lead_suit, len = r->trick_len, best;
 	unsigned power, extra, keep;
 
 	r->hand[seat] &= ~(UINT64_C(1) << id);
@@ -236,8 +253,7 @@ wizard_play_id(struct wizard_state *s, int seat, int id)
 	 * first card, or the first after Jesters, sets the lead.  Both without
 	 * branches: which card comes is random in a playout.
 	 */
-	r->void_suits[seat] |= (uint8_t)((((unsigned)lead < 4u) &
-	    (slot < 4) & (slot != lead)) << (lead & 3));
+	r->void_suits[seat] |= void_shown[lead + 1][slot];
 	lead = lead < 0 ? lead_of_slot[slot] : lead;
 	r->lead_suit = (int8_t)lead;
 	extra = off_power[s->jesterbid][slot];
@@ -246,11 +262,14 @@ wizard_play_id(struct wizard_state *s, int seat, int id)
 	power = wizard_id_rank[id] + extra;
 	/*
 	 * All ones when the trick's best card stays, zero when this one takes
-	 * over (the first card of a trick always does): a select by mask,
-	 * because compilers turn the plain conditional into a branch that
-	 * random play mispredicts half the time.
+	 * over.  The first card of a trick always does, against a best of -1
+	 * (whether a card comes first is as predictable as the lead's branch
+	 * above); the comparison is a select by mask, because compilers turn
+	 * the plain conditional into a branch that random play mispredicts
+	 * half the time.
 	 */
-	keep = -(unsigned)((len != 0) & (power <= r->best_power));
+	best = len != 0 ? r->best_power : -1;
+	keep = (unsigned)((int)power > best) - 1;
 	r->best_power = (uint16_t)((r->best_power & keep) | (power & ~keep));
 	r->best_seat = (uint8_t)((r->best_seat & keep) |
 	    ((unsigned)seat & ~keep));

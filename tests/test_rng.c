@@ -89,6 +89,38 @@ test_same_seed_same_sequence(void **unused)
 	assert_false(rng_next(&a) == rng_next(&b));
 }
 
+/*
+ * The tail of a shuffle is its first steps: the items it draws are where
+ * the whole shuffle leaves them, after k draws instead of n - 1, and k of
+ * n - 1 or more is the whole shuffle.
+ */
+static void
+test_shuffle_tail_is_the_first_steps(void **unused)
+{
+	for (size_t k = 0; k <= 61; k++) {
+		struct rng whole, tail, next;
+		uint8_t a[60], b[60];
+
+		for (int i = 0; i < 60; i++)
+			a[i] = b[i] = (uint8_t)i;
+		rng_seed(&whole, 11 + k);
+		rng_seed(&tail, 11 + k);
+		rng_shuffle(&whole, a, 60);
+		rng_shuffle_tail(&tail, b, 60, k);
+		if (k >= 59) {
+			assert_memory_equal(a, b, 60);
+			assert_memory_equal(&whole, &tail, sizeof(whole));
+			continue;
+		}
+		assert_memory_equal(a + 60 - k, b + 60 - k, k);
+		/* k draws: the generator is where k calls leave it. */
+		rng_seed(&next, 11 + k);
+		for (size_t i = 0; i < k; i++)
+			(void)rng_below(&next, (uint32_t)(60 - i));
+		assert_memory_equal(&next, &tail, sizeof(next));
+	}
+}
+
 int
 main(void)
 {
@@ -97,6 +129,7 @@ main(void)
 		cmocka_unit_test(test_below_is_uniform_and_in_range),
 		cmocka_unit_test(test_shuffle_is_a_uniform_permutation),
 		cmocka_unit_test(test_same_seed_same_sequence),
+		cmocka_unit_test(test_shuffle_tail_is_the_first_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

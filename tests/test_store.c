@@ -83,6 +83,7 @@ struct collected {
 	struct {
 		int64_t id;
 		uint64_t seed;
+		int deal_version;
 		int finished;
 		char network[32];
 		char channel[32];
@@ -99,6 +100,7 @@ collect(const struct store_game *game, void *arg)
 	assert_true(c->n < MAX_COLLECT);
 	c->g[c->n].id = game->id;
 	c->g[c->n].seed = game->seed;
+	c->g[c->n].deal_version = game->deal_version;
 	c->g[c->n].finished = game->finished;
 	snprintf(c->g[c->n].network, sizeof(c->g[c->n].network), "%s",
 	    game->network);
@@ -289,7 +291,7 @@ test_open_close(void **unused)
 	raw_query(db, "PRAGMA journal_mode", buf, sizeof(buf));
 	assert_string_equal(buf, "wal");
 	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
-	assert_string_equal(buf, "3");
+	assert_string_equal(buf, "4");
 	raw_query(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM "
 	    "sqlite_schema WHERE type = 'table' ORDER BY name)", buf,
 	    sizeof(buf));
@@ -389,6 +391,7 @@ test_lobbies(void **unused)
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE lobbies;"
 	    " DROP TABLE outbox; ALTER TABLE games DROP COLUMN damaged;"
+	    " ALTER TABLE games DROP COLUMN deal_version;"
 	    " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	store = open_store(t.path);
@@ -398,12 +401,139 @@ test_lobbies(void **unused)
 	store_close(store);
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
-	assert_string_equal(buf, "3");
+	assert_string_equal(buf, "4");
 	raw_query(db, "SELECT count(*) FROM games WHERE channel = '#old'"
 	    " AND damaged IS NULL", buf,
 	    sizeof(buf));
 	assert_string_equal(buf, "1");
 	sqlite3_close(db);
+	temp_remove(&t);
+}
+
+/*
+ * Deals round index of game from seed the way the bot does (bot/table.c,
+ * table_deal()): one stream per round, the game's deal version.
+ */
+static void
+deal_like_the_bot(struct game *game, uint64_t seed, struct deal *deal)
+{
+	char err[GAME_ERR_LEN];
+	struct rng rng;
+
+	rng_seed(&rng, seed ^ (UINT64_C(0x9e3779b97f4a7c15) *
+	    (uint64_t)(game->ndeals + 1)));
+	game_make_deal(game->impl, game->state, game->deal_version, &rng,
+	    deal);
+	assert_int_equal(game_add_deal(game, deal, err, sizeof(err)), 0);
+	assert_int_equal(game_advance(game, err, sizeof(err)), 0);
+}
+
+/* Plays the lowest legal action until the next deal is due. */
+static void
+play_round(struct game *game)
+{
+	char err[GAME_ERR_LEN];
+
+	while (game->impl->phase(game->state) != PHASE_DEAL) {
+		struct action legal[GAME_MAX_ACTIONS];
+		int seats[GAME_MAX_SEATS];
+
+		assert_true(game->impl->to_act(game->state, seats) > 0);
+		assert_true(game->impl->legal(game->state, seats[0], legal,
+		    GAME_MAX_ACTIONS) > 0);
+		assert_int_equal(game_apply(game, &legal[0], err,
+		    sizeof(err)), 0);
+	}
+}
+
+/*
+ * The deal version: a game stored before the store kept one (schema
+ * version 3) reads back as version 1 and, rebuilt from its rows as the
+ * bot restores it, deals its next round card for card as before (the
+ * cards worked out independently, see tests/test_wizard.c); a new game is
+ * stored with the newest version.
+ */
+static void
+test_deal_version(void **unused)
+{
+	const struct store_place place = { "libera", "#deal" };
+	const struct game_setup setup = { .nseats = 3, .first = 0 };
+	const uint64_t seed = 2026;
+	struct store_seat seats[GAME_MAX_SEATS];
+	struct game *old, *back, *new;
+	struct deal deal, before;
+	struct collected c;
+	struct store *store;
+	char err[GAME_ERR_LEN], code[8], hands[64] = "";
+	struct temp t;
+	json_t *a;
+	sqlite3 *db;
+	size_t i;
+
+	(void)unused;
+	temp_store(&t);
+	store = open_store(t.path);
+	old = game_create(&wizard_game, &setup, NULL, err, sizeof(err));
+	assert_non_null(old);
+	assert_int_equal(old->deal_version, GAME_DEAL_VERSION);
+	old->deal_version = 1;
+	deal_like_the_bot(old, seed, &deal);
+	play_round(old);
+	default_seats(old, 0, seats);
+	assert_true(store_game_begin(store, &place, old, seed, seats, 3) > 0);
+	store_close(store);
+	/* The store as it was before version 4. */
+	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "ALTER TABLE games DROP COLUMN"
+	    " deal_version; PRAGMA user_version = 3", NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+
+	store = open_store(t.path);
+	new = game_create(&wizard_game, &setup, NULL, err, sizeof(err));
+	assert_non_null(new);
+	assert_true(store_game_begin(store, &place, new, seed, seats, 3) > 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_each_running(store, collect, &c), 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.g[0].deal_version, 1);
+	assert_int_equal(c.g[1].deal_version, GAME_DEAL_VERSION);
+
+	/* Rebuilt as table_restore() does, it deals round 2. */
+	back = game_from_record(c.g[0].record, err, sizeof(err));
+	assert_non_null(back);
+	assert_int_equal(game_advance(back, err, sizeof(err)), 0);
+	json_array_foreach(json_object_get(c.g[0].record, "actions"), i, a) {
+		struct action action;
+
+		assert_int_equal(action_from_json(back->impl, a, &action, err,
+		    sizeof(err)), 0);
+		assert_int_equal(game_apply(back, &action, err, sizeof(err)),
+		    0);
+	}
+	back->deal_version = c.g[0].deal_version;
+	deal_like_the_bot(back, seed, &deal);
+	for (int seat = 0; seat < 3; seat++) {
+		for (int k = 0; k < deal.count[seat]; k++) {
+			wizard_game.format_card(deal.cards[seat][k], code,
+			    sizeof(code));
+			strcat(hands, code);
+			strcat(hands, " ");
+		}
+		strcat(hands, "/ ");
+	}
+	wizard_game.format_card(deal.turned, code, sizeof(code));
+	strcat(hands, code);
+	assert_string_equal(hands, "g10 g8 / b9 b6 / g11 r3 / W");
+	/* The very deal the game would have had without the restart. */
+	deal_like_the_bot(old, seed, &before);
+	assert_memory_equal(&before, &deal, sizeof(deal));
+
+	game_destroy(old);
+	game_destroy(back);
+	game_destroy(new);
+	collected_free(&c);
+	store_close(store);
 	temp_remove(&t);
 }
 
@@ -1711,6 +1841,7 @@ main(void)
 		cmocka_unit_test(test_stats_random_wizard),
 		cmocka_unit_test(test_kv),
 		cmocka_unit_test(test_lobbies),
+		cmocka_unit_test(test_deal_version),
 		cmocka_unit_test(test_batch_outbox),
 		cmocka_unit_test(test_crash_safety),
 		cmocka_unit_test(test_lock),

@@ -1306,6 +1306,84 @@ test_public_view_hides_hands(void **unused)
 	}
 }
 
+/*
+ * Both deal versions, card for card, against deals worked out by an
+ * independent implementation of rng.h (a Python script, given in the
+ * message of the commit that added this test): version 1 must never change, because
+ * stored games deal their next rounds with it; version 2 takes the cards
+ * as rng_shuffle_tail() draws them.  Full decks (nannie, three seats)
+ * turn nothing and take every card in both.
+ */
+static void
+test_deal_versions(void **unused)
+{
+	static const struct {
+		uint64_t seed;
+		int nseats;
+		const char *options;
+		int version;
+		const char *hands, *turned;
+	} cases[] = {
+		{ 2026, 4, "", 1, "y11 / b8 / y10 / y5", "b1" },
+		{ 2026, 4, "", 2, "g9 / y4 / b9 / b12", "b7" },
+		{ 7, 5, "amigo", 1, "g6 g12 / g8 g5 / y6 J / b5 g4 / r13 b1",
+		    "b12" },
+		{ 7, 5, "amigo", 2, "b4 y4 / b10 W / J J / r4 r6 / y8 r8",
+		    "g2" },
+		{ 2026, 4, "nannie", 1, "y11 b8 y10 y5 b1 y8 b2 g5 g3 g2 g4 "
+		    "g13 y12 b13 r3 / y6 y1 W J g12 r12 W r1 g10 r2 r7 r6 b4 "
+		    "b11 y7 / g11 g1 y2 J r5 g7 r8 y13 r11 r4 J g6 r9 r10 g8 "
+		    "/ y9 J b3 y3 b10 r13 b6 W W b5 b7 b12 b9 y4 g9", "" },
+		{ 2026, 4, "nannie", 2, "g9 y4 b9 b12 b7 b5 W W b6 r13 b10 "
+		    "y3 b3 J y9 / g8 r10 r9 g6 J r4 r11 y13 r8 g7 r5 J y2 g1 "
+		    "g11 / y7 b11 b4 r6 r7 r2 g10 r1 W r12 g12 J W y1 y6 / r3 "
+		    "b13 y12 g13 g4 g2 g3 g5 b2 y8 b1 y5 y10 b8 y11", "" },
+		{ 99, 3, "nannie", 2, "y8 g8 y9 b10 b6 r12 y3 r4 b5 g4 g12 "
+		    "r9 r8 r6 y6 y11 J b1 r7 g5 / y5 W g7 W y12 W g13 r10 y7 "
+		    "r5 r2 r1 g9 J b7 r13 g1 y10 g2 J / b4 g6 r11 y1 y2 b3 y4 "
+		    "y13 g10 g3 b8 r3 b12 b9 b11 b2 g11 b13 J W", "" },
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		struct game *game = new_game(cases[c].nseats,
+		    cases[c].options, 0);
+		char hands[512] = "", code[8];
+		struct deal deal;
+		struct rng rng;
+
+		rng_seed(&rng, cases[c].seed);
+		game_make_deal(&wizard_game, game->state, cases[c].version,
+		    &rng, &deal);
+		for (int seat = 0; seat < cases[c].nseats; seat++) {
+			if (seat > 0)
+				strcat(hands, " /");
+			for (int i = 0; i < deal.count[seat]; i++) {
+				wizard_game.format_card(deal.cards[seat][i],
+				    code, sizeof(code));
+				strcat(hands, " ");
+				strcat(hands, code);
+			}
+		}
+		assert_string_equal(hands + 1, cases[c].hands);
+		if (*cases[c].turned == '\0') {
+			assert_int_equal(deal.turned, -1);
+		} else {
+			wizard_game.format_card(deal.turned, code,
+			    sizeof(code));
+			assert_string_equal(code, cases[c].turned);
+		}
+		/* make_deal() is version 1. */
+		if (cases[c].version == 1) {
+			struct deal old;
+
+			rng_seed(&rng, cases[c].seed);
+			wizard_game.make_deal(game->state, &rng, &old);
+			assert_memory_equal(&old, &deal, sizeof(deal));
+		}
+		game_destroy(game);
+	}
+}
+
 int
 main(void)
 {
@@ -1346,6 +1424,7 @@ main(void)
 		cmocka_unit_test(test_refusal_changes_nothing),
 		cmocka_unit_test(test_random_games_property),
 		cmocka_unit_test(test_public_view_hides_hands),
+		cmocka_unit_test(test_deal_versions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
