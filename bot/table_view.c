@@ -411,6 +411,8 @@ say_round(struct text *out, enum lang lang, const json_t *view)
 		SAY(out, lang, MSG_ROUND_ONLY, "d", round);
 }
 
+static void say_secret_hint(struct table *, enum game_phase, struct text *);
+
 /* "Round 3/15 · dealer Bob · trump r (turned r7)" and the like. */
 void
 announce_round(struct table *table, struct text *out)
@@ -455,7 +457,20 @@ announce_round(struct table *table, struct text *out)
 		text_add(out, " · ");
 		SAY0(out, lang, MSG_NO_TRUMP);
 	}
-	/* Where one person reads the table, a private line is typed bare. */
+	say_secret_hint(table, phase, out);
+}
+
+/*
+ * " · bids are hidden: send yours to me privately (bid N)" and the like,
+ * when phase asks everybody for a secret move: at the deal, or once the
+ * dealer has chosen trump.  Where one person reads the table, a private
+ * line is typed bare.
+ */
+static void
+say_secret_hint(struct table *table, enum game_phase phase, struct text *out)
+{
+	enum lang lang = table_lang(table);
+
 	if (phase == PHASE_BID_SIMULTANEOUS) {
 		text_add(out, " · ");
 		SAY(out, lang, channel_reader(table->channel) != NULL ?
@@ -539,6 +554,8 @@ announce_action(struct table *table, int seat, const struct action *action,
 			text_add(out, " ");
 			text_card(out, brief.trump[0], brief.trump);
 		}
+		/* Hidden bids begin now: say how, as a deal would have. */
+		say_secret_hint(table, phase, out);
 		break;
 	case ACTION_SELECT:
 		if (phase == PHASE_SELECT) {

@@ -463,6 +463,42 @@ test_sticheln_three_people(void **state)
 	check_export_replays(f, "#s", 1);
 }
 
+/*
+ * A turned Wizard lets the dealer choose trump before hidden bids begin:
+ * the line of that choice says how to bid privately, as a deal's would.
+ */
+static void
+test_hidden_bids_after_trump(void **state)
+{
+	struct fx *f = *state;
+
+	for (int i = 0; i < 200; i++) {
+		char channel[16];
+		struct table *table;
+		int acting[GAME_MAX_SEATS];
+		const char *dealer;
+
+		snprintf(channel, sizeof(channel), "#tw%d", i);
+		seat_three(f, channel, "wizard");
+		say(f, channel, "alice", "!option hiddentip");
+		say(f, channel, "alice", "!start");
+		table = table_of(f, channel);
+		if (table_impl(table)->phase(table_game(table)->state) !=
+		    PHASE_TRUMP)
+			continue;
+		assert_int_equal(table_impl(table)->to_act(
+		    table_game(table)->state, acting), 1);
+		dealer = table_seat(table, acting[0])->name;
+		say(f, channel, dealer, "!trump r");
+		assert_int_equal(table_impl(table)->phase(
+		    table_game(table)->state), PHASE_BID_SIMULTANEOUS);
+		assert_non_null(strstr(last_to(f, channel, NULL),
+		    "bids are hidden: send yours privately"));
+		return;
+	}
+	fail_msg("no deal of 200 turned a Wizard");
+}
+
 /* Hidden bids in any order stay hidden until the last one is in. */
 static void
 test_hidden_bids(void **state)
@@ -1807,6 +1843,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_birdhead_with_computers,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sticheln_three_people,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hidden_bids_after_trump,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hidden_bids, setup,
 		    teardown),
