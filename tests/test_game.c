@@ -407,7 +407,7 @@ check_brief(const struct game_impl *impl, const void *state, int nseats,
 	    b.revealed);
 	v = json_object_get(view, "others");
 	for (int other = 0; other < nseats; other++) {
-		char key[4];
+		char key[12];
 
 		snprintf(key, sizeof(key), "%d", other);
 		assert_int_equal(json_object_get(v, key) != NULL,
