@@ -396,3 +396,15 @@ loop_advance(struct loop *loop, uint64_t ms)
 	}
 	loop->virtual_now = end;
 }
+
+uint64_t
+loop_backoff(unsigned attempt, uint64_t base, uint64_t max, uint64_t rnd)
+{
+	uint64_t d = base > 0 ? base : 1;
+
+	for (unsigned i = 0; i < attempt && d < max; i++)
+		d *= 2;
+	if (d > max)
+		d = max;
+	return d - d / 2 + rnd % (d / 2 + 1);
+}

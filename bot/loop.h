@@ -52,6 +52,15 @@ int loop_run_once(struct loop *loop, int timeout);
 void loop_stop(struct loop *loop);
 int loop_stopped(const struct loop *loop);
 
+/*
+ * The delay before retry number attempt (0 for the first retry) of
+ * something that failed: base doubled per attempt up to max, then "equal
+ * jitter": half of it fixed and the other half picked by rnd, so that many
+ * clients do not retry in step.  Both adapters' reconnects and retries.
+ */
+uint64_t loop_backoff(unsigned attempt, uint64_t base, uint64_t max,
+    uint64_t rnd);
+
 /* Virtual clock: moves time forward by ms, firing due timers in order. */
 void loop_advance(struct loop *loop, uint64_t ms);
 

@@ -201,11 +201,38 @@ test_real_clock_timer(void **unused)
 	loop_destroy(loop);
 }
 
+/* Retry delays: doubling, capped, half of each picked at random. */
+static void
+test_backoff(void **unused)
+{
+	uint64_t prev = 0;
+
+	assert_int_equal(loop_backoff(0, 1000, 60000, 0), 500);
+	assert_int_equal(loop_backoff(0, 1000, 60000, 500), 1000);
+	assert_int_equal(loop_backoff(0, 1000, 60000, 501), 500);
+	assert_int_equal(loop_backoff(3, 1000, 60000, 0), 4000);
+	assert_int_equal(loop_backoff(3, 1000, 60000, 4000), 8000);
+	/* Capped at max however many attempts. */
+	assert_int_equal(loop_backoff(40, 1000, 60000, 30000), 60000);
+	assert_int_equal(loop_backoff(1000, 1000, 60000, 0), 30000);
+	for (unsigned i = 0; i < 12; i++) {
+		for (uint64_t r = 0; r < 100; r++) {
+			uint64_t d = loop_backoff(i, 500, 30000, r * 7919);
+
+			assert_true(d >= 250 && d <= 30000);
+		}
+		/* The shortest possible delay never shrinks. */
+		assert_true(loop_backoff(i, 500, 30000, 0) >= prev);
+		prev = loop_backoff(i, 500, 30000, 0);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timers_fire_in_order),
+		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_cancel_and_stale_ids),
 		cmocka_unit_test(test_timer_set_from_a_timer),
 		cmocka_unit_test(test_many_timers_heap),

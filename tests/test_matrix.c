@@ -499,31 +499,6 @@ test_colour_contrast(void **unused)
 }
 
 static void
-test_backoff(void **unused)
-{
-	uint64_t prev = 0;
-
-	assert_int_equal(mx_backoff(0, 1000, 60000, 0), 500);
-	assert_int_equal(mx_backoff(0, 1000, 60000, 500), 1000);
-	assert_int_equal(mx_backoff(0, 1000, 60000, 501), 500);
-	assert_int_equal(mx_backoff(3, 1000, 60000, 0), 4000);
-	assert_int_equal(mx_backoff(3, 1000, 60000, 4000), 8000);
-	/* Capped at max however many attempts. */
-	assert_int_equal(mx_backoff(40, 1000, 60000, 30000), 60000);
-	assert_int_equal(mx_backoff(1000, 1000, 60000, 0), 30000);
-	for (unsigned i = 0; i < 12; i++) {
-		for (uint64_t r = 0; r < 100; r++) {
-			uint64_t d = mx_backoff(i, 500, 30000, r * 7919);
-
-			assert_true(d >= 250 && d <= 30000);
-		}
-		/* The shortest possible delay never shrinks. */
-		assert_true(mx_backoff(i, 500, 30000, 0) >= prev);
-		prev = mx_backoff(i, 500, 30000, 0);
-	}
-}
-
-static void
 test_mentions(void **unused)
 {
 	struct text t;
@@ -820,7 +795,6 @@ main(void)
 		cmocka_unit_test(test_outbox_txn_ids),
 		cmocka_unit_test(test_line_content),
 		cmocka_unit_test(test_colour_contrast),
-		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_mentions),
 		cmocka_unit_test(test_message_content),
 		cmocka_unit_test(test_reply_fallback),

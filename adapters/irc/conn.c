@@ -49,14 +49,10 @@ schedule_reconnect(struct irc *irc)
 {
 	uint64_t min = (uint64_t)irc->cfg.reconnect_min * 1000;
 	uint64_t max = (uint64_t)irc->cfg.reconnect_max * 1000;
-	uint64_t delay = min;
+	uint64_t delay = loop_backoff((unsigned)irc->attempts, min, max,
+	    rng_next(&irc->rng));
 
-	for (int i = 0; i < irc->attempts && delay < max; i++)
-		delay *= 2;
-	if (delay > max)
-		delay = max;
-	/* Equal jitter: half fixed, half random, never below min. */
-	delay = delay / 2 + rng_next(&irc->rng) % (delay / 2 + 1);
+	/* Never below the configured minimum. */
 	if (delay < min)
 		delay = min;
 	irc->attempts++;

@@ -1,6 +1,6 @@
 /*
  * proto.c - the pure protocol helpers of the Matrix adapter (proto.h):
- * ids, URLs, transaction ids, backoff, message contents, m.direct
+ * ids, URLs, transaction ids, message contents, m.direct
  * contents and who may invite the bot.
  */
 #include <fnmatch.h>
@@ -100,18 +100,6 @@ mx_txn_id_outbox(char *out, size_t outlen, const char *prefix, uint64_t id)
 {
 	snprintf(out, outlen, "stichbot.o.%s.%llu", prefix,
 	    (unsigned long long)id);
-}
-
-uint64_t
-mx_backoff(unsigned attempt, uint64_t base, uint64_t max, uint64_t rnd)
-{
-	uint64_t d = base > 0 ? base : 1;
-
-	for (unsigned i = 0; i < attempt && d < max; i++)
-		d *= 2;
-	if (d > max)
-		d = max;
-	return d - d / 2 + rnd % (d / 2 + 1);
 }
 
 json_t *

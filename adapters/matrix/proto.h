@@ -1,6 +1,6 @@
 /*
  * proto.h - the pure protocol helpers of the Matrix adapter (proto.c):
- * user ids, URLs, transaction ids, backoff, message contents, m.direct
+ * user ids, URLs, transaction ids, message contents, m.direct
  * contents and who may invite the bot.  Nothing here does I/O, so
  * tests/test_matrix.c checks all of it directly.
  *
@@ -58,13 +58,6 @@ void mx_txn_id(char *out, size_t outlen, uint64_t epoch, uint64_t counter);
 void mx_txn_id_outbox(char *out, size_t outlen, const char *prefix,
     uint64_t id);
 
-/*
- * The delay before retry number attempt (0 for the first retry): base
- * doubled per attempt up to max, then "equal jitter": half of it fixed and
- * the other half picked by rnd, so many clients do not retry in step.
- */
-uint64_t mx_backoff(unsigned attempt, uint64_t base, uint64_t max,
-    uint64_t rnd);
 
 /* The user ids mentioned in t (TEXT_MENTION marks), once each, or NULL. */
 json_t *mx_mentions(const struct text *t);

@@ -78,7 +78,7 @@ mx_retry_delay(struct matrix *m, const struct mx_response *res,
 	    (res->status == 429 || (res->errcode != NULL &&
 	    strcmp(res->errcode, "M_LIMIT_EXCEEDED") == 0)))
 		return (uint64_t)res->retry_after_ms;
-	d = mx_backoff(*attempt, base, max, mx_rand(m));
+	d = loop_backoff(*attempt, base, max, mx_rand(m));
 	if (*attempt < 30)
 		(*attempt)++;
 	return d;
