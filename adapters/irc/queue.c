@@ -328,27 +328,36 @@ irc_queue_run(struct irc_queue *q, int running)
 	}
 }
 
+/* Takes l, the head of its flow, out of the queue. */
+static void
+flow_pop(struct irc_queue *q, struct qline *l)
+{
+	struct qflow *f = l->flow;
+
+	f->head = l->next;
+	if (f->head == NULL)
+		f->tail = NULL;
+	f->count--;
+	if (!l->tracked) {
+		f->untracked--;
+		q->untracked--;
+	}
+	q->total--;
+	l->next = NULL;
+}
+
 /* Takes l, the head of its flow or class, out of the queue. */
 static void
 queue_pop(struct irc_queue *q, int cls, struct qline *l)
 {
-	struct qflow *f = l->flow;
-
-	if (f != NULL) {
-		f->head = l->next;
-		if (f->head == NULL)
-			f->tail = NULL;
-		f->count--;
-		if (!l->tracked) {
-			f->untracked--;
-			q->untracked--;
-		}
-	} else {
-		q->head[cls] = l->next;
-		if (q->head[cls] == NULL)
-			q->tail[cls] = NULL;
-		q->count[cls]--;
+	if (l->flow != NULL) {
+		flow_pop(q, l);
+		return;
 	}
+	q->head[cls] = l->next;
+	if (q->head[cls] == NULL)
+		q->tail[cls] = NULL;
+	q->count[cls]--;
 	q->total--;
 	l->next = NULL;
 }
@@ -391,7 +400,7 @@ drop_message(struct irc_queue *q, struct qflow *f)
 	while (f->head != NULL && f->head->msg == msg) {
 		struct qline *l = f->head;
 
-		queue_pop(q, -1, l);
+		flow_pop(q, l);
 		if (l->last && l->id != 0 && q->ops.done != NULL)
 			q->ops.done(l->id, 1, q->ops.arg);
 		free(l);
@@ -446,7 +455,7 @@ pick_kind(struct irc_queue *q, int tables, int *rr)
 			if (g == IRC_GATE_WAIT)
 				break;
 			*rr = i;
-			queue_pop(q, -1, l);
+			flow_pop(q, l);
 			return l;
 		}
 	}
