@@ -153,7 +153,9 @@ bench(const struct game_impl *impl, int games, int nseats, int budget,
 			if (phase == PHASE_DEAL) {
 				struct deal deal;
 
-				impl->make_deal(game->state, &rng, &deal);
+				/* As the bot deals a new game. */
+				game_make_deal(impl, game->state,
+				    GAME_DEAL_VERSION, &rng, &deal);
 				if (game_add_deal(game, &deal, err,
 				    sizeof(err)) != 0 ||
 				    game_advance(game, err, sizeof(err)) != 0) {
