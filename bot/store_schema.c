@@ -125,8 +125,9 @@ static const char *const migrations[STORE_VERSION] = {
 	"  body TEXT NOT NULL,"
 	"  created INTEGER NOT NULL DEFAULT (unixepoch())"
 	");",
-	"ALTER TABLE games ADD COLUMN deal_version INTEGER NOT NULL"
-	"  DEFAULT 1;",
+	/* One migration in two literals (the brackets tell clang so). */
+	("ALTER TABLE games ADD COLUMN deal_version INTEGER NOT NULL"
+	"  DEFAULT 1;"),
 };
 
 static const char *const stmt_sql[STMT_COUNT] = {

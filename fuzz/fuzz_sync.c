@@ -30,6 +30,7 @@
 #include <jansson.h>
 
 #include "fuzz_check.h"
+#include "loop.h"
 #include "matrix/parse.h"
 #include "matrix/proto.h"
 #include "text.h"
@@ -547,7 +548,7 @@ check_backoff(uint64_t a, uint64_t b, uint64_t rnd)
 	/* Realistic ranges: milliseconds up to a few days. */
 	uint64_t base = 1 + a % 100000, max = base + b % 400000000ULL;
 	unsigned attempt = (unsigned)(a >> 32) % 80;
-	uint64_t d = mx_backoff(attempt, base, max, rnd);
+	uint64_t d = loop_backoff(attempt, base, max, rnd);
 	uint64_t full = base;
 
 	for (unsigned i = 0; i < attempt && full < max; i++)
@@ -556,7 +557,7 @@ check_backoff(uint64_t a, uint64_t b, uint64_t rnd)
 		full = max;
 	CHECK(d <= full && d >= full - full / 2);
 	/* Later attempts never wait less (comparing the fixed halves). */
-	CHECK(mx_backoff(attempt + 1, base, max, 0) >= mx_backoff(attempt,
+	CHECK(loop_backoff(attempt + 1, base, max, 0) >= loop_backoff(attempt,
 	    base, max, 0));
 }
 
