@@ -118,17 +118,20 @@ begin_dealt(struct wizard_state *s, uint64_t *hands, int turned)
 }
 
 /*
- * Version 1: the same shuffle as make_deal(), over card ids instead of
- * faces: the permutation does not depend on what is shuffled, so the
- * same draws give the same cards, and even the same ids.
+ * The whole deck shuffled, as make_deal() shuffles it, over card ids
+ * instead of faces: the permutation does not depend on what is shuffled,
+ * so the same draws give the same cards, and even the same ids.  Version
+ * 1 deals from the bottom and turns the next card; version 2, which
+ * shuffles the whole deck only to deal all of it, reads from the top, the
+ * last card without a draw, and turns none.
  */
 static void
-deal_whole_deck(struct wizard_state *s, struct rng *rng)
+deal_whole_deck(struct wizard_state *s, struct rng *rng, int from_top)
 {
 	uint64_t hands[GAME_MAX_SEATS] = { 0 };
 	uint8_t deck[60];
 	int cards = s->schedule[s->round + 1];
-	int k = 0;
+	int k = from_top ? 59 : 0, step = from_top ? -1 : 1;
 
 	for (int i = 0; i < 60; i++)
 		deck[i] = (uint8_t)i;
@@ -136,34 +139,11 @@ deal_whole_deck(struct wizard_state *s, struct rng *rng)
 	for (int seat = 0; seat < s->nseats; seat++) {
 		if (!(s->active & (1u << seat)))
 			continue;
-		for (int i = 0; i < cards; i++)
-			hands[seat] |= UINT64_C(1) << deck[k++];
+		for (int i = 0; i < cards; i++, k += step)
+			hands[seat] |= UINT64_C(1) << deck[k];
 	}
-	begin_dealt(s, hands, k < 60 ? wizard_card_face(deck[k]) : -1);
-}
-
-/*
- * Version 2 when the whole deck is dealt: the whole shuffle, read from the
- * top, the last card without a draw and none turned.
- */
-static void
-deal_whole_top(struct wizard_state *s, struct rng *rng)
-{
-	uint64_t hands[GAME_MAX_SEATS] = { 0 };
-	uint8_t deck[60];
-	int cards = s->schedule[s->round + 1];
-	int k = 59;
-
-	for (int i = 0; i < 60; i++)
-		deck[i] = (uint8_t)i;
-	rng_shuffle(rng, deck, 60);
-	for (int seat = 0; seat < s->nseats; seat++) {
-		if (!(s->active & (1u << seat)))
-			continue;
-		for (int i = 0; i < cards; i++)
-			hands[seat] |= UINT64_C(1) << deck[k--];
-	}
-	begin_dealt(s, hands, -1);
+	begin_dealt(s, hands, !from_top && k < 60 ?
+	    wizard_card_face(deck[k]) : -1);
 }
 
 /*
@@ -184,7 +164,7 @@ deal_drawn(struct wizard_state *s, struct rng *rng)
 
 	/* Only a deal of the whole deck takes its last card without a draw. */
 	if (s->nactive * cards >= 60) {
-		deal_whole_top(s, rng);
+		deal_whole_deck(s, rng, 1);
 		return;
 	}
 	for (int i = 0; i < 60; i++)
@@ -212,7 +192,7 @@ deal_drawn(struct wizard_state *s, struct rng *rng)
 void
 wizard_deal(struct wizard_state *s, struct rng *rng)
 {
-	deal_whole_deck(s, rng);
+	deal_whole_deck(s, rng, 0);
 }
 
 void
@@ -221,7 +201,7 @@ wizard_deal_version(struct wizard_state *s, int version, struct rng *rng)
 	if (version >= 2)
 		deal_drawn(s, rng);
 	else
-		deal_whole_deck(s, rng);
+		deal_whole_deck(s, rng, 0);
 }
 
 int
