@@ -116,7 +116,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_TABLE_CLOSED] = "The table is closed.",
 	[MSG_OPTION_SET] = "Options: {1}",
 	[MSG_OPTIONS_LIST] = "Options: {1}. Available: {2}. "
-	    "{3}option NAME[=VALUE] toggles or sets one.",
+	    "{3}option NAME[=VALUE] ... toggles or sets them.",
 	[MSG_BAD_NUMBER] = "\"{1}\" is not a number I can use.",
 	[MSG_BAD_CARD] = "\"{1}\" is not a card of this game.",
 	[MSG_BAD_SUIT] = "\"{1}\" is not a suit: r, y, g or b.",
@@ -175,8 +175,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	[CMD_LEAVE] = "{1}leave · give up your seat (a computer takes it "
 	    "during a game)",
 	[CMD_START] = "{1}start · deal the first round",
-	[CMD_OPTION] = "{1}option [NAME[=VALUE]] · list, toggle or set "
-	    "options",
+	[CMD_OPTION] = "{1}option [NAME[=VALUE] ...] · list, toggle or "
+	    "set options",
 	[CMD_BID] = "{1}bid N · how many tricks you will take",
 	[CMD_TRUMP] = "{1}trump SUIT · choose trump after a turned Wizard "
 	    "(r, y, g, b)",

@@ -119,7 +119,7 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_TABLE_CLOSED] = "卓を閉じました。",
 	[MSG_OPTION_SET] = "オプション: {1}",
 	[MSG_OPTIONS_LIST] = "オプション: {1}。選べるもの: {2}。"
-	    "{3}option NAME[=VALUE] で切り替え・設定します。",
+	    "{3}option NAME[=VALUE] ... で切り替え・設定します（いくつでも）。",
 	[MSG_BAD_NUMBER] = "「{1}」は使える数ではありません。",
 	[MSG_BAD_CARD] = "「{1}」はこのゲームのカードではありません。",
 	[MSG_BAD_SUIT] = "「{1}」はスートではありません: r、y、g、b の"
@@ -177,7 +177,7 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[CMD_LEAVE] = "{1}leave · 席を離れる（ゲーム中はコンピューターが"
 	    "引き継ぐ）",
 	[CMD_START] = "{1}start · 最初のラウンドを配る",
-	[CMD_OPTION] = "{1}option [NAME[=VALUE]] · オプションの一覧・"
+	[CMD_OPTION] = "{1}option [NAME[=VALUE] ...] · オプションの一覧・"
 	    "切り替え・設定",
 	[CMD_BID] = "{1}bid N · 何トリック取るかを宣言する",
 	[CMD_TRUMP] = "{1}trump SUIT · ウィザードがめくられたとき切り札を"

@@ -181,15 +181,52 @@ option_max(const struct game_impl *impl, int i, const struct table *table)
 	return o->min;
 }
 
+/*
+ * Changes next by one argument of `!option`: a bare switch toggles, NAME=N
+ * sets.  Replies with the reason and returns -1 when arg is not an option
+ * of impl or not a value it may take.
+ */
+static int
+option_change(struct ctx *ctx, const struct game_impl *impl,
+    struct game_options *next, const char *arg)
+{
+	char name[32], lowered[64], err[GAME_ERR_LEN];
+	size_t n = strcspn(arg, "=");
+	int index;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(n < 31 ? n : 31), arg);
+	for (char *p = name; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	index = game_option_index(impl, name);
+	/* A bare switch toggles: `option notequal` twice turns it off. */
+	if (index >= 0 && arg[n] == '\0' && impl->options[index].min == 0 &&
+	    impl->options[index].max == 1 && next->value[index] != 0) {
+		next->value[index] = 0;
+		return 0;
+	}
+	/* Cut, it could mean something else (rounds=0...05). */
+	if (strlen(arg) >= sizeof(lowered)) {
+		SAY(&ctx->reply, ctx->lang, MSG_BAD_OPTION_TEXT, "d",
+		    (int)sizeof(lowered) - 1);
+		return -1;
+	}
+	snprintf(lowered, sizeof(lowered), "%s", arg);
+	for (char *p = lowered; *p && *p != '='; p++)
+		*p = (char)tolower((unsigned char)*p);
+	if (game_option_set(impl, next, lowered, err, sizeof(err)) != 0) {
+		SAY(&ctx->reply, ctx->lang, MSG_OPTION_REFUSED, "s", err);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 cmd_option(struct ctx *ctx)
 {
 	struct table *table = ctx_table(ctx);
 	struct game_options next;
 	char err[GAME_ERR_LEN];
-	const char *arg;
 	struct text list;
-	int index;
 
 	if (ctx->argc == 0) {
 		const struct game_impl *impl = table != NULL ? table_impl(table) :
@@ -234,43 +271,15 @@ cmd_option(struct ctx *ctx)
 	}
 	if (!may_steer(ctx) || (table = lobby(ctx)) == NULL)
 		return;
-	arg = ctx->argv[0];
+	/*
+	 * Several at once (`!option rounds=5 hiddentip`) are taken in order
+	 * and checked together: one refused leaves the options as they were.
+	 */
 	next = *table_options(table);
-	{
-		char name[32];
-		size_t n = strcspn(arg, "=");
-
-		snprintf(name, sizeof(name), "%.*s", (int)(n < 31 ? n : 31),
-		    arg);
-		for (char *p = name; *p; p++)
-			*p = (char)tolower((unsigned char)*p);
-		index = game_option_index(table_impl(table), name);
-		/* A bare switch toggles: `option notequal` twice turns it off. */
-		if (index >= 0 && arg[n] == '\0' &&
-		    table_impl(table)->options[index].min == 0 &&
-		    table_impl(table)->options[index].max == 1 &&
-		    next.value[index] != 0) {
-			next.value[index] = 0;
-		} else {
-			char lowered[64];
-
-			/* Cut, it could mean something else (rounds=0...05). */
-			if (strlen(arg) >= sizeof(lowered)) {
-				SAY(&ctx->reply, ctx->lang, MSG_BAD_OPTION_TEXT,
-				    "d", (int)sizeof(lowered) - 1);
-				return;
-			}
-			snprintf(lowered, sizeof(lowered), "%s", arg);
-			for (char *p = lowered; *p && *p != '='; p++)
-				*p = (char)tolower((unsigned char)*p);
-			if (game_option_set(table_impl(table), &next, lowered, err,
-			    sizeof(err)) != 0) {
-				SAY(&ctx->reply, ctx->lang, MSG_OPTION_REFUSED,
-				    "s", err);
-				return;
-			}
-		}
-	}
+	for (int i = 0; i < ctx->argc; i++)
+		if (option_change(ctx, table_impl(table), &next,
+		    ctx->argv[i]) != 0)
+			return;
 	if (table_impl(table)->validate_options(&next, 0, err, sizeof(err)) != 0) {
 		SAY(&ctx->reply, ctx->lang, MSG_OPTION_REFUSED, "s", err);
 		return;
@@ -428,7 +437,7 @@ const struct command cmd_option_entry = {
 	.help = CMD_OPTION,
 	.where = IN_CHANNEL,
 	.min_args = 0,
-	.max_args = 1,
+	.max_args = MAX_ARGS,
 	.run = cmd_option,
 };
 

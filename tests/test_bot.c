@@ -1459,6 +1459,31 @@ test_lobby_steering(void **state)
 	say(f, "#l", "alice", "!option rounds=5");
 	assert_non_null(strstr(last_to(f, "#l", NULL), "rounds=5"));
 
+	/* Several at once, checked together: one refused changes none. */
+	say(f, "#l", "alice", "!option hiddentip rounds=4");
+	assert_non_null(strstr(last_to(f, "#l", NULL),
+	    "Options: hiddentip, rounds=4"));
+	say(f, "#l", "alice", "!option rounds=3 notequal");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "Refused"));
+	say(f, "#l", "alice", "!option rounds=3 nosuch");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "Refused"));
+	say(f, "#l", "alice", "!option rounds=3 rounds=0");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "from 1 to"));
+	{
+		const struct game_impl *impl = table_impl(table_of(f, "#l"));
+		const struct game_options *o = table_options(table_of(f,
+		    "#l"));
+
+		assert_int_equal(o->value[game_option_index(impl, "rounds")],
+		    4);
+		assert_int_equal(o->value[game_option_index(impl,
+		    "hiddentip")], 1);
+		assert_int_equal(o->value[game_option_index(impl,
+		    "notequal")], 0);
+	}
+	say(f, "#l", "alice", "!option hiddentip");
+	assert_non_null(strstr(last_to(f, "#l", NULL), "Options: rounds=4"));
+
 	/* Closing: one vote of two is not enough; the second closes it. */
 	say(f, "#l", "alice", "!stop");
 	assert_non_null(strstr(last_to(f, "#l", NULL), "votes to close"));
