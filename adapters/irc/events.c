@@ -616,7 +616,18 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 		join_failed(irc, code, params, count);
 		break;
 	case 404:
+		/*
+		 * The channel refused a line (moderated, or the bot quieted or
+		 * banned): what it said there is lost, which an operator must
+		 * hear of.
+		 */
+		if (count >= 2)
+			log_warn("irc %s: cannot send to %s (moderated, or the "
+			    "bot is quieted or banned there): %s",
+			    irc->network, params[1], last);
+		break;
 	case 401:
+		/* A nick gone between the holder check and the line. */
 		if (count >= 2)
 			log_info("irc %s: cannot send to %s: %s", irc->network,
 			    params[1], last);
