@@ -43,8 +43,8 @@
  * not the one normal would have selected from that world's hand, and for
  * each play normal would not have made (see world_weight()).
  */
-#define SELECT_MISS 0.5
-#define PLAY_MISS 0.7
+#define SELECT_MISS 0.7
+#define PLAY_MISS 0.9
 /* The most plays a round can have. */
 #define STICHELN_PLAYS (STICHELN_TRICKS * GAME_MAX_SEATS)
 /* How readily a seat overtakes a trick it likes, and one it does not. */
