@@ -23,6 +23,13 @@
 
 /* Hard: how much the others' penalties count for the seat. */
 #define OTHERS_WEIGHT 0.3
+/*
+ * Hard: what a world loses for each play of another seat that normal,
+ * holding that world's hand, would not have made (see play_weight()).
+ */
+#define PLAY_MISS 0.7
+/* The most plays a round can have: every trick and the last cards. */
+#define BIRDHEAD_PLAYS ((BIRDHEAD_MAX_TRICKS + 1) * GAME_MAX_SEATS)
 
 /* What a seat sees of a BirdHead state. */
 struct birdhead_view {
@@ -34,6 +41,14 @@ struct birdhead_view {
 	uint8_t floor[GAME_MAX_SEATS];
 	/* Copies of each face in other hands or out of the deal. */
 	uint8_t unseen[BIRDHEAD_FACES];
+	/*
+	 * The round's plays so far, each sorted, when the record gave them
+	 * all (history): hard weighs its worlds by them.
+	 */
+	int history, nplays;
+	uint8_t play_seat[BIRDHEAD_PLAYS];
+	uint8_t play_n[BIRDHEAD_PLAYS];
+	uint8_t play_cards[BIRDHEAD_PLAYS][GAME_MAX_PLAY];
 };
 
 /* One sampled deal of the hidden cards. */
@@ -158,9 +173,53 @@ set_play(struct action *out, int seat, const uint8_t *faces, int n)
 
 struct birdhead_search {
 	const struct birdhead_view *v;
+	int weigh_plays;                  /* hard, not hard-v1 */
 	int ncand;
 	struct action cand[GAME_MAX_ACTIONS];
 };
+
+/*
+ * How well a world's hands fit the round's plays: the round is replayed
+ * from its first trick with the world's hands (and the cards played since
+ * put back), and each play of another seat that normal would not have
+ * made from that hand costs the world PLAY_MISS.  A seat that kept its
+ * highest cards back while they met the standard is then likelier to hold
+ * high cards it means to shed later, or none at all; one that led low,
+ * likelier to hold nothing higher.  Mild, because the others are not
+ * normal: it leans, it does not decide.
+ */
+static double
+play_weight(const struct birdhead_view *v, const struct birdhead_world *w)
+{
+	struct birdhead_state s;
+	struct birdhead_round *r = &s.r;
+	double weight = 1;
+
+	if (!v->history || v->nplays == 0)
+		return 1;
+	memcpy(&s, &w->s, sizeof(s));
+	for (int i = 0; i < v->nplays; i++)
+		for (int c = 0; c < v->play_n[i]; c++)
+			r->count[v->play_seat[i]][v->play_cards[i][c]]++;
+	r->trick_len = 0;
+	for (int i = 0; i < v->nplays; i++) {
+		int seat = v->play_seat[i], n = v->play_n[i];
+		const uint8_t *cards = v->play_cards[i];
+		uint8_t pick[GAME_MAX_PLAY];
+
+		if (r->trick_len == 0)
+			r->width = (uint8_t)n;
+		if (seat != v->seat && (heuristic_play(&s, seat, 1, pick) !=
+		    n || memcmp(pick, cards, (size_t)n) != 0))
+			weight *= PLAY_MISS;
+		for (int c = 0; c < n; c++)
+			r->count[seat][cards[c]]--;
+		if (r->trick_len == 0 || meets(cards, r->standard, n))
+			memcpy(r->standard, cards, (size_t)n);
+		r->trick_len = (uint8_t)((r->trick_len + 1) % s.nseats);
+	}
+	return weight;
+}
 
 /*
  * Deals the unseen cards to the other seats: the seat with the highest
@@ -206,7 +265,7 @@ birdhead_sample(const void *arg, struct rng *rng, void *worldp)
 			}
 		}
 	}
-	return 1;
+	return search->weigh_plays ? play_weight(v, w) : 1;
 }
 
 static void
@@ -252,6 +311,7 @@ hard(const struct birdhead_view *v, struct ai_ctx *ctx, struct action *out)
 
 	memset(&search, 0, sizeof(search));
 	search.v = v;
+	search.weigh_plays = !ctx->hard_v1;
 	search.ncand = birdhead_game.legal(&v->s, v->seat, search.cand,
 	    GAME_MAX_ACTIONS);
 	if (search.ncand <= 1)
@@ -334,6 +394,24 @@ view_build(struct birdhead_view *v, const struct birdhead_state *full,
 	for (int face = BIRDHEAD_LOW; face <= BIRDHEAD_HIGH; face++)
 		v->unseen[face] = (uint8_t)(BIRDHEAD_COPIES -
 		    fr->count[seat][face]);
+	/* Every play of the round, for hard's weights. */
+	if (plays != NULL && nplays >= fr->trick_len &&
+	    nplays <= BIRDHEAD_PLAYS) {
+		v->history = 1;
+		for (int i = 0; i < nplays && v->history; i++) {
+			const struct action *a = &plays[i];
+
+			if (a->ncards < 1 || a->ncards > GAME_MAX_PLAY ||
+			    a->seat < 0 || a->seat >= full->nseats) {
+				v->history = 0;
+				break;
+			}
+			v->play_seat[i] = (uint8_t)a->seat;
+			v->play_n[i] = a->ncards;
+			sorted_play(a, v->play_cards[i]);
+		}
+		v->nplays = v->history ? nplays : 0;
+	}
 	/* The earlier tricks of the round, trick by trick. */
 	if (plays != NULL && nplays >= fr->trick_len) {
 		int done = nplays - fr->trick_len, n = 0;

@@ -38,6 +38,15 @@
 #define PLAY_PUSH 0.3
 /* Playing: what each card still to come is worth to the trick's taker. */
 #define LATER_CARD 0.7
+/*
+ * Hard: what a world loses when another seat's revealed penalty colour is
+ * not the one normal would have selected from that world's hand, and for
+ * each play normal would not have made (see world_weight()).
+ */
+#define SELECT_MISS 0.7
+#define PLAY_MISS 0.9
+/* The most plays a round can have. */
+#define STICHELN_PLAYS (STICHELN_TRICKS * GAME_MAX_SEATS)
 /* How readily a seat overtakes a trick it likes, and one it does not. */
 #define EAGER_GOOD 0.9
 #define EAGER_BAD 0.25
@@ -54,6 +63,13 @@ struct sticheln_view {
 	uint8_t hidden_select;            /* seats that selected out of sight */
 	uint16_t out[STICHELN_COLOURS];   /* cards known out of the hands */
 	uint16_t unseen[STICHELN_COLOURS];
+	/*
+	 * The round's plays so far when the record gave them all (history):
+	 * hard weighs its worlds by them.
+	 */
+	int history, nplays;
+	uint8_t play_seat[STICHELN_PLAYS];
+	uint8_t play_face[STICHELN_PLAYS];
 };
 
 /* One sampled deal of the hidden cards. */
@@ -308,6 +324,7 @@ world_unseen(const struct sticheln_world *w, int seat, uint16_t *unseen)
 
 struct sticheln_search {
 	const struct sticheln_view *v;
+	int weigh;                        /* hard, not hard-v1 */
 	int ncand;
 	struct action cand[GAME_MAX_ACTIONS];
 };
@@ -321,6 +338,71 @@ select_card(struct sticheln_world *w, int seat, int face)
 	w->s.r.selected[seat] = (int8_t)face;
 	w->s.selected[w->s.round][seat] = (int8_t)face;
 	w->out[colour_of(face)] |= (uint16_t)(1u << rank_of(face));
+}
+
+/*
+ * How well a world's hands fit what the seat saw this round.  Each other
+ * seat's penalty card, revealed once all have selected, is checked
+ * against the one normal would have selected from the world's hand as
+ * dealt; then the round is replayed from its first trick with the
+ * world's hands, and each play of another seat that normal would not have
+ * made from that hand costs the world a factor.  A seat that selected
+ * red is then likelier to hold few high reds, one that shed a card into a
+ * trick likelier to hold no cheaper way out.  Mild, because the others
+ * are not normal: it leans, it does not decide.
+ */
+static double
+world_weight(const struct sticheln_view *v, const struct sticheln_world *w)
+{
+	struct sticheln_world replay;
+	struct sticheln_round *r = &replay.s.r;
+	uint16_t unseen[STICHELN_COLOURS];
+	double weight = 1;
+
+	if (!v->history || v->s.r.phase != PHASE_PLAY)
+		return 1;
+	memcpy(&replay, w, sizeof(replay));
+	for (int i = 0; i < v->nplays; i++) {
+		int face = v->play_face[i];
+
+		r->hand[v->play_seat[i]][colour_of(face)] |= (uint16_t)(1u <<
+		    rank_of(face));
+		replay.out[colour_of(face)] &= (uint16_t)~(1u <<
+		    rank_of(face));
+	}
+	for (int seat = 0; seat < replay.s.nseats; seat++) {
+		uint16_t dealt[STICHELN_COLOURS];
+		int face = r->selected[seat];
+
+		if (seat == v->seat || face < 0)
+			continue;
+		memcpy(dealt, r->hand[seat], sizeof(dealt));
+		dealt[colour_of(face)] |= (uint16_t)(1u << rank_of(face));
+		if (colour_of(normal_select(&replay.s, seat, dealt)) !=
+		    colour_of(face))
+			weight *= SELECT_MISS;
+	}
+	if (v->nplays == 0)
+		return weight;
+	r->trick_no = 0;
+	r->trick_len = 0;
+	r->leader = v->play_seat[0];
+	r->turn = v->play_seat[0];
+	memset(r->won, 0, sizeof(r->won));
+	memset(r->captured, 0, sizeof(r->captured));
+	memset(r->gained, 0, sizeof(r->gained));
+	for (int i = 0; i < v->nplays; i++) {
+		int seat = v->play_seat[i], face = v->play_face[i];
+
+		if (seat != v->seat) {
+			world_unseen(&replay, seat, unseen);
+			if (normal_play(&replay.s, seat, unseen) != face)
+				weight *= PLAY_MISS;
+		}
+		replay.out[colour_of(face)] |= (uint16_t)(1u << rank_of(face));
+		sticheln_play_face(&replay.s, seat, face);
+	}
+	return weight;
 }
 
 /*
@@ -354,7 +436,7 @@ sticheln_sample(const void *arg, struct rng *rng, void *worldp)
 			select_card(w, seat, normal_select(&w->s, seat,
 			    w->s.r.hand[seat]));
 	}
-	return 1;
+	return search->weigh ? world_weight(v, w) : 1;
 }
 
 static void
@@ -427,6 +509,7 @@ hard(const struct sticheln_view *v, struct ai_ctx *ctx, struct action *out)
 
 	memset(&search, 0, sizeof(search));
 	search.v = v;
+	search.weigh = !ctx->hard_v1;
 	if (s->r.phase == PHASE_SELECT) {
 		/* A higher card of a colour than its lowest only costs more. */
 		for (int colour = 0; colour < s->ncolours; colour++)
@@ -505,6 +588,22 @@ view_build(struct sticheln_view *v, const struct sticheln_state *full,
 		if (face < STICHELN_FACES)
 			v->out[colour_of(face)] |= (uint16_t)(1u <<
 			    rank_of(face));
+	}
+	/* Every play of the round, for hard's weights. */
+	if (plays != NULL && !selecting && nplays >= fr->trick_len &&
+	    nplays <= STICHELN_PLAYS) {
+		v->history = 1;
+		for (int i = 0; i < nplays; i++) {
+			if (plays[i].ncards != 1 ||
+			    plays[i].cards[0] >= STICHELN_FACES ||
+			    plays[i].seat < 0 || plays[i].seat >= full->nseats) {
+				v->history = 0;
+				break;
+			}
+			v->play_seat[i] = (uint8_t)plays[i].seat;
+			v->play_face[i] = plays[i].cards[0];
+		}
+		v->nplays = v->history ? nplays : 0;
 	}
 	for (int colour = 0; colour < full->ncolours; colour++)
 		v->unseen[colour] = (uint16_t)(deck_colour(full) &
