@@ -11,8 +11,10 @@
  * whenever its highest cards meet the standard.  hard samples the cards it
  * cannot see, consistent with what the plays revealed (a seat that did
  * not meet the standard played its lowest cards, so it holds nothing
- * lower), plays every candidate out to the end of the round with normal
- * for every seat, and keeps the one with the lowest expected penalty.
+ * lower), weighs each sample by how well it explains the round's plays
+ * (play_weight()), plays every candidate out to the end of the round with
+ * normal for every seat, and keeps the one with the lowest expected
+ * penalty.
  */
 #include <string.h>
 

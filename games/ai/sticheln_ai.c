@@ -12,9 +12,11 @@
  * sheds its penalty colour into tricks it will not take, pushes cards of
  * the likely winner's penalty colour onto it, and keeps its strong cards
  * for tricks worth taking.  hard samples the others' hands (and their
- * selections while those are hidden, as normal would select), plays every
- * candidate out to the end of the round with normal for every seat, and
- * keeps the one with the best expected score.
+ * selections while those are hidden, as normal would select), weighs each
+ * sample by how well it explains the revealed penalty colours and the
+ * round's plays (world_weight()), plays every candidate out to the end of
+ * the round with normal for every seat, and keeps the one with the best
+ * expected score.
  */
 #include <string.h>
 
