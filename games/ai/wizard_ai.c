@@ -30,6 +30,7 @@
 #include "game.h"
 #include "rng.h"
 #include "wizard.h"
+#include "wizard_endgame.h"
 
 #define ALL_IDS ((UINT64_C(1) << 60) - 1)
 #define SUIT_MASK(s) WIZARD_SUIT_MASK(s)
@@ -59,6 +60,12 @@
 #define BID_PRESSURE 0.25
 /* Hard considers bids this far from the normal bid at most. */
 #define BID_SPREAD 3
+/*
+ * Hard searches the rest of a round exactly (wizard_endgame.c) once the
+ * lines of play left in a world number at most this many (3 cards in each
+ * of 4 hands: 6^4); until then normal plays it.
+ */
+#define ENDGAME_LINES 1296
 
 /* What a seat sees of a Wizard state. */
 struct wizard_view {
@@ -812,6 +819,8 @@ struct wizard_search {
 	int weigh_bids;
 	/* And by the plays made from them. */
 	int weigh_plays;
+	/* Whether the ends of rounds are searched exactly. */
+	int endgame;
 	int ncand;
 	struct action cand[GAME_MAX_ACTIONS];
 	int ids[GAME_MAX_ACTIONS];       /* for plays */
@@ -990,9 +999,14 @@ wizard_sample(const void *arg, struct rng *rng, void *worldp)
 	    (search->weigh_plays ? play_weight(v, w) : 1);
 }
 
-/* Plays the world out to the end of the round with normal for everyone. */
-static void
-rollout(struct wizard_world *w)
+/*
+ * Plays the world out to the end of the round with normal for everyone.
+ * With points, once the hands are small enough the rest is searched
+ * exactly for me instead (wizard_endgame_solve()): returns 1 with every
+ * seat's round points there, else 0 with the round scored in the state.
+ */
+static int
+rollout(struct wizard_world *w, int me, double *points)
 {
 	struct wizard_state *s = &w->s;
 
@@ -1001,6 +1015,12 @@ rollout(struct wizard_world *w)
 
 		switch (s->r.phase) {
 		case PHASE_PLAY:
+			if (points != NULL &&
+			    wizard_endgame_fits(s, ENDGAME_LINES)) {
+				wizard_endgame_solve(s, me, OTHERS_WEIGHT,
+				    points);
+				return 1;
+			}
 			seat = s->r.turn;
 			id = normal_play(s, seat, world_unseen(w, seat));
 			wizard_play_id(s, seat, id);
@@ -1015,14 +1035,14 @@ rollout(struct wizard_world *w)
 				    !(s->active & (1u << seat))); seat++)
 					;
 			if (seat == s->nseats)
-				return;
+				return 0;
 			/*
 			 * The mask path: one test against the legal mask
 			 * instead of apply()'s checks and messages.
 			 */
 			move = normal_bid(s, seat);
 			if (!((wizard_legal_mask(s, seat) >> move) & 1))
-				return;
+				return 0;
 			wizard_apply_mask(s, seat, move);
 			break;
 		case PHASE_TRUMP:
@@ -1030,7 +1050,7 @@ rollout(struct wizard_world *w)
 			    s->r.dealer));
 			break;
 		default:
-			return;
+			return 0;
 		}
 	}
 }
@@ -1042,7 +1062,7 @@ wizard_score(const void *arg, const void *worldp, int cand)
 	const struct wizard_view *v = search->v;
 	const struct action *a = &search->cand[cand];
 	struct wizard_world w;
-	double others = 0;
+	double others = 0, points[GAME_MAX_SEATS] = { 0 };
 	int nothers = 0, round;
 
 	memcpy(&w, worldp, sizeof(w));
@@ -1052,15 +1072,17 @@ wizard_score(const void *arg, const void *worldp, int cand)
 	} else if (wizard_game.apply(&w.s, a, NULL, 0) != 0) {
 		return -1000;
 	}
-	rollout(&w);
 	round = w.s.round;
+	if (!rollout(&w, v->seat, search->endgame ? points : NULL))
+		for (int seat = 0; seat < w.s.nseats; seat++)
+			points[seat] = w.s.points[round][seat];
 	for (int seat = 0; seat < w.s.nseats; seat++) {
 		if (seat == v->seat || !(v->s.active & (1u << seat)))
 			continue;
-		others += w.s.points[round][seat];
+		others += points[seat];
 		nothers++;
 	}
-	return w.s.points[round][v->seat] -
+	return points[v->seat] -
 	    (nothers > 0 ? OTHERS_WEIGHT * others / nothers : 0);
 }
 
@@ -1099,6 +1121,7 @@ hard(const struct wizard_view *v, struct ai_ctx *ctx, struct action *out)
 	search.v = v;
 	search.weigh_bids = !ctx->hard_v1;
 	search.weigh_plays = !ctx->hard_v1;
+	search.endgame = !ctx->hard_v1;
 	switch (s->r.phase) {
 	case PHASE_TRUMP:
 		for (int suit = 0; suit < 4; suit++)
