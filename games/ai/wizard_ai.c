@@ -18,10 +18,12 @@
  * hard samples the unseen cards many times (consistent with the voids, the
  * cards played and the turned card; hidden bids are filled in with what
  * normal would have bid), weighs each sample by how well its hands fit the
- * public bids, plays every candidate action out to the end of the round in
- * each sample with the normal policy for every seat, and takes the action
- * with the best weighted mean score.  hard-v1, kept for comparison, weighs
- * every sample alike.
+ * public bids and the round's plays, plays every candidate action out to
+ * the end of the round in each sample with the normal policy for every
+ * seat until the hands are small, searches the rest of the round exactly
+ * (wizard_endgame.c), and takes the action with the best weighted mean
+ * score.  hard-v1, kept for comparison, weighs every sample alike and
+ * plays every round out with normal.
  */
 #include <string.h>
 
