@@ -24,7 +24,7 @@ int wizard_endgame_fits(const struct wizard_state *s, long limit);
  * (the hard player's utility).  A seat for which several cards are
  * equally good is taken to play any of them alike: the points are the
  * mean over those cards.  Writes every seat's round points, 0 for the
- * seats out of the game, to points[0..nseats - 1].
+ * seats out of the game, to points, which has room for GAME_MAX_SEATS.
  */
 void wizard_endgame_solve(const struct wizard_state *s, int me,
     double others_weight, double *points);
