@@ -18,11 +18,9 @@
 #include "ai.h"
 #include "ai_game.h"
 #include "birdhead.h"
-#include "bits.h"
 #include "sticheln.h"
 #include "testutil.h"
 #include "wizard.h"
-#include "wizard_endgame.h"
 
 /* Hard in tests: a fixed number of worlds, so the seed alone decides. */
 #define TEST_WORLDS 3
@@ -752,116 +750,6 @@ test_wizard_play_sanity(void **unused)
 }
 
 /*
- * The endgame search against the engine where the play is forced: in
- * random games of random options, whenever every hand holds one card at
- * the start of a trick, the searched points are those the engine scores.
- */
-static void
-test_wizard_endgame_forced(void **unused)
-{
-	static const enum ai_level levels[GAME_MAX_SEATS] = {
-		AI_NORMAL, AI_NORMAL, AI_NORMAL, AI_NORMAL, AI_NORMAL,
-		AI_NORMAL,
-	};
-	struct rng rng;
-	int checked = 0;
-
-	rng_seed(&rng, 19);
-	for (int g = 0; g < 30; g++) {
-		struct game_setup setup = random_setup(&wizard_game, &rng, 6);
-		struct game *game = new_game(&wizard_game, &setup);
-		char err[GAME_ERR_LEN];
-
-		for (;;) {
-			const struct wizard_state *s = game->state;
-			int seats[GAME_MAX_SEATS], seat;
-			struct action a;
-
-			deal_if_needed(game, &rng);
-			if (s->r.phase == PHASE_OVER)
-				break;
-			if (s->r.phase == PHASE_PLAY && s->r.trick_len == 0 &&
-			    s->r.trick_no + 1 == s->r.cards) {
-				struct wizard_state end;
-				double points[GAME_MAX_SEATS];
-
-				assert_true(wizard_endgame_fits(s, 1));
-				wizard_endgame_solve(s, s->r.turn, 0.25,
-				    points);
-				memcpy(&end, s, sizeof(end));
-				for (int i = 0; i < s->nactive; i++)
-					wizard_play_id(&end, end.r.turn,
-					    bits_lowest64(end.r.hand[end.r.turn]));
-				for (int i = 0; i < s->nseats; i++)
-					assert_true(points[i] ==
-					    end.points[s->round][i]);
-				checked++;
-			}
-			wizard_game.to_act(game->state, seats);
-			seat = seats[0];
-			a = decide(game, seat, levels[seat], 1, 1);
-			if (game_apply(game, &a, err, sizeof(err)) != 0)
-				fail_msg("refused: %s", err);
-		}
-		game_destroy(game);
-	}
-	assert_true(checked > 30);
-}
-
-/*
- * A two-trick end that the search must see through: seat 0 bid one and
- * holds a Wizard and r1.  Leading the Wizard takes the first trick, and
- * seat 1, at its bid of none, then throws its r6 and leaves seat 0 the
- * second trick too.  Leading r1 makes seat 1 take it with the r6, and
- * the Wizard takes the second: seat 0 makes its bid.
- */
-static void
-test_wizard_endgame_sees_through(void **unused)
-{
-	static const char *const hands[4] = {
-		"W r1", "r6 y1", "y2 y3", "g1 g2",
-	};
-	static const int bids[4] = { 1, 0, 0, 1 };
-	struct game *game = wizard_round4("r13 r2 y5 g8|r5 b5 b6 b7|"
-	    "r8 r3 b2 b3|r10 g2 g3 g4", "y9");
-	struct wizard_state s;
-	double points[GAME_MAX_SEATS];
-
-	memcpy(&s, game->state, sizeof(s));
-	for (int seat = 0; seat < 4; seat++) {
-		char buf[16], *save = NULL;
-
-		s.r.hand[seat] = 0;
-		snprintf(buf, sizeof(buf), "%s", hands[seat]);
-		for (char *t = strtok_r(buf, " ", &save); t != NULL;
-		    t = strtok_r(NULL, " ", &save)) {
-			int face = wizard_game.parse_card(t);
-
-			/* One id per Wizard: seat 0 holds the first. */
-			s.r.hand[seat] |= UINT64_C(1) << face;
-		}
-		s.r.bid[seat] = (int8_t)bids[seat];
-		s.r.won[seat] = 0;
-	}
-	s.r.phase = PHASE_PLAY;
-	s.r.trump = -1;
-	s.r.trick_no = 2;
-	s.r.trick_len = 0;
-	s.r.lead_suit = -1;
-	s.r.leader = 0;
-	s.r.turn = 0;
-	wizard_endgame_solve(&s, 0, 0.25, points);
-	assert_true(points[0] == 30);
-	assert_true(points[1] == -10);
-	assert_true(points[2] == 20);
-	assert_true(points[3] == -10);
-	/* Two cards in each of four hands: 2^4 lines of play. */
-	assert_true(wizard_endgame_fits(&s, 16));
-	assert_false(wizard_endgame_fits(&s, 15));
-	game_destroy(game);
-}
-
-/*
  * normal BirdHead leads its highest card, and follows with its highest
  * cards whenever they meet the standard.
  */
@@ -1097,8 +985,6 @@ main(void)
 		cmocka_unit_test(test_honest_sticheln),
 		cmocka_unit_test(test_wizard_bid_sanity),
 		cmocka_unit_test(test_wizard_play_sanity),
-		cmocka_unit_test(test_wizard_endgame_forced),
-		cmocka_unit_test(test_wizard_endgame_sees_through),
 		cmocka_unit_test(test_birdhead_sanity),
 		cmocka_unit_test(test_sticheln_select_sanity),
 		cmocka_unit_test(test_no_decision),

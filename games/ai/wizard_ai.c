@@ -18,12 +18,10 @@
  * hard samples the unseen cards many times (consistent with the voids, the
  * cards played and the turned card; hidden bids are filled in with what
  * normal would have bid), weighs each sample by how well its hands fit the
- * public bids and the round's plays, plays every candidate action out to
- * the end of the round in each sample with the normal policy for every
- * seat until the hands are small, searches the rest of the round exactly
- * (wizard_endgame.c), and takes the action with the best weighted mean
- * score.  hard-v1, kept for comparison, weighs every sample alike and
- * plays every round out with normal.
+ * public bids, plays every candidate action out to the end of the round in
+ * each sample with the normal policy for every seat, and takes the action
+ * with the best weighted mean score.  hard-v1, kept for comparison, weighs
+ * every sample alike.
  */
 #include <string.h>
 
@@ -32,7 +30,6 @@
 #include "game.h"
 #include "rng.h"
 #include "wizard.h"
-#include "wizard_endgame.h"
 
 #define ALL_IDS ((UINT64_C(1) << 60) - 1)
 #define SUIT_MASK(s) WIZARD_SUIT_MASK(s)
@@ -62,12 +59,6 @@
 #define BID_PRESSURE 0.25
 /* Hard considers bids this far from the normal bid at most. */
 #define BID_SPREAD 3
-/*
- * Hard searches the rest of a round exactly (wizard_endgame.c) once the
- * lines of play left in a world number at most this many (3 cards in each
- * of 4 hands: 6^4); until then normal plays it.
- */
-#define ENDGAME_LINES 1296
 
 /* What a seat sees of a Wizard state. */
 struct wizard_view {
@@ -821,8 +812,6 @@ struct wizard_search {
 	int weigh_bids;
 	/* And by the plays made from them. */
 	int weigh_plays;
-	/* Whether the ends of rounds are searched exactly. */
-	int endgame;
 	int ncand;
 	struct action cand[GAME_MAX_ACTIONS];
 	int ids[GAME_MAX_ACTIONS];       /* for plays */
@@ -1001,14 +990,9 @@ wizard_sample(const void *arg, struct rng *rng, void *worldp)
 	    (search->weigh_plays ? play_weight(v, w) : 1);
 }
 
-/*
- * Plays the world out to the end of the round with normal for everyone.
- * With points, once the hands are small enough the rest is searched
- * exactly for me instead (wizard_endgame_solve()): returns 1 with every
- * seat's round points there, else 0 with the round scored in the state.
- */
-static int
-rollout(struct wizard_world *w, int me, double *points)
+/* Plays the world out to the end of the round with normal for everyone. */
+static void
+rollout(struct wizard_world *w)
 {
 	struct wizard_state *s = &w->s;
 
@@ -1017,12 +1001,6 @@ rollout(struct wizard_world *w, int me, double *points)
 
 		switch (s->r.phase) {
 		case PHASE_PLAY:
-			if (points != NULL &&
-			    wizard_endgame_fits(s, ENDGAME_LINES)) {
-				wizard_endgame_solve(s, me, OTHERS_WEIGHT,
-				    points);
-				return 1;
-			}
 			seat = s->r.turn;
 			id = normal_play(s, seat, world_unseen(w, seat));
 			wizard_play_id(s, seat, id);
@@ -1037,14 +1015,14 @@ rollout(struct wizard_world *w, int me, double *points)
 				    !(s->active & (1u << seat))); seat++)
 					;
 			if (seat == s->nseats)
-				return 0;
+				return;
 			/*
 			 * The mask path: one test against the legal mask
 			 * instead of apply()'s checks and messages.
 			 */
 			move = normal_bid(s, seat);
 			if (!((wizard_legal_mask(s, seat) >> move) & 1))
-				return 0;
+				return;
 			wizard_apply_mask(s, seat, move);
 			break;
 		case PHASE_TRUMP:
@@ -1052,7 +1030,7 @@ rollout(struct wizard_world *w, int me, double *points)
 			    s->r.dealer));
 			break;
 		default:
-			return 0;
+			return;
 		}
 	}
 }
@@ -1064,7 +1042,7 @@ wizard_score(const void *arg, const void *worldp, int cand)
 	const struct wizard_view *v = search->v;
 	const struct action *a = &search->cand[cand];
 	struct wizard_world w;
-	double others = 0, points[GAME_MAX_SEATS] = { 0 };
+	double others = 0;
 	int nothers = 0, round;
 
 	memcpy(&w, worldp, sizeof(w));
@@ -1074,17 +1052,15 @@ wizard_score(const void *arg, const void *worldp, int cand)
 	} else if (wizard_game.apply(&w.s, a, NULL, 0) != 0) {
 		return -1000;
 	}
+	rollout(&w);
 	round = w.s.round;
-	if (!rollout(&w, v->seat, search->endgame ? points : NULL))
-		for (int seat = 0; seat < w.s.nseats; seat++)
-			points[seat] = w.s.points[round][seat];
 	for (int seat = 0; seat < w.s.nseats; seat++) {
 		if (seat == v->seat || !(v->s.active & (1u << seat)))
 			continue;
-		others += points[seat];
+		others += w.s.points[round][seat];
 		nothers++;
 	}
-	return points[v->seat] -
+	return w.s.points[round][v->seat] -
 	    (nothers > 0 ? OTHERS_WEIGHT * others / nothers : 0);
 }
 
@@ -1123,7 +1099,6 @@ hard(const struct wizard_view *v, struct ai_ctx *ctx, struct action *out)
 	search.v = v;
 	search.weigh_bids = !ctx->hard_v1;
 	search.weigh_plays = !ctx->hard_v1;
-	search.endgame = !ctx->hard_v1;
 	switch (s->r.phase) {
 	case PHASE_TRUMP:
 		for (int suit = 0; suit < 4; suit++)
