@@ -354,7 +354,7 @@ sorted_play(const struct action *a, uint8_t *out)
  * its seat's lowest cards, so the seat holds nothing below them.
  */
 static void
-learn_trick(struct birdhead_view *v, const int *seats,
+learn_trick(struct birdhead_view *v, const uint8_t *seats,
     const uint8_t (*plays)[GAME_MAX_PLAY], int nplays, int width)
 {
 	uint8_t standard[GAME_MAX_PLAY];
@@ -380,8 +380,7 @@ view_build(struct birdhead_view *v, const struct birdhead_state *full,
     int seat, const struct action *plays, int nplays)
 {
 	const struct birdhead_round *fr = &full->r;
-	int seats[GAME_MAX_SEATS];
-	uint8_t trick[GAME_MAX_SEATS][GAME_MAX_PLAY];
+	int nseats = full->nseats, done = 0;
 
 	memset(v, 0, sizeof(*v));
 	memcpy(&v->s, full, sizeof(v->s));
@@ -396,56 +395,46 @@ view_build(struct birdhead_view *v, const struct birdhead_state *full,
 	for (int face = BIRDHEAD_LOW; face <= BIRDHEAD_HIGH; face++)
 		v->unseen[face] = (uint8_t)(BIRDHEAD_COPIES -
 		    fr->count[seat][face]);
-	/* Every play of the round, for hard's weights. */
-	if (plays != NULL && nplays >= fr->trick_len &&
-	    nplays <= BIRDHEAD_PLAYS) {
-		v->history = 1;
-		for (int i = 0; i < nplays && v->history; i++) {
-			const struct action *a = &plays[i];
+	/*
+	 * The round's plays, each sorted, as far as they are well formed:
+	 * hard weighs its worlds by them when they are all there (history).
+	 */
+	if (plays != NULL && nplays >= fr->trick_len) {
+		int n = 0;
+
+		for (; n < nplays && n < BIRDHEAD_PLAYS; n++) {
+			const struct action *a = &plays[n];
 
 			if (a->ncards < 1 || a->ncards > GAME_MAX_PLAY ||
-			    a->seat < 0 || a->seat >= full->nseats) {
-				v->history = 0;
+			    a->seat < 0 || a->seat >= nseats)
 				break;
-			}
-			v->play_seat[i] = (uint8_t)a->seat;
-			v->play_n[i] = a->ncards;
-			sorted_play(a, v->play_cards[i]);
+			v->play_seat[n] = (uint8_t)a->seat;
+			v->play_n[n] = a->ncards;
+			sorted_play(a, v->play_cards[n]);
 		}
-		v->nplays = v->history ? nplays : 0;
+		v->nplays = n;
+		v->history = n == nplays;
+		done = nplays - fr->trick_len < n ? nplays - fr->trick_len : n;
 	}
 	/* The earlier tricks of the round, trick by trick. */
-	if (plays != NULL && nplays >= fr->trick_len) {
-		int done = nplays - fr->trick_len, n = 0;
-
-		for (int i = 0; i < done; i++) {
-			const struct action *a = &plays[i];
-
-			if (a->ncards < 1 || a->ncards > GAME_MAX_PLAY)
-				break;
-			seats[n] = a->seat;
-			memset(trick[n], 0, GAME_MAX_PLAY);
-			sorted_play(a, trick[n]);
-			for (int c = 0; c < a->ncards; c++)
-				if (v->unseen[a->cards[c]] > 0)
-					v->unseen[a->cards[c]]--;
-			if (++n == full->nseats) {
-				learn_trick(v, seats, (const uint8_t (*)
-				    [GAME_MAX_PLAY])trick, n, a->ncards);
-				n = 0;
-			}
-		}
+	for (int i = 0; i < done; i++) {
+		for (int c = 0; c < v->play_n[i]; c++)
+			if (v->unseen[v->play_cards[i][c]] > 0)
+				v->unseen[v->play_cards[i][c]]--;
+		if ((i + 1) % nseats == 0)
+			learn_trick(v, &v->play_seat[i + 1 - nseats],
+			    (const uint8_t (*)[GAME_MAX_PLAY])
+			    &v->play_cards[i + 1 - nseats], nseats,
+			    v->play_n[i]);
 	}
 	/* The current trick is on the table for everybody. */
-	for (int i = 0; i < fr->trick_len; i++) {
-		seats[i] = fr->trick_seat[i];
-		memcpy(trick[i], fr->trick_cards[i], GAME_MAX_PLAY);
+	for (int i = 0; i < fr->trick_len; i++)
 		for (int c = 0; c < fr->width; c++)
 			if (v->unseen[fr->trick_cards[i][c]] > 0)
 				v->unseen[fr->trick_cards[i][c]]--;
-	}
-	learn_trick(v, seats, (const uint8_t (*)[GAME_MAX_PLAY])trick,
-	    fr->trick_len, fr->width);
+	learn_trick(v, fr->trick_seat,
+	    (const uint8_t (*)[GAME_MAX_PLAY])fr->trick_cards, fr->trick_len,
+	    fr->width);
 }
 
 int
