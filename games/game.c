@@ -256,13 +256,8 @@ action_to_json(const struct game_impl *impl, const struct action *a)
 	return obj;
 }
 
-/* Appends to buf at *at what fmt says; 0, or -1 when it does not fit. */
-static int
-buf_add(char *buf, size_t len, size_t *at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int
-buf_add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+int
+game_buf_add(char *buf, size_t len, size_t *at, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -285,42 +280,43 @@ action_format(const struct game_impl *impl, const struct action *a,
 	int rc;
 
 	/* Card codes and suit letters are plain ASCII: nothing to escape. */
-	if (len == 0 || buf_add(buf, len, &at, "{\"seat\":%d", a->seat) != 0)
+	if (len == 0 ||
+	    game_buf_add(buf, len, &at, "{\"seat\":%d", a->seat) != 0)
 		return -1;
 	switch (a->kind) {
 	case ACTION_BID:
-		rc = buf_add(buf, len, &at, ",\"bid\":%d", a->value);
+		rc = game_buf_add(buf, len, &at, ",\"bid\":%d", a->value);
 		break;
 	case ACTION_TRUMP:
-		rc = buf_add(buf, len, &at, ",\"trump\":\"%c\"",
+		rc = game_buf_add(buf, len, &at, ",\"trump\":\"%c\"",
 		    suit_letters[a->value & 3]);
 		break;
 	case ACTION_PLAY:
 		if (impl->max_play_cards > 1) {
-			rc = buf_add(buf, len, &at, ",\"play\":[");
+			rc = game_buf_add(buf, len, &at, ",\"play\":[");
 			for (int i = 0; rc == 0 && i < a->ncards; i++) {
 				impl->format_card(a->cards[i], code,
 				    sizeof(code));
-				rc = buf_add(buf, len, &at, "%s\"%s\"",
+				rc = game_buf_add(buf, len, &at, "%s\"%s\"",
 				    i > 0 ? "," : "", code);
 			}
 			if (rc == 0)
-				rc = buf_add(buf, len, &at, "]");
+				rc = game_buf_add(buf, len, &at, "]");
 		} else {
 			impl->format_card(a->cards[0], code, sizeof(code));
-			rc = buf_add(buf, len, &at, ",\"play\":\"%s\"",
+			rc = game_buf_add(buf, len, &at, ",\"play\":\"%s\"",
 			    code);
 		}
 		break;
 	case ACTION_SELECT:
 		impl->format_card(a->cards[0], code, sizeof(code));
-		rc = buf_add(buf, len, &at, ",\"select\":\"%s\"", code);
+		rc = game_buf_add(buf, len, &at, ",\"select\":\"%s\"", code);
 		break;
 	default:
 		rc = 0;
 		break;
 	}
-	if (rc != 0 || buf_add(buf, len, &at, "}") != 0)
+	if (rc != 0 || game_buf_add(buf, len, &at, "}") != 0)
 		return -1;
 	return (int)at;
 }

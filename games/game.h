@@ -320,6 +320,12 @@ int action_equal(const struct action *a, const struct action *b);
 /* Writes an action as a record object; returns a new reference. */
 json_t *action_to_json(const struct game_impl *impl, const struct action *a);
 /*
+ * Appends to buf (len bytes, *at used) what fmt says, for the record
+ * formatters: 0, or -1 when it does not fit.
+ */
+int game_buf_add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/*
  * Writes the same object as compact JSON text (json_dumps() of
  * action_to_json() with JSON_COMPACT | JSON_PRESERVE_ORDER, byte for byte)
  * into buf, without building it: the bot stores one per move.  Returns

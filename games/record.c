@@ -206,34 +206,34 @@ deal_format(const struct game_impl *impl, int nseats, const struct deal *deal,
 {
 	char code[16];
 	size_t at = 0;
-	int n;
 
 	/* Card codes are plain ASCII: nothing to escape. */
-#define DEAL_ADD(...) do {						\
-		n = snprintf(buf + at, len - at, __VA_ARGS__);		\
-		if (n < 0 || (size_t)n >= len - at)			\
-			return -1;					\
-		at += (size_t)n;					\
-	} while (0)
-	if (len == 0)
+	if (len == 0 || game_buf_add(buf, len, &at, "{\"hands\":[") != 0)
 		return -1;
-	DEAL_ADD("{\"hands\":[");
 	for (int seat = 0; seat < nseats; seat++) {
-		DEAL_ADD("%s[", seat > 0 ? "," : "");
+		if (game_buf_add(buf, len, &at, "%s[",
+		    seat > 0 ? "," : "") != 0)
+			return -1;
 		for (int i = 0; i < deal->count[seat]; i++) {
 			impl->format_card(deal->cards[seat][i], code,
 			    sizeof(code));
-			DEAL_ADD("%s\"%s\"", i > 0 ? "," : "", code);
+			if (game_buf_add(buf, len, &at, "%s\"%s\"",
+			    i > 0 ? "," : "", code) != 0)
+				return -1;
 		}
-		DEAL_ADD("]");
+		if (game_buf_add(buf, len, &at, "]") != 0)
+			return -1;
 	}
-	DEAL_ADD("]");
+	if (game_buf_add(buf, len, &at, "]") != 0)
+		return -1;
 	if (deal->turned >= 0) {
 		impl->format_card(deal->turned, code, sizeof(code));
-		DEAL_ADD(",\"turned\":\"%s\"", code);
+		if (game_buf_add(buf, len, &at, ",\"turned\":\"%s\"",
+		    code) != 0)
+			return -1;
 	}
-	DEAL_ADD("}");
-#undef DEAL_ADD
+	if (game_buf_add(buf, len, &at, "}") != 0)
+		return -1;
 	return (int)at;
 }
 
