@@ -558,6 +558,27 @@ hand_json(const uint16_t *hand)
 	return list;
 }
 
+/* The cards seat holds, for the view and the brief. */
+static int
+held_cards(const struct sticheln_round *r, int seat)
+{
+	int held = 0;
+
+	for (int colour = 0; colour < STICHELN_COLOURS; colour++)
+		held += __builtin_popcount(r->hand[seat][colour]);
+	return held;
+}
+
+/*
+ * Seat's points for the round if it ended now: public once the penalty
+ * cards are revealed (PHASE_PLAY), since every capture was seen.
+ */
+static int
+points_now(const struct sticheln_round *r, int seat)
+{
+	return r->gained[seat] - face_rank(r->selected[seat]);
+}
+
 /*
  * Whether seat may see the selection of other: its own at once, the
  * others' once every selection is in and they are revealed together.
@@ -586,15 +607,11 @@ sticheln_brief(const void *state, int seat, struct game_brief *b)
 			b->penalty[other][0] =
 			    colour_letters[face_colour(face)];
 		b->won[other] = r->won[other];
-		for (int colour = 0; colour < STICHELN_COLOURS; colour++)
-			b->held[other] += __builtin_popcount(
-			    r->hand[other][colour]);
+		b->held[other] = held_cards(r, other);
 		b->score[other] = s->total[other];
-		/* As the view: public once the penalty cards are revealed. */
 		if (r->phase == PHASE_PLAY) {
 			b->points_shown |= 1u << other;
-			b->points[other] = r->gained[other] -
-			    face_rank(r->selected[other]);
+			b->points[other] = points_now(r, other);
 		}
 	}
 	if (seat < 0 || seat >= s->nseats)
@@ -638,23 +655,16 @@ sticheln_view(const void *state, int seat)
 	for (int other = 0; other < s->nseats; other++) {
 		int face = selection_visible(s, seat, other) ?
 		    r->selected[other] : -1;
-		int held = 0;
 
 		json_array_append_new(selected, card_json(face));
 		json_array_append_new(colours, face < 0 ? json_null() :
 		    json_sprintf("%c", colour_letters[face_colour(face)]));
 		json_array_append_new(won, json_integer(r->won[other]));
-		for (int colour = 0; colour < STICHELN_COLOURS; colour++)
-			held += __builtin_popcount(r->hand[other][colour]);
-		json_array_append_new(counts, json_integer(held));
+		json_array_append_new(counts, json_integer(held_cards(r,
+		    other)));
 		json_array_append_new(scores, json_integer(s->total[other]));
-		/*
-		 * The round's points if it ended now: public once the
-		 * penalty cards are revealed, since every capture was seen.
-		 */
 		json_array_append_new(points, r->phase == PHASE_PLAY ?
-		    json_integer(r->gained[other] -
-		    face_rank(r->selected[other])) : json_null());
+		    json_integer(points_now(r, other)) : json_null());
 	}
 	json_object_set_new(view, "points", points);
 	json_object_set_new(view, "selected", selected);
