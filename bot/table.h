@@ -180,9 +180,6 @@ void table_await_resume(struct table *table);
 /* Rebuilds a stored game; the caller announces it. */
 struct table *table_restore(struct channel *channel,
     const struct store_game *stored, char *err, size_t errlen);
-/* Card codes (a JSON array of strings) in the table's colours. */
-void text_cards(struct text *t, const struct table *table,
-    const json_t *codes);
 void text_seat(struct text *t, const struct table *table, int seat,
     int mention);
 

@@ -35,7 +35,7 @@ table_card_color(const struct table *table, const char *code)
 }
 
 /* Appends card codes (a JSON array of strings) separated by spaces. */
-void
+static void
 text_cards(struct text *t, const struct table *table, const json_t *codes)
 {
 	size_t i;
@@ -258,14 +258,14 @@ static void
 text_action_cards(struct text *t, const struct table *table,
     const struct action *action)
 {
-	char code[8];
+	char codes[GAME_MAX_PLAY][4];
+	int n = action->ncards < GAME_MAX_PLAY ? action->ncards :
+	    GAME_MAX_PLAY;
 
-	for (int i = 0; i < action->ncards; i++) {
-		if (i > 0)
-			text_add(t, " ");
-		table->impl->format_card(action->cards[i], code, sizeof(code));
-		text_card(t, table_card_color(table, code), code);
-	}
+	for (int i = 0; i < n; i++)
+		table->impl->format_card(action->cards[i], codes[i],
+		    sizeof(codes[i]));
+	text_codes(t, table, codes, n);
 }
 
 /*
@@ -733,20 +733,15 @@ table_refusal(struct table *table, int seat, const struct action *action,
 	 */
 	text_init(&why);
 	{
-		json_t *a = action_to_json(table->impl, action);
-		json_t *play = json_object_get(a, "play");
 		struct text what;
 
 		text_init(&what);
 		if (action->kind == ACTION_BID || action->kind == ACTION_TRUMP)
 			text_printf(&what, "%d", action->value);
-		else if (play != NULL)
-			text_play_cards(&what, table, play);
 		else
-			text_play_cards(&what, table, json_object_get(a, "select"));
+			text_action_cards(&what, table, action);
 		SAY(&why, lang, MSG_MOVE_NOT_ALLOWED, "r", text_str(&what));
 		text_finish(&what);
-		json_decref(a);
 	}
 	if (flags & ACT_IN_CHANNEL) {
 		SAY0(reply, lang, MSG_REFUSED_PRIVATELY);
