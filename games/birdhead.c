@@ -601,15 +601,28 @@ birdhead_round_result(const void *state, int round, struct game_round *out)
 	return 0;
 }
 
-/* A hand as a sorted list of codes, lowest first. */
-static json_t *
-hand_json(const uint8_t *count)
+/* A hand's codes, lowest first; returns how many. */
+static int
+hand_codes(const uint8_t *count, char (*out)[4])
 {
-	json_t *list = json_array();
+	int n = 0;
 
 	for (int face = BIRDHEAD_LOW; face <= BIRDHEAD_HIGH; face++)
 		for (int c = 0; c < count[face]; c++)
-			json_array_append_new(list, card_json(face));
+			birdhead_format_card(face, out[n++], 4);
+	return n;
+}
+
+/* The same hand as a JSON list of codes. */
+static json_t *
+hand_json(const uint8_t *count)
+{
+	char codes[GAME_MAX_HAND][4];
+	json_t *list = json_array();
+	int n = hand_codes(count, codes);
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(list, json_string(codes[i]));
 	return list;
 }
 
@@ -644,10 +657,7 @@ birdhead_brief(const void *state, int seat, struct game_brief *b)
 	}
 	if (seat < 0 || seat >= s->nseats)
 		return;
-	/* As hand_json(): lowest first. */
-	for (int face = BIRDHEAD_LOW; face <= BIRDHEAD_HIGH; face++)
-		for (int c = 0; c < r->count[seat][face]; c++)
-			birdhead_format_card(face, b->hand[b->nhand++], 4);
+	b->nhand = hand_codes(r->count[seat], b->hand);
 }
 
 static json_t *

@@ -545,16 +545,32 @@ sticheln_round_result(const void *state, int round, struct game_round *out)
 	return 0;
 }
 
-/* A sorted hand as a list of codes: colours in r y g b n p order. */
-static json_t *
-hand_json(const uint16_t *hand)
+/*
+ * A sorted hand's codes: colours in r y g b n p order, then ranks;
+ * returns how many.
+ */
+static int
+hand_codes(const uint16_t *hand, char (*out)[4])
 {
-	json_t *list = json_array();
+	int n = 0;
 
 	for (int colour = 0; colour < STICHELN_COLOURS; colour++)
 		for (unsigned m = hand[colour]; m; m &= m - 1)
-			json_array_append_new(list, card_json(colour *
-			    STICHELN_RANKS + __builtin_ctz(m)));
+			sticheln_format_card(colour * STICHELN_RANKS +
+			    __builtin_ctz(m), out[n++], 4);
+	return n;
+}
+
+/* The same hand as a JSON list of codes. */
+static json_t *
+hand_json(const uint16_t *hand)
+{
+	char codes[GAME_MAX_HAND][4];
+	json_t *list = json_array();
+	int n = hand_codes(hand, codes);
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(list, json_string(codes[i]));
 	return list;
 }
 
@@ -616,11 +632,7 @@ sticheln_brief(const void *state, int seat, struct game_brief *b)
 	}
 	if (seat < 0 || seat >= s->nseats)
 		return;
-	/* As hand_json(): by colour, then rank. */
-	for (int colour = 0; colour < STICHELN_COLOURS; colour++)
-		for (unsigned m = r->hand[seat][colour]; m; m &= m - 1)
-			sticheln_format_card(colour * STICHELN_RANKS +
-			    __builtin_ctz(m), b->hand[b->nhand++], 4);
+	b->nhand = hand_codes(r->hand[seat], b->hand);
 }
 
 static json_t *

@@ -709,18 +709,34 @@ wizard_round_result(const void *state, int round, struct game_round *out)
 	return 0;
 }
 
-/* A sorted hand as a list of codes: suits in r y g b order, then W, J. */
+/*
+ * A sorted hand's codes: suits in r y g b order, then W, J; returns how
+ * many (a hand holds at most GAME_MAX_HAND cards).
+ */
+static int
+hand_codes(uint64_t hand, char (*out)[4])
+{
+	int n = 0;
+
+	for (uint64_t m = hand & ~SPECIAL_MASK; m; m &= m - 1)
+		wizard_format_card(lowest_id(m), out[n++], 4);
+	for (int i = 0; i < bits_count64(hand & WIZARD_MASK); i++)
+		wizard_format_card(WIZARD_FACE_WIZARD, out[n++], 4);
+	for (int i = 0; i < bits_count64(hand & JESTER_MASK); i++)
+		wizard_format_card(WIZARD_FACE_JESTER, out[n++], 4);
+	return n;
+}
+
+/* The same hand as a JSON list of codes. */
 static json_t *
 hand_json(uint64_t hand)
 {
+	char codes[GAME_MAX_HAND][4];
 	json_t *list = json_array();
+	int n = hand_codes(hand, codes);
 
-	for (uint64_t m = hand & ~SPECIAL_MASK; m; m &= m - 1)
-		json_array_append_new(list, card_json(lowest_id(m)));
-	for (int i = 0; i < bits_count64(hand & WIZARD_MASK); i++)
-		json_array_append_new(list, card_json(WIZARD_FACE_WIZARD));
-	for (int i = 0; i < bits_count64(hand & JESTER_MASK); i++)
-		json_array_append_new(list, card_json(WIZARD_FACE_JESTER));
+	for (int i = 0; i < n; i++)
+		json_array_append_new(list, json_string(codes[i]));
 	return list;
 }
 
@@ -840,21 +856,6 @@ wizard_view(const void *state, int seat)
 		}
 	}
 	return view;
-}
-
-/* A hand's codes in the order of hand_json(); returns how many. */
-static int
-hand_codes(uint64_t hand, char (*out)[4])
-{
-	int n = 0;
-
-	for (uint64_t m = hand & ~SPECIAL_MASK; m; m &= m - 1)
-		wizard_format_card(lowest_id(m), out[n++], 4);
-	for (int i = 0; i < bits_count64(hand & WIZARD_MASK); i++)
-		wizard_format_card(WIZARD_FACE_WIZARD, out[n++], 4);
-	for (int i = 0; i < bits_count64(hand & JESTER_MASK); i++)
-		wizard_format_card(WIZARD_FACE_JESTER, out[n++], 4);
-	return n;
 }
 
 static void
