@@ -47,7 +47,7 @@ struct wizard_round {
 	uint8_t trick_no;                /* tricks completed this round */
 	int8_t lead_suit;                /* -1 not yet set, 4 none (Wizard) */
 	uint8_t best_seat;               /* who wins the trick so far */
-	uint16_t best_power;
+	int16_t best_power;              /* its power; -1 before a card */
 	uint8_t nbids;
 	uint8_t trick_seat[GAME_MAX_SEATS];
 	uint8_t trick_card[GAME_MAX_SEATS]; /* ids */
@@ -80,6 +80,20 @@ struct wizard_state {
 };
 
 extern const struct game_impl wizard_game;
+
+/*
+ * Empties the trick on the table: no card, no lead, and a best power of
+ * -1, which the first card of the next trick always beats.  The engine
+ * calls it between tricks; a computer player rewinding a trick in its own
+ * copy of a state calls it too.
+ */
+static inline void
+wizard_clear_trick(struct wizard_round *r)
+{
+	r->trick_len = 0;
+	r->lead_suit = -1;
+	r->best_power = -1;
+}
 
 /* Masks of card ids. */
 #define WIZARD_SUIT_MASK(s) (UINT64_C(0x1fff) << (13 * (s)))

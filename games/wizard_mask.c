@@ -101,12 +101,18 @@ wizard_apply_other(struct wizard_state *s, int seat, int move)
 static void
 begin_dealt(struct wizard_state *s, uint64_t *hands, int turned)
 {
+	/* The Wizards and the Jesters are a nibble each: counted by table. */
+	_Static_assert(WIZARD_WIZARD_MASK == UINT64_C(0xf) << 52 &&
+	    WIZARD_JESTER_MASK == UINT64_C(0xf) << 56, "a nibble each");
+	static const uint8_t nibble_bits[16] = {
+		0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+	};
 	int wizard_next = 52, jester_next = 56;
 
 	for (int seat = 0; seat < s->nseats; seat++) {
 		uint64_t hand = hands[seat];
-		int wizards = bits_count64(hand & WIZARD_WIZARD_MASK);
-		int jesters = bits_count64(hand & WIZARD_JESTER_MASK);
+		int wizards = nibble_bits[(hand >> 52) & 0xf];
+		int jesters = nibble_bits[(hand >> 56) & 0xf];
 
 		hands[seat] = (hand & ~WIZARD_SPECIAL_MASK) |
 		    ((UINT64_C(1) << wizards) - 1) << wizard_next |

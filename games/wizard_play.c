@@ -33,7 +33,7 @@ wizard_begin_round(struct wizard_state *s, const uint64_t *hands, int turned)
 	}
 	r->turned = (int8_t)turned;
 	r->trump = -1;
-	r->lead_suit = -1;
+	wizard_clear_trick(r);
 	r->leader = (uint8_t)wizard_next_seat(s, dealer);
 	if (turned >= 0 && turned < 52)
 		r->trump = (int8_t)wizard_id_suit[turned];
@@ -195,8 +195,7 @@ finish_trick(struct wizard_state *s)
 	    (uint8_t)(r->leader | (winner << 4));
 	r->won[winner]++;
 	r->trick_no++;
-	r->trick_len = 0;
-	r->lead_suit = -1;
+	wizard_clear_trick(r);
 	r->leader = (uint8_t)winner;
 	r->turn = (uint8_t)winner;
 	if (r->trick_no < r->cards)
@@ -262,15 +261,14 @@ wizard_play_id(struct wizard_state *s, int seat, int id)
 	power = wizard_id_rank[id] + extra;
 	/*
 	 * All ones when the trick's best card stays, zero when this one takes
-	 * over.  The first card of a trick always does, against a best of -1
-	 * (whether a card comes first is as predictable as the lead's branch
-	 * above); the comparison is a select by mask, because compilers turn
-	 * the plain conditional into a branch that random play mispredicts
-	 * half the time.
+	 * over.  The first card of a trick always does, against the best of
+	 * -1 a trick starts with; the comparison is a select by mask, because
+	 * compilers turn the plain conditional into a branch that random play
+	 * mispredicts half the time.
 	 */
-	best = len != 0 ? r->best_power : -1;
+	best = r->best_power;
 	keep = (unsigned)((int)power > best) - 1;
-	r->best_power = (uint16_t)((r->best_power & keep) | (power & ~keep));
+	r->best_power = (int16_t)(((unsigned)best & keep) | (power & ~keep));
 	r->best_seat = (uint8_t)((r->best_seat & keep) |
 	    ((unsigned)seat & ~keep));
 	r->trick_seat[len] = (uint8_t)seat;

@@ -890,9 +890,7 @@ play_weight(const struct wizard_view *v, const struct wizard_world *w)
 		for (int i = first; i < v->nplays; i++)
 			gone &= ~BIT(v->play_id[i]);
 	}
-	r->trick_len = 0;
-	r->lead_suit = -1;
-	r->best_power = 0;
+	wizard_clear_trick(r);
 	for (int i = first; i < v->nplays; i++) {
 		int seat = v->play_seat[i], id = v->play_id[i], pick;
 
