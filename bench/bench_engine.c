@@ -25,8 +25,13 @@
  * clock: on a machine shared with other work, a run that waits for the
  * processor then does not count the wait.
  *
+ * Wizard's fast, mask and moves paths pick a random legal move (a count,
+ * then a select of the legal mask) with POPCNT and PDEP when the
+ * processor has them (chosen when the program starts, bits.h), with the
+ * portable count and select otherwise or with --portable.
+ *
  * usage: bench_engine [GAME] [--seconds S] [--games N] [--seats N]
- *                     [--path P] [--cpu]
+ *                     [--path P] [--cpu] [--portable]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,12 +112,21 @@ random_game(const struct game_impl *impl, const struct game_setup *setup,
 }
 
 /*
+ * A random legal move costs a count and a select of the move mask: the
+ * paths below take them as arguments, so that each is compiled twice,
+ * with the portable forms and, where the processor has them, with POPCNT
+ * and PDEP (bits.h).  The engine's own steps are the same in both.
+ */
+typedef int (*count_fn)(uint64_t);
+typedef int (*select_fn)(uint64_t, int);
+
+/*
  * One random Wizard game on the fast path: bids through apply() (they are
  * few), plays straight on the bitmasks.
  */
-static long
+static inline __attribute__((always_inline)) long
 random_wizard_fast(const struct game_setup *setup, struct wizard_state *s,
-    struct rng *rng, uint64_t *pick)
+    struct rng *rng, uint64_t *pick, count_fn count, select_fn select)
 {
 	struct deal deal;
 	long plays = 0;
@@ -150,11 +164,10 @@ random_wizard_fast(const struct game_setup *setup, struct wizard_state *s,
 		default: {
 			int seat = s->r.turn;
 			uint64_t ids = wizard_playable(s, seat);
-			int k = (int)pick_below(&x,
-			    (uint32_t)bits_count64(ids));
+			int k = (int)pick_below(&x, (uint32_t)count(ids));
 
 			/* The k-th card id that may be played. */
-			wizard_play_id(s, seat, bits_select64(ids, k));
+			wizard_play_id(s, seat, select(ids, k));
 			plays++;
 			break;
 		}
@@ -168,9 +181,10 @@ random_wizard_fast(const struct game_setup *setup, struct wizard_state *s,
  * trusts the move.  Every action is chosen uniformly among the legal ones,
  * as on the engine path.
  */
-static long
-random_game_moves(const struct game_impl *impl,
-    const struct game_setup *setup, void *state, struct rng *rng, uint64_t *pick)
+static inline __attribute__((always_inline)) long
+moves_game_with(const struct game_impl *impl, const struct game_setup *setup,
+    void *state, struct rng *rng, uint64_t *pick, count_fn count,
+    select_fn select)
 {
 	long plays = 0;
 	uint64_t x = *pick;
@@ -188,11 +202,11 @@ random_game_moves(const struct game_impl *impl,
 			game_deal(impl, state, GAME_DEAL_VERSION, rng);
 			continue;
 		}
-		k = (int)pick_below(&x, (uint32_t)bits_count64(moves));
+		k = (int)pick_below(&x, (uint32_t)count(moves));
 		/* Counting plays is the only reason to ask for the phase. */
 		plays += impl->phase(state) == PHASE_PLAY;
 		/* The k-th legal move. */
-		impl->apply_move(state, seat, bits_select64(moves, k));
+		impl->apply_move(state, seat, select(moves, k));
 	}
 }
 
@@ -211,9 +225,9 @@ wizard_deal_copy(struct wizard_state *s, struct rng rng)
  * The same on Wizard's own mask functions, as its computer player calls
  * them: no indirect call at all per move, plays answered inline.
  */
-static long
-random_wizard_mask(const struct game_setup *setup, struct wizard_state *s,
-    struct rng *rng, uint64_t *pick)
+static inline __attribute__((always_inline)) long
+mask_game_with(const struct game_setup *setup, struct wizard_state *s,
+    struct rng *rng, uint64_t *pick, count_fn count, select_fn select)
 {
 	struct rng local = *rng;
 	long plays = 0;
@@ -230,9 +244,9 @@ random_wizard_mask(const struct game_setup *setup, struct wizard_state *s,
 			local = wizard_deal_copy(s, local);
 			continue;
 		}
-		k = (int)pick_below(&x, (uint32_t)bits_count64(moves));
+		k = (int)pick_below(&x, (uint32_t)count(moves));
 		plays += s->r.phase == PHASE_PLAY;
-		wizard_apply_mask(s, seat, bits_select64(moves, k));
+		wizard_apply_mask(s, seat, select(moves, k));
 	}
 	*rng = local;
 	*pick = x;
@@ -330,7 +344,8 @@ fast_game(const struct game_impl *impl, const struct game_setup *setup,
     void *state, struct rng *rng, uint64_t *pick)
 {
 	if (impl == &wizard_game)
-		return random_wizard_fast(setup, state, rng, pick);
+		return random_wizard_fast(setup, state, rng, pick, bits_count64,
+		    bits_select64);
 	if (impl == &birdhead_game)
 		return random_birdhead_fast(setup, state, rng, pick);
 	return random_sticheln_fast(setup, state, rng, pick);
@@ -340,8 +355,47 @@ static long
 mask_game(const struct game_impl *impl, const struct game_setup *setup,
     void *state, struct rng *rng, uint64_t *pick)
 {
-	return random_wizard_mask(setup, state, rng, pick);
+	(void)impl;
+	return mask_game_with(setup, state, rng, pick, bits_count64,
+	    bits_select64);
 }
+
+static long
+moves_game(const struct game_impl *impl, const struct game_setup *setup,
+    void *state, struct rng *rng, uint64_t *pick)
+{
+	return moves_game_with(impl, setup, state, rng, pick, bits_count64,
+	    bits_select64);
+}
+
+#if defined(BITS_HW)
+BITS_HW_TARGET static long
+fast_game_hw(const struct game_impl *impl, const struct game_setup *setup,
+    void *state, struct rng *rng, uint64_t *pick)
+{
+	if (impl == &wizard_game)
+		return random_wizard_fast(setup, state, rng, pick,
+		    bits_count64_hw, bits_select64_hw);
+	return fast_game(impl, setup, state, rng, pick);
+}
+
+BITS_HW_TARGET static long
+mask_game_hw(const struct game_impl *impl, const struct game_setup *setup,
+    void *state, struct rng *rng, uint64_t *pick)
+{
+	(void)impl;
+	return mask_game_with(setup, state, rng, pick, bits_count64_hw,
+	    bits_select64_hw);
+}
+
+BITS_HW_TARGET static long
+moves_game_hw(const struct game_impl *impl, const struct game_setup *setup,
+    void *state, struct rng *rng, uint64_t *pick)
+{
+	return moves_game_with(impl, setup, state, rng, pick, bits_count64_hw,
+	    bits_select64_hw);
+}
+#endif
 
 static void
 measure(const struct game_impl *impl, const char *name, random_game_fn fn,
@@ -376,7 +430,8 @@ main(int argc, char **argv)
 	const char *only = NULL, *path = NULL;
 	double budget = 2.0;
 	long count = 0;
-	int seats = 4;
+	int seats = 4, portable = 0;
+	random_game_fn fast = fast_game, mask = mask_game, moves = moves_game;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
@@ -389,9 +444,21 @@ main(int argc, char **argv)
 			seats = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc)
 			path = argv[++i];
+		else if (strcmp(argv[i], "--portable") == 0)
+			portable = 1;
 		else
 			only = argv[i];
 	}
+#if defined(BITS_HW)
+	if (!portable && bits_hw_usable()) {
+		fast = fast_game_hw;
+		mask = mask_game_hw;
+		moves = moves_game_hw;
+	}
+#endif
+	printf("# Wizard's fast, mask and moves paths choose with %s\n",
+	    mask == mask_game ? "the portable count and select" :
+	    "POPCNT and PDEP");
 	for (size_t g = 0; game_registry[g] != NULL; g++) {
 		const struct game_impl *impl = game_registry[g];
 		const struct {
@@ -399,10 +466,9 @@ main(int argc, char **argv)
 			random_game_fn fn;
 		} paths[] = {
 			{ "engine", random_game },
-			{ "fast", fast_game },
-			{ "mask", impl == &wizard_game ? mask_game : NULL },
-			{ "moves", impl->next_moves != NULL ?
-			    random_game_moves : NULL },
+			{ "fast", fast },
+			{ "mask", impl == &wizard_game ? mask : NULL },
+			{ "moves", impl->next_moves != NULL ? moves : NULL },
 		};
 
 		if (only != NULL && strcmp(only, impl->name) != 0)

@@ -82,4 +82,46 @@ bits_select64(uint64_t x, int k)
 #endif
 }
 
+
+/*
+ * The same two chosen when the program runs, for code that is built for
+ * baseline x86-64 but spends its time counting and selecting bits (a
+ * random legal move is a count, then a select).  A function marked
+ * BITS_HW_TARGET is compiled for POPCNT, BMI1 and BMI2 and may use
+ * bits_count64_hw() and bits_select64_hw(); it must only be called when
+ * bits_hw_usable() says the processor has them.  Elsewhere (another
+ * architecture, a compiler without the attributes) BITS_HW is not
+ * defined and callers keep the portable forms.
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define BITS_HW 1
+#define BITS_HW_TARGET __attribute__((target("popcnt,bmi,bmi2")))
+
+BITS_HW_TARGET static inline int
+bits_count64_hw(uint64_t x)
+{
+	return __builtin_popcountll(x);
+}
+
+BITS_HW_TARGET static inline int
+bits_select64_hw(uint64_t x, int k)
+{
+	return __builtin_ctzll(_pdep_u64(UINT64_C(1) << k, x));
+}
+
+/*
+ * Whether the processor has POPCNT and a fast PDEP: AMD's family 17h
+ * (Zen 1 and 2) runs PDEP in microcode, far slower than the portable
+ * select.
+ */
+static inline int
+bits_hw_usable(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("popcnt") &&
+	    __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam17h");
+}
+#endif
+
 #endif

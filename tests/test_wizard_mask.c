@@ -242,6 +242,46 @@ test_select_names_kth_bit(void **unused)
 	assert_int_equal(bits_select64(~UINT64_C(0), 63), 63);
 }
 
+#if defined(BITS_HW)
+/*
+ * The forms chosen when the program runs give the portable forms'
+ * answers.  Compiled for POPCNT and BMI2, the loop runs only where the
+ * processor has them; elsewhere the test says it skipped.
+ */
+BITS_HW_TARGET static int
+hw_disagreements(void)
+{
+	struct rng rng;
+	int bad = 0;
+
+	rng_seed(&rng, 23);
+	for (int i = 0; i < 20000; i++) {
+		uint64_t x = rng_next(&rng);
+
+		for (int thin = i % 4; thin > 0; thin--)
+			x &= rng_next(&rng);
+		x |= UINT64_C(1) << (i % 64);
+		bad += bits_count64_hw(x) != bits_count64(x);
+		for (int k = 0; k < bits_count64(x); k++)
+			bad += bits_select64_hw(x, k) != bits_select64(x, k);
+	}
+	return bad;
+}
+#endif
+
+static void
+test_hw_forms_agree(void **unused)
+{
+	(void)unused;
+#if defined(BITS_HW)
+	if (bits_hw_usable()) {
+		assert_int_equal(hw_disagreements(), 0);
+		return;
+	}
+#endif
+	skip();
+}
+
 int
 main(void)
 {
@@ -249,6 +289,7 @@ main(void)
 		cmocka_unit_test(test_mask_path_agrees_with_engine),
 		cmocka_unit_test(test_illegal_actions_have_no_move),
 		cmocka_unit_test(test_select_names_kth_bit),
+		cmocka_unit_test(test_hw_forms_agree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
