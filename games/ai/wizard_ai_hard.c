@@ -331,11 +331,12 @@ wizard_ai_hard(const struct wizard_view *v, struct ai_ctx *ctx,
 	/*
 	 * hard bids and names trump as normal does.  Searching them (normal's
 	 * bid and up to BID_SPREAD either side, each judged by rollouts) lost
-	 * games: hard with normal's bids won 66.5% of 200 duplicate games
+	 * games: hard with normal's bids won 64.9% of 400 duplicate games
 	 * against hard-v1, which searches them, where hard searching them
-	 * had won 52.7-54.8% (README.md).  A rollout judges a bid by
-	 * normal's play after it, not by the searching play that will follow,
-	 * and the best of several noisy means favours the luckiest bid.
+	 * had won 52.7-54.8% (README.md).  Likely because a rollout judges
+	 * a bid by normal's play after it, not by the searching play that
+	 * will follow, and the best of several noisy means favours the
+	 * luckiest bid.
 	 */
 	if (!ctx->hard_v1 && s->r.phase != PHASE_PLAY)
 		return;
