@@ -750,6 +750,45 @@ test_wizard_play_sanity(void **unused)
 }
 
 /*
+ * Wizard's hard bids and names trump as normal does (its search of the
+ * bids lost games, see README.md), while hard-v1 still searches them.
+ */
+static void
+test_wizard_hard_bids_as_normal(void **unused)
+{
+	struct game_setup setup = { .nseats = 4 };
+	struct game *game = new_game(&wizard_game, &setup);
+	char err[GAME_ERR_LEN];
+	int checked = 0, v1_differs = 0;
+	struct rng rng;
+
+	rng_seed(&rng, 5);
+	for (;;) {
+		int seats[GAME_MAX_SEATS], phase;
+		struct action a, h;
+
+		deal_if_needed(game, &rng);
+		phase = wizard_game.phase(game->state);
+		if (phase == PHASE_OVER)
+			break;
+		wizard_game.to_act(game->state, seats);
+		a = decide(game, seats[0], AI_NORMAL, 1, 1);
+		if (phase != PHASE_PLAY) {
+			h = decide(game, seats[0], AI_HARD, 1, 1);
+			assert_true(action_equal(&a, &h));
+			h = decide(game, seats[0], AI_HARD_V1, 1, 1);
+			v1_differs += !action_equal(&a, &h);
+			checked++;
+		}
+		if (game_apply(game, &a, err, sizeof(err)) != 0)
+			fail_msg("refused: %s", err);
+	}
+	assert_true(checked >= 60);
+	assert_true(v1_differs > 0);
+	game_destroy(game);
+}
+
+/*
  * normal BirdHead leads its highest card, and follows with its highest
  * cards whenever they meet the standard.
  */
@@ -985,6 +1024,7 @@ main(void)
 		cmocka_unit_test(test_honest_sticheln),
 		cmocka_unit_test(test_wizard_bid_sanity),
 		cmocka_unit_test(test_wizard_play_sanity),
+		cmocka_unit_test(test_wizard_hard_bids_as_normal),
 		cmocka_unit_test(test_birdhead_sanity),
 		cmocka_unit_test(test_sticheln_select_sanity),
 		cmocka_unit_test(test_no_decision),

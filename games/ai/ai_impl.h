@@ -78,8 +78,8 @@ struct ai_ctx {
 	/*
 	 * Hard's first version (AI_HARD_V1, run as AI_HARD by the games'
 	 * players): worlds planned from work, hidden hands sampled without
-	 * weighing them by the public bids.  Otherwise the search runs until
-	 * the deadline.
+	 * weighing them by the public bids, and in Wizard the bids searched
+	 * too.  Otherwise the search runs until the deadline.
 	 */
 	int hard_v1;
 };

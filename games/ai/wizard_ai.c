@@ -1,5 +1,6 @@
 /*
- * wizard_ai.c - computer players for Wizard.
+ * wizard_ai.c - computer players for Wizard: easy, normal and the seat's
+ * view.
  *
  * easy bids its Wizards and high cards, then plays its strongest card
  * while it needs tricks and its weakest otherwise.
@@ -15,26 +16,17 @@
  * so it ducks with its most dangerous card once the bid is made, takes
  * cheaply when short, and waits when its hand will make the tricks anyway.
  *
- * hard samples the unseen cards many times (consistent with the voids, the
- * cards played and the turned card; hidden bids are filled in with what
- * normal would have bid), weighs each sample by how well its hands fit the
- * public bids, plays every candidate action out to the end of the round in
- * each sample with the normal policy for every seat, and takes the action
- * with the best weighted mean score.  hard-v1, kept for comparison, weighs
- * every sample alike.
+ * hard and hard-v1 search over sampled deals (wizard_ai_hard.c); they
+ * take this file's normal as their default choice and rollout policy.
+ * This file also builds the seat's view that every level decides from.
  */
 #include <string.h>
 
 #include "ai_impl.h"
 #include "bits.h"
 #include "game.h"
-#include "rng.h"
 #include "wizard.h"
-
-#define ALL_IDS ((UINT64_C(1) << 60) - 1)
-#define SUIT_MASK(s) WIZARD_SUIT_MASK(s)
-#define SPECIAL_MASK (WIZARD_WIZARD_MASK | WIZARD_JESTER_MASK)
-#define BIT(id) (UINT64_C(1) << (id))
+#include "wizard_ai_impl.h"
 
 /*
  * A Wizard behind a card does not always come down on it: its holder may
@@ -50,50 +42,8 @@
 #define EAGER_NEEDS 1.0
 #define EAGER_MADE 0.2
 #define EAGER_UNKNOWN 0.6
-/*
- * Hard: how much the others' points count against the seat's own.  Wizard
- * is won on the total, so a point taken from an opponent is worth a little.
- */
-#define OTHERS_WEIGHT 0.25
 /* What a trick claimed by the others beyond their share takes off a bid. */
 #define BID_PRESSURE 0.25
-/* Hard considers bids this far from the normal bid at most. */
-#define BID_SPREAD 3
-
-/* What a seat sees of a Wizard state. */
-struct wizard_view {
-	/*
-	 * The redacted copy: other seats' hands are empty (under clairvoyance
-	 * in the first round it is the seat's own hand that is), bids the seat
-	 * cannot see are -1, and Wizards and Jesters carry canonical ids
-	 * (the four Wizards are interchangeable, but the engine numbers
-	 * them in dealing order, which would tell where the others lie).
-	 */
-	struct wizard_state s;
-	int seat;
-	int blind;                       /* the seat does not see its hand */
-	uint8_t count[GAME_MAX_SEATS];   /* cards in each hand */
-	uint8_t hidden_bid;              /* bids made out of seat's sight */
-	uint64_t gone;                   /* ids known to be played this round */
-	uint64_t played[GAME_MAX_SEATS]; /* the same, per seat */
-	uint64_t shown;                  /* the turned card's id, or 0 */
-	uint64_t unseen;                 /* ids in hidden hands or the stock */
-	int history;                     /* whether earlier tricks are known */
-	/*
-	 * The round's plays in order (canonical ids), when its earlier
-	 * tricks are known; otherwise only the current trick's.
-	 */
-	int nplays;
-	uint8_t play_seat[GAME_MAX_SEATS * GAME_MAX_HAND];
-	uint8_t play_id[GAME_MAX_SEATS * GAME_MAX_HAND];
-};
-
-/* One sampled deal of the hidden cards, and the cards gone so far. */
-struct wizard_world {
-	struct wizard_state s;
-	uint64_t gone;
-	uint64_t shown;
-};
 
 /* What one seat's decision knows about the cards it cannot see. */
 struct odds {
@@ -115,12 +65,6 @@ next_active(const struct wizard_state *s, int seat)
 		seat = seat + 1 == s->nseats ? 0 : seat + 1;
 	while (!(s->active & (1u << seat)));
 	return seat;
-}
-
-static int
-face_of(int id)
-{
-	return id < 52 ? id : id < 56 ? WIZARD_FACE_WIZARD : WIZARD_FACE_JESTER;
 }
 
 /*
@@ -256,8 +200,8 @@ hold_chance(const struct wizard_state *s, const struct odds *o, int id)
 }
 
 /* The ids seat may play, one per face (Wizards and Jesters collapse). */
-static int
-candidates(const struct wizard_state *s, int seat, int *ids)
+int
+wizard_ai_candidates(const struct wizard_state *s, int seat, int *ids)
 {
 	uint64_t playable = wizard_playable(s, seat);
 	uint64_t suited = playable & ~SPECIAL_MASK;
@@ -272,20 +216,13 @@ candidates(const struct wizard_state *s, int seat, int *ids)
 	return n;
 }
 
-/* The ids seat cannot see in a world: neither in its hand nor played. */
-static uint64_t
-world_unseen(const struct wizard_world *w, int seat)
-{
-	return ALL_IDS & ~w->gone & ~w->shown & ~w->s.r.hand[seat];
-}
-
 /* ---- easy ------------------------------------------------------------ */
 
 static int
 easy_play(const struct wizard_state *s, int seat)
 {
 	int ids[GAME_MAX_HAND + 2];
-	int n = candidates(s, seat, ids), best = 0;
+	int n = wizard_ai_candidates(s, seat, ids), best = 0;
 	int need = s->r.bid[seat] - s->r.won[seat];
 
 	for (int k = 1; k < n; k++) {
@@ -493,8 +430,8 @@ outlook(int bid, int target, double mean, double var, int left,
  * takes cheaply when it can and waits when its hand will make the tricks
  * anyway, and a seat at its bid ducks with its most dangerous card.
  */
-static int
-normal_play(const struct wizard_state *s, int seat, uint64_t unseen)
+int
+wizard_ai_normal_play(const struct wizard_state *s, int seat, uint64_t unseen)
 {
 	const struct wizard_round *r = &s->r;
 	int ids[GAME_MAX_HAND + 2];
@@ -502,7 +439,7 @@ normal_play(const struct wizard_state *s, int seat, uint64_t unseen)
 	double lose[GAME_MAX_HAND + 2], win[GAME_MAX_HAND + 2];
 	/* Each held card's future value, by id: candidates are held cards. */
 	double held[64];
-	int n = candidates(s, seat, ids);
+	int n = wizard_ai_candidates(s, seat, ids);
 	uint64_t hand = r->hand[seat];
 	int t = bits_count64(hand), best = 0, bid = r->bid[seat];
 	const int16_t *values = bid_row(s, t > 1 ? t - 1 : 1);
@@ -561,9 +498,9 @@ normal_play(const struct wizard_state *s, int seat, uint64_t unseen)
  * law around the table's expected count (moved by shift), discretised,
  * whose variance is that of as many independent cards.
  */
-static void
-trick_distribution(const struct wizard_state *s, uint64_t hand, double shift,
-    double *dist)
+void
+wizard_ai_trick_distribution(const struct wizard_state *s, uint64_t hand,
+    double shift, double *dist)
 {
 	const int16_t *values = bid_row(s, s->r.cards);
 	double mean = shift, var = 0.25, total = 0;
@@ -605,15 +542,15 @@ expected_points(const double *dist, int n, int bid)
  * The best bid for hand among 0..cards, skipping forbidden (or -1), when
  * the hand is expected to take shift tricks more than its cards' worth.
  */
-static int
-best_bid(const struct wizard_state *s, uint64_t hand, double shift,
+int
+wizard_ai_best_bid(const struct wizard_state *s, uint64_t hand, double shift,
     int forbidden)
 {
 	double dist[GAME_MAX_HAND + 2];
 	int n = bits_count64(hand), best = -1;
 	double best_points = 0;
 
-	trick_distribution(s, hand, shift, dist);
+	wizard_ai_trick_distribution(s, hand, shift, dist);
 	for (int bid = 0; bid <= n; bid++) {
 		double points = expected_points(dist, n, bid);
 
@@ -646,8 +583,8 @@ forbidden_bid(const struct wizard_state *s, int seat)
  * cards is a fraction of a trick less for this hand (and the other way
  * round), the fraction measured in normal's own games.
  */
-static int
-normal_bid(const struct wizard_state *s, int seat)
+int
+wizard_ai_normal_bid(const struct wizard_state *s, int seat)
 {
 	const struct wizard_round *r = &s->r;
 	int claimed = 0, bidders = 0;
@@ -659,13 +596,14 @@ normal_bid(const struct wizard_state *s, int seat)
 		claimed += r->bid[other];
 		bidders++;
 	}
-	return best_bid(s, r->hand[seat], BID_PRESSURE * ((double)r->cards *
-	    bidders / s->nactive - claimed), forbidden_bid(s, seat));
+	return wizard_ai_best_bid(s, r->hand[seat], BID_PRESSURE *
+	    ((double)r->cards * bidders / s->nactive - claimed),
+	    forbidden_bid(s, seat));
 }
 
 /* The suit normal names after a turned Wizard: the longest, then strongest. */
-static int
-normal_trump(const struct wizard_state *s, int seat)
+int
+wizard_ai_normal_trump(const struct wizard_state *s, int seat)
 {
 	int best = 0, best_score = -1;
 
@@ -719,20 +657,6 @@ set_bid(struct action *out, int seat, int bid)
 	    .value = (int8_t)bid };
 }
 
-static void
-set_play(struct action *out, int seat, int id)
-{
-	*out = (struct action){ .seat = (int8_t)seat, .kind = ACTION_PLAY,
-	    .ncards = 1, .cards = { (uint8_t)face_of(id) } };
-}
-
-static void
-set_trump(struct action *out, int seat, int suit)
-{
-	*out = (struct action){ .seat = (int8_t)seat, .kind = ACTION_TRUMP,
-	    .value = (int8_t)suit };
-}
-
 static int
 easy_bid(const struct wizard_state *s, int seat)
 {
@@ -752,8 +676,9 @@ easy_bid(const struct wizard_state *s, int seat)
 }
 
 /* easy and normal, on the view: both use only what the seat sees. */
-static void
-heuristic(const struct wizard_view *v, enum ai_level level, struct action *out)
+void
+wizard_ai_heuristic(const struct wizard_view *v, enum ai_level level,
+    struct action *out)
 {
 	const struct wizard_state *s = &v->s;
 	int seat = v->seat;
@@ -774,7 +699,7 @@ heuristic(const struct wizard_view *v, enum ai_level level, struct action *out)
 			}
 			set_trump(out, seat, best);
 		} else {
-			set_trump(out, seat, normal_trump(s, seat));
+			set_trump(out, seat, wizard_ai_normal_trump(s, seat));
 		}
 		return;
 	case PHASE_BID:
@@ -793,349 +718,14 @@ heuristic(const struct wizard_view *v, enum ai_level level, struct action *out)
 		} else if (level == AI_EASY) {
 			set_bid(out, seat, easy_bid(s, seat));
 		} else {
-			set_bid(out, seat, normal_bid(s, seat));
+			set_bid(out, seat, wizard_ai_normal_bid(s, seat));
 		}
 		return;
 	default:
 		set_play(out, seat, level == AI_EASY ? easy_play(s, seat) :
-		    normal_play(s, seat, v->unseen));
+		    wizard_ai_normal_play(s, seat, v->unseen));
 		return;
 	}
-}
-
-/* ---- hard ------------------------------------------------------------ */
-
-/* The hard search's candidates and what it needs besides the view. */
-struct wizard_search {
-	const struct wizard_view *v;
-	/* Whether sampled hands are weighed by the bids made on them. */
-	int weigh_bids;
-	/* And by the plays made from them. */
-	int weigh_plays;
-	int ncand;
-	struct action cand[GAME_MAX_ACTIONS];
-	int ids[GAME_MAX_ACTIONS];       /* for plays */
-};
-
-/*
- * How well a world's hands fit the bids the seat saw made on them: for
- * each other seat whose bid is public and whose round's cards the world
- * holds in full, the chance that normal's trick distribution gives that
- * hand exactly its bid.  A seat that bid high is likelier to hold the
- * Wizards and trumps, and the weighted mean over the worlds leans that
- * way.  The floor keeps a surprising bid from zeroing a world outright:
- * people bid with other models than ours.
- */
-#define BID_WEIGHT_FLOOR 0.05
-
-static double
-bid_weight(const struct wizard_view *v, const struct wizard_state *s)
-{
-	const struct wizard_round *r = &s->r;
-	double weight = 1, dist[GAME_MAX_HAND + 2];
-
-	if (!v->history && r->trick_no > 0)
-		return 1;
-	for (int seat = 0; seat < s->nseats; seat++) {
-		uint64_t start = r->hand[seat] | v->played[seat];
-		int bid = r->bid[seat];
-
-		if (seat == v->seat || !(s->active & (1u << seat)) ||
-		    bid < 0 || (v->hidden_bid & (1u << seat)) ||
-		    bid > bits_count64(start))
-			continue;
-		trick_distribution(s, start, 0, dist);
-		weight *= BID_WEIGHT_FLOOR + dist[bid];
-	}
-	return weight;
-}
-
-/*
- * How well a world's hands fit the plays the seat saw this round: the
- * round is replayed from its first trick with the world's hands, and each
- * play of another seat that normal, holding that hand and seeing what
- * that seat saw, would not have made costs the world a factor.  A seat
- * that ducked under a high card is then likelier to hold no higher one,
- * and one that led a suit likelier to hold more of it.  The factor is
- * mild because the others are not normal: it leans, it does not decide.
- * Only the earlier tricks of the round need a known history; without it
- * the current trick alone is replayed from where it began.
- */
-#define PLAY_MISS 0.7
-
-static double
-play_weight(const struct wizard_view *v, const struct wizard_world *w)
-{
-	struct wizard_state s;
-	struct wizard_round *r = &s.r;
-	uint64_t gone = 0;
-	double weight = 1;
-	int first = v->history ? 0 : v->nplays - w->s.r.trick_len;
-
-	if (v->nplays == 0 || w->s.clairvoyance)
-		return 1;
-	memcpy(&s, &w->s, sizeof(s));
-	for (int seat = 0; seat < s.nseats; seat++) {
-		r->hand[seat] |= v->played[seat];
-		if (v->history) {
-			r->won[seat] = 0;
-			r->void_suits[seat] = 0;
-		}
-	}
-	if (v->history) {
-		r->trick_no = 0;
-	} else {
-		/* The cards of earlier tricks are gone, in no known order. */
-		gone = v->gone;
-		for (int i = first; i < v->nplays; i++)
-			gone &= ~BIT(v->play_id[i]);
-	}
-	wizard_clear_trick(r);
-	for (int i = first; i < v->nplays; i++) {
-		int seat = v->play_seat[i], id = v->play_id[i], pick;
-
-		if (seat != v->seat) {
-			pick = normal_play(&s, seat, ALL_IDS & ~gone &
-			    ~w->shown & ~r->hand[seat]);
-			/* Wizards (and Jesters) are one face each. */
-			if (pick != id && (pick < 52 || id < 52 ||
-			    (pick >= 56) != (id >= 56)))
-				weight *= PLAY_MISS;
-		}
-		r->turn = (uint8_t)seat;
-		wizard_play_id(&s, seat, id);
-		gone |= BIT(id);
-	}
-	return weight;
-}
-
-/*
- * Fills the hidden hands of a world: each seat in turn, the most
- * constrained first, takes its count of the shuffled unseen cards,
- * skipping the suits it has shown it lacks.  A seat that finds too few
- * such cards (possible only when the voids leave almost no room) takes
- * what is left.
- */
-static double
-wizard_sample(const void *arg, struct rng *rng, void *worldp)
-{
-	const struct wizard_search *search = arg;
-	const struct wizard_view *v = search->v;
-	struct wizard_world *w = worldp;
-	struct wizard_round *r;
-	uint8_t pool[60];
-	int order[GAME_MAX_SEATS], norder = 0, npool = 0;
-	uint64_t taken = 0;
-
-	for (uint64_t m = v->unseen; m; m &= m - 1)
-		pool[npool++] = (uint8_t)bits_lowest64(m);
-	rng_shuffle(rng, pool, (size_t)npool);
-	memcpy(&w->s, &v->s, sizeof(w->s));
-	w->gone = v->gone;
-	w->shown = v->shown;
-	r = &w->s.r;
-	for (int seat = 0; seat < v->s.nseats; seat++)
-		if ((v->s.active & (1u << seat)) &&
-		    (seat != v->seat || v->blind))
-			order[norder++] = seat;
-	/* Most voids first: they are the hardest to satisfy. */
-	for (int i = 1; i < norder; i++) {
-		int seat = order[i], j = i;
-		int voids = bits_count64(r->void_suits[seat]);
-
-		for (; j > 0 && bits_count64(r->void_suits[order[j - 1]]) <
-		    voids; j--)
-			order[j] = order[j - 1];
-		order[j] = seat;
-	}
-	for (int i = 0; i < norder; i++) {
-		int seat = order[i], need = v->count[seat];
-		uint64_t hand = 0;
-
-		for (int pass = 0; pass < 2 && need > 0; pass++) {
-			for (int k = 0; k < npool && need > 0; k++) {
-				int id = pool[k];
-
-				if (taken & BIT(id))
-					continue;
-				if (pass == 0 && id < 52 &&
-				    ((r->void_suits[seat] >> (id / 13)) & 1))
-					continue;
-				hand |= BIT(id);
-				taken |= BIT(id);
-				need--;
-			}
-		}
-		r->hand[seat] = hand;
-	}
-	/* Bids made out of sight: what normal would have bid. */
-	for (int seat = 0; seat < v->s.nseats; seat++) {
-		uint64_t start;
-		int bid;
-
-		if (!(v->hidden_bid & (1u << seat)))
-			continue;
-		if (v->history || r->trick_no == 0) {
-			start = r->hand[seat] | v->played[seat];
-			bid = best_bid(&w->s, start, 0, -1);
-		} else {
-			start = r->hand[seat];
-			bid = r->won[seat] + best_bid(&w->s, start, 0, -1);
-		}
-		r->bid[seat] = (int8_t)bid;
-	}
-	return (search->weigh_bids ? bid_weight(v, &w->s) : 1) *
-	    (search->weigh_plays ? play_weight(v, w) : 1);
-}
-
-/* Plays the world out to the end of the round with normal for everyone. */
-static void
-rollout(struct wizard_world *w)
-{
-	struct wizard_state *s = &w->s;
-
-	for (;;) {
-		int seat, id, move;
-
-		switch (s->r.phase) {
-		case PHASE_PLAY:
-			seat = s->r.turn;
-			id = normal_play(s, seat, world_unseen(w, seat));
-			wizard_play_id(s, seat, id);
-			w->gone |= BIT(id);
-			break;
-		case PHASE_BID:
-		case PHASE_BID_SIMULTANEOUS:
-			seat = s->r.turn;
-			if (s->r.phase == PHASE_BID_SIMULTANEOUS)
-				for (seat = 0; seat < s->nseats &&
-				    (s->r.bid[seat] >= 0 ||
-				    !(s->active & (1u << seat))); seat++)
-					;
-			if (seat == s->nseats)
-				return;
-			/*
-			 * The mask path: one test against the legal mask
-			 * instead of apply()'s checks and messages.
-			 */
-			move = normal_bid(s, seat);
-			if (!((wizard_legal_mask(s, seat) >> move) & 1))
-				return;
-			wizard_apply_mask(s, seat, move);
-			break;
-		case PHASE_TRUMP:
-			wizard_apply_mask(s, s->r.dealer, normal_trump(s,
-			    s->r.dealer));
-			break;
-		default:
-			return;
-		}
-	}
-}
-
-static double
-wizard_score(const void *arg, const void *worldp, int cand)
-{
-	const struct wizard_search *search = arg;
-	const struct wizard_view *v = search->v;
-	const struct action *a = &search->cand[cand];
-	struct wizard_world w;
-	double others = 0;
-	int nothers = 0, round;
-
-	memcpy(&w, worldp, sizeof(w));
-	if (a->kind == ACTION_PLAY) {
-		wizard_play_id(&w.s, v->seat, search->ids[cand]);
-		w.gone |= BIT(search->ids[cand]);
-	} else if (wizard_game.apply(&w.s, a, NULL, 0) != 0) {
-		return -1000;
-	}
-	rollout(&w);
-	round = w.s.round;
-	for (int seat = 0; seat < w.s.nseats; seat++) {
-		if (seat == v->seat || !(v->s.active & (1u << seat)))
-			continue;
-		others += w.s.points[round][seat];
-		nothers++;
-	}
-	return w.s.points[round][v->seat] -
-	    (nothers > 0 ? OTHERS_WEIGHT * others / nothers : 0);
-}
-
-/*
- * The work left in the round, for planning: a simulated play weighs
- * about as much as the cards its seat still holds (normal judges each of
- * them against the rest of the hand), plus a little.
- */
-static double
-round_cost(const struct wizard_view *v)
-{
-	double cost = 0;
-
-	for (int seat = 0; seat < v->s.nseats; seat++)
-		for (int j = 1; j <= v->count[seat]; j++)
-			cost += j + j * j / 24.0 + 3;
-	return cost;
-}
-
-static void
-hard(const struct wizard_view *v, struct ai_ctx *ctx, struct action *out)
-{
-	const struct wizard_state *s = &v->s;
-	struct wizard_search search;
-	struct ai_search run;
-	int best;
-
-	heuristic(v, AI_NORMAL, out);
-	/*
-	 * The blind first round of clairvoyance is solved exactly by the
-	 * heuristic: with one card each, the cards decide the trick.
-	 */
-	if (v->blind)
-		return;
-	memset(&search, 0, sizeof(search));
-	search.v = v;
-	search.weigh_bids = !ctx->hard_v1;
-	search.weigh_plays = !ctx->hard_v1;
-	switch (s->r.phase) {
-	case PHASE_TRUMP:
-		for (int suit = 0; suit < 4; suit++)
-			set_trump(&search.cand[search.ncand++], v->seat, suit);
-		break;
-	case PHASE_BID:
-	case PHASE_BID_SIMULTANEOUS: {
-		struct action legal[GAME_MAX_HAND + 2];
-		int n = wizard_game.legal(s, v->seat, legal, GAME_MAX_HAND + 2);
-
-		for (int i = 0; i < n; i++) {
-			int d = legal[i].value - out->value;
-
-			if (d >= -BID_SPREAD && d <= BID_SPREAD)
-				search.cand[search.ncand++] = legal[i];
-		}
-		break;
-	}
-	case PHASE_PLAY: {
-		int n = candidates(s, v->seat, search.ids);
-
-		for (int i = 0; i < n; i++)
-			set_play(&search.cand[search.ncand++], v->seat,
-			    search.ids[i]);
-		break;
-	}
-	default:
-		return;
-	}
-	if (search.ncand <= 1)
-		return;
-	run.ncand = search.ncand;
-	run.world_size = sizeof(struct wizard_world);
-	run.cost = search.ncand * round_cost(v);
-	run.sample = wizard_sample;
-	run.score = wizard_score;
-	best = ai_search_run(ctx, &run, &search);
-	if (best >= 0)
-		*out = search.cand[best];
 }
 
 /* ---- the seat's view ------------------------------------------------- */
@@ -1252,8 +842,8 @@ wizard_ai_decide(const void *state, int seat, const struct action *actions,
 	view_build(&v, full, seat, plays, count);
 	/* From here on only the view. */
 	if (ctx->level == AI_HARD)
-		hard(&v, ctx, out);
+		wizard_ai_hard(&v, ctx, out);
 	else
-		heuristic(&v, ctx->level, out);
+		wizard_ai_heuristic(&v, ctx->level, out);
 	return 0;
 }
