@@ -82,7 +82,6 @@ bits_select64(uint64_t x, int k)
 #endif
 }
 
-
 /*
  * The same two chosen when the program runs, for code that is built for
  * baseline x86-64 but spends its time counting and selecting bits (a
