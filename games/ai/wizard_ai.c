@@ -68,8 +68,9 @@ next_active(const struct wizard_state *s, int seat)
 }
 
 /*
- * The strength of id played now, as the engine ranks it: the first card
- * of a trick always leads, and a later card must beat the best so far.
+ * The strength of id played now, as the engine ranks it: a card must beat
+ * the best so far, and an empty trick's best is -1 (wizard_clear_trick()),
+ * which every card beats.
  */
 static int
 power(const struct wizard_state *s, int lead, int id)
@@ -100,8 +101,7 @@ lead_after(const struct wizard_state *s, int id)
 static int
 wins_now(const struct wizard_state *s, int id)
 {
-	return s->r.trick_len == 0 ||
-	    power(s, lead_after(s, id), id) > s->r.best_power;
+	return power(s, lead_after(s, id), id) > s->r.best_power;
 }
 
 /* How much a card is worth keeping for later tricks. */
