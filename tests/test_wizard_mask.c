@@ -214,6 +214,20 @@ test_illegal_actions_have_no_move(void **unused)
 }
 
 /*
+ * The i-th of a run of test masks: as sparse as a last card or as full as
+ * a whole deck (a random word thinned out i % 4 times), never empty.
+ */
+static uint64_t
+test_mask(struct rng *rng, int i)
+{
+	uint64_t x = rng_next(rng);
+
+	for (int thin = i % 4; thin > 0; thin--)
+		x &= rng_next(rng);
+	return x | UINT64_C(1) << (i % 64);
+}
+
+/*
  * bits_select64() names the k-th set bit, with the PDEP instruction or
  * without: checked against the bits listed one by one, over masks as
  * sparse as a last card and as full as a whole deck.
@@ -226,13 +240,9 @@ test_select_names_kth_bit(void **unused)
 	(void)unused;
 	rng_seed(&rng, 19);
 	for (int i = 0; i < 20000; i++) {
-		uint64_t x = rng_next(&rng);
+		uint64_t x = test_mask(&rng, i);
 		int k = 0;
 
-		/* Thin the mask out to between 1 and 64 bits. */
-		for (int thin = i % 4; thin > 0; thin--)
-			x &= rng_next(&rng);
-		x |= UINT64_C(1) << (i % 64);
 		for (uint64_t m = x; m != 0; m &= m - 1, k++)
 			assert_int_equal(bits_select64(x, k),
 			    __builtin_ctzll(m));
@@ -256,11 +266,8 @@ hw_disagreements(void)
 
 	rng_seed(&rng, 23);
 	for (int i = 0; i < 20000; i++) {
-		uint64_t x = rng_next(&rng);
+		uint64_t x = test_mask(&rng, i);
 
-		for (int thin = i % 4; thin > 0; thin--)
-			x &= rng_next(&rng);
-		x |= UINT64_C(1) << (i % 64);
 		bad += bits_count64_hw(x) != bits_count64(x);
 		for (int k = 0; k < bits_count64(x); k++)
 			bad += bits_select64_hw(x, k) != bits_select64(x, k);
