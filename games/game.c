@@ -83,6 +83,20 @@ game_deal(const struct game_impl *impl, void *state, int version,
 }
 
 int
+game_apply_action(const struct game_impl *impl, void *state,
+    const struct action *action, char *err, size_t errlen)
+{
+	int move;
+
+	if (impl->action_move != NULL &&
+	    (move = impl->action_move(state, action)) >= 0) {
+		impl->apply_move(state, action->seat, move);
+		return 0;
+	}
+	return impl->apply(state, action, err, errlen) != 0 ? -1 : 0;
+}
+
+int
 game_option_index(const struct game_impl *impl, const char *name)
 {
 	for (int i = 0; impl->options[i].name != NULL; i++)

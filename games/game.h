@@ -296,6 +296,16 @@ void game_make_deal(const struct game_impl *impl, const void *state,
 void game_deal(const struct game_impl *impl, void *state, int version,
     struct rng *rng);
 
+/*
+ * Applies action to state, as replay and the bot apply every action: in a
+ * game with a move path, one check against the legal mask (action_move())
+ * and the trusted move (apply_move()); only a refused action, or a game
+ * without a move path, goes through apply(), which writes its reason.
+ * Returns 0, or -1 with the reason in err.
+ */
+int game_apply_action(const struct game_impl *impl, void *state,
+    const struct action *action, char *err, size_t errlen);
+
 /* The index of option name in impl's option table, or -1. */
 int game_option_index(const struct game_impl *impl, const char *name);
 /*

@@ -115,7 +115,7 @@ game_apply(struct game *game, const struct action *action, char *err,
 	if (array_grow((void **)&game->actions, &game->actions_cap,
 	    game->nactions + 1, sizeof(*action)) != 0)
 		return game_error(err, errlen, "Out of memory.");
-	if (impl->apply(game->state, action, err, errlen) != 0)
+	if (game_apply_action(impl, game->state, action, err, errlen) != 0)
 		return -1;
 	game->actions[game->nactions++] = *action;
 	/*
@@ -424,7 +424,6 @@ replay_action(struct game *game, const json_t *obj, const struct action *a,
 {
 	const struct game_impl *impl = game->impl;
 	struct action action;
-	int move;
 
 	switch (impl->phase(game->state)) {
 	case PHASE_DEAL:
@@ -442,15 +441,7 @@ replay_action(struct game *game, const json_t *obj, const struct action *a,
 			return 1;
 		a = &action;
 	}
-	/*
-	 * A game with a move path checks the action once against the legal
-	 * mask and applies the move without apply()'s checks; only a refusal
-	 * goes through apply(), for its reason.
-	 */
-	if (impl->action_move != NULL &&
-	    (move = impl->action_move(game->state, a)) >= 0)
-		impl->apply_move(game->state, a->seat, move);
-	else if (impl->apply(game->state, a, err, errlen) != 0)
+	if (game_apply_action(impl, game->state, a, err, errlen) != 0)
 		return 1;
 	return game_advance(game, err, errlen) != 0 ? 2 : 0;
 }

@@ -267,6 +267,98 @@ test_illegal_actions(void **unused)
 	    "{\"seat\":1,\"bid\":1}]}", 1, 6);
 }
 
+/*
+ * game_apply_action(), the way replay and the bot apply every action,
+ * agrees with apply() on every action it is given: legal ones and
+ * near-misses (another seat, another card or value, another kind) reach
+ * the same state, and a refusal gives apply()'s reason and changes
+ * nothing.  Random games of every game, with the first legal action
+ * taken after each round of candidates.
+ */
+static void
+test_apply_action_matches_apply(void **unused)
+{
+	for (size_t g = 0; game_registry[g] != NULL; g++) {
+		const struct game_impl *impl = game_registry[g];
+		struct game_setup setup = { .nseats = 4, .first = 0 };
+		unsigned char *state = malloc(impl->state_size);
+		unsigned char *a_state = malloc(impl->state_size);
+		unsigned char *b_state = malloc(impl->state_size);
+		struct rng rng;
+		long checked = 0, refused = 0;
+
+		assert_non_null(state);
+		assert_non_null(a_state);
+		assert_non_null(b_state);
+		rng_seed(&rng, 11 + g);
+		impl->init(state, &setup);
+		for (;;) {
+			struct action legal[GAME_MAX_ACTIONS];
+			int seats[GAME_MAX_SEATS], n, nseats;
+			enum game_phase phase = impl->phase(state);
+
+			if (phase == PHASE_OVER)
+				break;
+			if (phase == PHASE_DEAL) {
+				struct deal deal;
+
+				game_make_deal(impl, state, GAME_DEAL_VERSION,
+				    &rng, &deal);
+				assert_int_equal(impl->start_round(state, &deal,
+				    NULL, 0), 0);
+				continue;
+			}
+			nseats = impl->to_act(state, seats);
+			assert_true(nseats >= 1);
+			n = impl->legal(state, seats[rng_below(&rng,
+			    (uint32_t)nseats)], legal, GAME_MAX_ACTIONS);
+			assert_true(n >= 1);
+			for (int i = 0; i < n && i < 6; i++) {
+				for (int variant = 0; variant < 5; variant++) {
+					struct action a = legal[i];
+					char a_err[GAME_ERR_LEN] = "";
+					char b_err[GAME_ERR_LEN] = "";
+					int a_rc, b_rc;
+
+					if (variant == 1)
+						a.seat = (int8_t)((a.seat + 1) % 4);
+					else if (variant == 2)
+						a.value = (int8_t)(a.value + 1);
+					else if (variant == 3)
+						a.cards[0] = (uint8_t)(a.cards[0] + 1);
+					else if (variant == 4)
+						a.kind = (uint8_t)(a.kind + 1);
+					memcpy(a_state, state, impl->state_size);
+					memcpy(b_state, state, impl->state_size);
+					a_rc = game_apply_action(impl, a_state, &a,
+					    a_err, sizeof(a_err));
+					b_rc = impl->apply(b_state, &a, b_err,
+					    sizeof(b_err)) != 0 ? -1 : 0;
+					assert_int_equal(a_rc, b_rc);
+					assert_string_equal(a_err, b_err);
+					assert_memory_equal(a_state, b_state,
+					    impl->state_size);
+					if (a_rc != 0) {
+						assert_true(a_err[0] != '\0');
+						assert_memory_equal(a_state, state,
+						    impl->state_size);
+						refused++;
+					}
+					checked++;
+				}
+			}
+			assert_int_equal(game_apply_action(impl, state,
+			    &legal[rng_below(&rng, (uint32_t)n)], NULL, 0), 0);
+		}
+		/* Both kinds were seen, many times. */
+		assert_true(refused > 100);
+		assert_true(checked - refused > 100);
+		free(state);
+		free(a_state);
+		free(b_state);
+	}
+}
+
 static void
 test_result_shape_for_started_rounds(void **unused)
 {
@@ -570,6 +662,7 @@ main(void)
 		cmocka_unit_test(test_action_json_refusals),
 		cmocka_unit_test(test_malformed_records),
 		cmocka_unit_test(test_illegal_actions),
+		cmocka_unit_test(test_apply_action_matches_apply),
 		cmocka_unit_test(test_result_shape_for_started_rounds),
 		cmocka_unit_test(test_quotes_cut_whole_characters),
 	};
