@@ -433,30 +433,19 @@ apply_bid(struct wizard_state *s, const struct action *a, char *err,
 	return 0;
 }
 
-static int
-wizard_apply(void *state, const struct action *a, char *err, size_t errlen)
+/*
+ * Every action but a legal play: the full checks, in the order their
+ * messages need.  Out of line, so that the play step's caller needs no
+ * stack frame for them.
+ */
+static __attribute__((noinline)) int
+apply_checked(struct wizard_state *s, const struct action *a, char *err,
+    size_t errlen)
 {
-	struct wizard_state *s = state;
 	struct wizard_round *r = &s->r;
 	uint64_t ids;
 	char code[8];
 
-	/*
-	 * A legal play, the common case, passes a few cheap tests and goes
-	 * straight to the play step; everything else, refusals included, takes
-	 * the full checks below in the order their messages need.  The seat
-	 * to play is always in range, so a->seat needs no separate test.
-	 */
-	if (a->kind == ACTION_PLAY && r->phase == PHASE_PLAY &&
-	    a->seat == r->turn && a->ncards == 1 &&
-	    a->cards[0] <= WIZARD_FACE_JESTER) {
-		ids = wizard_playable(s, a->seat) &
-		    wizard_face_ids(a->cards[0]);
-		if (ids != 0) {
-			wizard_play_id(s, a->seat, lowest_id(ids));
-			return 0;
-		}
-	}
 	if (a->seat < 0 || a->seat >= s->nseats)
 		return game_error(err, errlen, "There is no seat %d.", a->seat);
 	if (r->phase == PHASE_OVER)
@@ -509,6 +498,19 @@ wizard_apply(void *state, const struct action *a, char *err, size_t errlen)
 	}
 }
 
+static int
+wizard_apply(void *state, const struct action *a, char *err, size_t errlen)
+{
+	struct wizard_state *s = state;
+	/* A legal play, the common case, goes straight to the play step. */
+	int id = wizard_play_move(s, a);
+
+	if (id < 0)
+		return apply_checked(s, a, err, errlen);
+	wizard_play_id(s, a->seat, id);
+	return 0;
+}
+
 static enum game_phase
 wizard_phase(const void *state)
 {
@@ -557,20 +559,73 @@ wizard_legal_faces(const struct wizard_state *s, int seat, uint8_t *faces)
 }
 
 /*
- * Writes one action field by field: assembling it in a local struct and
- * copying that stalls on store forwarding, which cost more than the rest of
- * legal() together.
+ * Writes an action as two overlapping 32-bit words: bytes 0-3 (seat,
+ * kind, ncards, value) and bytes 3-6 (value, then the three cards), given
+ * as numbers whose lowest byte comes first.  Byte stores from a struct
+ * assembled on the stack and copied out stall on store forwarding, which
+ * cost more than the rest of legal() together.
  */
+_Static_assert(sizeof(struct action) == 7 &&
+    offsetof(struct action, seat) == 0 && offsetof(struct action, kind) == 1 &&
+    offsetof(struct action, ncards) == 2 &&
+    offsetof(struct action, value) == 3 &&
+    offsetof(struct action, cards) == 4, "the layout put_action() writes");
+
 static inline void
-put_action(struct action *out, int seat, int kind, int value, int card)
+put_action(struct action *out, uint32_t head, uint32_t tail)
 {
-	out->seat = (int8_t)seat;
-	out->kind = (uint8_t)kind;
-	out->ncards = kind == ACTION_PLAY;
-	out->value = (int8_t)value;
-	out->cards[0] = (uint8_t)card;
-	out->cards[1] = 0;
-	out->cards[2] = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	head = __builtin_bswap32(head);
+	tail = __builtin_bswap32(tail);
+#endif
+	memcpy(out, &head, sizeof(head));
+	memcpy((unsigned char *)out + 3, &tail, sizeof(tail));
+}
+
+/*
+ * The moves of mask as the actions of seat, the k-th move in the k-th
+ * action, at most max of them: a card's face for plays, the value
+ * otherwise.
+ */
+static int
+put_moves(struct action *out, int max, int seat, int kind, uint64_t moves)
+{
+	uint32_t head = (uint8_t)seat | (uint32_t)kind << 8;
+	int n = 0;
+
+	/* Beyond max actions, the moves are cut off first (rarely). */
+	if (max < 64) {
+		uint64_t rest = moves;
+
+		for (int i = 0; i < max && rest != 0; i++)
+			rest &= rest - 1;
+		moves ^= rest;
+	}
+	if (kind == ACTION_PLAY) {
+		uint64_t suited = moves & ~WIZARD_SPECIAL_MASK;
+
+		/*
+		 * A suited card's id is its face.  Of the Wizards and the
+		 * Jesters, the mask holds one id each, and they come last.
+		 */
+		head |= 1u << 16;
+		for (; suited; suited &= suited - 1)
+			put_action(&out[n++], head,
+			    (uint32_t)lowest_id(suited) << 8);
+		if (moves & WIZARD_WIZARD_MASK)
+			put_action(&out[n++], head,
+			    (uint32_t)WIZARD_FACE_WIZARD << 8);
+		if (moves & WIZARD_JESTER_MASK)
+			put_action(&out[n++], head,
+			    (uint32_t)WIZARD_FACE_JESTER << 8);
+	} else {
+		for (; moves; moves &= moves - 1) {
+			uint32_t value = (uint32_t)lowest_id(moves);
+
+			put_action(&out[n++], head | value << 24, value);
+		}
+	}
+	return n;
 }
 
 static int
@@ -578,34 +633,20 @@ wizard_legal(const void *state, int seat, struct action *out, int max)
 {
 	const struct wizard_state *s = state;
 	const struct wizard_round *r = &s->r;
-	uint64_t moves;
-	int n = 0, kind;
-
-	/* Plays, nine actions in ten, skip the call for the mask. */
-	if (r->phase == PHASE_PLAY)
-		moves = seat == r->turn ?
-		    wizard_distinct(wizard_playable(s, seat)) : 0;
-	else
-		moves = wizard_legal_mask(s, seat);
 
 	/* The moves of the mask path, in its order, as actions. */
 	switch (r->phase) {
 	case PHASE_PLAY:
-		/* Of the Wizards and Jesters, the mask holds one id each. */
-		for (; moves && n < max; moves &= moves - 1) {
-			int id = lowest_id(moves);
-
-			put_action(&out[n++], seat, ACTION_PLAY, 0, id < 52 ?
-			    id : WIZARD_FACE_WIZARD + (id >= 56));
-		}
-		return n;
+		/* Plays, nine actions in ten, skip the call for the mask. */
+		if (seat != r->turn)
+			return 0;
+		return put_moves(out, max, seat, ACTION_PLAY,
+		    wizard_distinct(wizard_playable(s, seat)));
 	case PHASE_TRUMP:
 	case PHASE_BID:
 	case PHASE_BID_SIMULTANEOUS:
-		kind = r->phase == PHASE_TRUMP ? ACTION_TRUMP : ACTION_BID;
-		for (; moves && n < max; moves &= moves - 1)
-			put_action(&out[n++], seat, kind, lowest_id(moves), 0);
-		return n;
+		return put_moves(out, max, seat, r->phase == PHASE_TRUMP ?
+		    ACTION_TRUMP : ACTION_BID, wizard_legal_mask(s, seat));
 	default:
 		return 0;
 	}

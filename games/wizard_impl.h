@@ -57,6 +57,26 @@ wizard_face_ids(int face)
 }
 
 /*
+ * The card id a play action stands for when it is a legal play now, or
+ * -1: the seat to play, one card, and of that face the lowest playable id
+ * (any of a seat's Wizards, or Jesters, would do; the legal mask offers
+ * the lowest).  The common case of apply() and action_move(), answered
+ * without a call; the seat to play is always in range.
+ */
+static inline int
+wizard_play_move(const struct wizard_state *s, const struct action *a)
+{
+	uint64_t ids;
+
+	if (a->kind != ACTION_PLAY || s->r.phase != PHASE_PLAY ||
+	    a->seat != s->r.turn || a->ncards != 1 ||
+	    a->cards[0] > WIZARD_FACE_JESTER)
+		return -1;
+	ids = wizard_playable(s, a->seat) & wizard_face_ids(a->cards[0]);
+	return ids != 0 ? __builtin_ctzll(ids) : -1;
+}
+
+/*
  * The next seat after seat that is still in the game: one lookup in the
  * table wizard_seat_ring() keeps, because the play step asks it for every
  * card.

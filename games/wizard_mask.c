@@ -210,22 +210,17 @@ wizard_deal_version(struct wizard_state *s, int version, struct rng *rng)
 		deal_whole_deck(s, rng, 0);
 }
 
-int
-wizard_action_move(const struct wizard_state *s, const struct action *a)
+/* wizard_action_move() for bids and trump: out of line, as they are few. */
+static __attribute__((noinline)) int
+other_move(const struct wizard_state *s, const struct action *a)
 {
-	uint64_t legal, ids;
+	uint64_t legal;
 	enum game_phase phase = s->r.phase;
 
 	if (a->seat < 0 || a->seat >= s->nseats)
 		return -1;
 	legal = wizard_legal_mask(s, a->seat);
 	switch (a->kind) {
-	case ACTION_PLAY:
-		if (phase != PHASE_PLAY || a->ncards != 1 ||
-		    a->cards[0] > WIZARD_FACE_JESTER)
-			return -1;
-		ids = legal & wizard_face_ids(a->cards[0]);
-		return ids ? bits_lowest64(ids) : -1;
 	case ACTION_BID:
 		if (phase != PHASE_BID && phase != PHASE_BID_SIMULTANEOUS)
 			return -1;
@@ -241,6 +236,15 @@ wizard_action_move(const struct wizard_state *s, const struct action *a)
 	    !(legal & (UINT64_C(1) << a->value)))
 		return -1;
 	return a->value;
+}
+
+int
+wizard_action_move(const struct wizard_state *s, const struct action *a)
+{
+	/* A play, nine actions in ten, is checked without the whole mask. */
+	if (a->kind == ACTION_PLAY)
+		return wizard_play_move(s, a);
+	return other_move(s, a);
 }
 
 void
