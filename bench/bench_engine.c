@@ -14,7 +14,12 @@
  *           player does: legal moves as one mask, an apply that trusts a
  *           move from it, deals straight into the hands;
  *   moves   the same mask path through struct game_impl's function
- *           pointers, as a caller that knows no game would use it.
+ *           pointers, as a caller that knows no game would use it;
+ *   checked the moves path with every move turned into the action a
+ *           record or a player gives (move_action()) and applied as
+ *           replay and the bot apply every action, game_apply_action():
+ *           checked against the legal mask (action_move()), then the
+ *           trusted move.
  * BirdHead and Sticheln have no mask path: a BirdHead play may hold three
  * cards, and Sticheln's larger decks have more than 64 cards.
  *
@@ -25,7 +30,7 @@
  * clock: on a machine shared with other work, a run that waits for the
  * processor then does not count the wait.
  *
- * Wizard's fast, mask and moves paths pick a random legal move (a count,
+ * Wizard's fast, mask, moves and checked paths pick a random legal move (a count,
  * then a select of the legal mask) with POPCNT and PDEP when the
  * processor has them (chosen when the program starts, bits.h), with the
  * portable count and select otherwise or with --portable.
@@ -184,7 +189,7 @@ random_wizard_fast(const struct game_setup *setup, struct wizard_state *s,
 static inline __attribute__((always_inline)) long
 moves_game_with(const struct game_impl *impl, const struct game_setup *setup,
     void *state, struct rng *rng, uint64_t *pick, count_fn count,
-    select_fn select)
+    select_fn select, int checked)
 {
 	long plays = 0;
 	uint64_t x = *pick;
@@ -205,8 +210,16 @@ moves_game_with(const struct game_impl *impl, const struct game_setup *setup,
 		k = (int)pick_below(&x, (uint32_t)count(moves));
 		/* Counting plays is the only reason to ask for the phase. */
 		plays += impl->phase(state) == PHASE_PLAY;
-		/* The k-th legal move. */
-		impl->apply_move(state, seat, select(moves, k));
+		/* The k-th legal move, as itself or as its action. */
+		if (checked) {
+			struct action a;
+
+			impl->move_action(state, seat, select(moves, k), &a);
+			if (game_apply_action(impl, state, &a, NULL, 0) != 0)
+				abort();
+		} else {
+			impl->apply_move(state, seat, select(moves, k));
+		}
 	}
 }
 
@@ -365,7 +378,15 @@ moves_game(const struct game_impl *impl, const struct game_setup *setup,
     void *state, struct rng *rng, uint64_t *pick)
 {
 	return moves_game_with(impl, setup, state, rng, pick, bits_count64,
-	    bits_select64);
+	    bits_select64, 0);
+}
+
+static long
+checked_game(const struct game_impl *impl, const struct game_setup *setup,
+    void *state, struct rng *rng, uint64_t *pick)
+{
+	return moves_game_with(impl, setup, state, rng, pick, bits_count64,
+	    bits_select64, 1);
 }
 
 #if defined(BITS_HW)
@@ -393,7 +414,15 @@ moves_game_hw(const struct game_impl *impl, const struct game_setup *setup,
     void *state, struct rng *rng, uint64_t *pick)
 {
 	return moves_game_with(impl, setup, state, rng, pick, bits_count64_hw,
-	    bits_select64_hw);
+	    bits_select64_hw, 0);
+}
+
+BITS_HW_TARGET static long
+checked_game_hw(const struct game_impl *impl, const struct game_setup *setup,
+    void *state, struct rng *rng, uint64_t *pick)
+{
+	return moves_game_with(impl, setup, state, rng, pick, bits_count64_hw,
+	    bits_select64_hw, 1);
 }
 #endif
 
@@ -417,7 +446,7 @@ measure(const struct game_impl *impl, const char *name, random_game_fn fn,
 			plays += fn(impl, &setup, state, &rng, &pick);
 		elapsed = now() - start;
 	} while (count > 0 ? games < count : elapsed < budget);
-	printf("%-9s %-6s %d seats: %9.0f games/s %12.0f plays/s "
+	printf("%-9s %-7s %d seats: %9.0f games/s %12.0f plays/s "
 	    "(%ld games in %.2f s)\n", impl->name, name, seats,
 	    games / elapsed, plays / elapsed, games, elapsed);
 	fflush(stdout);
@@ -432,6 +461,7 @@ main(int argc, char **argv)
 	long count = 0;
 	int seats = 4, portable = 0;
 	random_game_fn fast = fast_game, mask = mask_game, moves = moves_game;
+	random_game_fn checked = checked_game;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
@@ -454,9 +484,11 @@ main(int argc, char **argv)
 		fast = fast_game_hw;
 		mask = mask_game_hw;
 		moves = moves_game_hw;
+		checked = checked_game_hw;
 	}
 #endif
-	printf("# Wizard's fast, mask and moves paths choose with %s\n",
+	printf("# Wizard's fast, mask, moves and checked paths choose with "
+	    "%s\n",
 	    mask == mask_game ? "the portable count and select" :
 	    "POPCNT and PDEP");
 	for (size_t g = 0; game_registry[g] != NULL; g++) {
@@ -469,6 +501,8 @@ main(int argc, char **argv)
 			{ "fast", fast },
 			{ "mask", impl == &wizard_game ? mask : NULL },
 			{ "moves", impl->next_moves != NULL ? moves : NULL },
+			{ "checked", impl->next_moves != NULL ? checked :
+			    NULL },
 		};
 
 		if (only != NULL && strcmp(only, impl->name) != 0)
@@ -482,7 +516,7 @@ main(int argc, char **argv)
 			else if (strcmp(paths[p].name, "mask") == 0)
 				/* Plays of several cards, or decks of more
 				 * than 64 cards, are no single bit. */
-				printf("%-9s %-6s %d seats: none (a play is "
+				printf("%-9s %-7s %d seats: none (a play is "
 				    "not one of 64 moves)\n", impl->name,
 				    paths[p].name, seats);
 		}
