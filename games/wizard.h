@@ -109,6 +109,72 @@ static const uint64_t wizard_lead_ids[6] = {
 	UINT64_C(0x1fff) << 39, 0,
 };
 
+/* Slots in wizard_id_suit[] for the two cards that have no suit. */
+#define WIZARD_SLOT_WIZARD 6
+#define WIZARD_SLOT_JESTER 7
+
+/*
+ * The suit of every card id (0..3, or a slot for Wizards and Jesters), so
+ * the hot paths look it up instead of dividing by 13.
+ */
+static const uint8_t wizard_id_suit[64] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7,
+	7,
+};
+
+/* The rank of every card id, 1..13; 0 for Wizards and Jesters. */
+static const uint8_t wizard_id_rank[64] = {
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1, 2, 3, 4, 5, 6, 7,
+	8, 9, 10, 11, 12, 13, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+	13, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0,
+};
+
+/*
+ * What a card adds to its rank in a trick when it is neither trump nor of
+ * the lead suit (index: jesterbid, then the suit slot): a Wizard beats
+ * everything, a Jester nothing, except under jesterbid where a Jester
+ * beats even a Wizard.  A suited card off trump and off the lead keeps its
+ * bare rank, below any lead card: it can never take the trick, because
+ * the first suited card of a trick sets the lead.
+ */
+static const uint16_t wizard_off_power[2][8] = {
+	{ 0, 0, 0, 0, 0, 0, 300, 0 },
+	{ 0, 0, 0, 0, 0, 0, 200, 300 },
+};
+
+/*
+ * The power of card id in the current trick once the lead is lead: its
+ * rank, plus 100 for trump, 50 for the lead suit, or what
+ * wizard_off_power[] adds.  The highest power takes the trick, and a card
+ * takes over only with more than the best so far (an empty trick's best
+ * is -1).  The one ranking of cards: the play step and the computer
+ * players both ask it.
+ */
+static inline unsigned
+wizard_card_power(const struct wizard_state *s, int lead, int id)
+{
+	int slot = wizard_id_suit[id];
+	unsigned extra = wizard_off_power[s->jesterbid][slot];
+
+	extra = slot == lead ? 50 : extra;
+	extra = slot == s->r.trump ? 100 : extra;
+	return wizard_id_rank[id] + extra;
+}
+
+/*
+ * The next seat after seat that is still in the game: one lookup in the
+ * table wizard_seat_ring() keeps, because the play step asks it for every
+ * card.
+ */
+static inline int
+wizard_next_seat(const struct wizard_state *s, int seat)
+{
+	return s->next_seat[seat];
+}
+
 /*
  * The card ids seat may play now: the lead suit when it holds any (plus its
  * Wizards and Jesters), otherwise the whole hand.  Without a branch: in a

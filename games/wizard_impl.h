@@ -16,29 +16,6 @@
 #include "wizard.h"
 
 #define WIZARD_SPECIAL_MASK (WIZARD_WIZARD_MASK | WIZARD_JESTER_MASK)
-/* Slots in wizard_id_suit[] for the two cards that have no suit. */
-#define WIZARD_SLOT_WIZARD 6
-#define WIZARD_SLOT_JESTER 7
-
-/*
- * The suit of every card id (0..3, or a slot for Wizards and Jesters), so
- * the hot paths look it up instead of dividing by 13.
- */
-static const uint8_t wizard_id_suit[64] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3,
-	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7,
-	7,
-};
-
-/* The rank of every card id, 1..13; 0 for Wizards and Jesters. */
-static const uint8_t wizard_id_rank[64] = {
-	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1, 2, 3, 4, 5, 6, 7,
-	8, 9, 10, 11, 12, 13, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-	13, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0,
-};
-
 static inline int
 wizard_card_face(int id)
 {
@@ -74,17 +51,6 @@ wizard_play_move(const struct wizard_state *s, const struct action *a)
 		return -1;
 	ids = wizard_playable(s, a->seat) & wizard_face_ids(a->cards[0]);
 	return ids != 0 ? __builtin_ctzll(ids) : -1;
-}
-
-/*
- * The next seat after seat that is still in the game: one lookup in the
- * table wizard_seat_ring() keeps, because the play step asks it for every
- * card.
- */
-static inline int
-wizard_next_seat(const struct wizard_state *s, int seat)
-{
-	return s->next_seat[seat];
 }
 
 /*

@@ -205,19 +205,6 @@ finish_trick(struct wizard_state *s)
 	r->phase = s->round + 1 >= s->nrounds ? PHASE_OVER : PHASE_DEAL;
 }
 
-/*
- * What a card adds to its rank in a trick when it is neither trump nor of
- * the lead suit (index: jesterbid, then the suit slot): a Wizard beats
- * everything, a Jester nothing, except under jesterbid where a Jester
- * beats even a Wizard.  A suited card off trump and off the lead keeps its
- * bare rank, below any lead card: it can never take the trick, because
- * the first suited card of a trick sets the lead.
- */
-static const uint16_t off_power[2][8] = {
-	{ 0, 0, 0, 0, 0, 0, 300, 0 },
-	{ 0, 0, 0, 0, 0, 0, 200, 300 },
-};
-
 /* The lead a first card sets: its suit, 4 (none) for a Wizard; a Jester
  * leaves it open for the next card. */
 static const int8_t lead_of_slot[8] = { 0, 1, 2, 3, -1, -1, 4, -1 };
@@ -244,7 +231,7 @@ wizard_play_id(struct wizard_state *s, int seat, int id)
 	struct wizard_round *r = &s->r;
 	int slot = wizard_id_suit[id];
 	int lead = r->lead_suit, len = r->trick_len, best;
-	unsigned power, extra, keep;
+	unsigned power, keep;
 
 	r->hand[seat] &= ~(UINT64_C(1) << id);
 	/*
@@ -255,10 +242,7 @@ wizard_play_id(struct wizard_state *s, int seat, int id)
 	r->void_suits[seat] |= void_shown[lead + 1][slot];
 	lead = lead < 0 ? lead_of_slot[slot] : lead;
 	r->lead_suit = (int8_t)lead;
-	extra = off_power[s->jesterbid][slot];
-	extra = slot == lead ? 50 : extra;
-	extra = slot == r->trump ? 100 : extra;
-	power = wizard_id_rank[id] + extra;
+	power = wizard_card_power(s, lead, id);
 	/*
 	 * All ones when the trick's best card stays, zero when this one takes
 	 * over.  The first card of a trick always does, against the best of

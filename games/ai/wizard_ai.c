@@ -57,38 +57,6 @@ struct odds {
 	int t;                           /* cards in each later hand */
 };
 
-/* The next seat after seat that is still in the game. */
-static int
-next_active(const struct wizard_state *s, int seat)
-{
-	do
-		seat = seat + 1 == s->nseats ? 0 : seat + 1;
-	while (!(s->active & (1u << seat)));
-	return seat;
-}
-
-/*
- * The strength of id played now, as the engine ranks it: a card must beat
- * the best so far, and an empty trick's best is -1 (wizard_clear_trick()),
- * which every card beats.
- */
-static int
-power(const struct wizard_state *s, int lead, int id)
-{
-	int suit;
-
-	if (id >= 56)
-		return s->jesterbid ? 300 : 0;
-	if (id >= 52)
-		return s->jesterbid ? 200 : 300;
-	suit = id / 13;
-	if (suit == s->r.trump)
-		return 100 + id % 13 + 1;
-	if (suit == lead)
-		return 50 + id % 13 + 1;
-	return 0;
-}
-
 /* The lead suit once id is played (4: none, after a Wizard). */
 static int
 lead_after(const struct wizard_state *s, int id)
@@ -98,10 +66,15 @@ lead_after(const struct wizard_state *s, int id)
 	return id < 52 ? id / 13 : id < 56 ? 4 : -1;
 }
 
+/*
+ * Whether id would take the trick if played now: the engine's ranking,
+ * against the best so far (-1 in an empty trick, which every card beats).
+ */
 static int
 wins_now(const struct wizard_state *s, int id)
 {
-	return power(s, lead_after(s, id), id) > s->r.best_power;
+	return (int)wizard_card_power(s, lead_after(s, id), id) >
+	    s->r.best_power;
 }
 
 /* How much a card is worth keeping for later tricks. */
@@ -132,7 +105,7 @@ odds_init(struct odds *o, const struct wizard_state *s, int seat,
 	if (o->nlater < 0)
 		o->nlater = 0;
 	for (int i = 0; i < o->nlater; i++) {
-		other = next_active(s, other);
+		other = wizard_next_seat(s, other);
 		o->later[i] = other;
 		o->eager[i] = r->bid[other] < 0 ? EAGER_UNKNOWN :
 		    r->bid[other] > r->won[other] ? EAGER_NEEDS : EAGER_MADE;
@@ -639,7 +612,7 @@ blind_chance(const struct wizard_view *v, int trump)
 		s.r.trump = (int8_t)trump;
 		s.r.phase = PHASE_PLAY;
 		for (int i = 0; i < s.nactive; i++) {
-			int next = next_active(&s, seat);
+			int next = wizard_next_seat(&s, seat);
 
 			wizard_play_id(&s, seat, bits_lowest64(s.r.hand[seat]));
 			seat = next;
