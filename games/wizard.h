@@ -1,6 +1,7 @@
 /*
- * wizard.h - the Wizard engine's state, shared with the computer players
- * and the tests.  Everything else uses the game through wizard_game.
+ * wizard.h - the Wizard engine's state, its card tables and ranking, and
+ * its card-mask path, shared with the computer players and the tests.
+ * Everything else uses the game through wizard_game.
  */
 #ifndef STICHBOT_WIZARD_H
 #define STICHBOT_WIZARD_H

@@ -1,6 +1,8 @@
 /*
  * wizard_impl.h - what the Wizard engine's files share and nothing else
- * sees: the card tables, the trusted round steps, and the seat ring.
+ * sees: faces and ids, the check of a play, the trusted round steps, and
+ * the seat ring.  The card tables and the ranking of cards are in
+ * wizard.h, because the computer players rank cards too.
  *
  * The engine is split by concern: wizard.c checks and describes actions
  * (the struct game_impl path the bot and the record reader use),
@@ -16,6 +18,7 @@
 #include "wizard.h"
 
 #define WIZARD_SPECIAL_MASK (WIZARD_WIZARD_MASK | WIZARD_JESTER_MASK)
+
 static inline int
 wizard_card_face(int id)
 {
