@@ -30,8 +30,8 @@
  * clock: on a machine shared with other work, a run that waits for the
  * processor then does not count the wait.
  *
- * Wizard's fast, mask, moves and checked paths pick a random legal move (a count,
- * then a select of the legal mask) with POPCNT and PDEP when the
+ * Wizard's fast, mask, moves and checked paths pick a random legal move
+ * (a count, then a select of the legal mask) with POPCNT and PDEP when the
  * processor has them (chosen when the program starts, bits.h), with the
  * portable count and select otherwise or with --portable.
  *

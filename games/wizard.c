@@ -8,6 +8,7 @@
  * generation a couple of AND operations, which is what lets computer players
  * simulate thousands of games per decision.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
