@@ -268,94 +268,132 @@ test_illegal_actions(void **unused)
 }
 
 /*
- * game_apply_action(), the way replay and the bot apply every action,
- * agrees with apply() on every action it is given: legal ones and
- * near-misses (another seat, another card or value, another kind) reach
- * the same state, and a refusal gives apply()'s reason and changes
- * nothing.  Random games of every game, with the first legal action
- * taken after each round of candidates.
+ * One random game of impl with options (text, or "" for none) and nseats,
+ * in which game_apply_action(), the way replay and the bot apply every
+ * action, is checked against apply() on every action it is given: legal
+ * ones and near-misses (another seat, another card or value, another
+ * kind) reach the same state, and a refusal gives apply()'s reason and
+ * changes nothing.  The first legal action is taken after each round of
+ * candidates; *checked and *refused count the candidates.
+ */
+static void
+check_apply_action(const struct game_impl *impl, const char *options,
+    int nseats, uint64_t seed, long *checked, long *refused)
+{
+	struct game_setup setup = { .nseats = nseats, .first = 0 };
+	unsigned char *state = malloc(impl->state_size);
+	unsigned char *a_state = malloc(impl->state_size);
+	unsigned char *b_state = malloc(impl->state_size);
+	char err[GAME_ERR_LEN];
+	struct rng rng;
+
+	assert_non_null(state);
+	assert_non_null(a_state);
+	assert_non_null(b_state);
+	if (*options != '\0' && game_option_set(impl, &setup.options,
+	    options, err, sizeof(err)) != 0)
+		fail_msg("option %s: %s", options, err);
+	rng_seed(&rng, seed);
+	impl->init(state, &setup);
+	for (;;) {
+		struct action legal[GAME_MAX_ACTIONS];
+		int seats[GAME_MAX_SEATS], n, nacting;
+		enum game_phase phase = impl->phase(state);
+
+		if (phase == PHASE_OVER)
+			break;
+		if (phase == PHASE_DEAL) {
+			struct deal deal;
+
+			game_make_deal(impl, state, GAME_DEAL_VERSION, &rng,
+			    &deal);
+			assert_int_equal(impl->start_round(state, &deal, NULL,
+			    0), 0);
+			continue;
+		}
+		nacting = impl->to_act(state, seats);
+		assert_true(nacting >= 1);
+		n = impl->legal(state, seats[rng_below(&rng,
+		    (uint32_t)nacting)], legal, GAME_MAX_ACTIONS);
+		assert_true(n >= 1);
+		for (int i = 0; i < n && i < 6; i++) {
+			for (int variant = 0; variant < 5; variant++) {
+				struct action a = legal[i];
+				char a_err[GAME_ERR_LEN] = "";
+				char b_err[GAME_ERR_LEN] = "";
+				int a_rc, b_rc;
+
+				if (variant == 1)
+					a.seat = (int8_t)((a.seat + 1) % nseats);
+				else if (variant == 2)
+					a.value = (int8_t)(a.value + 1);
+				else if (variant == 3)
+					a.cards[0] = (uint8_t)(a.cards[0] + 1);
+				else if (variant == 4)
+					a.kind = (uint8_t)(a.kind + 1);
+				memcpy(a_state, state, impl->state_size);
+				memcpy(b_state, state, impl->state_size);
+				a_rc = game_apply_action(impl, a_state, &a,
+				    a_err, sizeof(a_err));
+				b_rc = impl->apply(b_state, &a, b_err,
+				    sizeof(b_err)) != 0 ? -1 : 0;
+				assert_int_equal(a_rc, b_rc);
+				assert_string_equal(a_err, b_err);
+				assert_memory_equal(a_state, b_state,
+				    impl->state_size);
+				if (a_rc != 0) {
+					assert_true(a_err[0] != '\0');
+					assert_memory_equal(a_state, state,
+					    impl->state_size);
+					(*refused)++;
+				}
+				(*checked)++;
+			}
+		}
+		assert_int_equal(game_apply_action(impl, state,
+		    &legal[rng_below(&rng, (uint32_t)n)], NULL, 0), 0);
+	}
+	free(state);
+	free(a_state);
+	free(b_state);
+}
+
+/*
+ * game_apply_action() against apply(): every game with 3 to 6 seats, and
+ * Wizard's variants, whose bids, restrictions, eliminations and first
+ * rounds take other paths through action_move().
  */
 static void
 test_apply_action_matches_apply(void **unused)
 {
+	static const char *const wizard_variants[] = {
+		"notequal", "evenbid", "canadian", "hardcore", "hiddentip",
+		"secret", "jesterbid", "nannie=2", "clairvoyance", "amigo",
+		"quick",
+	};
+
 	for (size_t g = 0; game_registry[g] != NULL; g++) {
 		const struct game_impl *impl = game_registry[g];
-		struct game_setup setup = { .nseats = 4, .first = 0 };
-		unsigned char *state = malloc(impl->state_size);
-		unsigned char *a_state = malloc(impl->state_size);
-		unsigned char *b_state = malloc(impl->state_size);
-		struct rng rng;
+
+		for (int nseats = impl->min_seats; nseats <= impl->max_seats;
+		    nseats++) {
+			long checked = 0, refused = 0;
+
+			check_apply_action(impl, "", nseats, 11 + g + nseats,
+			    &checked, &refused);
+			/* Both kinds were seen, many times. */
+			assert_true(refused > 100);
+			assert_true(checked - refused > 100);
+		}
+	}
+	for (size_t v = 0; v < sizeof(wizard_variants) /
+	    sizeof(*wizard_variants); v++) {
 		long checked = 0, refused = 0;
 
-		assert_non_null(state);
-		assert_non_null(a_state);
-		assert_non_null(b_state);
-		rng_seed(&rng, 11 + g);
-		impl->init(state, &setup);
-		for (;;) {
-			struct action legal[GAME_MAX_ACTIONS];
-			int seats[GAME_MAX_SEATS], n, nseats;
-			enum game_phase phase = impl->phase(state);
-
-			if (phase == PHASE_OVER)
-				break;
-			if (phase == PHASE_DEAL) {
-				struct deal deal;
-
-				game_make_deal(impl, state, GAME_DEAL_VERSION,
-				    &rng, &deal);
-				assert_int_equal(impl->start_round(state, &deal,
-				    NULL, 0), 0);
-				continue;
-			}
-			nseats = impl->to_act(state, seats);
-			assert_true(nseats >= 1);
-			n = impl->legal(state, seats[rng_below(&rng,
-			    (uint32_t)nseats)], legal, GAME_MAX_ACTIONS);
-			assert_true(n >= 1);
-			for (int i = 0; i < n && i < 6; i++) {
-				for (int variant = 0; variant < 5; variant++) {
-					struct action a = legal[i];
-					char a_err[GAME_ERR_LEN] = "";
-					char b_err[GAME_ERR_LEN] = "";
-					int a_rc, b_rc;
-
-					if (variant == 1)
-						a.seat = (int8_t)((a.seat + 1) % 4);
-					else if (variant == 2)
-						a.value = (int8_t)(a.value + 1);
-					else if (variant == 3)
-						a.cards[0] = (uint8_t)(a.cards[0] + 1);
-					else if (variant == 4)
-						a.kind = (uint8_t)(a.kind + 1);
-					memcpy(a_state, state, impl->state_size);
-					memcpy(b_state, state, impl->state_size);
-					a_rc = game_apply_action(impl, a_state, &a,
-					    a_err, sizeof(a_err));
-					b_rc = impl->apply(b_state, &a, b_err,
-					    sizeof(b_err)) != 0 ? -1 : 0;
-					assert_int_equal(a_rc, b_rc);
-					assert_string_equal(a_err, b_err);
-					assert_memory_equal(a_state, b_state,
-					    impl->state_size);
-					if (a_rc != 0) {
-						assert_true(a_err[0] != '\0');
-						assert_memory_equal(a_state, state,
-						    impl->state_size);
-						refused++;
-					}
-					checked++;
-				}
-			}
-			assert_int_equal(game_apply_action(impl, state,
-			    &legal[rng_below(&rng, (uint32_t)n)], NULL, 0), 0);
-		}
-		/* Both kinds were seen, many times. */
+		check_apply_action(&wizard_game, wizard_variants[v],
+		    v % 2 ? 4 : 5, 31 + v, &checked, &refused);
 		assert_true(refused > 100);
 		assert_true(checked - refused > 100);
-		free(state);
-		free(a_state);
-		free(b_state);
 	}
 }
 
