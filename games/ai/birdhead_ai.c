@@ -12,9 +12,9 @@
  * cannot see, consistent with what the plays revealed (a seat that did
  * not meet the standard played its lowest cards, so it holds nothing
  * lower), weighs each sample by how well it explains the round's plays
- * (play_weight()), plays every candidate out to the end of the round with
- * normal for every seat, and keeps the one with the lowest expected
- * penalty.
+ * (play_weight(), by the way a searching player tends to play), plays
+ * every candidate out to the end of the round with normal for every seat,
+ * and keeps the one with the lowest expected penalty.
  */
 #include <assert.h>
 #include <string.h>
@@ -27,10 +27,16 @@
 /* Hard: how much the others' penalties count for the seat. */
 #define OTHERS_WEIGHT 0.3
 /*
- * Hard: what a world loses for each play of another seat that normal,
- * holding that world's hand, would not have made (see play_weight()).
+ * Hard: what a world loses for each play of another seat that
+ * POLICY_SEARCHING, holding that world's hand, would not have made (see
+ * play_weight()).
  */
 #define PLAY_MISS 0.7
+/*
+ * POLICY_SEARCHING meets the standard as cheaply as it can while it holds
+ * more than this many cards.
+ */
+#define CHEAP_HELD 4
 /* The most plays a round can have: every trick and the last cards. */
 #define BIRDHEAD_PLAYS ((BIRDHEAD_MAX_TRICKS + 1) * GAME_MAX_SEATS)
 
@@ -139,17 +145,35 @@ cheapest_meet(const uint8_t *count, const uint8_t *standard, int n,
 }
 
 /*
- * A play for seat in s by level: easy or normal (hard uses normal in its
- * simulations).  Writes sorted faces into out and returns how many.
+ * The simple players' ways to play.  hard plays its rollouts with normal
+ * and weighs its worlds by POLICY_SEARCHING: normal, except that while the
+ * hand holds more than CHEAP_HELD cards it meets the standard with the
+ * cheapest cards that do, keeping its high cards to meet later standards.
+ * hard-v1 at 300 worlds made that choice in 61% of its follows that had
+ * one, normal's in 38% (30 games of four hard-v1).
+ */
+enum policy {
+	POLICY_EASY,
+	POLICY_NORMAL,
+	POLICY_SEARCHING,
+};
+
+/*
+ * A play for seat in s by policy.  Writes sorted faces into out and
+ * returns how many.
  */
 static int
-heuristic_play(const struct birdhead_state *s, int seat, int normal,
+heuristic_play(const struct birdhead_state *s, int seat, enum policy policy,
     uint8_t *out)
 {
 	const struct birdhead_round *r = &s->r;
 	const uint8_t *count = r->count[seat];
 	int held = hand_size(count), width = r->width;
+	int normal = policy != POLICY_EASY;
 
+	if (policy == POLICY_SEARCHING && r->trick_len > 0 &&
+	    held > CHEAP_HELD && cheapest_meet(count, r->standard, width, out))
+		return width;
 	if (r->trick_len == 0) {
 		int face = normal ? BIRDHEAD_HIGH : BIRDHEAD_LOW, k = 1;
 
@@ -336,12 +360,12 @@ struct birdhead_search {
 /*
  * How well a world's hands fit the round's plays: the round is replayed
  * from its first trick with the world's hands (and the cards played since
- * put back), and each play of another seat that normal would not have
- * made from that hand costs the world PLAY_MISS.  A seat that kept its
+ * put back), and each play of another seat that POLICY_SEARCHING would
+ * not have made from that hand costs the world PLAY_MISS.  A seat that kept its
  * highest cards back while they met the standard is then likelier to hold
  * high cards it means to shed later, or none at all; one that led low,
- * likelier to hold nothing higher.  Mild, because the others are not
- * normal: it leans, it does not decide.
+ * likelier to hold nothing higher.  Mild, because the others follow no
+ * such rule: it leans, it does not decide.
  */
 static double
 play_weight(const struct birdhead_view *v, const struct birdhead_world *w)
@@ -364,8 +388,9 @@ play_weight(const struct birdhead_view *v, const struct birdhead_world *w)
 
 		if (r->trick_len == 0)
 			r->width = (uint8_t)n;
-		if (seat != v->seat && (heuristic_play(&s, seat, 1, pick) !=
-		    n || memcmp(pick, cards, (size_t)n) != 0))
+		if (seat != v->seat && (heuristic_play(&s, seat,
+		    POLICY_SEARCHING, pick) != n ||
+		    memcmp(pick, cards, (size_t)n) != 0))
 			weight *= PLAY_MISS;
 		for (int c = 0; c < n; c++)
 			r->count[seat][cards[c]]--;
@@ -432,7 +457,7 @@ rollout(struct birdhead_state *s)
 
 	while (s->r.phase == PHASE_PLAY) {
 		int seat = s->r.turn;
-		int n = heuristic_play(s, seat, 1, play);
+		int n = heuristic_play(s, seat, POLICY_NORMAL, play);
 
 		birdhead_play(s, seat, play, n);
 	}
@@ -631,7 +656,8 @@ birdhead_ai_decide(const void *state, int seat, const struct action *actions,
 	plays = ai_round_plays(actions, nactions, count);
 	view_build(&v, full, seat, plays, count);
 	/* From here on only the view. */
-	n = heuristic_play(&v.s, seat, ctx->level != AI_EASY, play);
+	n = heuristic_play(&v.s, seat, ctx->level == AI_EASY ? POLICY_EASY :
+	    POLICY_NORMAL, play);
 	set_play(out, seat, play, n);
 	if (ctx->level == AI_HARD)
 		hard(&v, ctx, out);
