@@ -844,6 +844,58 @@ test_birdhead_sanity(void **unused)
 }
 
 /*
+ * BirdHead's hard plays its rollouts on a round of its own (counts, masks,
+ * no history), hard-v1 on the engine's state.  Without the record hard
+ * weighs no world, so with the same seed and count of worlds both sample
+ * the same worlds and must score every candidate alike: the same choice
+ * everywhere.  Builds with checks also compare every rollout's penalties.
+ */
+static void
+test_birdhead_fast_rollout(void **unused)
+{
+	struct rng rng;
+	int checked = 0, wide = 0;
+
+	rng_seed(&rng, 23);
+	for (int p = 0; p < 300; p++) {
+		struct game_setup setup = random_setup(&birdhead_game, &rng, 0);
+		enum ai_level levels[GAME_MAX_SEATS];
+		struct ai_limits limits = { .worlds = 16 };
+		struct game *game;
+		const struct birdhead_state *s;
+		struct action a, b;
+		int seat;
+
+		for (int i = 0; i < GAME_MAX_SEATS; i++)
+			levels[i] = rng_below(&rng, 2) ? AI_NORMAL : AI_EASY;
+		game = play(&birdhead_game, &setup, levels, &rng,
+		    (int)rng_below(&rng, 120));
+		deal_if_needed(game, &rng);
+		s = game->state;
+		if (s->r.phase != PHASE_PLAY) {
+			game_destroy(game);
+			continue;
+		}
+		seat = s->r.turn;
+		for (int level = AI_HARD; level <= AI_HARD_V1; level++) {
+			struct ai_params params = { .level = level,
+			    .seed = (uint64_t)p, .budget_ms = 5 };
+
+			assert_int_equal(ai_decide_ex(&birdhead_game,
+			    game->state, NULL, 0, seat, &params, &limits,
+			    level == AI_HARD ? &a : &b), 0);
+		}
+		assert_true(is_legal(game, &a));
+		assert_true(action_equal(&a, &b));
+		wide += s->r.trick_len > 0 && s->r.width > 1;
+		checked++;
+		game_destroy(game);
+	}
+	assert_true(checked > 200);
+	assert_true(wide > 10);
+}
+
+/*
  * normal Sticheln never takes as its penalty colour one of which it holds
  * three or more high cards when some colour of its hand holds none.
  */
@@ -1026,6 +1078,7 @@ main(void)
 		cmocka_unit_test(test_wizard_play_sanity),
 		cmocka_unit_test(test_wizard_hard_bids_as_normal),
 		cmocka_unit_test(test_birdhead_sanity),
+		cmocka_unit_test(test_birdhead_fast_rollout),
 		cmocka_unit_test(test_sticheln_select_sanity),
 		cmocka_unit_test(test_no_decision),
 		cmocka_unit_test(test_hard_budget),

@@ -12,10 +12,11 @@
  * cannot see, consistent with what the plays revealed (a seat that did
  * not meet the standard played its lowest cards, so it holds nothing
  * lower), weighs each sample by how well it explains the round's plays
- * (play_weight()), plays every candidate out to the end of the round with
- * normal for every seat, and keeps the one with the lowest expected
- * penalty.
+ * (play_weight(), by the way a searching player tends to play), plays
+ * every candidate out to the end of the round with normal for every seat,
+ * and keeps the one with the lowest expected penalty.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "ai_impl.h"
@@ -26,10 +27,16 @@
 /* Hard: how much the others' penalties count for the seat. */
 #define OTHERS_WEIGHT 0.3
 /*
- * Hard: what a world loses for each play of another seat that normal,
- * holding that world's hand, would not have made (see play_weight()).
+ * Hard: what a world loses for each play of another seat that
+ * POLICY_SEARCHING, holding that world's hand, would not have made (see
+ * play_weight()).
  */
 #define PLAY_MISS 0.7
+/*
+ * POLICY_SEARCHING meets the standard as cheaply as it can while it holds
+ * more than this many cards.
+ */
+#define CHEAP_HELD 4
 /* The most plays a round can have: every trick and the last cards. */
 #define BIRDHEAD_PLAYS ((BIRDHEAD_MAX_TRICKS + 1) * GAME_MAX_SEATS)
 
@@ -53,9 +60,25 @@ struct birdhead_view {
 	uint8_t play_cards[BIRDHEAD_PLAYS][GAME_MAX_PLAY];
 };
 
-/* One sampled deal of the hidden cards. */
+/*
+ * A round as hard's rollouts play it: the hands as counts and as masks of
+ * the faces held, the trick on the table, and nothing of the history the
+ * engine keeps for the result.  A rollout copies this instead of the whole
+ * engine state and finds a hand's highest and lowest face in one
+ * instruction: hard samples 1.6-1.9 times the worlds in the same time.
+ */
+struct fast_round {
+	uint8_t count[GAME_MAX_SEATS][BIRDHEAD_FACES];
+	uint16_t faces[GAME_MAX_SEATS];  /* bit f: the seat holds face f */
+	uint8_t left[GAME_MAX_SEATS];    /* cards in each hand */
+	uint8_t standard[GAME_MAX_PLAY];
+	uint8_t nseats, held, turn, trick_len, width, best_seat, best_face;
+};
+
+/* One sampled deal of the hidden cards, and the same round for rollouts. */
 struct birdhead_world {
 	struct birdhead_state s;
+	struct fast_round f;
 };
 
 static int
@@ -122,17 +145,35 @@ cheapest_meet(const uint8_t *count, const uint8_t *standard, int n,
 }
 
 /*
- * A play for seat in s by level: easy or normal (hard uses normal in its
- * simulations).  Writes sorted faces into out and returns how many.
+ * The simple players' ways to play.  hard plays its rollouts with normal
+ * and weighs its worlds by POLICY_SEARCHING: normal, except that while the
+ * hand holds more than CHEAP_HELD cards it meets the standard with the
+ * cheapest cards that do, keeping its high cards to meet later standards.
+ * hard-v1 at 300 worlds made that choice in 61% of its follows that had
+ * one, normal's in 38% (30 games of four hard-v1).
+ */
+enum policy {
+	POLICY_EASY,
+	POLICY_NORMAL,
+	POLICY_SEARCHING,
+};
+
+/*
+ * A play for seat in s by policy.  Writes sorted faces into out and
+ * returns how many.
  */
 static int
-heuristic_play(const struct birdhead_state *s, int seat, int normal,
+heuristic_play(const struct birdhead_state *s, int seat, enum policy policy,
     uint8_t *out)
 {
 	const struct birdhead_round *r = &s->r;
 	const uint8_t *count = r->count[seat];
 	int held = hand_size(count), width = r->width;
+	int normal = policy != POLICY_EASY;
 
+	if (policy == POLICY_SEARCHING && r->trick_len > 0 &&
+	    held > CHEAP_HELD && cheapest_meet(count, r->standard, width, out))
+		return width;
 	if (r->trick_len == 0) {
 		int face = normal ? BIRDHEAD_HIGH : BIRDHEAD_LOW, k = 1;
 
@@ -173,9 +214,145 @@ set_play(struct action *out, int seat, const uint8_t *faces, int n)
 
 /* ---- hard ------------------------------------------------------------ */
 
+/* The fast round of s, which is in PHASE_PLAY. */
+static void
+fast_init(struct fast_round *f, const struct birdhead_state *s)
+{
+	const struct birdhead_round *r = &s->r;
+
+	memset(f, 0, sizeof(*f));
+	memcpy(f->count, r->count, sizeof(f->count));
+	for (int seat = 0; seat < s->nseats; seat++) {
+		for (int face = BIRDHEAD_LOW; face <= BIRDHEAD_HIGH; face++)
+			if (r->count[seat][face] > 0)
+				f->faces[seat] |= (uint16_t)(1u << face);
+		f->left[seat] = (uint8_t)hand_size(r->count[seat]);
+	}
+	memcpy(f->standard, r->standard, sizeof(f->standard));
+	f->nseats = s->nseats;
+	f->held = r->held;
+	f->turn = r->turn;
+	f->trick_len = r->trick_len;
+	f->width = r->width;
+	f->best_seat = r->best_seat;
+	f->best_face = r->best_face;
+}
+
+static int
+fast_highest(const struct fast_round *f, int seat)
+{
+	return 31 - __builtin_clz(f->faces[seat]);
+}
+
+static int
+fast_lowest(const struct fast_round *f, int seat)
+{
+	return __builtin_ctz(f->faces[seat]);
+}
+
+/* normal's play (heuristic_play()) for seat in f. */
+static int
+fast_normal(const struct fast_round *f, int seat, uint8_t *out)
+{
+	const uint8_t *count = f->count[seat];
+	int width = f->width;
+
+	if (f->trick_len == 0) {
+		int face = fast_highest(f, seat), k = count[face];
+
+		if (k > GAME_MAX_PLAY)
+			k = GAME_MAX_PLAY;
+		if (k > f->left[seat] - 1)
+			k = f->left[seat] - 1;
+		memset(out, face, (size_t)k);
+		return k;
+	}
+	/* Most tricks are of single cards. */
+	if (width == 1) {
+		int face = fast_highest(f, seat);
+
+		out[0] = (uint8_t)(face >= f->standard[0] ? face :
+		    fast_lowest(f, seat));
+		return 1;
+	}
+	extreme_cards(count, width, 1, out);
+	if (meets(out, f->standard, width))
+		return width;
+	extreme_cards(count, width, 0, out);
+	return width;
+}
+
+/* birdhead_play() without the checks' state and the history. */
+static void
+fast_play(struct fast_round *f, int seat, const uint8_t *sorted, int n)
+{
+	int top = sorted[n - 1];
+
+	for (int i = 0; i < n; i++)
+		if (--f->count[seat][sorted[i]] == 0)
+			f->faces[seat] &= (uint16_t)~(1u << sorted[i]);
+	f->left[seat] = (uint8_t)(f->left[seat] - n);
+	if (n == 1 && f->trick_len > 0) {
+		/* The common case, without the loops. */
+		if (top >= f->standard[0])
+			f->standard[0] = (uint8_t)top;
+		if (top >= f->best_face) {
+			f->best_seat = (uint8_t)seat;
+			f->best_face = (uint8_t)top;
+		}
+	} else if (f->trick_len == 0) {
+		f->width = (uint8_t)n;
+		memcpy(f->standard, sorted, (size_t)n);
+		f->best_seat = (uint8_t)seat;
+		f->best_face = (uint8_t)top;
+	} else {
+		if (meets(sorted, f->standard, n))
+			memcpy(f->standard, sorted, (size_t)n);
+		if (top >= f->best_face) {
+			f->best_seat = (uint8_t)seat;
+			f->best_face = (uint8_t)top;
+		}
+	}
+	if (++f->trick_len == f->nseats) {
+		f->trick_len = 0;
+		f->held = (uint8_t)(f->held - f->width);
+		f->turn = f->best_seat;
+	} else {
+		f->turn = (uint8_t)((seat + 1) % f->nseats);
+	}
+}
+
+/*
+ * Plays f out with normal for every seat and writes each seat's penalty,
+ * as the engine's reveal() scores it, into points.
+ */
+static void
+fast_rollout(struct fast_round *f, int *points)
+{
+	uint8_t play[GAME_MAX_PLAY];
+	int high = 0;
+
+	while (f->held > 1) {
+		int seat = f->turn;
+		int n = fast_normal(f, seat, play);
+
+		fast_play(f, seat, play, n);
+	}
+	for (int seat = 0; seat < f->nseats; seat++) {
+		points[seat] = fast_lowest(f, seat);
+		if (points[seat] > high)
+			high = points[seat];
+	}
+	for (int seat = 0; seat < f->nseats; seat++)
+		if (points[seat] != high)
+			points[seat] = 0;
+}
+
 struct birdhead_search {
 	const struct birdhead_view *v;
 	int weigh_plays;                  /* hard, not hard-v1 */
+	/* hard, not hard-v1: rollouts on the fast round (same results). */
+	int fast;
 	int ncand;
 	struct action cand[GAME_MAX_ACTIONS];
 };
@@ -183,12 +360,12 @@ struct birdhead_search {
 /*
  * How well a world's hands fit the round's plays: the round is replayed
  * from its first trick with the world's hands (and the cards played since
- * put back), and each play of another seat that normal would not have
- * made from that hand costs the world PLAY_MISS.  A seat that kept its
+ * put back), and each play of another seat that POLICY_SEARCHING would
+ * not have made from that hand costs the world PLAY_MISS.  A seat that kept its
  * highest cards back while they met the standard is then likelier to hold
  * high cards it means to shed later, or none at all; one that led low,
- * likelier to hold nothing higher.  Mild, because the others are not
- * normal: it leans, it does not decide.
+ * likelier to hold nothing higher.  Mild, because the others follow no
+ * such rule: it leans, it does not decide.
  */
 static double
 play_weight(const struct birdhead_view *v, const struct birdhead_world *w)
@@ -211,8 +388,9 @@ play_weight(const struct birdhead_view *v, const struct birdhead_world *w)
 
 		if (r->trick_len == 0)
 			r->width = (uint8_t)n;
-		if (seat != v->seat && (heuristic_play(&s, seat, 1, pick) !=
-		    n || memcmp(pick, cards, (size_t)n) != 0))
+		if (seat != v->seat && (heuristic_play(&s, seat,
+		    POLICY_SEARCHING, pick) != n ||
+		    memcmp(pick, cards, (size_t)n) != 0))
 			weight *= PLAY_MISS;
 		for (int c = 0; c < n; c++)
 			r->count[seat][cards[c]]--;
@@ -267,6 +445,8 @@ birdhead_sample(const void *arg, struct rng *rng, void *worldp)
 			}
 		}
 	}
+	if (search->fast)
+		fast_init(&w->f, &w->s);
 	return search->weigh_plays ? play_weight(v, w) : 1;
 }
 
@@ -277,7 +457,7 @@ rollout(struct birdhead_state *s)
 
 	while (s->r.phase == PHASE_PLAY) {
 		int seat = s->r.turn;
-		int n = heuristic_play(s, seat, 1, play);
+		int n = heuristic_play(s, seat, POLICY_NORMAL, play);
 
 		birdhead_play(s, seat, play, n);
 	}
@@ -293,6 +473,28 @@ birdhead_score(const void *arg, const void *worldp, int cand)
 	double others = 0;
 	int round;
 
+	if (search->fast) {
+		const struct birdhead_world *world = worldp;
+		struct fast_round f;
+		int points[GAME_MAX_SEATS];
+
+		memcpy(&f, &world->f, sizeof(f));
+		fast_play(&f, v->seat, a->cards, a->ncards);
+		fast_rollout(&f, points);
+		for (int seat = 0; seat < f.nseats; seat++)
+			if (seat != v->seat)
+				others += points[seat];
+#ifndef NDEBUG
+		/* Builds with checks play the engine's rollout as well. */
+		memcpy(&w, worldp, sizeof(w));
+		birdhead_play(&w.s, v->seat, a->cards, a->ncards);
+		rollout(&w.s);
+		for (int seat = 0; seat < f.nseats; seat++)
+			assert(points[seat] == w.s.points[w.s.round][seat]);
+#endif
+		return -points[v->seat] + OTHERS_WEIGHT * others /
+		    (f.nseats - 1);
+	}
 	memcpy(&w, worldp, sizeof(w));
 	birdhead_play(&w.s, v->seat, a->cards, a->ncards);
 	rollout(&w.s);
@@ -314,6 +516,7 @@ hard(const struct birdhead_view *v, struct ai_ctx *ctx, struct action *out)
 	memset(&search, 0, sizeof(search));
 	search.v = v;
 	search.weigh_plays = !ctx->hard_v1;
+	search.fast = !ctx->hard_v1;
 	search.ncand = birdhead_game.legal(&v->s, v->seat, search.cand,
 	    GAME_MAX_ACTIONS);
 	if (search.ncand <= 1)
@@ -453,7 +656,8 @@ birdhead_ai_decide(const void *state, int seat, const struct action *actions,
 	plays = ai_round_plays(actions, nactions, count);
 	view_build(&v, full, seat, plays, count);
 	/* From here on only the view. */
-	n = heuristic_play(&v.s, seat, ctx->level != AI_EASY, play);
+	n = heuristic_play(&v.s, seat, ctx->level == AI_EASY ? POLICY_EASY :
+	    POLICY_NORMAL, play);
 	set_play(out, seat, play, n);
 	if (ctx->level == AI_HARD)
 		hard(&v, ctx, out);
