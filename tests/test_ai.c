@@ -848,7 +848,8 @@ test_birdhead_sanity(void **unused)
  * no history), hard-v1 on the engine's state.  Without the record hard
  * weighs no world, so with the same seed and count of worlds both sample
  * the same worlds and must score every candidate alike: the same choice
- * everywhere.  Builds with checks also compare every rollout's penalties.
+ * everywhere.  Builds with asserts also compare every rollout's penalties
+ * (struct ai_limits' check).
  */
 static void
 test_birdhead_fast_rollout(void **unused)
@@ -860,7 +861,7 @@ test_birdhead_fast_rollout(void **unused)
 	for (int p = 0; p < 300; p++) {
 		struct game_setup setup = random_setup(&birdhead_game, &rng, 0);
 		enum ai_level levels[GAME_MAX_SEATS];
-		struct ai_limits limits = { .worlds = 16 };
+		struct ai_limits limits = { .worlds = 16, .check = 1 };
 		struct game *game;
 		const struct birdhead_state *s;
 		struct action a, b;

@@ -206,6 +206,7 @@ ai_decide_ex(const struct game_impl *impl, const void *state,
 	rng_seed(&ctx.rng, params->seed ^
 	    (UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(seat + 1)));
 	ctx.work = budget * AI_UNITS_PER_MS * PLAN_SHARE;
+	ctx.check = limits != NULL && limits->check;
 	if (limits != NULL && limits->worlds > 0) {
 		ctx.worlds = limits->worlds;
 	} else {

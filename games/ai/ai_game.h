@@ -27,6 +27,13 @@ struct ai_limits {
 	long worlds;
 	/* CLOCK_MONOTONIC nanoseconds when the budget began; 0: on entry. */
 	int64_t started;
+	/*
+	 * Tests, in builds with asserts: check every shortcut a player takes
+	 * against the engine (BirdHead's rollouts on a round of their own),
+	 * at the cost of both.  Without it a build with asserts plays as
+	 * strongly as a release build.
+	 */
+	int check;
 };
 
 /* ai_decide() for seat of game, remembering the round's public plays. */

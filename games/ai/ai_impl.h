@@ -82,6 +82,8 @@ struct ai_ctx {
 	 * too.  Otherwise the search runs until the deadline.
 	 */
 	int hard_v1;
+	/* struct ai_limits' check. */
+	int check;
 };
 
 /*
