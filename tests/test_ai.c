@@ -792,6 +792,27 @@ test_wizard_hard_bids_as_normal(void **unused)
  * normal BirdHead leads its highest card, and follows with its highest
  * cards whenever they meet the standard.
  */
+/*
+ * A BirdHead game with a random setup, played by levels for a random count
+ * of actions below most and dealt if a deal is due; NULL (and the game
+ * destroyed) when its cards are not being played then.
+ */
+static struct game *
+birdhead_in_play(struct rng *rng, const enum ai_level *levels, int most)
+{
+	struct game_setup setup = random_setup(&birdhead_game, rng, 0);
+	struct game *game = play(&birdhead_game, &setup, levels, rng,
+	    (int)rng_below(rng, (uint32_t)most));
+	const struct birdhead_state *s = game->state;
+
+	deal_if_needed(game, rng);
+	if (s->r.phase != PHASE_PLAY) {
+		game_destroy(game);
+		return NULL;
+	}
+	return game;
+}
+
 static void
 test_birdhead_sanity(void **unused)
 {
@@ -804,20 +825,15 @@ test_birdhead_sanity(void **unused)
 
 	rng_seed(&rng, 17);
 	for (int p = 0; p < 200; p++) {
-		struct game_setup setup = random_setup(&birdhead_game, &rng, 0);
-		struct game *game = play(&birdhead_game, &setup, normal, &rng,
-		    (int)rng_below(&rng, 60));
+		struct game *game = birdhead_in_play(&rng, normal, 60);
 		const struct birdhead_state *s;
 		struct action a;
 		uint8_t top[GAME_MAX_PLAY];
 		int seat, high = BIRDHEAD_HIGH;
 
-		deal_if_needed(game, &rng);
-		s = game->state;
-		if (s->r.phase != PHASE_PLAY) {
-			game_destroy(game);
+		if (game == NULL)
 			continue;
-		}
+		s = game->state;
 		seat = s->r.turn;
 		a = decide(game, seat, AI_NORMAL, 1, 1);
 		while (s->r.count[seat][high] == 0)
@@ -859,7 +875,6 @@ test_birdhead_fast_rollout(void **unused)
 
 	rng_seed(&rng, 23);
 	for (int p = 0; p < 300; p++) {
-		struct game_setup setup = random_setup(&birdhead_game, &rng, 0);
 		enum ai_level levels[GAME_MAX_SEATS];
 		struct ai_limits limits = { .worlds = 16, .check = 1 };
 		struct game *game;
@@ -869,14 +884,9 @@ test_birdhead_fast_rollout(void **unused)
 
 		for (int i = 0; i < GAME_MAX_SEATS; i++)
 			levels[i] = rng_below(&rng, 2) ? AI_NORMAL : AI_EASY;
-		game = play(&birdhead_game, &setup, levels, &rng,
-		    (int)rng_below(&rng, 120));
-		deal_if_needed(game, &rng);
-		s = game->state;
-		if (s->r.phase != PHASE_PLAY) {
-			game_destroy(game);
+		if ((game = birdhead_in_play(&rng, levels, 120)) == NULL)
 			continue;
-		}
+		s = game->state;
 		seat = s->r.turn;
 		for (int level = AI_HARD; level <= AI_HARD_V1; level++) {
 			struct ai_params params = { .level = level,
