@@ -191,16 +191,6 @@ birdhead_start_round(void *state, const struct deal *deal, char *err,
 	return 0;
 }
 
-/* Whether sorted play meets sorted standard, card by card. */
-static inline int
-meets(const uint8_t *play, const uint8_t *standard, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (play[i] < standard[i])
-			return 0;
-	return 1;
-}
-
 /* The n lowest cards of a hand, sorted; the hand holds at least n. */
 static inline void
 lowest_cards(const uint8_t *count, int n, uint8_t *out)
@@ -301,7 +291,7 @@ birdhead_play(struct birdhead_state *s, int seat, const uint8_t *sorted, int n)
 		r->best_face = (uint8_t)top;
 	} else {
 		/* A play that meets the standard raises it, lowest or not. */
-		if (meets(sorted, r->standard, n))
+		if (birdhead_meets(sorted, r->standard, n))
 			memcpy(r->standard, sorted, (size_t)n);
 		/* Equal strongest cards: the later one wins. */
 		if (top >= r->best_face) {
@@ -359,8 +349,8 @@ birdhead_check_play(const struct birdhead_state *s, int seat,
 	if (n != r->width)
 		return game_error(err, errlen, "Play %d card%s, like the lead.",
 		    r->width, r->width == 1 ? "" : "s");
-	if (meets(sorted, r->standard, n) || is_lowest(r->count[seat], sorted,
-	    n))
+	if (birdhead_meets(sorted, r->standard, n) ||
+	    is_lowest(r->count[seat], sorted, n))
 		return 0;
 	format_play(r->standard, n, play, sizeof(play));
 	lowest_cards(r->count[seat], n, low);
@@ -462,7 +452,7 @@ legal_follows(const struct birdhead_round *r, int seat, struct action *out,
 			continue;
 		p[0] = (uint8_t)a;
 		if (k == 1) {
-			if (meets(p, r->standard, 1) || p[0] == low[0])
+			if (birdhead_meets(p, r->standard, 1) || p[0] == low[0])
 				add_play(out, &n, max, seat, p, 1);
 			continue;
 		}
@@ -471,7 +461,7 @@ legal_follows(const struct birdhead_round *r, int seat, struct action *out,
 				continue;
 			p[1] = (uint8_t)b;
 			if (k == 2) {
-				if (meets(p, r->standard, 2) ||
+				if (birdhead_meets(p, r->standard, 2) ||
 				    memcmp(p, low, 2) == 0)
 					add_play(out, &n, max, seat, p, 2);
 				continue;
@@ -480,7 +470,7 @@ legal_follows(const struct birdhead_round *r, int seat, struct action *out,
 				if (count[c] < 1 + (c == a) + (c == b))
 					continue;
 				p[2] = (uint8_t)c;
-				if (meets(p, r->standard, 3) ||
+				if (birdhead_meets(p, r->standard, 3) ||
 				    memcmp(p, low, 3) == 0)
 					add_play(out, &n, max, seat, p, 3);
 			}

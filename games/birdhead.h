@@ -67,6 +67,19 @@ extern const struct game_impl birdhead_game;
 
 /* The cards dealt to each of nseats seats. */
 int birdhead_hand_size(int nseats);
+
+/*
+ * Whether sorted play meets sorted standard, card by card: the one
+ * statement of the rule, for the engine and the computer players.
+ */
+static inline int
+birdhead_meets(const uint8_t *play, const uint8_t *standard, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (play[i] < standard[i])
+			return 0;
+	return 1;
+}
 /*
  * Whether seat may play the sorted faces now (PHASE_PLAY, seat to act, the
  * cards held): 0, or -1 with a reason.

@@ -110,15 +110,6 @@ extreme_cards(const uint8_t *count, int n, int highest, uint8_t *out)
 	}
 }
 
-static int
-meets(const uint8_t *play, const uint8_t *standard, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (play[i] < standard[i])
-			return 0;
-	return 1;
-}
-
 /*
  * The cheapest cards that meet the standard, into out (sorted): for each
  * standard card from the lowest up, the smallest card left that is at
@@ -193,7 +184,7 @@ heuristic_play(const struct birdhead_state *s, int seat, enum policy policy,
 	if (normal) {
 		/* The highest cards meet whenever anything does. */
 		extreme_cards(count, width, 1, out);
-		if (meets(out, r->standard, width))
+		if (birdhead_meets(out, r->standard, width))
 			return width;
 	} else if (cheapest_meet(count, r->standard, width, out)) {
 		return width;
@@ -276,7 +267,7 @@ fast_normal(const struct fast_round *f, int seat, uint8_t *out)
 		return 1;
 	}
 	extreme_cards(count, width, 1, out);
-	if (meets(out, f->standard, width))
+	if (birdhead_meets(out, f->standard, width))
 		return width;
 	extreme_cards(count, width, 0, out);
 	return width;
@@ -306,7 +297,7 @@ fast_play(struct fast_round *f, int seat, const uint8_t *sorted, int n)
 		f->best_seat = (uint8_t)seat;
 		f->best_face = (uint8_t)top;
 	} else {
-		if (meets(sorted, f->standard, n))
+		if (birdhead_meets(sorted, f->standard, n))
 			memcpy(f->standard, sorted, (size_t)n);
 		if (top >= f->best_face) {
 			f->best_seat = (uint8_t)seat;
@@ -395,7 +386,7 @@ play_weight(const struct birdhead_view *v, const struct birdhead_world *w)
 			weight *= PLAY_MISS;
 		for (int c = 0; c < n; c++)
 			r->count[seat][cards[c]]--;
-		if (r->trick_len == 0 || meets(cards, r->standard, n))
+		if (r->trick_len == 0 || birdhead_meets(cards, r->standard, n))
 			memcpy(r->standard, cards, (size_t)n);
 		r->trick_len = (uint8_t)((r->trick_len + 1) % s.nseats);
 	}
@@ -571,7 +562,7 @@ learn_trick(struct birdhead_view *v, const uint8_t *seats,
 		return;
 	memcpy(standard, plays[0], (size_t)width);
 	for (int i = 1; i < nplays; i++) {
-		if (meets(plays[i], standard, width)) {
+		if (birdhead_meets(plays[i], standard, width)) {
 			memcpy(standard, plays[i], (size_t)width);
 		} else if (plays[i][width - 1] > v->floor[seats[i]]) {
 			v->floor[seats[i]] = plays[i][width - 1];
