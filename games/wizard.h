@@ -147,6 +147,20 @@ static const uint16_t wizard_off_power[2][8] = {
 };
 
 /*
+ * The lead a first card sets, by suit slot: its suit, 4 (none) for a
+ * Wizard; a Jester leaves it open for the next card.
+ */
+static const int8_t wizard_lead_of_slot[8] = { 0, 1, 2, 3, -1, -1, 4, -1 };
+
+/* The lead suit once id is played in r's trick (-1 still open, 4 none). */
+static inline int
+wizard_lead_after(const struct wizard_round *r, int id)
+{
+	return r->lead_suit < 0 ? wizard_lead_of_slot[wizard_id_suit[id]] :
+	    r->lead_suit;
+}
+
+/*
  * The power of card id in the current trick once the lead is lead: its
  * rank, plus 100 for trump, 50 for the lead suit, or what
  * wizard_off_power[] adds.  The highest power takes the trick, and a card

@@ -205,10 +205,6 @@ finish_trick(struct wizard_state *s)
 	r->phase = s->round + 1 >= s->nrounds ? PHASE_OVER : PHASE_DEAL;
 }
 
-/* The lead a first card sets: its suit, 4 (none) for a Wizard; a Jester
- * leaves it open for the next card. */
-static const int8_t lead_of_slot[8] = { 0, 1, 2, 3, -1, -1, 4, -1 };
-
 /*
  * The void a card shows (index: lead_suit + 1, then the card's suit
  * slot): a suited card off a suited lead shows the lead's suit missing.
@@ -240,7 +236,7 @@ wizard_play_id(struct wizard_state *s, int seat, int id)
 	 * branches: which card comes is random in a playout.
 	 */
 	r->void_suits[seat] |= void_shown[lead + 1][slot];
-	lead = lead < 0 ? lead_of_slot[slot] : lead;
+	lead = wizard_lead_after(r, id);
 	r->lead_suit = (int8_t)lead;
 	power = wizard_card_power(s, lead, id);
 	/*

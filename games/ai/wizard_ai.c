@@ -57,15 +57,6 @@ struct odds {
 	int t;                           /* cards in each later hand */
 };
 
-/* The lead suit once id is played (4: none, after a Wizard). */
-static int
-lead_after(const struct wizard_state *s, int id)
-{
-	if (s->r.lead_suit != -1)
-		return s->r.lead_suit;
-	return id < 52 ? id / 13 : id < 56 ? 4 : -1;
-}
-
 /*
  * Whether id would take the trick if played now: the engine's ranking,
  * against the best so far (-1 in an empty trick, which every card beats).
@@ -73,7 +64,7 @@ lead_after(const struct wizard_state *s, int id)
 static int
 wins_now(const struct wizard_state *s, int id)
 {
-	return (int)wizard_card_power(s, lead_after(s, id), id) >
+	return (int)wizard_card_power(s, wizard_lead_after(&s->r, id), id) >
 	    s->r.best_power;
 }
 
@@ -148,7 +139,7 @@ hold_chance(const struct wizard_state *s, const struct odds *o, int id)
 		return ai_exp_neg(lambda);
 	}
 	suit = id / 13;
-	lead = lead_after(s, id);
+	lead = wizard_lead_after(&s->r, id);
 	higher = bits_count64(o->unseen & SUIT_MASK(suit) &
 	    ~((BIT(id) << 1) - 1));
 	trumps = r->trump >= 0 && r->trump != suit && suit == lead ?
