@@ -16,7 +16,7 @@
  * sample by how well it explains the revealed penalty colours and the
  * round's plays (world_weight()), plays every candidate out to the end of
  * the round with normal for every seat, and keeps the one with the best
- * expected score.
+ * expected lead over the others' mean.
  */
 #include <string.h>
 
@@ -26,8 +26,15 @@
 #include "rng.h"
 #include "sticheln.h"
 
-/* Hard: how much the others' points count against the seat's own. */
-#define OTHERS_WEIGHT 0.3
+/*
+ * Hard: how much the others' mean points count against the seat's own.
+ * The highest total wins, so a point the others gain costs about as much
+ * as one the seat loses: hard scores a rollout by its lead over the
+ * others' mean.  hard-v1 counted them at 0.3, and against it the full
+ * weight won clearly more games (README, "Computer players").
+ */
+#define OTHERS_WEIGHT 1.0
+#define OTHERS_WEIGHT_V1 0.3
 /* Selecting: the cost of each high card of the penalty colour kept. */
 #define SELECT_DANGER 0.6
 /* Selecting: the share of the others' penalty-colour ranks expected back. */
@@ -326,7 +333,7 @@ world_unseen(const struct sticheln_world *w, int seat, uint16_t *unseen)
 
 struct sticheln_search {
 	const struct sticheln_view *v;
-	int weigh;                        /* hard, not hard-v1 */
+	int v1;                           /* hard-v1, the previous hard */
 	int ncand;
 	struct action cand[GAME_MAX_ACTIONS];
 };
@@ -438,7 +445,7 @@ sticheln_sample(const void *arg, struct rng *rng, void *worldp)
 			select_card(w, seat, normal_select(&w->s, seat,
 			    w->s.r.hand[seat]));
 	}
-	return search->weigh ? world_weight(v, w) : 1;
+	return search->v1 ? 1 : world_weight(v, w);
 }
 
 static void
@@ -497,8 +504,8 @@ sticheln_score(const void *arg, const void *worldp, int cand)
 	for (int seat = 0; seat < w.s.nseats; seat++)
 		if (seat != v->seat)
 			others += w.s.points[round][seat];
-	return w.s.points[round][v->seat] -
-	    OTHERS_WEIGHT * others / (w.s.nseats - 1);
+	return w.s.points[round][v->seat] - (search->v1 ? OTHERS_WEIGHT_V1 :
+	    OTHERS_WEIGHT) * others / (w.s.nseats - 1);
 }
 
 static void
@@ -511,7 +518,7 @@ hard(const struct sticheln_view *v, struct ai_ctx *ctx, struct action *out)
 
 	memset(&search, 0, sizeof(search));
 	search.v = v;
-	search.weigh = !ctx->hard_v1;
+	search.v1 = ctx->hard_v1;
 	if (s->r.phase == PHASE_SELECT) {
 		/* A higher card of a colour than its lowest only costs more. */
 		for (int colour = 0; colour < s->ncolours; colour++)
