@@ -437,6 +437,36 @@ fast_moves(const struct fast_round *f, uint8_t (*moves)[GAME_MAX_PLAY],
 }
 
 /*
+ * The plays the seat to act in f weighs, into moves and widths (room for
+ * max + 1): normal's first, so that it keeps the ties, then the other
+ * distinct plays in the engine's order (fast_moves(), at most max listed);
+ * with max 0, normal's alone.  Returns how many.
+ */
+static int
+fast_choices(const struct fast_round *f, uint8_t (*moves)[GAME_MAX_PLAY],
+    uint8_t *widths, int max)
+{
+	int n = 1, nlegal;
+
+	memset(moves[0], 0, GAME_MAX_PLAY);
+	widths[0] = (uint8_t)fast_normal(f, f->turn, moves[0]);
+	if (max == 0)
+		return 1;
+	nlegal = fast_moves(f, moves + 1, widths + 1, max);
+	for (int i = 1; i <= nlegal; i++) {
+		if (widths[i] == widths[0] &&
+		    memcmp(moves[i], moves[0], widths[0]) == 0)
+			continue;
+		if (n != i) {
+			memcpy(moves[n], moves[i], GAME_MAX_PLAY);
+			widths[n] = widths[i];
+		}
+		n++;
+	}
+	return n;
+}
+
+/*
  * The search of the rest of f's round (see ENDGAME_HELD), seat me playing
  * as normal; writes the penalties into points.  Returns -1 once *nodes
  * passes ENDGAME_NODES.
@@ -444,10 +474,10 @@ fast_moves(const struct fast_round *f, uint8_t (*moves)[GAME_MAX_PLAY],
 static int
 fast_endgame(const struct fast_round *f, int me, long *nodes, int *points)
 {
-	uint8_t moves[ENDGAME_MOVES][GAME_MAX_PLAY], widths[ENDGAME_MOVES];
-	uint8_t normal[GAME_MAX_PLAY];
+	uint8_t moves[ENDGAME_MOVES + 1][GAME_MAX_PLAY];
+	uint8_t widths[ENDGAME_MOVES + 1];
 	double best = 0;
-	int seat = f->turn, nmoves, nnormal, first = 1;
+	int seat = f->turn, nchoices;
 
 	if (f->held <= 2) {
 		struct fast_round g;
@@ -456,30 +486,23 @@ fast_endgame(const struct fast_round *f, int me, long *nodes, int *points)
 		fast_rollout(&g, points);
 		return 0;
 	}
-	nmoves = seat == me ? 0 : fast_moves(f, moves, widths,
+	nchoices = fast_choices(f, moves, widths, seat == me ? 0 :
 	    ENDGAME_MOVES);
-	nnormal = fast_normal(f, seat, normal);
-	/* normal's play first, so that it keeps the ties. */
-	for (int i = -1; i < nmoves; i++) {
+	for (int i = 0; i < nchoices; i++) {
 		struct fast_round g;
-		const uint8_t *play = i < 0 ? normal : moves[i];
-		int n = i < 0 ? nnormal : widths[i], got[GAME_MAX_SEATS];
+		int got[GAME_MAX_SEATS];
 		double u;
 
-		if (i >= 0 && n == nnormal && memcmp(play, normal,
-		    (size_t)n) == 0)
-			continue;
 		if (++*nodes > ENDGAME_NODES)
 			return -1;
 		memcpy(&g, f, sizeof(g));
-		fast_play(&g, seat, play, n);
+		fast_play(&g, seat, moves[i], widths[i]);
 		if (fast_endgame(&g, me, nodes, got) < 0)
 			return -1;
 		u = round_utility(got, f->nseats, seat);
-		if (first || u > best) {
+		if (i == 0 || u > best) {
 			best = u;
 			memcpy(points, got, sizeof(got));
-			first = 0;
 		}
 	}
 	return 0;
@@ -487,12 +510,13 @@ fast_endgame(const struct fast_round *f, int me, long *nodes, int *points)
 
 struct birdhead_search {
 	const struct birdhead_view *v;
-	int weigh_plays;                  /* hard, not hard-v1 */
-	/* hard, not hard-v1: rollouts on the fast round (same results). */
-	int fast;
+	/*
+	 * hard-v1, the previous hard: its worlds are not weighed, and its
+	 * rollouts run on the engine's state with normal for every seat.
+	 * hard's run on the fast round, with the others searching.
+	 */
+	int v1;
 	int check;                        /* struct ai_limits' check */
-	/* hard, not hard-v1: the others search in the rollouts. */
-	int others;
 	int ncand;
 	struct action cand[GAME_MAX_ACTIONS];
 };
@@ -585,9 +609,10 @@ birdhead_sample(const void *arg, struct rng *rng, void *worldp)
 			}
 		}
 	}
-	if (search->fast)
-		fast_init(&w->f, &w->s);
-	return search->weigh_plays ? play_weight(v, w) : 1;
+	if (search->v1)
+		return 1;
+	fast_init(&w->f, &w->s);
+	return play_weight(v, w);
 }
 
 static void
@@ -612,33 +637,26 @@ static int
 fast_reply(const struct fast_round *f, uint8_t *play)
 {
 	/* Three-card follows from a full hand have up to 220. */
-	uint8_t moves[GAME_MAX_ACTIONS][GAME_MAX_PLAY];
-	uint8_t widths[GAME_MAX_ACTIONS];
-	int seat = f->turn, nmoves, n, best_i = -1;
+	uint8_t moves[GAME_MAX_ACTIONS + 1][GAME_MAX_PLAY];
+	uint8_t widths[GAME_MAX_ACTIONS + 1];
+	int seat = f->turn, nchoices, best_i = 0;
 	double best = 0;
 
-	nmoves = fast_moves(f, moves, widths, GAME_MAX_ACTIONS);
-	n = fast_normal(f, seat, play);
-	/* normal's play first, so that it keeps the ties. */
-	for (int i = -1; i < nmoves; i++) {
+	nchoices = fast_choices(f, moves, widths, GAME_MAX_ACTIONS);
+	for (int i = 0; i < nchoices; i++) {
 		struct fast_round g;
-		const uint8_t *p = i < 0 ? play : moves[i];
-		int k = i < 0 ? n : widths[i], got[GAME_MAX_SEATS];
+		int got[GAME_MAX_SEATS];
 		double u;
 
-		if (i >= 0 && k == n && memcmp(p, play, (size_t)k) == 0)
-			continue;
 		memcpy(&g, f, sizeof(g));
-		fast_play(&g, seat, p, k);
+		fast_play(&g, seat, moves[i], widths[i]);
 		fast_rollout(&g, got);
 		u = round_utility(got, f->nseats, seat);
-		if (i < 0 || u > best) {
+		if (i == 0 || u > best) {
 			best = u;
 			best_i = i;
 		}
 	}
-	if (best_i < 0)
-		return n;
 	memcpy(play, moves[best_i], GAME_MAX_PLAY);
 	return widths[best_i];
 }
@@ -711,13 +729,11 @@ birdhead_score(const void *arg, const void *worldp, int cand)
 	const struct birdhead_view *v = search->v;
 	const struct action *a = &search->cand[cand];
 	struct birdhead_world w;
-	double others = 0;
-	int round;
+	int points[GAME_MAX_SEATS];
 
-	if (search->fast) {
+	if (!search->v1) {
 		const struct birdhead_world *world = worldp;
 		struct fast_round f;
-		int points[GAME_MAX_SEATS];
 		long nodes = 0;
 
 		memcpy(&f, &world->f, sizeof(f));
@@ -726,9 +742,8 @@ birdhead_score(const void *arg, const void *worldp, int cand)
 		if (search->check)
 			check_fast(v, world, a, &f);
 #endif
-		if (search->others)
-			fast_replies(&f, v->seat);
-		if (!search->others || f.held > ENDGAME_HELD ||
+		fast_replies(&f, v->seat);
+		if (f.held > ENDGAME_HELD ||
 		    fast_endgame(&f, v->seat, &nodes, points) < 0)
 			fast_rollout(&f, points);
 		return round_utility(points, f.nseats, v->seat);
@@ -736,12 +751,9 @@ birdhead_score(const void *arg, const void *worldp, int cand)
 	memcpy(&w, worldp, sizeof(w));
 	birdhead_play(&w.s, v->seat, a->cards, a->ncards);
 	rollout(&w.s);
-	round = w.s.round;
 	for (int seat = 0; seat < w.s.nseats; seat++)
-		if (seat != v->seat)
-			others += w.s.points[round][seat];
-	return -w.s.points[round][v->seat] +
-	    OTHERS_WEIGHT * others / (w.s.nseats - 1);
+		points[seat] = w.s.points[w.s.round][seat];
+	return round_utility(points, w.s.nseats, v->seat);
 }
 
 static void
@@ -753,10 +765,8 @@ hard(const struct birdhead_view *v, struct ai_ctx *ctx, struct action *out)
 
 	memset(&search, 0, sizeof(search));
 	search.v = v;
-	search.weigh_plays = !ctx->hard_v1;
-	search.fast = !ctx->hard_v1;
+	search.v1 = ctx->hard_v1;
 	search.check = ctx->check;
-	search.others = !ctx->hard_v1;
 	search.ncand = birdhead_game.legal(&v->s, v->seat, search.cand,
 	    GAME_MAX_ACTIONS);
 	if (search.ncand <= 1)
