@@ -354,6 +354,11 @@ class State:
             room = self.resolve(room_id)
             if room.membership(sender) != "join":
                 raise MatrixError(403, "M_FORBIDDEN", "Not in the room")
+            need = (room.state_content("m.room.power_levels") or
+                    {}).get("invite", 0)
+            if room.power(sender) < need:
+                raise MatrixError(403, "M_FORBIDDEN",
+                                  "Not allowed to invite")
             if user_id not in self.users:
                 raise MatrixError(404, "M_NOT_FOUND", "Unknown user")
             if room.membership(user_id) in ("join", "ban"):

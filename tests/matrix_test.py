@@ -1050,6 +1050,60 @@ def test_encrypted_rooms(ctx):
     h.stop()
 
 
+def test_shared_direct_rooms(ctx):
+    bob = ctx.client(BOB)
+    carol = ctx.client(CAROL)
+    ctx.client(ALICE)
+    h = ctx.run(invites={"allow_users": [CAROL]})
+    h.wait_connected()
+
+    # The bot's own direct room: the player cannot let anyone in, and
+    # someone let in all the same reads nothing from before.
+    h.command(send_private=BOB, text="bob one", id=1)
+    mine = wait_until(lambda: ctx.hs.state.rooms_created_by(BOT),
+                      what="bob's direct room")[0]
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 1, 20, "sent 1")
+    room = ctx.hs.state.rooms[mine]
+    assert room.power(BOB) == 0, room.power(BOB)
+    assert room.state_content("m.room.power_levels")["invite"] == 100
+    assert room.state_content("m.room.history_visibility") == \
+        {"history_visibility": "invited"}
+    bob.join(mine)
+    expect_error(lambda: bob.invite(mine, ALICE), 403, "M_FORBIDDEN")
+
+    # Carol's own direct room, where she may invite: once she lets Alice
+    # in, nothing more for Carol goes there, not even the line that was
+    # waiting to be sent (the homeserver holds it off with a 429).
+    dm = carol.create_room(preset="trusted_private_chat", is_direct=True,
+                           invite=[BOT])
+    wait_until(lambda: ctx.hs.state.rooms[dm].membership(BOT) == "join",
+               what="the bot in carol's room")
+    h.command(send_private=CAROL, text="carol one", id=2)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 2, 20, "sent 2")
+    assert bot_bodies(ctx, dm) == ["carol one"], bot_bodies(ctx, dm)
+    ctx.hs.limit_sends(1, 20000)
+    h.command(send_private=CAROL, text="carol two", id=3)
+    wait_until(lambda: ctx.hs.state.faults.limit_sends == 0,
+               what="the held send")
+    carol.invite(dm, ALICE)
+    wait_until(lambda: ctx.hs.state.rooms[dm].membership(BOT) == "leave",
+               what="the bot leaving the shared room")
+    said = bot_bodies(ctx, dm)
+    assert said[0] == "carol one" and len(said) == 2, said
+    assert "Someone else is in this room" in said[1], said
+    new = wait_until(lambda: [r for r in ctx.hs.state.rooms_created_by(BOT)
+                              if r != mine], what="carol's new room")
+    assert len(new) == 1, new
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 3, 20, "sent 3")
+    h.command(send_private=CAROL, text="carol three", id=4)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 4, 20, "sent 4")
+    assert bot_bodies(ctx, new[0]) == ["carol two", "carol three"], \
+        bot_bodies(ctx, new[0])
+    assert bot_bodies(ctx, dm) == said, bot_bodies(ctx, dm)
+    assert "someone else is in" in ctx.harness_log()
+    h.stop()
+
+
 def expect_error(call, status, errcode):
     try:
         call()
@@ -1163,6 +1217,7 @@ TESTS = [
     test_restart_before_joins,
     test_cut_timeline,
     test_encrypted_rooms,
+    test_shared_direct_rooms,
 ]
 
 

@@ -134,6 +134,32 @@ mx_direct_record(struct matrix *m, const char *user_id, const char *room_id)
 /* Direct rooms */
 
 /*
+ * Whether room is private to the bot and user_id: the bot is in it, it
+ * is clear (not encrypted, not being left), user_id is in it or invited,
+ * and nobody else is in it or invited.  A direct room that someone else
+ * was let into has become a group room, and a player's lines never go
+ * there (see mx_dm_shared()).
+ */
+static int
+dm_private_to(const struct matrix *m, const struct mx_room *room,
+    const char *user_id)
+{
+	int state = mx_person_state(room, user_id);
+
+	if (!room->joined || room->encrypted || room->parting ||
+	    room->leaving != NULL || (state != MX_JOINED && state != MX_PENDING))
+		return 0;
+	for (int i = 0; i < room->npeople; i++) {
+		const struct mx_person *p = &room->people[i];
+
+		if (p->state != MX_OUT && strcmp(p->user_id, user_id) != 0 &&
+		    strcmp(p->user_id, m->cfg.user_id) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * A direct room the player opened with the bot without its being in the
  * bot's m.direct (an invite accepted while m.direct could not be written,
  * or before the bot kept it): flagged is_direct, not a channel, clear,
@@ -145,12 +171,9 @@ dm_room_opened(struct matrix *m, const char *user_id)
 {
 	for (struct mx_room *room = m->rooms; room != NULL;
 	    room = room->next) {
-		if (!room->is_direct || !room->joined || room->encrypted ||
-		    room->parting || room->leaving != NULL ||
+		if (!room->is_direct || !dm_private_to(m, room, user_id) ||
 		    mx_channel_of_room(m, room->id) != NULL ||
-		    mx_room_joined_count(room) != 2 ||
-		    mx_person_state(room, user_id) != MX_JOINED ||
-		    mx_person_state(room, m->cfg.user_id) != MX_JOINED)
+		    mx_person_state(room, user_id) != MX_JOINED)
 			continue;
 		log_info("matrix %s: using the direct room %s that %s opened",
 		    mx_net(m), room->id, user_id);
@@ -160,7 +183,10 @@ dm_room_opened(struct matrix *m, const char *user_id)
 	return NULL;
 }
 
-/* A usable direct room with user_id: listed, joined, clear, they are in. */
+/*
+ * A usable direct room with user_id: listed in m.direct (or opened by
+ * them) and private to the two (dm_private_to()).
+ */
 struct mx_room *
 mx_dm_room_for(struct matrix *m, const char *user_id)
 {
@@ -170,13 +196,8 @@ mx_dm_room_for(struct matrix *m, const char *user_id)
 	for (size_t i = json_array_size(rooms); i-- > 0;) {
 		const char *id = json_string_value(json_array_get(rooms, i));
 		struct mx_room *room = id != NULL ? mx_room_find(m, id) : NULL;
-		int state;
 
-		if (room == NULL || !room->joined || room->encrypted ||
-		    room->parting || room->leaving != NULL)
-			continue;
-		state = mx_person_state(room, user_id);
-		if (state == MX_JOINED || state == MX_PENDING)
+		if (room != NULL && dm_private_to(m, room, user_id))
 			return room;
 	}
 	return dm_room_opened(m, user_id);
@@ -300,9 +321,18 @@ mx_dm_start(struct mx_dm *dm)
 		mx_room_kick(room);
 		return;
 	}
-	/* The user id was checked (mx_user_id_valid): UTF-8. */
-	body = mx_json(json_pack("{s:s, s:b, s:[s]}", "preset",
-	    "trusted_private_chat", "is_direct", 1, "invite", dm->user_id));
+	/*
+	 * Nobody else may ever read the room: the player is invited at a
+	 * power level that cannot invite anyone (private_chat, inviting at
+	 * 100, which only the bot has), and someone let in all the same (a
+	 * server admin) sees nothing from before their invite.  The user id
+	 * was checked (mx_user_id_valid): UTF-8.
+	 */
+	body = mx_json(json_pack("{s:s, s:b, s:[s], s:{s:i}, s:[{s:s, s:s, "
+	    "s:{s:s}}]}", "preset", "private_chat", "is_direct", 1, "invite",
+	    dm->user_id, "power_level_content_override", "invite", 100,
+	    "initial_state", "type", "m.room.history_visibility", "state_key",
+	    "", "content", "history_visibility", "invited"));
 	mx_url(&m->url, m->cfg.homeserver, MX_API "/createRoom");
 	dm->req = mx_http_request(m->http, "POST", text_str(&m->url),
 	    m->token, body, MX_REQUEST_TIMEOUT, on_dm_created, dm);
@@ -328,5 +358,66 @@ mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg)
 		dm = dm_new(m, user_id);
 	if (msg != NULL)
 		mx_queue_push(&dm->queue, msg);
+	mx_dm_start(dm);
+}
+
+/*
+ * Someone besides its player is now in room or invited to it: if it is a
+ * player's direct room, it is not private any more.  What waits there for
+ * the player goes to another direct room (one being sent is stopped; it
+ * may have arrived), the room is told why, and the bot leaves it once
+ * that is said.
+ */
+void
+mx_dm_shared(struct matrix *m, struct mx_room *room)
+{
+	const char *owner = NULL;
+	struct mx_queue waiting = { 0 };
+	struct mx_dm *dm;
+	struct mx_msg *msg;
+	struct text t;
+	int others = 0;
+
+	/* A configured room stays, whatever m.direct says about it. */
+	if (!room->joined || room->parting || room->leaving != NULL ||
+	    mx_channel_of_room(m, room->id) != NULL)
+		return;
+	for (int i = 0; i < room->npeople; i++) {
+		const struct mx_person *p = &room->people[i];
+
+		if (p->state == MX_OUT ||
+		    strcmp(p->user_id, m->cfg.user_id) == 0)
+			continue;
+		others++;
+		if (owner == NULL && mx_direct_has(m->direct, p->user_id,
+		    room->id))
+			owner = p->user_id;
+	}
+	if (owner == NULL || others < 2)
+		return;
+	log_warn("matrix %s: someone else is in %s, the direct room of %s; "
+	    "leaving it and sending %d waiting messages to another room",
+	    mx_net(m), room->id, owner, room->queue.n);
+	if (room->sending != NULL) {
+		mx_http_cancel(m->http, room->sending);
+		room->sending = NULL;
+	}
+	loop_cancel(m->loop, room->send_timer);
+	room->send_timer = 0;
+	room->send_attempt = 0;
+	if ((dm = mx_dm_find(m, owner)) == NULL)
+		dm = dm_new(m, owner);
+	/* They were queued before anything dm holds: they go first. */
+	mx_queue_move(&waiting, &room->queue);
+	mx_queue_move(&waiting, &dm->queue);
+	mx_queue_move(&dm->queue, &waiting);
+	text_init(&t);
+	text_add(&t, "Someone else is in this room now, so I am leaving it: "
+	    "your cards and private messages come in a new direct room.");
+	if ((msg = mx_msg_new(m, &t, NULL, NULL)) != NULL)
+		mx_queue_push(&room->queue, msg);
+	text_finish(&t);
+	room->parting = 1;
+	mx_room_kick(room);
 	mx_dm_start(dm);
 }

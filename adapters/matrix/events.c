@@ -192,6 +192,8 @@ apply_state(struct matrix *m, struct mx_room *room,
 		oldname = xstrdup(p->name);
 	mx_person_set(room, ev->state_key, now, mem.displayname);
 	p = mx_person_find(room, ev->state_key);
+	if (now != MX_OUT)
+		mx_dm_shared(m, room);
 	/* Direct rooms are private: their comings and goings are not. */
 	if (!dispatch || m->adapter->listener == NULL ||
 	    mx_direct_has(m->direct, ev->state_key, room->id) || p == NULL) {

@@ -298,6 +298,7 @@ struct mx_dm *mx_dm_find(struct matrix *m, const char *user_id);
 void mx_dm_free(struct mx_dm *dm);
 void mx_dm_start(struct mx_dm *dm);
 void mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg);
+void mx_dm_shared(struct matrix *m, struct mx_room *room);
 
 /* joins.c: joins of channels and invites */
 struct mx_join *mx_join_find(struct matrix *m, const char *name);
