@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cfg.h"
+#include "log.h"
 #include "xmalloc.h"
 
 /* The largest secret file read: passwords and tokens are short. */
@@ -366,6 +367,8 @@ cfg_secret(const json_t *obj, const char *path, const char *key_file,
 	}
 	secret = xstrdup(buf);
 	cfg_wipe_free(buf, CFG_SECRET_MAX + 1);
+	/* Should anything quote it back (a server's error), the log hides it. */
+	log_secret(secret);
 	*out = secret;
 	return 0;
 }

@@ -44,6 +44,56 @@ log_capture(void (*fn)(enum log_level, const char *, void *), void *arg)
 	log_capture_arg = arg;
 }
 
+/*
+ * Secrets lines must not show, in static memory (nothing to free at
+ * exit); one longer than a slot is matched by its first part.
+ */
+static char log_secrets[LOG_SECRETS][512];
+static int log_secret_next;
+
+void
+log_secret(const char *secret)
+{
+	char *slot;
+
+	if (secret == NULL || strlen(secret) < 4)
+		return;
+	for (int i = 0; i < LOG_SECRETS; i++)
+		if (strncmp(log_secrets[i], secret,
+		    sizeof(log_secrets[i]) - 1) == 0)
+			return;
+	slot = log_secrets[log_secret_next];
+	log_secret_next = (log_secret_next + 1) % LOG_SECRETS;
+	explicit_bzero(slot, sizeof(log_secrets[0]));
+	snprintf(slot, sizeof(log_secrets[0]), "%s", secret);
+}
+
+/* Replaces each secret in line with a mark. */
+static void
+log_redact(char *line)
+{
+	static const char mark[] = "[secret]";
+
+	for (int i = 0; i < LOG_SECRETS; i++) {
+		size_t n = strlen(log_secrets[i]);
+		char *at;
+
+		if (n == 0)
+			continue;
+		while ((at = strstr(line, log_secrets[i])) != NULL) {
+			size_t rest = strlen(at + n) + 1;
+
+			/* The mark is never longer than a secret (4 bytes up). */
+			if (n >= sizeof(mark) - 1) {
+				memcpy(at, mark, sizeof(mark) - 1);
+				memmove(at + sizeof(mark) - 1, at + n, rest);
+			} else {
+				memset(at, '*', n);
+			}
+		}
+	}
+}
+
 void
 log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
@@ -52,6 +102,7 @@ log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	if (level > log_max)
 		return;
 	vsnprintf(line, sizeof line, fmt, ap);
+	log_redact(line);
 	/* A log line stays one line whatever it quotes. */
 	for (char *p = line; *p != '\0'; p++)
 		if (*p == '\n' || *p == '\r')

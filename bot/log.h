@@ -32,6 +32,15 @@ int log_level_parse(const char *name);
 void log_capture(void (*fn)(enum log_level level, const char *line,
     void *arg), void *arg);
 
+/*
+ * Never writes secret (a password, a token; shorter than 4 bytes:
+ * ignored) in a line, should a caller pass text that quotes it (a server
+ * that echoes a request in its error).  The last LOG_SECRETS given are
+ * kept, in static memory.
+ */
+#define LOG_SECRETS 8
+void log_secret(const char *secret);
+
 void log_msg(enum log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void log_vmsg(enum log_level level, const char *fmt, va_list ap)

@@ -291,6 +291,8 @@ on_login(const struct mx_response *res, void *arg)
 		log_warn("matrix %s: logged in as %s, not %s as configured",
 		    mx_net(m), user, m->cfg.user_id);
 	copy = xstrdup(token);
+	/* A server that quotes requests in its errors must not log it. */
+	log_secret(copy);
 	m->token = copy;
 	if (device != NULL && (m->device_id == NULL ||
 	    strcmp(device, m->device_id) != 0)) {
