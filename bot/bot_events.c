@@ -10,6 +10,7 @@
 
 #include "bot_int.h"
 #include "log.h"
+#include "loop.h"
 #include "medium.h"
 #include "outbox.h"
 #include "store.h"
@@ -247,11 +248,38 @@ on_rename(void *data, struct adapter *adapter, const char *raw_old,
 	bot_leave(bot);
 }
 
+/*
+ * A sent row is forgotten in a transaction of its own shortly after the
+ * adapter reports it, not only with the next change: after a crash the
+ * next run would otherwise say again lines the server took long before
+ * (a table waiting for a slow player writes nothing for minutes).  The
+ * delay gathers the rows of a burst into one write.
+ */
+#define SENT_FORGET_MS 250
+
+static void
+on_forget_sent(struct loop *loop, uint64_t id, void *arg)
+{
+	struct bot *bot = arg;
+
+	(void)loop;
+	(void)id;
+	bot->forget_timer = 0;
+	/* A failed write keeps the rows for the next one; it logged why. */
+	if (bot->store != NULL)
+		(void)store_flush(bot->store);
+}
+
 static void
 on_sent(void *data, struct adapter *adapter, uint64_t id)
 {
 	struct bot *bot = data;
+
+	(void)adapter;
 	outbox_sent(bot->outbox, id);
+	if (bot->forget_timer == 0 && bot->loop != NULL && id != 0)
+		bot->forget_timer = loop_timer(bot->loop, SENT_FORGET_MS,
+		    on_forget_sent, bot);
 }
 
 static void

@@ -101,6 +101,7 @@ struct bot {
 	/* The adapters' calls: sends and parts queued for the loop. */
 	struct medium *medium;
 	int outbox_loaded;       /* unsent rows of the last run handed out */
+	uint64_t forget_timer;   /* writes the rows reported sent (on_sent) */
 	int store_lost;          /* the store failed for good (fail-stop) */
 	int goodbye_said;        /* bot_say_goodbye() ran */
 	/* Called by the admin command `reload` (set by `stichbot run`). */

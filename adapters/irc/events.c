@@ -59,6 +59,7 @@ on_connect(irc_session_t *session, const char *event, const char *origin,
 	log_info("irc %s: registered as %s", irc->network, irc->nick);
 	irc_nickserv_identify(irc);
 	irc_join_wanted(irc);
+	irc->ghost_until = 0;
 	irc_reclaim_start(irc);
 	irc_queue_run(irc->queue, 1);
 	if (irc_alive(irc))

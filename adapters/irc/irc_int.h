@@ -151,6 +151,13 @@ struct irc {
 	/* Taking our nick back. */
 	uint64_t reclaim_timer;
 	int monitoring, regain_sent, ghost_sent;
+	/*
+	 * Until this loop time (0: not at all), what this run says waits:
+	 * our nick was taken when we registered, perhaps by our previous
+	 * connection, whose last lines the server may still be handing on
+	 * (see irc_reclaim_start()).
+	 */
+	uint64_t ghost_until;
 };
 
 /* Who sent a line: the parts of its prefix. */

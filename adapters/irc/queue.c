@@ -484,7 +484,9 @@ pick_flow(struct irc_queue *q)
 		q->table_run = 0;
 		return l;
 	}
-	if ((l = pick_kind(q, 1, &q->rr)) != NULL) {
+	/* A full window waits for a PONG (see IRC_FLY_MAX). */
+	if ((q->ops.ping == NULL || q->nfly < IRC_FLY_MAX) &&
+	    (l = pick_kind(q, 1, &q->rr)) != NULL) {
 		q->table_run = replies_waiting(q) ? q->table_run + 1 : 0;
 		return l;
 	}

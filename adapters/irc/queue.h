@@ -81,6 +81,15 @@ enum irc_class {
 
 /* Lines handed on after which a PING follows even with more waiting. */
 #define IRC_PING_BATCH 10
+/*
+ * Table lines handed on but not yet confirmed beyond which no more leave
+ * until the server answers a PING.  A server that charges commands (ngircd
+ * holds a client back a second for each WHO) keeps what a client wrote in
+ * its own buffer, and after a crash still says it for seconds; the window
+ * bounds that backlog, and with it how many lines a crash may make the
+ * next run say again.  Replies are not held: they are never said again.
+ */
+#define IRC_FLY_MAX (2 * IRC_PING_BATCH)
 
 /* Waiting lines beyond which replies and class lines are refused. */
 #define IRC_QUEUE_MAX 5000

@@ -16,6 +16,13 @@
 #define NICK_TRIES 50
 /* While another holds our nick, ask whether it is free this often. */
 #define RECLAIM_ISON_MS 10000
+/*
+ * How long what this run says may wait for the connection that held our
+ * nick when we registered (see irc_reclaim_start()), and how often we ask
+ * meanwhile whether it is gone.
+ */
+#define GHOST_HOLD_MS 15000
+#define GHOST_ISON_MS 1000
 
 static const char *const cap_names[] = {
 	"multi-prefix", "extended-join", "account-notify", "away-notify",
@@ -227,11 +234,26 @@ irc_reclaim_now(struct irc *irc)
 	irc_queue_line(irc, IRC_CLASS_CONTROL, "NICK %s", irc->cfg.nick);
 }
 
+/* How long until the reclaim timer asks again whether our nick is free. */
+static uint64_t
+reclaim_interval(const struct irc *irc)
+{
+	return irc->ghost_until > irc_now_ms(irc) ? GHOST_ISON_MS :
+	    RECLAIM_ISON_MS;
+}
+
 /*
  * Registered under another nick: watch ours (MONITOR where the server has
  * it, else ISON now and then) and take it once it is free.  With a
  * NickServ password, ask services to free it (REGAIN; GHOST where REGAIN
  * is unknown, after the next poll).
+ *
+ * The holder may be our own previous connection, cut by a crash: the
+ * server then still works through what it wrote (servers that charge
+ * commands, like ngircd, take seconds) and frees the nick only after.
+ * Its last lines are ones this run says again (they were never confirmed),
+ * so what this run says waits until the nick is free, at most
+ * GHOST_HOLD_MS, so as to come after them and not among them.
  */
 void
 irc_reclaim_start(struct irc *irc)
@@ -240,6 +262,7 @@ irc_reclaim_start(struct irc *irc)
 		return;
 	log_info("irc %s: %s is taken; running as %s and watching for it",
 	    irc->network, irc->cfg.nick, irc->nick);
+	irc->ghost_until = irc_now_ms(irc) + GHOST_HOLD_MS;
 	if (irc->cfg.nickserv_password != NULL && !irc->regain_sent) {
 		irc->regain_sent = 1;
 		nickserv(irc, "REGAIN");
@@ -251,7 +274,7 @@ irc_reclaim_start(struct irc *irc)
 		return;
 	}
 	loop_cancel(irc->loop, irc->reclaim_timer);
-	irc->reclaim_timer = loop_timer(irc->loop, RECLAIM_ISON_MS,
+	irc->reclaim_timer = loop_timer(irc->loop, reclaim_interval(irc),
 	    reclaim_timer, irc);
 }
 
@@ -267,7 +290,7 @@ reclaim_timer(struct loop *loop, uint64_t id, void *arg)
 		return;
 	irc_enter(irc);
 	irc_queue_line(irc, IRC_CLASS_BACKGROUND, "ISON %s", irc->cfg.nick);
-	irc->reclaim_timer = loop_timer(irc->loop, RECLAIM_ISON_MS,
+	irc->reclaim_timer = loop_timer(irc->loop, reclaim_interval(irc),
 	    reclaim_timer, irc);
 	irc_leave(irc);
 }
@@ -280,6 +303,9 @@ irc_reclaim_done(struct irc *irc)
 	    irc->nick);
 	loop_cancel(irc->loop, irc->reclaim_timer);
 	irc->reclaim_timer = 0;
+	/* What waited for the old connection goes now. */
+	irc->ghost_until = 0;
+	irc_queue_flush(irc->queue);
 	if (irc->monitoring)
 		irc_queue_line(irc, IRC_CLASS_CONTROL, "MONITOR - %s",
 		    irc->cfg.nick);

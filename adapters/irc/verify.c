@@ -226,6 +226,14 @@ irc_line_gate(const char *line, const char *ident, uint64_t queued, void *arg)
 
 	if (target == NULL)
 		return IRC_GATE_GO;
+	/* Our previous connection may still be talking (irc_reclaim_start). */
+	if (irc->ghost_until != 0) {
+		if (irc_now_ms(irc) < irc->ghost_until)
+			return IRC_GATE_WAIT;
+		log_info("irc %s: %s is still taken; speaking as %s",
+		    irc->network, irc->cfg.nick, irc->nick);
+		irc->ghost_until = 0;
+	}
 	target++;
 	n = strcspn(target, " ");
 	if (n >= sizeof(name))
