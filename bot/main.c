@@ -2,6 +2,7 @@
  * main.c - the stichbot executable: picks a subcommand from the registry
  * (cli.h) and hands it the remaining arguments.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +27,13 @@ main(int argc, char **argv)
 {
 	const struct cli_command *cmd;
 
+	/*
+	 * A file grown past RLIMIT_FSIZE (ulimit -f) must be a write that
+	 * fails with EFBIG, handled and logged like a full disk, not a
+	 * SIGXFSZ that kills the process in the middle of a game without a
+	 * word.
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

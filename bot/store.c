@@ -170,26 +170,65 @@ db_writable(struct store *store)
 }
 
 /*
+ * The errno of the store's last failed write: SQLite keeps it in the file
+ * that failed (the WAL, else the database file), where the errno that
+ * sqlite3_system_errno() reads later may have been overwritten already.
+ * 0 when unknown.
+ */
+static int
+last_errno(struct store *store)
+{
+	sqlite3_file *file = NULL;
+	int e = 0;
+
+	if (sqlite3_system_errno(store->db) != 0)
+		return sqlite3_system_errno(store->db);
+	if (sqlite3_file_control(store->db, "main",
+	    SQLITE_FCNTL_JOURNAL_POINTER, &file) == SQLITE_OK &&
+	    file != NULL && file->pMethods != NULL &&
+	    file->pMethods->xFileControl(file, SQLITE_FCNTL_LAST_ERRNO,
+	    &e) == SQLITE_OK && e != 0)
+		return e;
+	if (sqlite3_file_control(store->db, "main", SQLITE_FCNTL_LAST_ERRNO,
+	    &e) == SQLITE_OK)
+		return e;
+	return 0;
+}
+
+/*
  * Logs a failed SQLite call with SQLite's reason; returns -1.  Errors
  * that leave the file in doubt (I/O, corruption, a file that went
  * read-only or away) fail the store: after a failed fsync nobody knows
  * what reached the disk.  A full disk does not: the transaction was
  * rolled back whole, and a later write may find room again.
+ *
+ * A write past the file size limit (RLIMIT_FSIZE, with SIGXFSZ ignored
+ * by main()) fails with EFBIG where a full disk fails with ENOSPC, in
+ * the same write call, before anything of it reached the file; SQLite
+ * calls only ENOSPC a full disk, so EFBIG is taken for one here.
  */
 int
 db_fail(struct store *store, const char *what)
 {
 	int code = sqlite3_extended_errcode(store->db);
+	char msg[256];
 
-	store_log("%s: %s", what, sqlite3_errmsg(store->db));
+	/* The log line's place lookup would overwrite SQLite's message. */
+	snprintf(msg, sizeof(msg), "%s", sqlite3_errmsg(store->db));
+	if ((code & 0xff) == SQLITE_IOERR && last_errno(store) == EFBIG) {
+		store_log("%s: database or disk is full (%s: the store "
+		    "reached the file size limit, ulimit -f)", what,
+		    strerror(EFBIG));
+		return -1;
+	}
+	store_log("%s: %s", what, msg);
 	switch (code & 0xff) {
 	case SQLITE_IOERR:
 	case SQLITE_CORRUPT:
 	case SQLITE_NOTADB:
 	case SQLITE_READONLY:
 	case SQLITE_CANTOPEN:
-		db_set_failed(store, "%s (%s)", sqlite3_errstr(code),
-		    sqlite3_errmsg(store->db));
+		db_set_failed(store, "%s (%s)", sqlite3_errstr(code), msg);
 		break;
 	default:
 		break;
@@ -541,6 +580,10 @@ store_open(const char *path, char *err, size_t errlen)
 		goto fail;
 	return store;
 fail:
+	if (store->db != NULL && last_errno(store) == EFBIG)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+		    " (%s: the file size limit, ulimit -f, is reached)",
+		    strerror(EFBIG));
 	game_error(err, errlen, "Cannot open the store %s: %s", path, why);
 	store_close(store);
 	return NULL;
