@@ -30,6 +30,9 @@
 #include "store_int.h"
 #include "xmalloc.h"
 
+/* How long a reader waits for the writer to let go of the file. */
+#define STORE_READ_BUSY_MS 5000
+
 /* Sets what the following log lines are about (see struct store). */
 void
 db_context(struct store *store, int64_t game, const char *network,
@@ -585,6 +588,100 @@ fail:
 		    " (%s: the file size limit, ulimit -f, is reached)",
 		    strerror(EFBIG));
 	game_error(err, errlen, "Cannot open the store %s: %s", path, why);
+	store_close(store);
+	return NULL;
+}
+
+/*
+ * path as an SQLite URI ("file:" and the path, every byte but the
+ * unreserved ones percent-encoded) with query after it; 0, or -1 when it
+ * does not fit.
+ */
+static int
+uri_of(const char *path, const char *query, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+
+	if (len < 6)
+		return -1;
+	memcpy(buf, "file:", 5);
+	n = 5;
+	for (const unsigned char *p = (const unsigned char *)path; *p != '\0';
+	    p++) {
+		if (n + 4 > len)
+			return -1;
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p) != NULL)
+			buf[n++] = (char)*p;
+		else {
+			buf[n++] = '%';
+			buf[n++] = hex[*p >> 4];
+			buf[n++] = hex[*p & 0xf];
+		}
+	}
+	if (snprintf(buf + n, len - n, "?%s", query) >= (int)(len - n))
+		return -1;
+	return 0;
+}
+
+/* One read-only connection to uri, with its schema checked; 0 or -1. */
+static int
+open_read(struct store *store, const char *uri, char *why, size_t len)
+{
+	if (sqlite3_open_v2(uri, &store->db, SQLITE_OPEN_READONLY |
+	    SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+		snprintf(why, len, "%s", store->db != NULL ?
+		    sqlite3_errmsg(store->db) : "out of memory");
+		return -1;
+	}
+	sqlite3_extended_result_codes(store->db, 1);
+	sqlite3_busy_timeout(store->db, STORE_READ_BUSY_MS);
+	/* The file is first read here: an unreadable one fails now. */
+	return db_check_version(store, why, len);
+}
+
+struct store *
+store_open_readonly(const char *path, char *err, size_t errlen)
+{
+	struct store *store;
+	char uri[PATH_MAX * 3 + 32], name[PATH_MAX], why[256];
+	struct stat st;
+	const char *query = "mode=ro";
+
+	store = xcalloc(1, sizeof(*store));
+	store->lock_fd = -1;
+	store_mem_install();
+	/*
+	 * A reader of a WAL store uses its -wal and -shm files, and makes
+	 * them when they are missing: files that a read-only connection
+	 * cannot delete again, that would be the reader's and not the bot's,
+	 * and that a read-only directory refuses.  Without a -wal file
+	 * every committed transaction is in the database file, which is
+	 * then read as it is, without those files and without locks
+	 * (immutable).  A bot that starts meanwhile writes its -wal file and
+	 * changes the database file only at a checkpoint, after a thousand
+	 * pages or when it stops, not within the moment an export takes.
+	 */
+	snprintf(name, sizeof(name), "%s-wal", path);
+	if (stat(name, &st) != 0 && errno == ENOENT)
+		query = "mode=ro&immutable=1";
+	if (uri_of(path, query, uri, sizeof(uri)) != 0) {
+		snprintf(why, sizeof(why), "the path is too long");
+		goto fail;
+	}
+	if (open_read(store, uri, why, sizeof(why)) != 0 ||
+	    db_prepare(store, why, sizeof(why)) != 0)
+		goto fail;
+	/* For the log lines (see identify(), which would also chmod). */
+	if (stat(path, &st) == 0) {
+		store->path = xstrdup(path);
+		store->dev = st.st_dev;
+		store->ino = st.st_ino;
+	}
+	return store;
+fail:
+	game_error(err, errlen, "Cannot read the store %s: %s", path, why);
 	store_close(store);
 	return NULL;
 }
