@@ -6,7 +6,9 @@
  * at the end of a game offers another one.
  *
  * The table keeps a store (by default $XDG_STATE_HOME/stichbot/play.db),
- * so that statistics and an interrupted game survive between runs.  Every
+ * so that statistics and an interrupted game survive between runs, and
+ * takes its lock as `stichbot run` does: a store in use by another play
+ * or by the bot is refused with exit status 1, naming the holder.  Every
  * argument is checked before anything starts: a wrong one ends the
  * command with exit status 2 and the reason, never with a game that
  * quietly differs from what was asked for.
@@ -327,7 +329,12 @@ play_main(const struct cli_command *cmd, int argc, char **argv)
 	defaults.prefixes = "!/";
 	defaults.turn_timer = 0;
 	loop = loop_create(0);
-	if ((store = store_open(store_path, err, sizeof(err))) == NULL ||
+	/*
+	 * The lock `run` takes: one process per store, or two would resume
+	 * the same game and neither could move in it.
+	 */
+	if ((store = store_open_locked(store_path, err, sizeof(err))) ==
+	    NULL ||
 	    (bot = bot_create(loop, store, &settings, err,
 	    sizeof(err))) == NULL ||
 	    (play.adapter = bot_add_adapter(bot, &console_adapter,
