@@ -230,6 +230,11 @@ check_config_main(const struct cli_command *cmd, int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1) {
+		if (argc - optind > 1)
+			cli_error(cmd, "too many arguments: one FILE, not "
+			    "also \"%s\"", argv[optind + 1]);
+		else
+			cli_error(cmd, "the configuration FILE is missing");
 		cli_usage(cmd, stderr);
 		return 2;
 	}
