@@ -366,9 +366,12 @@ parse_seats(const struct cli_command *cmd, struct arena *a,
 			    "commas)", text, count);
 			return -1;
 		}
-		snprintf(name, sizeof(name), "%.*s", (int)(n < 15 ? n : 15), p);
-		level = n < 15 && strcmp(name, "hard-v1") == 0 ? AI_HARD_V1 :
-		    n < 15 ? ai_level_parse(name) : -1;
+		level = -1;
+		if (n < sizeof(name)) {
+			snprintf(name, sizeof(name), "%.*s", (int)n, p);
+			level = strcmp(name, "hard-v1") == 0 ? AI_HARD_V1 :
+			    ai_level_parse(name);
+		}
 		if (level < 0) {
 			cli_error(cmd, "--seats: unknown level \"%.*s\" (easy, "
 			    "normal, hard or hard-v1)", (int)n, p);
