@@ -5,18 +5,20 @@ terminal shows (the hand and the choices arrive as private lines), in
 English and in Japanese.
 
 Then the store of `play`: a second `play` on a store that one holds is
-refused (exit 1, naming the holder's pid), as is one whose lock another
-process (`stichbot run`) holds, and once the first is gone the next one
+refused (exit 1, naming the holder's pid), as is one that a running
+`stichbot run` holds, and once the first is gone the next one
 resumes its game.  `stichbot export` reads that store from a 0444 copy
 and from a copy in a read-only directory, and leaves both as they were,
 and it refuses an empty file without giving it a schema.
 
 Bounded in time; loopback only (no network)."""
-import fcntl
+import json
 import os
 import re
 import select
 import shutil
+import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -126,6 +128,13 @@ def read_until(proc, needle, timeout=30):
     return buf.decode("utf-8", "replace")
 
 
+def free_port():
+    """A loopback port nobody listens on (bound, then let go)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def start_play(store, env):
     return subprocess.Popen(
         [STICHBOT, "play", "wizard", "--players", "3", "--option",
@@ -180,13 +189,28 @@ def test_store(tmp):
     # The same store while the first play holds it: refused, nothing said.
     play_refused(store, env, first.pid)
     leave(first)
-    # As `stichbot run` holds it: the same lock file, the same refusal.
-    with open(store + ".lock", "r+") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        lock.truncate()
-        lock.write("%d\n" % os.getpid())
-        lock.flush()
-        play_refused(store, env, os.getpid())
+    # While `stichbot run` holds it (its one network's port is closed: it
+    # only tries to connect): the same refusal, naming run's pid.
+    config = os.path.join(tmp, "run.json")
+    with open(config, "w") as f:
+        json.dump({"store": store, "networks": [{
+            "name": "t", "type": "irc", "host": "127.0.0.1",
+            "port": free_port(), "tls": False, "nick": "stichbot",
+            "channels": ["#t"]}]}, f)
+    bot = subprocess.Popen([STICHBOT, "run", "--config", config],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        log = ""
+        while "started:" not in log:
+            line = bot.stderr.readline()
+            assert line != "", "run exited: " + log
+            log += line
+        play_refused(store, env, bot.pid)
+    finally:
+        bot.send_signal(signal.SIGTERM)
+        rest = bot.communicate(timeout=30)[1]
+    assert bot.returncode == 0, (bot.returncode, log + rest)
     # Free again: the game resumes.
     second = start_play(store, env)
     read_until(second, "unfinished game from last time")
