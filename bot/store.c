@@ -641,6 +641,30 @@ open_read(struct store *store, const char *uri, char *why, size_t len)
 	return db_check_version(store, why, len);
 }
 
+/*
+ * Adds to why which of the store's -wal and -shm files (there while a bot
+ * runs, or after a crash) this process may not read: a reader needs them
+ * as much as the database file.
+ */
+static void
+unreadable_beside(const char *path, char *why, size_t len)
+{
+	static const char *const suffixes[] = { "-wal", "-shm" };
+	char name[PATH_MAX];
+	size_t n;
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "%s%s", path, suffixes[i]);
+		if (access(name, F_OK) != 0 || access(name, R_OK) == 0)
+			continue;
+		n = strlen(why);
+		snprintf(why + n, len - n, " (%s%s: %s; a reader needs the "
+		    "-wal and -shm files too)", path, suffixes[i],
+		    strerror(errno));
+		return;
+	}
+}
+
 struct store *
 store_open_readonly(const char *path, char *err, size_t errlen)
 {
@@ -670,8 +694,11 @@ store_open_readonly(const char *path, char *err, size_t errlen)
 		snprintf(why, sizeof(why), "the path is too long");
 		goto fail;
 	}
-	if (open_read(store, uri, why, sizeof(why)) != 0 ||
-	    db_prepare(store, why, sizeof(why)) != 0)
+	if (open_read(store, uri, why, sizeof(why)) != 0) {
+		unreadable_beside(path, why, sizeof(why));
+		goto fail;
+	}
+	if (db_prepare(store, why, sizeof(why)) != 0)
 		goto fail;
 	/* For the log lines (see identify(), which would also chmod). */
 	if (stat(path, &st) == 0) {

@@ -8,8 +8,10 @@ Then the store of `play`: a second `play` on a store that one holds is
 refused (exit 1, naming the holder's pid), as is one that a running
 `stichbot run` holds, and once the first is gone the next one
 resumes its game.  `stichbot export` reads that store from a 0444 copy
-and from a copy in a read-only directory, and leaves both as they were,
-and it refuses an empty file without giving it a schema.
+and from a copy in a read-only directory, and leaves both as they were;
+beside a live writer it reads through the -wal and -shm files, and says
+which one it may not read; it refuses an empty file without giving it a
+schema.
 
 Bounded in time; loopback only (no network)."""
 import json
@@ -19,6 +21,7 @@ import select
 import shutil
 import signal
 import socket
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -239,6 +242,32 @@ def test_store(tmp):
         assert got.stdout == want.stdout, (name, got.stdout[:200])
         assert snapshot(directory) == before, (name, os.listdir(directory))
         os.chmod(directory, 0o755)
+    # Beside a live writer (its -wal and -shm there): read through them,
+    # and when they are unreadable, said so.
+    directory = os.path.join(tmp, "live")
+    os.mkdir(directory)
+    copy = os.path.join(directory, "stichbot.db")
+    shutil.copyfile(store, copy)
+    os.chmod(copy, 0o644)
+    writer = sqlite3.connect(copy)
+    try:
+        writer.execute("INSERT INTO kv (key, value) VALUES ('k', 'v')")
+        writer.commit()
+        for mode in (0o644, 0o000):
+            for suffix in ("-wal", "-shm"):
+                os.chmod(copy + suffix, mode)
+            got = export(copy, user)
+            if mode:
+                assert got.returncode == 0, got.stderr
+                assert got.stdout == want.stdout, got.stdout[:200]
+            else:
+                assert got.returncode == 2 and "%s-wal: Permission denied;" \
+                    " a reader needs the -wal and -shm files too" % copy \
+                    in got.stderr, got.stderr
+    finally:
+        for suffix in ("-wal", "-shm"):
+            os.chmod(copy + suffix, 0o600)
+        writer.close()
     # An empty file is no store: refused, and no schema is written in it.
     empty = os.path.join(tmp, "empty.db")
     open(empty, "w").close()
