@@ -358,9 +358,18 @@ cfg_secret(const json_t *obj, const char *path, const char *key_file,
 	 */
 	if (len == 0)
 		rc = cfg_fail(err, errlen, path, key_file, "%s is empty", file);
-	else if (strlen(buf) != len || strpbrk(buf, "\r\n") != NULL)
+	else if (strlen(buf) != len)
 		rc = cfg_fail(err, errlen, path, key_file,
-		    "%s must hold one line without NUL bytes", file);
+		    "%s holds a NUL byte; it must hold the secret as one line",
+		    file);
+	else if (strchr(buf, '\n') != NULL)
+		rc = cfg_fail(err, errlen, path, key_file,
+		    "%s holds more than one line; it must hold the secret as "
+		    "one line", file);
+	else if (strchr(buf, '\r') != NULL)
+		rc = cfg_fail(err, errlen, path, key_file,
+		    "%s holds a carriage return (CR) that does not end its "
+		    "line; it must hold the secret as one line", file);
 	if (rc != 0) {
 		cfg_wipe_free(buf, CFG_SECRET_MAX + 1);
 		return rc;

@@ -341,24 +341,55 @@ progress(long done, long total)
 	fflush(stderr);
 }
 
-/* Reads "hard,normal,normal" into the players; -1 when malformed. */
+/*
+ * Reads "hard,normal,normal" into the players; -1 after saying what is
+ * wrong: an empty level (two commas, or one at either end), an unknown
+ * one, or a count of players the game does not take.
+ */
 static int
-parse_seats(struct arena *a, const char *text)
+parse_seats(const struct cli_command *cmd, struct arena *a,
+    const char *text)
 {
-	char buf[256], *save = NULL;
+	const char *p = text;
+	int count = 0;
 
-	snprintf(buf, sizeof(buf), "%s", text);
 	a->nplayers = 0;
-	for (char *t = strtok_r(buf, ",", &save); t != NULL;
-	    t = strtok_r(NULL, ",", &save)) {
-		int level = strcmp(t, "hard-v1") == 0 ? AI_HARD_V1 :
-		    ai_level_parse(t);
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		char name[16];
+		int level;
 
-		if (level < 0 || a->nplayers == GAME_MAX_SEATS)
+		count++;
+		if (n == 0) {
+			cli_error(cmd, "--seats \"%s\": level %d is empty "
+			    "(one level per player, separated by single "
+			    "commas)", text, count);
 			return -1;
-		a->players[a->nplayers++].level = (enum ai_level)level;
+		}
+		level = -1;
+		if (n < sizeof(name)) {
+			snprintf(name, sizeof(name), "%.*s", (int)n, p);
+			level = strcmp(name, "hard-v1") == 0 ? AI_HARD_V1 :
+			    ai_level_parse(name);
+		}
+		if (level < 0) {
+			cli_error(cmd, "--seats: unknown level \"%.*s\" (easy, "
+			    "normal, hard or hard-v1)", (int)n, p);
+			return -1;
+		}
+		if (a->nplayers < GAME_MAX_SEATS)
+			a->players[a->nplayers++].level = (enum ai_level)level;
+		if (p[n] == '\0')
+			break;
+		p += n + 1;
 	}
-	return a->nplayers > 0 ? 0 : -1;
+	if (count < a->impl->min_seats || count > a->impl->max_seats) {
+		cli_error(cmd, "%s takes %d to %d players; --seats lists %d",
+		    a->impl->name, a->impl->min_seats, a->impl->max_seats,
+		    count);
+		return -1;
+	}
+	return 0;
 }
 
 /* The most --option flags one arena takes. */
@@ -442,6 +473,18 @@ parse_args(const struct cli_command *cmd, struct arena *a, int argc,
 		return -1;
 	}
 	for (int i = 0; i < noptions; i++) {
+		size_t nlen = strcspn(options[i], "=");
+		char name[32];
+		int index;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(nlen < 31 ? nlen : 31),
+		    options[i]);
+		index = game_option_index(a->impl, name);
+		if (index >= 0 && a->options.value[index] != 0) {
+			/* As play: the second would override (or undo) one. */
+			cli_error(cmd, "option %s given twice", name);
+			return -1;
+		}
 		if (game_option_set(a->impl, &a->options, options[i], err,
 		    sizeof(err)) != 0) {
 			cli_error(cmd, "%s", err);
@@ -469,23 +512,16 @@ arena_main(const struct cli_command *cmd, int argc, char **argv)
 	if ((rc = parse_args(cmd, &a, argc, argv, &seats, options_text,
 	    sizeof(options_text))) != 0)
 		return rc > 0 ? 0 : 2;
-	if (parse_seats(&a, seats) != 0) {
-		fprintf(stderr, "stichbot arena: --seats lists levels (easy, "
-		    "normal, hard, hard-v1) separated by commas\n");
+	if (parse_seats(cmd, &a, seats) != 0)
 		return 2;
-	}
-	if (a.nplayers < a.impl->min_seats || a.nplayers > a.impl->max_seats) {
-		fprintf(stderr, "stichbot arena: %s needs %d to %d players\n",
-		    a.impl->name, a.impl->min_seats, a.impl->max_seats);
-		return 2;
-	}
 	if (a.impl->validate_options(&a.options, a.nplayers, err,
 	    sizeof(err)) != 0) {
 		fprintf(stderr, "stichbot arena: %s\n", err);
 		return 2;
 	}
-	printf("%s, %d players, %ld games, seed %llu, hard budget %d ms, "
+	printf("%s, %d players, %ld game%s, seed %llu, hard budget %d ms, "
 	    "options: %s\n", a.impl->name, a.nplayers, a.games,
+	    a.games == 1 ? "" : "s",
 	    (unsigned long long)a.seed, a.budget_ms > 0 ? a.budget_ms : 100,
 	    options_text[0] ? options_text : "none");
 	printf("player k sits at seat (k + g) mod %d in game g; the first "

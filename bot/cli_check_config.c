@@ -9,6 +9,12 @@
  * not set (a fresh checkout, an admin's shell) the check goes on with
  * stand-in files and says, for each such secret, how the service gets
  * it; --strict requires every secret to be readable.
+ *
+ * The store's path is checked as far as it can be from another user's
+ * shell: a directory, or a file in a directory that does not exist, is
+ * refused, since `run` would refuse it at start; whether the service's
+ * user may write there is left to `run`.  ":memory:" passes with a
+ * warning: such a bot keeps nothing, which only tests want.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "adapter.h"
@@ -54,6 +61,49 @@ cli_check_adapters(const struct config *config, char *err, size_t errlen)
 	for (size_t i = 0; i < config->nnetworks; i++)
 		if (check_network(&config->networks[i], err, errlen) != 0)
 			return -1;
+	return 0;
+}
+
+/*
+ * Refuses a store path that `run` cannot open whoever runs it: a
+ * directory, a missing directory, a file where a directory must be.  A
+ * path this user may not look into (EACCES) passes: the service's user
+ * may.  0, or -1 with the reason in err.
+ */
+static int
+check_store(const char *path, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+	struct stat st;
+	int n;
+
+	if (strcmp(path, ":memory:") == 0)
+		return 0;
+	if (stat(path, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return 0;
+		snprintf(err, errlen, "store: \"%s\" is a directory; the "
+		    "store is a file in it, e.g. \"%s%sstichbot.db\"", path,
+		    path, path[strlen(path) - 1] == '/' ? "" : "/");
+		return -1;
+	}
+	if (errno == ENOTDIR) {
+		snprintf(err, errlen, "store: \"%s\": a part of the path is "
+		    "not a directory", path);
+		return -1;
+	}
+	if (errno != ENOENT || (slash = strrchr(path, '/')) == NULL)
+		return 0;
+	/* A missing file is made at the first start; its directory is not. */
+	n = slash == path ? 1 : (int)(slash - path);
+	snprintf(dir, sizeof(dir), "%.*s", n, path);
+	if (stat(dir, &st) != 0 && errno == ENOENT) {
+		snprintf(err, errlen, "store: \"%s\": the directory %.*s does "
+		    "not exist (the bot makes the store file, not its "
+		    "directory)", path, n, path);
+		return -1;
+	}
 	return 0;
 }
 
@@ -180,6 +230,11 @@ check_config_main(const struct cli_command *cmd, int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1) {
+		if (argc - optind > 1)
+			cli_error(cmd, "too many arguments: one FILE, not "
+			    "also \"%s\"", argv[optind + 1]);
+		else
+			cli_error(cmd, "the configuration FILE is missing");
 		cli_usage(cmd, stderr);
 		return 2;
 	}
@@ -188,6 +243,15 @@ check_config_main(const struct cli_command *cmd, int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
+	if (check_store(config->store_path, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: %s\n", file, err);
+		config_destroy(config);
+		return 1;
+	}
+	if (strcmp(config->store_path, ":memory:") == 0)
+		fprintf(stderr, "warning: %s: store: \":memory:\" keeps "
+		    "nothing; every game, lobby and statistic is lost when the "
+		    "bot stops (meant for tests)\n", file);
 	memset(&standins, 0, sizeof(standins));
 	if (!strict && (dir == NULL || *dir == '\0')) {
 		for (size_t i = 0; i < config->nnetworks; i++) {

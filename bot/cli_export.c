@@ -1,7 +1,8 @@
 /*
  * cli_export.c - `stichbot export`: writes stored games as records
  * (RECORD.md), one compact JSON object per line and oldest first, so that
- * `stichbot replay --lines` can check a whole history at once.
+ * `stichbot replay --lines` can check a whole history at once.  It only
+ * reads the store, beside a running bot or from a copy it may not write.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -126,12 +127,20 @@ export_main(const struct cli_command *cmd, int argc, char **argv)
 		}
 		store_path = path;
 	}
-	/* Opening would create a missing store; exporting one is a mistake. */
+	/* A path that names no file is a mistake worth its own message. */
 	if (stat(store_path, &st) != 0) {
 		cli_error(cmd, "%s: %s", store_path, strerror(errno));
 		return 2;
 	}
-	store = store_open(store_path, err, sizeof(err));
+	if (S_ISDIR(st.st_mode)) {
+		cli_error(cmd, "%s is a directory, not a store", store_path);
+		return 2;
+	}
+	/*
+	 * Read-only: export never creates, migrates or chmods the store, and
+	 * reads one it may not write (another user's, a read-only mount).
+	 */
+	store = store_open_readonly(store_path, err, sizeof(err));
 	if (store == NULL) {
 		cli_error(cmd, "%s", err);
 		return 2;

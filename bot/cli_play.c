@@ -6,7 +6,9 @@
  * at the end of a game offers another one.
  *
  * The table keeps a store (by default $XDG_STATE_HOME/stichbot/play.db),
- * so that statistics and an interrupted game survive between runs.  Every
+ * so that statistics and an interrupted game survive between runs, and
+ * takes its lock as `stichbot run` does: a store in use by another play
+ * or by the bot is refused with exit status 1, naming the holder.  Every
  * argument is checked before anything starts: a wrong one ends the
  * command with exit status 2 and the reason, never with a game that
  * quietly differs from what was asked for.
@@ -186,6 +188,24 @@ play_check(struct play *play)
 }
 
 /*
+ * The fewest and most players any game takes, so that --players names
+ * the games' range (3-6) before the game is known; play_check() then
+ * checks the chosen game's own.
+ */
+static void
+seat_range(unsigned long long *min, unsigned long long *max)
+{
+	*min = GAME_MAX_SEATS;
+	*max = 1;
+	for (size_t i = 0; game_registry[i] != NULL; i++) {
+		if ((unsigned long long)game_registry[i]->min_seats < *min)
+			*min = (unsigned long long)game_registry[i]->min_seats;
+		if ((unsigned long long)game_registry[i]->max_seats > *max)
+			*max = (unsigned long long)game_registry[i]->max_seats;
+	}
+}
+
+/*
  * Reads and checks the arguments into play; returns 0, 1 after --help,
  * or -1 (exit 2) after saying what is wrong.
  */
@@ -204,7 +224,7 @@ play_args(const struct cli_command *cmd, struct play *play, int argc,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long number;
+	unsigned long long number, min_seats, max_seats;
 	int ch;
 
 	play->game = DEFAULT_GAME;
@@ -216,8 +236,9 @@ play_args(const struct cli_command *cmd, struct play *play, int argc,
 	    longopts)) != -1) {
 		switch (ch) {
 		case 'n':
-			if (cli_number(cmd, "--players", optarg, 1,
-			    GAME_MAX_SEATS, &number) != 0)
+			seat_range(&min_seats, &max_seats);
+			if (cli_number(cmd, "--players", optarg, min_seats,
+			    max_seats, &number) != 0)
 				return -1;
 			play->players = (int)number;
 			break;
@@ -327,7 +348,12 @@ play_main(const struct cli_command *cmd, int argc, char **argv)
 	defaults.prefixes = "!/";
 	defaults.turn_timer = 0;
 	loop = loop_create(0);
-	if ((store = store_open(store_path, err, sizeof(err))) == NULL ||
+	/*
+	 * The lock `run` takes: one process per store, or two would resume
+	 * the same game and neither could move in it.
+	 */
+	if ((store = store_open_locked(store_path, err, sizeof(err))) ==
+	    NULL ||
 	    (bot = bot_create(loop, store, &settings, err,
 	    sizeof(err))) == NULL ||
 	    (play.adapter = bot_add_adapter(bot, &console_adapter,

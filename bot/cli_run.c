@@ -342,6 +342,11 @@ start(struct run *run)
 		log_error("%s", err);
 		return -1;
 	}
+	/* Legitimate for tests; a service on it forgets all at each stop. */
+	if (strcmp(run->config->store_path, ":memory:") == 0)
+		log_warn("store \":memory:\" keeps nothing: every game, lobby "
+		    "and statistic is lost when the bot stops (meant for "
+		    "tests)");
 	memset(&settings, 0, sizeof(settings));
 	settings.computer_level = run->config->computer_level;
 	settings.ai_budget_ms = run->config->ai_budget_ms;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "adapter.h"
 #include "cfg.h"
@@ -675,12 +676,20 @@ config_load(const char *file, char *err, size_t errlen)
 {
 	struct config *config;
 	json_error_t jerr;
+	struct stat st;
 	json_t *root;
 	FILE *fp;
 	char reason[512];
 
 	if ((fp = fopen(file, "r")) == NULL) {
 		config_fail(err, errlen, "%s: %s", file, strerror(errno));
+		return NULL;
+	}
+	/* A directory opens, and reads as an empty (not JSON) file. */
+	if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(fp);
+		config_fail(err, errlen, "%s: is a directory, not a "
+		    "configuration file", file);
 		return NULL;
 	}
 	/* Duplicate keys are refused: the second one would silently win. */

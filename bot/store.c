@@ -30,6 +30,9 @@
 #include "store_int.h"
 #include "xmalloc.h"
 
+/* How long a reader waits for the writer to let go of the file. */
+#define STORE_READ_BUSY_MS 5000
+
 /* Sets what the following log lines are about (see struct store). */
 void
 db_context(struct store *store, int64_t game, const char *network,
@@ -170,26 +173,65 @@ db_writable(struct store *store)
 }
 
 /*
+ * The errno of the store's last failed write: SQLite keeps it in the file
+ * that failed (the WAL, else the database file), where the errno that
+ * sqlite3_system_errno() reads later may have been overwritten already.
+ * 0 when unknown.
+ */
+static int
+last_errno(struct store *store)
+{
+	sqlite3_file *file = NULL;
+	int e = 0;
+
+	if (sqlite3_system_errno(store->db) != 0)
+		return sqlite3_system_errno(store->db);
+	if (sqlite3_file_control(store->db, "main",
+	    SQLITE_FCNTL_JOURNAL_POINTER, &file) == SQLITE_OK &&
+	    file != NULL && file->pMethods != NULL &&
+	    file->pMethods->xFileControl(file, SQLITE_FCNTL_LAST_ERRNO,
+	    &e) == SQLITE_OK && e != 0)
+		return e;
+	if (sqlite3_file_control(store->db, "main", SQLITE_FCNTL_LAST_ERRNO,
+	    &e) == SQLITE_OK)
+		return e;
+	return 0;
+}
+
+/*
  * Logs a failed SQLite call with SQLite's reason; returns -1.  Errors
  * that leave the file in doubt (I/O, corruption, a file that went
  * read-only or away) fail the store: after a failed fsync nobody knows
  * what reached the disk.  A full disk does not: the transaction was
  * rolled back whole, and a later write may find room again.
+ *
+ * A write past the file size limit (RLIMIT_FSIZE, with SIGXFSZ ignored
+ * by main()) fails with EFBIG where a full disk fails with ENOSPC, in
+ * the same write call, before anything of it reached the file; SQLite
+ * calls only ENOSPC a full disk, so EFBIG is taken for one here.
  */
 int
 db_fail(struct store *store, const char *what)
 {
 	int code = sqlite3_extended_errcode(store->db);
+	char msg[256];
 
-	store_log("%s: %s", what, sqlite3_errmsg(store->db));
+	/* The log line's place lookup would overwrite SQLite's message. */
+	snprintf(msg, sizeof(msg), "%s", sqlite3_errmsg(store->db));
+	if ((code & 0xff) == SQLITE_IOERR && last_errno(store) == EFBIG) {
+		store_log("%s: database or disk is full (%s: the store "
+		    "reached the file size limit, ulimit -f)", what,
+		    strerror(EFBIG));
+		return -1;
+	}
+	store_log("%s: %s", what, msg);
 	switch (code & 0xff) {
 	case SQLITE_IOERR:
 	case SQLITE_CORRUPT:
 	case SQLITE_NOTADB:
 	case SQLITE_READONLY:
 	case SQLITE_CANTOPEN:
-		db_set_failed(store, "%s (%s)", sqlite3_errstr(code),
-		    sqlite3_errmsg(store->db));
+		db_set_failed(store, "%s (%s)", sqlite3_errstr(code), msg);
 		break;
 	default:
 		break;
@@ -541,7 +583,132 @@ store_open(const char *path, char *err, size_t errlen)
 		goto fail;
 	return store;
 fail:
+	if (store->db != NULL && last_errno(store) == EFBIG)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+		    " (%s: the file size limit, ulimit -f, is reached)",
+		    strerror(EFBIG));
 	game_error(err, errlen, "Cannot open the store %s: %s", path, why);
+	store_close(store);
+	return NULL;
+}
+
+/*
+ * path as an SQLite URI ("file:" and the path, every byte but the
+ * unreserved ones percent-encoded) with query after it; 0, or -1 when it
+ * does not fit.
+ */
+static int
+uri_of(const char *path, const char *query, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+
+	if (len < 6)
+		return -1;
+	memcpy(buf, "file:", 5);
+	n = 5;
+	for (const unsigned char *p = (const unsigned char *)path; *p != '\0';
+	    p++) {
+		if (n + 4 > len)
+			return -1;
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p) != NULL)
+			buf[n++] = (char)*p;
+		else {
+			buf[n++] = '%';
+			buf[n++] = hex[*p >> 4];
+			buf[n++] = hex[*p & 0xf];
+		}
+	}
+	if (snprintf(buf + n, len - n, "?%s", query) >= (int)(len - n))
+		return -1;
+	return 0;
+}
+
+/* One read-only connection to uri, with its schema checked; 0 or -1. */
+static int
+open_read(struct store *store, const char *uri, char *why, size_t len)
+{
+	if (sqlite3_open_v2(uri, &store->db, SQLITE_OPEN_READONLY |
+	    SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+		snprintf(why, len, "%s", store->db != NULL ?
+		    sqlite3_errmsg(store->db) : "out of memory");
+		return -1;
+	}
+	sqlite3_extended_result_codes(store->db, 1);
+	sqlite3_busy_timeout(store->db, STORE_READ_BUSY_MS);
+	/* The file is first read here: an unreadable one fails now. */
+	return db_check_version(store, why, len);
+}
+
+/*
+ * Adds to why which of the store's -wal and -shm files (there while a bot
+ * runs, or after a crash) this process may not read: a reader needs them
+ * as much as the database file.
+ */
+static void
+unreadable_beside(const char *path, char *why, size_t len)
+{
+	static const char *const suffixes[] = { "-wal", "-shm" };
+	char name[PATH_MAX];
+	size_t n;
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "%s%s", path, suffixes[i]);
+		if (access(name, F_OK) != 0 || access(name, R_OK) == 0)
+			continue;
+		n = strlen(why);
+		snprintf(why + n, len - n, " (%s%s: %s; a reader needs the "
+		    "-wal and -shm files too)", path, suffixes[i],
+		    strerror(errno));
+		return;
+	}
+}
+
+struct store *
+store_open_readonly(const char *path, char *err, size_t errlen)
+{
+	struct store *store;
+	char uri[PATH_MAX * 3 + 32], name[PATH_MAX], why[256];
+	struct stat st;
+	const char *query = "mode=ro";
+
+	store = xcalloc(1, sizeof(*store));
+	store->lock_fd = -1;
+	store_mem_install();
+	/*
+	 * A reader of a WAL store uses its -wal and -shm files, and makes
+	 * them when they are missing: files that a read-only connection
+	 * cannot delete again, that would be the reader's and not the bot's,
+	 * and that a read-only directory refuses.  Without a -wal file
+	 * every committed transaction is in the database file, which is
+	 * then read as it is, without those files and without locks
+	 * (immutable).  A bot that starts meanwhile writes its -wal file and
+	 * changes the database file only at a checkpoint, after a thousand
+	 * pages or when it stops, not within the moment an export takes.
+	 */
+	snprintf(name, sizeof(name), "%s-wal", path);
+	if (stat(name, &st) != 0 && errno == ENOENT)
+		query = "mode=ro&immutable=1";
+	if (uri_of(path, query, uri, sizeof(uri)) != 0) {
+		snprintf(why, sizeof(why), "the path is too long");
+		goto fail;
+	}
+	if (open_read(store, uri, why, sizeof(why)) != 0) {
+		unreadable_beside(path, why, sizeof(why));
+		goto fail;
+	}
+	if (db_prepare(store, why, sizeof(why)) != 0)
+		goto fail;
+	/* For the log lines (see identify(), which would also chmod). */
+	if (stat(path, &st) == 0) {
+		store->path = xstrdup(path);
+		store->dev = st.st_dev;
+		store->ino = st.st_ino;
+	}
+	return store;
+fail:
+	game_error(err, errlen, "Cannot read the store %s: %s", path, why);
 	store_close(store);
 	return NULL;
 }

@@ -49,9 +49,21 @@ void store_close(struct store *store);
  * (mode 0600, holding the holder's pid) that lasts until store_close() or
  * the process's end; when another process holds it, returns NULL with a
  * reason naming that process's pid.  A store that SQLite can only open
- * read-only is refused too.  Readers (export) use store_open() beside it.
+ * read-only is refused too.  Readers (export) use store_open_readonly()
+ * beside it.
  */
 struct store *store_open_locked(const char *path, char *err, size_t errlen);
+
+/*
+ * The store for reading only (export): opened with SQLITE_OPEN_READONLY,
+ * so it is never created, migrated, chmod'ed or written, and a store the
+ * caller may read but not write (mode 0444, another user's, a read-only
+ * directory or mount) can be read.  A store of an older schema is refused
+ * with a reason saying that `stichbot run` upgrades it.  Every write on
+ * it fails.  Returns NULL with a reason.
+ */
+struct store *store_open_readonly(const char *path, char *err,
+    size_t errlen);
 
 /*
  * Fail-stop.  Every write first checks that the path still names the

@@ -168,6 +168,11 @@ int db_finish(struct store *store, int ok);
 /* At open (store_schema.c): settings, migrations, statements. */
 int db_configure(struct store *store, char *err, size_t errlen);
 int db_migrate(struct store *store, char *err, size_t errlen);
+/*
+ * For a read-only open, where nothing may be migrated: 0 when the schema
+ * is the current one, else -1 with what to do about it.
+ */
+int db_check_version(struct store *store, char *err, size_t errlen);
 int db_prepare(struct store *store, char *err, size_t errlen);
 
 /* Writes the deferred values and sent rows (store_kv.c); 0 or -1. */

@@ -340,6 +340,27 @@ fail:
 }
 
 int
+db_check_version(struct store *store, char *err, size_t errlen)
+{
+	int version;
+
+	if (user_version(store, &version, err, errlen) != 0)
+		return -1;
+	if (version == STORE_VERSION)
+		return 0;
+	if (version == 0)
+		return game_error(err, errlen, "it holds no stichbot store "
+		    "(no schema)");
+	if (version > STORE_VERSION || version < 0)
+		return game_error(err, errlen, "The store has schema version "
+		    "%d; this stichbot knows versions up to %d.", version,
+		    STORE_VERSION);
+	return game_error(err, errlen, "it has the schema of an older "
+	    "stichbot (version %d, now %d); start `stichbot run` on it once "
+	    "to upgrade it, then export", version, STORE_VERSION);
+}
+
+int
 db_prepare(struct store *store, char *err, size_t errlen)
 {
 	for (int i = 0; i < STMT_COUNT; i++)

@@ -8,6 +8,13 @@ for each numeric flag with exit 2 and a message naming the flag.
 The commands and flags are read from the sources, so a subcommand or a
 numeric flag added without being covered here fails this test.
 
+Then the refusals that must name their problem: `stichbot help COMMAND`
+is the command's help; check-config with two files says there are too
+many; play's --players names the games' range (3-6); arena refuses a
+repeated option as play does, an empty level (two commas, one at either
+end), an unknown level and a player count the game does not take, each
+with its own message, and says "1 game" for one.
+
     cli_test.py STICHBOT BOT_SOURCE_DIR
 """
 import glob
@@ -46,6 +53,52 @@ def descriptors(src):
         numeric = re.findall(r'cli_number\(cmd, "(--[a-z-]+)"', text)
         found[m.group(1)] = (longs, numeric)
     return found
+
+
+def refused(stichbot, args, message, rc_want=2):
+    rc, out, err = run(stichbot, args)
+    expect(rc == rc_want and message in err,
+           "%s: exit %d %r, want %d and %r" % (" ".join(args), rc, err,
+                                              rc_want, message))
+
+
+def specific(stichbot):
+    """Refusals that must say what is wrong, and help COMMAND."""
+    rc, out, err = run(stichbot, ["help", "run"])
+    rc2, out2, err2 = run(stichbot, ["run", "--help"])
+    expect(rc == 0 and out == out2 and out.startswith("usage: stichbot "
+                                                      "run"),
+           "help run: exit %d %r" % (rc, out[:80]))
+    refused(stichbot, ["help", "no-such"], 'unknown command "no-such"')
+    refused(stichbot, ["check-config", "a.json", "b.json"],
+            'too many arguments: one FILE, not also "b.json"')
+    refused(stichbot, ["check-config"], "the configuration FILE is missing")
+    for n in ("7", "2"):
+        refused(stichbot, ["play", "--players", n],
+                '--players "%s": expected a whole number from 3 to 6' % n)
+    refused(stichbot, ["play", "--option", "rounds=1", "--option",
+                       "rounds=2"], "option rounds given twice")
+    arena = ["arena", "wizard", "--games", "1", "--budget-ms", "1"]
+    refused(stichbot, arena + ["--seats", "easy,easy,easy", "--option",
+                               "rounds=1", "--option", "rounds=2"],
+            "option rounds given twice")
+    refused(stichbot, arena + ["--seats", "easy,easy,easy", "--option",
+                               "hiddentip", "--option", "hiddentip"],
+            "option hiddentip given twice")
+    refused(stichbot, arena + ["--seats", ",".join(["easy"] * 7)],
+            "wizard takes 3 to 6 players; --seats lists 7")
+    refused(stichbot, arena + ["--seats", "easy,easy"],
+            "wizard takes 3 to 6 players; --seats lists 2")
+    for seats, k in (("easy,,easy", 2), ("easy,easy,easy,", 4),
+                     (",easy,easy,easy", 1)):
+        refused(stichbot, arena + ["--seats", seats],
+                '--seats "%s": level %d is empty' % (seats, k))
+    refused(stichbot, arena + ["--seats", "easy,wise,easy"],
+            'unknown level "wise"')
+    rc, out, err = run(stichbot, arena + ["--seats", "easy,easy,easy",
+                                          "--option", "rounds=1"])
+    expect(rc == 0 and out.startswith("wizard, 3 players, 1 game, "),
+           "arena of one game: exit %d %r" % (rc, out[:80]))
 
 
 def main():
@@ -92,6 +145,8 @@ def main():
                 rc, out, err = run(stichbot, [name, flag, bad])
                 expect(rc == 2 and flag in err and bad in err,
                        "%s %s %s: exit %d %r" % (name, flag, bad, rc, err))
+
+    specific(stichbot)
 
     if failures:
         for f in failures:

@@ -5,7 +5,9 @@ The example documents every key, so it must pass check-config as shipped,
 including each network's adapter keys: its secrets are bare credential
 names, so the test points CREDENTIALS_DIRECTORY at a directory of made-up
 secret files.  Also checks the command's usage errors, a missing file, a
-typo, and that no secret reaches the output.
+typo, and that no secret reaches the output; that a "store" that `run`
+cannot open (a directory, a file in a missing directory) is refused, and
+that ":memory:" passes with a warning, which `run` logs as well.
 
 While an adapter type used by the example is not built yet, check-config
 refuses the example with "unknown adapter": the test then reports a skip
@@ -15,6 +17,8 @@ usage: config_example_test.py STICHBOT EXAMPLE_JSON
 """
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -56,6 +60,62 @@ def expect(cond, message):
         sys.exit(1)
 
 
+def free_port():
+    """A loopback port nobody listens on (bound, then let go)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def check_store(stichbot, tmp):
+    """check-config refuses a store `run` cannot open; both warn about
+    ":memory:"."""
+    network = {"name": "t", "type": "irc", "host": "127.0.0.1",
+               "port": free_port(), "tls": False, "nick": "stichbot",
+               "channels": ["#t"]}
+    path = os.path.join(tmp, "store.json")
+
+    def check(store):
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"store": store, "networks": [network]}, f)
+        return run(stichbot, [path])
+
+    rc, out, err = check(tmp)
+    expect(rc == 1 and err.strip() == '%s: store: "%s" is a directory; '
+           'the store is a file in it, e.g. "%s/stichbot.db"'
+           % (path, tmp, tmp), "store a directory: got %d %r" % (rc, err))
+    missing = os.path.join(tmp, "no-such-dir", "stichbot.db")
+    rc, out, err = check(missing)
+    expect(rc == 1 and ('store: "%s": the directory %s does not exist'
+                        % (missing, os.path.dirname(missing))) in err,
+           "store in a missing directory: got %d %r" % (rc, err))
+    rc, out, err = check(os.path.join(path, "stichbot.db"))
+    expect(rc == 1 and "a part of the path is not a directory" in err,
+           "store under a file: got %d %r" % (rc, err))
+    rc, out, err = check(os.path.join(tmp, "new.db"))
+    expect(rc == 0 and err == "", "a new store: got %d %r" % (rc, err))
+    rc, out, err = check(":memory:")
+    expect(rc == 0 and 'store: ":memory:" keeps nothing' in err,
+           "store :memory:: got %d %r" % (rc, err))
+    # run says it too, in its log, as it starts (the network's port is
+    # closed: it only tries to connect).
+    proc = subprocess.Popen([stichbot, "run", "--config", path],
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        log = ""
+        while "started:" not in log:
+            line = proc.stderr.readline()
+            expect(line != "", "run on :memory: exited: %r" % log)
+            log += line
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.communicate(timeout=30)[1]
+    expect('warn: store ":memory:" keeps nothing' in log,
+           "run on :memory: does not warn: %r" % (log + rest))
+    expect(proc.returncode == 0, "run on :memory:: exit %d" % proc.returncode)
+
+
 def main():
     stichbot, example = sys.argv[1], sys.argv[2]
     with open(example, encoding="utf-8") as f:
@@ -95,6 +155,8 @@ def main():
         rc, out, err = run(stichbot, [broken])
         expect(rc == 1 and err.startswith(broken + ":4:1: "),
                "syntax error: got %d %r" % (rc, err))
+
+        check_store(stichbot, tmp)
 
         creds = os.path.join(tmp, "creds")
         os.mkdir(creds, 0o700)

@@ -18,7 +18,12 @@
    note elsewhere), filled up while a game runs.  The move is refused,
    the log says the disk is full, the bot lives on; once there is room
    again, a new game is stored.
-4. A read-only store file: `stichbot run` exits 1 saying so, before it
+4. A file size limit (RLIMIT_FSIZE, `ulimit -f`) reached while a game
+   runs: the bot ignores SIGXFSZ, so the write fails with EFBIG and is
+   handled as on a full disk: the move is refused, the log says the limit
+   was reached, the bot lives on; with the limit raised, a new game is
+   stored.
+5. A read-only store file: `stichbot run` exits 1 saying so, before it
    says anything to the homeserver.
 
 Loopback only; bounded by timeouts.
@@ -27,6 +32,7 @@ Loopback only; bounded by timeouts.
 import errno
 import hashlib
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -319,6 +325,59 @@ def test_full_disk(world, manager):
         subprocess.run(["umount", "-l", fs])
 
 
+def test_file_size(world, manager):
+    """RLIMIT_FSIZE reached while a game runs: as a full disk, no death."""
+    room_a = "#fsize-a:localhost"
+    people = people3(world, 61)
+    a = open_table(world, room_a, people)
+    env = {"NOTIFY_SOCKET": manager.path}
+    config = world.config([room_a])
+    # The limit holds for the log too: info keeps it short.
+    config["log_level"] = "info"
+    world.write_config(config)
+    bot = world.run_bot(env)
+    manager.wait_ready()
+    start_wizard(world, a, room_a, people)
+    drive(world, people, lambda: commands(people) >= 4, 60, "a few moves")
+    time.sleep(0.5)
+    # A soft limit just above the files as they are: the WAL grows by a
+    # few pages a move, and reaches it within a few moves.  The soft limit
+    # alone, so that it can be raised again without privileges.
+    limit = max(os.path.getsize(world.store + "-wal"),
+                os.path.getsize(world.log_path)) + 48 * 1024
+    resource.prlimit(bot.proc.pid, resource.RLIMIT_FSIZE,
+                     (limit, resource.RLIM_INFINITY))
+    drive(world, people, lambda: bot_said(world, STORE_FAILED), 60,
+          "the refusal of a move past the file size limit")
+    check(bot.alive(), "the bot died at the file size limit (exit %r)"
+          % bot.proc.poll())
+    wait_until(lambda: "the store reached the file size limit" in
+               world.bot_log(), 10, "the file size limit in the log")
+    check("nothing more is stored until a restart" not in world.bot_log(),
+          "the file size limit failed the store:\n" +
+          world.bot_log()[-2000:])
+    # The limit raised: the store was not failed, a new game is stored.
+    resource.prlimit(bot.proc.pid, resource.RLIMIT_FSIZE,
+                     (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    before = games_stored(world.store)
+    lines = len(world.bot_lines(a))
+    for p in people:
+        p.say(a, "!stop")
+    world.wait_bot_line(a, "The game is stopped.", after=lines)
+    lines = len(world.bot_lines(a))
+    people[0].say(a, "!game wizard")
+    for p in people:
+        p.say(a, "!join")
+    world.wait_bot_line(a, "(3 seated", after=lines)
+    people[0].say(a, "!start")
+    wait_until(lambda: games_stored(world.store) > before, 20,
+               "a new game stored")
+    check(bot.alive(), "the bot died")
+    check(bot.terminate() == 0, "SIGTERM: exit status")
+    print("  file size limit %d: move refused, bot alive; limit raised: "
+          "stored" % limit)
+
+
 def test_read_only(world, manager):
     """A read-only store: exit 1 with the reason, nothing said."""
     env = {"NOTIFY_SOCKET": manager.path}
@@ -358,7 +417,7 @@ def main():
     stichbot = os.path.abspath(sys.argv[1])
     status = 0
     for test in (test_damaged, test_deleted, test_full_disk,
-                 test_read_only):
+                 test_file_size, test_read_only):
         directory = tempfile.mkdtemp(prefix="stichbot-faults-")
         world = World(stichbot, directory)
         manager = Manager(directory)

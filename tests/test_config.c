@@ -426,6 +426,7 @@ test_secret_errors(void **unused)
 	char text[512], expect[512], err[512], *secret = NULL, *big;
 	const char *path;
 	json_t *obj;
+	FILE *fp;
 
 	(void)unused;
 	obj = parse_json("{}");
@@ -463,11 +464,42 @@ test_secret_errors(void **unused)
 	write_file("empty", "topsecret\nmore\n");
 	assert_int_equal(cfg_secret(obj, "n", "password_file", 1, &secret,
 	    err, sizeof(err)), -1);
-	snprintf(expect, sizeof(expect), "n.password_file: %s must hold one "
-	    "line without NUL bytes", path);
+	snprintf(expect, sizeof(expect), "n.password_file: %s holds more "
+	    "than one line; it must hold the secret as one line", path);
 	assert_string_equal(err, expect);
 	assert_null(strstr(err, "topsecret"));
 	assert_null(secret);
+
+	/* A CR inside, or ending the file alone, is named as such. */
+	snprintf(expect, sizeof(expect), "n.password_file: %s holds a "
+	    "carriage return (CR) that does not end its line; it must hold "
+	    "the secret as one line", path);
+	write_file("empty", "top\rsecret\n");
+	assert_int_equal(cfg_secret(obj, "n", "password_file", 1, &secret,
+	    err, sizeof(err)), -1);
+	assert_string_equal(err, expect);
+	write_file("empty", "topsecret\r");
+	assert_int_equal(cfg_secret(obj, "n", "password_file", 1, &secret,
+	    err, sizeof(err)), -1);
+	assert_string_equal(err, expect);
+	assert_null(secret);
+	/* A NUL byte. */
+	fp = fopen(path, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite("top\0secret\n", 1, 11, fp), 11);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(cfg_secret(obj, "n", "password_file", 1, &secret,
+	    err, sizeof(err)), -1);
+	snprintf(expect, sizeof(expect), "n.password_file: %s holds a NUL "
+	    "byte; it must hold the secret as one line", path);
+	assert_string_equal(err, expect);
+	/* CRLF ends the line, as LF does. */
+	write_file("empty", "topsecret\r\n");
+	assert_int_equal(cfg_secret(obj, "n", "password_file", 1, &secret,
+	    err, sizeof(err)), 0);
+	assert_string_equal(secret, "topsecret");
+	cfg_secret_free(secret);
+	secret = NULL;
 	json_decref(obj);
 
 	/* Too large to be a password. */
@@ -889,6 +921,12 @@ test_load(void **unused)
 	    sizeof(err)));
 	assert_string_equal(err, "/nonexistent/stichbot.json: No such file or "
 	    "directory");
+
+	/* A directory opens as a file, but is named as what it is. */
+	assert_null(config_load(tmpdir, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: is a directory, not a "
+	    "configuration file", tmpdir);
+	assert_string_equal(err, expect);
 }
 
 /*

@@ -1769,6 +1769,128 @@ test_permissions(void **unused)
 	umask(mask);
 }
 
+/* The bytes of a file (at most 64 KiB) into buf; how many, or -1. */
+static long
+file_bytes(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (f == NULL)
+		return -1;
+	n = fread(buf, 1, len, f);
+	fclose(f);
+	return (long)n;
+}
+
+/*
+ * The store opened for reading (export): it reads games and values, also
+ * beside a writer with an open WAL; it writes nothing, not even a -wal or
+ * -shm file, and changes no mode; an empty file gets no schema and an old
+ * schema is not migrated, each refused with what to do.
+ */
+static void
+test_read_only_open(void **unused)
+{
+	static char before[65536], after[65536];
+	const struct store_place place = { "libera", "#ro" };
+	const struct game_setup setup = { .nseats = 3, .first = 0 };
+	struct store_seat seats[GAME_MAX_SEATS];
+	struct store *store, *reader;
+	struct collected c;
+	char err[512], *value;
+	struct temp t;
+	struct game *game;
+	long n;
+	sqlite3 *db;
+	FILE *f;
+
+	(void)unused;
+	temp_store(&t);
+	store = open_store(t.path);
+	game = game_create(&wizard_game, &setup, NULL, err, sizeof(err));
+	assert_non_null(game);
+	default_seats(game, 0, seats);
+	assert_true(store_game_begin(store, &place, game, 7, seats, 3) > 0);
+	assert_int_equal(store_kv_set(store, "k", "v"), 0);
+	store_close(store);
+	assert_int_equal(mode_of(t.path, "-wal"), -1);
+	assert_int_equal(chmod(t.path, 0444), 0);
+	n = file_bytes(t.path, before, sizeof(before));
+	assert_true(n > 0 && n < (long)sizeof(before));
+
+	reader = store_open_readonly(t.path, err, sizeof(err));
+	if (reader == NULL)
+		fail_msg("store_open_readonly: %s", err);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_each_game(reader, NULL, 0, 1, collect, &c), 0);
+	assert_int_equal(c.n, 1);
+	assert_string_equal(c.g[0].channel, "#ro");
+	collected_free(&c);
+	value = store_kv_get(reader, "k");
+	assert_non_null(value);
+	assert_string_equal(value, "v");
+	free(value);
+	/* A write is refused, and leaves the file as it was. */
+	assert_int_equal(store_kv_set(reader, "k", "w"), -1);
+	store_close(reader);
+	assert_int_equal(mode_of(t.path, ""), 0444);
+	assert_int_equal(mode_of(t.path, "-wal"), -1);
+	assert_int_equal(mode_of(t.path, "-shm"), -1);
+	assert_int_equal(file_bytes(t.path, after, sizeof(after)), n);
+	assert_memory_equal(before, after, (size_t)n);
+
+	/* Beside a writer: what it committed is in its WAL, and read. */
+	assert_int_equal(chmod(t.path, 0600), 0);
+	store = open_store(t.path);
+	assert_int_equal(store_kv_set(store, "k", "live"), 0);
+	assert_true(mode_of(t.path, "-wal") >= 0);
+	reader = store_open_readonly(t.path, err, sizeof(err));
+	if (reader == NULL)
+		fail_msg("store_open_readonly beside a writer: %s", err);
+	value = store_kv_get(reader, "k");
+	assert_non_null(value);
+	assert_string_equal(value, "live");
+	free(value);
+	store_close(reader);
+	assert_int_equal(store_kv_set(store, "k", "after"), 0);
+	store_close(store);
+
+	/* An old schema is read by no one but `stichbot run`, which upgrades. */
+	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "ALTER TABLE games DROP COLUMN"
+	    " deal_version; PRAGMA user_version = 3", NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+	err[0] = '\0';
+	assert_null(store_open_readonly(t.path, err, sizeof(err)));
+	assert_non_null(strstr(err, "stichbot run"));
+	assert_non_null(strstr(err, "version 3"));
+	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
+	raw_query(db, "PRAGMA user_version", before, sizeof(before));
+	assert_string_equal(before, "3");
+	sqlite3_close(db);
+	game_destroy(game);
+	temp_remove(&t);
+
+	/* An empty file stays empty; a missing one is not created. */
+	temp_store(&t);
+	f = fopen(t.path, "w");
+	assert_non_null(f);
+	fclose(f);
+	err[0] = '\0';
+	assert_null(store_open_readonly(t.path, err, sizeof(err)));
+	assert_non_null(strstr(err, "no schema"));
+	assert_int_equal(file_bytes(t.path, after, sizeof(after)), 0);
+	assert_int_equal(mode_of(t.path, "-wal"), -1);
+	assert_int_equal(unlink(t.path), 0);
+	err[0] = '\0';
+	assert_null(store_open_readonly(t.path, err, sizeof(err)));
+	assert_non_null(strstr(err, t.path));
+	assert_int_equal(mode_of(t.path, ""), -1);
+	temp_remove(&t);
+}
+
 /*
  * SQLite's allocator (store_mem.c): sizes rounded up and reported, freed
  * small blocks reused for the next request of their size, contents kept
@@ -1849,6 +1971,7 @@ main(void)
 		cmocka_unit_test(test_replaced_detected),
 		cmocka_unit_test(test_damaged_set_aside),
 		cmocka_unit_test(test_permissions),
+		cmocka_unit_test(test_read_only_open),
 		cmocka_unit_test(test_mem_methods),
 	};
 
