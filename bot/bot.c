@@ -141,7 +141,7 @@ channel_destroy(struct channel *channel)
 	if (channel == NULL)
 		return;
 	table_destroy(channel->table);
-	settings_finish(&channel->settings);
+	channel_settings_free(channel);
 	free(channel->name);
 	free(channel);
 }
@@ -261,6 +261,16 @@ channel_get(struct network *network, const char *name, int create)
 	}
 	if (!create)
 		return NULL;
+	return channel_add(network, name, &network->defaults);
+}
+
+struct channel *
+channel_add(struct network *network, const char *name,
+    const struct channel_settings *configured)
+{
+	struct bot *bot = network->bot;
+	struct channel *channel;
+
 	xarray_grow((void **)&bot->channels, &bot->channels_cap,
 	    bot->nchannels + 1, sizeof(*bot->channels));
 	channel = xcalloc(1, sizeof(*channel));
@@ -271,7 +281,7 @@ channel_get(struct network *network, const char *name, int create)
 		free(channel);
 		return NULL;
 	}
-	settings_copy(&channel->settings, &network->defaults);
+	channel_configure(channel, configured);
 	bot->channels[bot->nchannels++] = channel;
 	return channel;
 }
@@ -409,9 +419,10 @@ bot_leave(struct bot *bot)
 		} else {
 			/*
 			 * Nothing the event caused was said, and the store
-			 * holds the state from before it: the tables it spoke
-			 * for become that again.
+			 * holds the state from before it: the settings and the
+			 * tables it spoke for become that again.
 			 */
+			channel_settings_reload(channel);
 			table_reload(channel);
 		}
 	}

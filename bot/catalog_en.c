@@ -287,4 +287,11 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "take it again.",
 	[MSG_PLAY_RESUMING] = "Your unfinished game from last time goes on "
 	    "(!stop ends it; then y deals a new one).",
+	/* settings: channel settings and option refusals. */
+	[MSG_BAD_SETTING_PREFIX] = "Cannot set prefix to \"{1}\": 1-4 "
+	    "punctuation characters, e.g. !",
+	[MSG_BAD_SETTING_TIMER] = "Cannot set timer to \"{1}\": 0 (no "
+	    "timer) or 10-3600 seconds.",
+	[MSG_BAD_SETTING_FORMATTING] = "Cannot set formatting to \"{1}\": "
+	    "on or off.",
 };

@@ -288,4 +288,11 @@ const char *const catalog_ja[MSG_COUNT] = {
 	    "{2}back で席に戻れます。",
 	[MSG_PLAY_RESUMING] = "前回の途中のゲームを続けます（!stop で終了し、"
 	    "y で新しいゲームを配ります）。",
+	/* settings: channel settings and option refusals. */
+	[MSG_BAD_SETTING_PREFIX] = "prefix を「{1}」にはできません: 記号1〜4"
+	    "文字です（例: !）。",
+	[MSG_BAD_SETTING_TIMER] = "timer を「{1}」にはできません: 0（時間"
+	    "制限なし）か 10〜3600 秒です。",
+	[MSG_BAD_SETTING_FORMATTING] = "formatting を「{1}」にはできません: "
+	    "on か off です。",
 };

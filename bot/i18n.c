@@ -23,6 +23,12 @@ lang_parse(const char *name)
 }
 
 const char *
+lang_name(enum lang lang)
+{
+	return (unsigned)lang < LANG_COUNT ? lang_names[lang] : "en";
+}
+
+const char *
 i18n_id_name(enum msg id)
 {
 	return (unsigned)id < MSG_COUNT ? message_names[id] : "?";

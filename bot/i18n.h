@@ -90,7 +90,10 @@ enum lang {
 	X(MSG_RULE_ROUNDS) X(MSG_RULE_AMIGO) X(MSG_RULE_CUSTOM6) \
 	X(MSG_RULE_NANNIE) X(MSG_RULE_JESTERBID) X(MSG_RULE_CLAIRVOYANCE) \
 	X(MSG_RULE_DM) X(CMD_RULES) X(MSG_YOU_STANDIN) \
-	X(MSG_PLAY_RESUMING)
+	X(MSG_PLAY_RESUMING) \
+	/* settings: channel settings and option refusals */ \
+	X(MSG_BAD_SETTING_PREFIX) X(MSG_BAD_SETTING_TIMER) \
+	X(MSG_BAD_SETTING_FORMATTING)
 
 #define MESSAGE_ENUM(name) name,
 enum msg {
@@ -104,6 +107,8 @@ extern const char *const catalog_en[MSG_COUNT];
 extern const char *const catalog_ja[MSG_COUNT];
 
 int lang_parse(const char *name);
+/* The code of a language, "en" or "ja", as lang_parse() reads it. */
+const char *lang_name(enum lang lang);
 /* The template of id in lang (English when the catalog lacks it). */
 const char *i18n_get(enum lang lang, enum msg id);
 /* The name of a message id, for tests ("MSG_JOINED"). */

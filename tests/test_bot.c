@@ -35,6 +35,8 @@ struct fx {
 	size_t checked;          /* channel lines already checked */
 	/* Each person's command burst; 0: no limit (scripted games are fast). */
 	int command_burst;
+	/* The network's configured prefixes; NULL: "!/". */
+	const char *prefixes;
 };
 
 static struct bot *
@@ -54,7 +56,7 @@ fx_bot(struct fx *f)
 	bot = bot_create(f->loop, f->store, &settings, err, sizeof(err));
 	assert_non_null(bot);
 	memset(&defaults, 0, sizeof(defaults));
-	defaults.prefixes = "!/";
+	defaults.prefixes = f->prefixes != NULL ? (char *)f->prefixes : "!/";
 	defaults.turn_timer = 120;
 	defaults.game = "wizard";
 	f->adapter = bot_add_adapter(bot, &memory_adapter, "test", NULL,
@@ -813,6 +815,108 @@ test_lobby_survives_restart(void **state)
 	}
 	/* The other network's lobby is not this bot's: deleted as stale. */
 	assert_int_equal(store_each_lobby(f->store, count_lobby, NULL), 0);
+}
+
+/* An admin's command in channel, handled before it returns. */
+static void
+admin_says(struct fx *f, const char *channel, const char *line)
+{
+	struct user admin = { .id = "root", .name = "root",
+	    .mask = "root!r@admin.example" };
+
+	bot_add_admin(f->bot, f->adapter, "*!*@admin.example");
+	adapter_message(f->adapter, channel, &admin, line);
+	adapter_flush(f->adapter);
+}
+
+/*
+ * Settings changed while the bot runs (`!admin set`, `!lang`) are stored
+ * with the command that changes them, and a restart, clean or not, finds
+ * them over the configuration's, in an empty channel, a lobby and a game
+ * alike.  A configuration that says something else for a key since wins
+ * for that key, for good; a change whose commit fails is not made.
+ */
+static void
+test_settings_survive_restart(void **state)
+{
+	struct fx *f = *state;
+	size_t mark;
+
+	admin_says(f, "#s", "!admin set prefix ?");
+	assert_non_null(strstr(last_to(f, "#s", NULL), "prefix = ?"));
+	admin_says(f, "#s", "?admin set prefix !!!!!");
+	assert_non_null(strstr(last_to(f, "#s", NULL),
+	    "1-4 punctuation characters"));
+	admin_says(f, "#s", "?admin set timer 5");
+	assert_non_null(strstr(last_to(f, "#s", NULL), "10-3600"));
+	admin_says(f, "#s", "?admin set game BirdHead");
+	assert_non_null(strstr(last_to(f, "#s", NULL), "game = birdhead"));
+	say(f, "#s", "alice", "?lang ja");
+	say(f, "#l", "alice", "!join");
+	say(f, "#l", "alice", "!lang ja");
+	seat_three(f, "#g", "wizard");
+	say(f, "#g", "alice", "!start");
+	admin_says(f, "#g", "!admin set lang ja");
+
+	/* A crash, then a clean stop. */
+	for (int clean = 0; clean <= 1; clean++) {
+		fx_restart(f, clean);
+		assert_int_equal(bot_restore(f->bot), 1);
+		adapter_flush(f->adapter);
+		assert_int_equal(bot_channel_lang(f->bot, f->adapter, "#l"),
+		    LANG_JA);
+		assert_int_equal(bot_channel_lang(f->bot, f->adapter, "#g"),
+		    LANG_JA);
+		/* The game resumes in Japanese. */
+		assert_true(sent_since(f, 0, "#g", "再開"));
+		/* IRC channel names ignore case, so their settings do too. */
+		mark = memory_count(f->adapter);
+		say(f, "#S", "alice", "?rules");
+		assert_true(sent_since(f, mark, "#S", "BirdHead"));
+		mark = memory_count(f->adapter);
+		say(f, "#s", "alice", "!help");
+		assert_int_equal(memory_count(f->adapter), mark);
+		assert_int_equal(bot_channel_lang(f->bot, f->adapter, "#s"),
+		    LANG_JA);
+		/* The lobby and its seat came back, and it speaks Japanese. */
+		assert_int_equal(table_nseats(table_of(f, "#l")), 1);
+	}
+
+	/* A change whose commit fails is neither said nor made. */
+	store_fail_commits(f->store, 1);
+	mark = memory_count(f->adapter);
+	admin_says(f, "#s", "?admin set lang en");
+	assert_int_equal(bot_channel_lang(f->bot, f->adapter, "#s"), LANG_JA);
+	/* (The channel is named as it was first spoken in, "#S".) */
+	assert_false(sent_since(f, mark, "#S", "lang = en"));
+	assert_true(sent_since(f, mark, "#S", "保存できなかった"));
+	admin_says(f, "#s", "?admin set lang en");
+	assert_true(sent_since(f, mark, "#S", "lang = en"));
+	assert_int_equal(bot_channel_lang(f->bot, f->adapter, "#s"), LANG_EN);
+
+	/* The configuration now says "$": it wins over "?", for good. */
+	f->prefixes = "$";
+	fx_restart(f, 0);
+	assert_int_equal(bot_restore(f->bot), 1);
+	adapter_flush(f->adapter);
+	mark = memory_count(f->adapter);
+	say(f, "#s", "alice", "?help");
+	assert_int_equal(memory_count(f->adapter), mark);
+	say(f, "#s", "alice", "$help");
+	assert_true(memory_count(f->adapter) > mark);
+	/* The game, set over the same configured value, stays. */
+	say(f, "#s", "alice", "$rules");
+	assert_true(sent_since(f, mark, "#s", "BirdHead"));
+	assert_true(sent_since(f, mark, "#s", "Commands"));
+	f->prefixes = NULL;
+	fx_restart(f, 1);
+	assert_int_equal(bot_restore(f->bot), 1);
+	adapter_flush(f->adapter);
+	mark = memory_count(f->adapter);
+	say(f, "#s", "alice", "?help");
+	assert_int_equal(memory_count(f->adapter), mark);
+	say(f, "#s", "alice", "!help");
+	assert_true(memory_count(f->adapter) > mark);
 }
 
 /* A private command names its table only at several tables. */
@@ -1897,6 +2001,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settings_survive_restart,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_option_list,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hints_name_the_bot,

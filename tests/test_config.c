@@ -828,6 +828,19 @@ test_settings_errors(void **unused)
 	    " \"game\": \"sticheln\", \"options\": [\"quick\"]}]"),
 	    "networks[0].channels[0].options[0]: Unknown option \"quick\" for "
 	    "sticheln.");
+	/* The checks `!admin set` shares (settings.c): the same answers. */
+	assert_int_equal(config_prefix_check("!"), 0);
+	assert_int_equal(config_prefix_check("?!./"), 0);
+	assert_int_equal(config_prefix_check("!!!!!"), -1);
+	assert_int_equal(config_prefix_check(""), -1);
+	assert_int_equal(config_prefix_check("a"), -1);
+	assert_int_equal(config_prefix_check("\xe3\x80\x82"), -1);
+	assert_int_equal(config_turn_timer_check(0), 0);
+	assert_int_equal(config_turn_timer_check(10), 0);
+	assert_int_equal(config_turn_timer_check(3600), 0);
+	assert_int_equal(config_turn_timer_check(5), -1);
+	assert_int_equal(config_turn_timer_check(3601), -1);
+	assert_int_equal(config_turn_timer_check(-1), -1);
 }
 
 /* Adapter keys are the adapter's: config.c passes them, init() checks. */
