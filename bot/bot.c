@@ -84,8 +84,12 @@ bot_create(struct loop *loop, struct store *store,
 	    settings->ai_budget_ms : 100;
 	bot->lobby_idle = settings != NULL && settings->lobby_idle > 0 ?
 	    settings->lobby_idle : 1800;
-	bot->grace = settings != NULL && settings->grace > 0 ?
-	    settings->grace : 60;
+	/*
+	 * 0 takes the default, as in every field here; a configuration's
+	 * "grace": 0 (a computer stands in at once) comes as a negative.
+	 */
+	bot->grace = settings == NULL || settings->grace == 0 ? 60 :
+	    settings->grace < 0 ? 0 : settings->grace;
 	bot->computer_delay_ms = settings != NULL &&
 	    settings->computer_delay_ms > 0 ? settings->computer_delay_ms :
 	    1000;

@@ -35,6 +35,8 @@ struct fx {
 	size_t checked;          /* channel lines already checked */
 	/* Each person's command burst; 0: no limit (scripted games are fast). */
 	int command_burst;
+	/* The bot's grace (struct bot_settings; 0: the default). */
+	int grace;
 	/* The network's configured prefixes; NULL: "!/". */
 	const char *prefixes;
 };
@@ -53,6 +55,7 @@ fx_bot(struct fx *f)
 	settings.ai_budget_ms = 5;
 	settings.command_burst = f->command_burst > 0 ? f->command_burst : -1;
 	settings.command_interval_ms = 1000;
+	settings.grace = f->grace;
 	bot = bot_create(f->loop, f->store, &settings, err, sizeof(err));
 	assert_non_null(bot);
 	memset(&defaults, 0, sizeof(defaults));
@@ -1038,6 +1041,7 @@ test_part_and_grace(void **state)
 {
 	struct fx *f = *state;
 	struct user bob = { .id = "bob", .name = "bob", .mask = NULL };
+	struct user alice = { .id = "alice", .name = "alice", .mask = NULL };
 	struct table *table;
 	int seat;
 
@@ -1063,6 +1067,19 @@ test_part_and_grace(void **state)
 	say(f, "#p", "dave", "!replace bob");
 	assert_false(table_seat(table, seat)->standin);
 	assert_string_equal(table_seat(table, seat)->user_id, "dave");
+
+	/* A grace of 0 ("grace": 0 in the file): a computer at once. */
+	f->grace = -1;
+	fx_restart(f, 1);
+	assert_int_equal(bot_restore(f->bot), 1);
+	adapter_flush(f->adapter);
+	table = table_of(f, "#p");
+	seat = table_seat_of(table, "alice");
+	assert_false(table_seat(table, seat)->standin);
+	adapter_leave(f->adapter, "#p", &alice);
+	adapter_flush(f->adapter);
+	loop_advance(f->loop, 10);
+	assert_true(table_seat(table_of(f, "#p"), seat)->standin);
 }
 
 static void
