@@ -6,7 +6,8 @@ runs survive its restarts, against ngircd on 127.0.0.1.
 
 In #t an admin sets the prefix to "?" (and is told the allowed values of
 a prefix and a timer he gets wrong), three people sit down, one of them
-switches the table to Japanese with "?lang ja" and starts a game; in the
+switches the table to Japanese with "?lang ja" (an option refused is
+then told in Japanese) and starts a game; in the
 empty channel #e the admin sets the language to Japanese.  Then the bot
 is stopped with SIGTERM and started again, then killed with SIGKILL and
 started again.  After each restart, from what the clients receive only:
@@ -178,6 +179,11 @@ def run(world):
         heard(amy, "#t", nick)
     amy.send("PRIVMSG #t :?lang ja")
     heard(amy, "#t", "言語: 日本語。")
+    amy.send("PRIVMSG #t :?option bogus")
+    heard(amy, "#t", "受け付けられません: wizard に「bogus」というオプションは"
+          "ありません。")
+    print("ok - a Japanese table is told why an option is refused in "
+          "Japanese")
     amy.send("PRIVMSG #t :?start")
     heard(amy, "#t", "ラウンド")
     root.send("PRIVMSG #e :!admin set lang ja")

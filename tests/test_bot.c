@@ -23,7 +23,9 @@
 #include "bot_test.h"
 #include "loop.h"
 #include "memory.h"
+#include "present.h"
 #include "store.h"
+#include "wizard.h"
 
 struct fx {
 	int checked_actions;     /* actions already seen by the check */
@@ -1176,6 +1178,15 @@ test_japanese(void **state)
 	say(f, "#ja", "alice", "!lang ja");
 	say(f, "#ja", "alice", "!join");
 	assert_null(strstr(last_to(f, "#ja", NULL), "joins"));
+	/* Refused options are told why in the table's language. */
+	say(f, "#ja", "alice", "!option bogus");
+	assert_string_equal(last_to(f, "#ja", NULL), "受け付けられません: "
+	    "wizard に「bogus」というオプションはありません。");
+	say(f, "#ja", "alice", "!option rounds=99");
+	assert_non_null(strstr(last_to(f, "#ja", NULL), "1 から 20 の数"));
+	say(f, "#ja", "alice", "!option hiddentip secret");
+	assert_non_null(strstr(last_to(f, "#ja", NULL),
+	    "hiddentip と secret は一緒に使えません"));
 	say(f, "#ja", "bob", "!join");
 	say(f, "#ja", "carol", "!join");
 	say(f, "#ja", "carol", "!start");
@@ -1210,6 +1221,83 @@ test_odd_ids(void **state)
 	/* The same person, typing again, still owns the seat. */
 	say(f, NULL, "bob\xe9", "hand");
 	assert_non_null(strstr(last_to(f, NULL, "bob%E9"), "your hand"));
+}
+
+/*
+ * Every reason to refuse options has a Japanese wording, and its English
+ * wording is the engine's own sentence, word for word (replay, decide and
+ * check-config print that one).
+ */
+static void
+test_option_refusals(void **state)
+{
+	static const struct {
+		const char *options;     /* parsed one by one */
+		int nseats;              /* then checked together */
+		int code;
+	} cases[] = {
+		{ "=1", -1, GAME_REFUSAL_BAD_NAME },
+		{ "bogus", -1, GAME_REFUSAL_UNKNOWN },
+		{ "rounds", -1, GAME_REFUSAL_NEEDS_VALUE },
+		{ "rounds=on", -1, GAME_REFUSAL_NEEDS_NUMBER },
+		{ "notequal=2", -1, GAME_REFUSAL_ON_OFF },
+		{ "rounds=99", -1, GAME_REFUSAL_RANGE },
+		{ "notequal canadian", 0, GAME_REFUSAL_COMBINED },
+		{ "hiddentip secret", 0, GAME_REFUSAL_COMBINED },
+		{ "hiddentip notequal", 0, WIZARD_REFUSAL_AT_ONCE },
+		{ "jesterbid evenbid", 0, WIZARD_REFUSAL_NO_BIDDING },
+		{ "quick amigo", 0, WIZARD_REFUSAL_BOTH_ROUNDS },
+		{ "amigo", 6, WIZARD_REFUSAL_PLAYERS },
+		{ "rounds=20", 6, WIZARD_REFUSAL_TOO_LONG },
+		{ "clairvoyance nannie=2", 0, WIZARD_REFUSAL_STARTS_HIGH },
+		{ "clairvoyance amigo", 3, WIZARD_REFUSAL_FIRST_ROUND },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct game_options o;
+		struct game_refusal why;
+		char words[128], *word, *save, en[GAME_ERR_LEN];
+		char ja[GAME_ERR_LEN], engine[GAME_ERR_LEN];
+		int rc = 0;
+
+		memset(&o, 0, sizeof(o));
+		snprintf(words, sizeof(words), "%s", cases[i].options);
+		for (word = strtok_r(words, " ", &save); word != NULL &&
+		    rc == 0; word = strtok_r(NULL, " ", &save)) {
+			rc = game_option_parse(&wizard_game, &o, word, &why);
+			if (rc != 0) {
+				assert_int_equal(game_option_set(&wizard_game,
+				    &o, word, engine, sizeof(engine)), -1);
+				assert_int_equal(present_option_set(LANG_EN,
+				    &wizard_game, &o, word, en, sizeof(en)), -1);
+				assert_int_equal(present_option_set(LANG_JA,
+				    &wizard_game, &o, word, ja, sizeof(ja)), -1);
+			}
+		}
+		if (rc == 0) {
+			assert_true(cases[i].nseats >= 0);
+			rc = wizard_game.check_options(&o, cases[i].nseats,
+			    &why);
+			assert_int_equal(wizard_game.validate_options(&o,
+			    cases[i].nseats, engine, sizeof(engine)), -1);
+			assert_int_equal(present_options_check(LANG_EN,
+			    &wizard_game, &o, cases[i].nseats, en, sizeof(en)),
+			    -1);
+			assert_int_equal(present_options_check(LANG_JA,
+			    &wizard_game, &o, cases[i].nseats, ja, sizeof(ja)),
+			    -1);
+		}
+		assert_int_equal(rc, -1);
+		if (why.code != cases[i].code)
+			fail_msg("%s: code %d, not %d", cases[i].options,
+			    why.code, cases[i].code);
+		assert_string_equal(why.text, engine);
+		assert_string_equal(en, engine);
+		if (strstr(ja, "Option") != NULL || (strstr(ja, "オプション") ==
+		    NULL && strstr(ja, "ありません") == NULL))
+			fail_msg("%s: not Japanese: %s", cases[i].options, ja);
+	}
 }
 
 /* Every catalog has every message with the same placeholders. */
@@ -2012,6 +2100,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_japanese, setup,
 		    teardown),
 		cmocka_unit_test(test_catalogs),
+		cmocka_unit_test(test_option_refusals),
 		cmocka_unit_test_setup_teardown(test_odd_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_flood, setup,
 		    teardown),
