@@ -253,6 +253,7 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 				bot->channels[c]->configured = 0;
 			}
 		for (size_t c = 0; c < cn->nchannels; c++) {
+			const char *name = cn->channels[c].name;
 			struct channel_settings configured;
 			struct channel *channel;
 
@@ -261,16 +262,15 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 			 * for the keys the file now says otherwise.
 			 */
 			settings_from_config(&configured, &cn->channels[c]);
-			if ((channel = channel_get(network, cn->channels[c].name,
-			    0)) != NULL)
+			if ((channel = channel_get(network, name, 0)) != NULL)
 				channel_configure(channel, &configured);
 			else
-				channel = channel_add(network,
-				    cn->channels[c].name, &configured);
+				channel = channel_add(network, name,
+				    &configured);
 			settings_finish(&configured);
 			if (channel == NULL) {
 				log_error("%s: out of memory for channel %s",
-				    cn->name, cn->channels[c].name);
+				    cn->name, name);
 				continue;
 			}
 			channel->configured = 1;
