@@ -14,6 +14,7 @@ started again.  After each restart, from what the clients receive only:
   - #t hears the goodbye (SIGTERM) and the resume line in Japanese;
   - "!help" gets no answer in #t and "?rules" does, in Japanese;
   - #e answers "!rules" in Japanese.
+Last, with "grace": 0, a player who leaves #t is stood in for at once.
 
 Exits 77 (skip) when ngircd is missing.  Every wait is bounded and
 polls; nothing sleeps and hopes.  Standard library only.
@@ -62,7 +63,7 @@ class World:
     def config(self):
         return {
             "store": self.store, "log_level": "info",
-            "user_flood": {"interval_ms": 0},
+            "user_flood": {"interval_ms": 0}, "grace": 0,
             "networks": [{
                 "name": "net", "type": "irc", "host": "127.0.0.1",
                 "port": self.ircd.port, "tls": False, "nick": BOTNICK,
@@ -194,6 +195,11 @@ def run(world):
     after_restart(world, "SIGTERM")
     stop(world, signal.SIGKILL)
     after_restart(world, "SIGKILL")
+    # "grace": 0: a computer takes the seat of someone who leaves at once
+    # (the default would wait a minute, longer than WAIT).
+    world.clients["bea"].send("PART #t")
+    heard(amy, "#t", "beaがいなくなりました。")
+    print("ok - grace 0: a computer stood in for bea at once")
     stop(world, signal.SIGTERM)
     for word in ("Sanitizer", "runtime error"):
         check(word not in world.logtext(), world.logtext()[-3000:])
