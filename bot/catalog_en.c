@@ -317,4 +317,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "card; {2} starts high.",
 	[MSG_REFUSAL_FIRST_ROUND] = "Option {1} needs a first round of one "
 	    "card; this schedule starts with {3}.",
+	[MSG_LEVEL_EASY] = "easy",
+	[MSG_LEVEL_NORMAL] = "normal",
+	[MSG_LEVEL_HARD] = "hard",
 };

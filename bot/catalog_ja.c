@@ -319,4 +319,7 @@ const char *const catalog_ja[MSG_COUNT] = {
 	    "必要ですが、{2} は多い枚数から始まります。",
 	[MSG_REFUSAL_FIRST_ROUND] = "オプション {1} には1枚配りの第1ラウンドが"
 	    "必要ですが、この配り方は {3} 枚から始まります。",
+	[MSG_LEVEL_EASY] = "初級",
+	[MSG_LEVEL_NORMAL] = "中級",
+	[MSG_LEVEL_HARD] = "上級",
 };

@@ -99,7 +99,8 @@ enum lang {
 	X(MSG_REFUSAL_COMBINED) X(MSG_REFUSAL_AT_ONCE) X(MSG_REFUSAL_NO_BIDDING) \
 	X(MSG_REFUSAL_BOTH_ROUNDS) X(MSG_REFUSAL_PLAYERS) \
 	X(MSG_REFUSAL_TOO_LONG) X(MSG_REFUSAL_STARTS_HIGH) \
-	X(MSG_REFUSAL_FIRST_ROUND)
+	X(MSG_REFUSAL_FIRST_ROUND) X(MSG_LEVEL_EASY) X(MSG_LEVEL_NORMAL) \
+	X(MSG_LEVEL_HARD)
 
 #define MESSAGE_ENUM(name) name,
 enum msg {
@@ -115,6 +116,11 @@ extern const char *const catalog_ja[MSG_COUNT];
 int lang_parse(const char *name);
 /* The code of a language, "en" or "ja", as lang_parse() reads it. */
 const char *lang_name(enum lang lang);
+/*
+ * A computer's level (enum ai_level) as a word of lang: "hard", "上級";
+ * levels only tests and `arena` seat are named as typed.
+ */
+const char *i18n_level(enum lang lang, int level);
 /* The template of id in lang (English when the catalog lacks it). */
 const char *i18n_get(enum lang lang, enum msg id);
 /* The name of a message id, for tests ("MSG_JOINED"). */

@@ -1187,6 +1187,10 @@ test_japanese(void **state)
 	say(f, "#ja", "alice", "!option hiddentip secret");
 	assert_non_null(strstr(last_to(f, "#ja", NULL),
 	    "hiddentip と secret は一緒に使えません"));
+	/* A computer's level is a Japanese word too. */
+	say(f, "#ja2", "alice", "!lang ja");
+	say(f, "#ja2", "alice", "!addbot hard");
+	assert_non_null(strstr(last_to(f, "#ja2", NULL), "CPU1（上級）"));
 	say(f, "#ja", "bob", "!join");
 	say(f, "#ja", "carol", "!join");
 	say(f, "#ja", "carol", "!start");
