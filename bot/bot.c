@@ -84,8 +84,12 @@ bot_create(struct loop *loop, struct store *store,
 	    settings->ai_budget_ms : 100;
 	bot->lobby_idle = settings != NULL && settings->lobby_idle > 0 ?
 	    settings->lobby_idle : 1800;
-	bot->grace = settings != NULL && settings->grace > 0 ?
-	    settings->grace : 60;
+	/*
+	 * 0 takes the default, as in every field here; a configuration's
+	 * "grace": 0 (a computer stands in at once) comes as a negative.
+	 */
+	bot->grace = settings == NULL || settings->grace == 0 ? 60 :
+	    settings->grace < 0 ? 0 : settings->grace;
 	bot->computer_delay_ms = settings != NULL &&
 	    settings->computer_delay_ms > 0 ? settings->computer_delay_ms :
 	    1000;
@@ -141,7 +145,7 @@ channel_destroy(struct channel *channel)
 	if (channel == NULL)
 		return;
 	table_destroy(channel->table);
-	settings_finish(&channel->settings);
+	channel_settings_free(channel);
 	free(channel->name);
 	free(channel);
 }
@@ -263,6 +267,16 @@ channel_get(struct network *network, const char *name, int create)
 	}
 	if (!create)
 		return NULL;
+	return channel_add(network, name, &network->defaults);
+}
+
+struct channel *
+channel_add(struct network *network, const char *name,
+    const struct channel_settings *configured)
+{
+	struct bot *bot = network->bot;
+	struct channel *channel;
+
 	xarray_grow((void **)&bot->channels, &bot->channels_cap,
 	    bot->nchannels + 1, sizeof(*bot->channels));
 	channel = xcalloc(1, sizeof(*channel));
@@ -273,7 +287,7 @@ channel_get(struct network *network, const char *name, int create)
 		free(channel);
 		return NULL;
 	}
-	settings_copy(&channel->settings, &network->defaults);
+	channel_configure(channel, configured);
 	bot->channels[bot->nchannels++] = channel;
 	return channel;
 }
@@ -411,9 +425,10 @@ bot_leave(struct bot *bot)
 		} else {
 			/*
 			 * Nothing the event caused was said, and the store
-			 * holds the state from before it: the tables it spoke
-			 * for become that again.
+			 * holds the state from before it: the settings and the
+			 * tables it spoke for become that again.
 			 */
+			channel_settings_reload(channel);
 			table_reload(channel);
 		}
 	}

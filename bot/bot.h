@@ -34,7 +34,8 @@ struct bot_settings {
 	const char *computer_level;  /* level of stand-ins/addbot: "normal" */
 	int ai_budget_ms;            /* hard players' budget (default 100) */
 	int lobby_idle;              /* s before an idle lobby closes (1800) */
-	int grace;                   /* s before a leaver is stood in for (60) */
+	/* s before a leaver is stood in for (60); negative: at once */
+	int grace;
 	int computer_delay_ms;       /* pause before a computer moves (1000) */
 	/*
 	 * Each person's commands: command_burst at once, then one per

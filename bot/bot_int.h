@@ -57,7 +57,12 @@ struct network {
 struct channel {
 	struct network *network;
 	char *name;
+	/* What the table runs with: configured, with changes applied. */
 	struct channel_settings settings;
+	/* What the configuration says (the channel's, or the network's). */
+	struct channel_settings config;
+	/* owned: the changes made at run time, as stored (settings.c). */
+	json_t *changes;
 	int configured;          /* listed in the configuration */
 	int removed;             /* dropped by a reload: leave when idle */
 	int joined;
@@ -116,6 +121,28 @@ void settings_copy(struct channel_settings *to,
 void settings_finish(struct channel_settings *settings);
 void settings_default(struct channel_settings *settings);
 
+/* settings.c */
+/*
+ * Sets what the configuration says for channel (copied) and applies the
+ * stored changes that still hold over it; a change made over another
+ * configured value is forgotten, in the store too.
+ */
+void channel_configure(struct channel *channel,
+    const struct channel_settings *configured);
+/*
+ * Changes a setting (`!admin set KEY VALUE`, `!lang`) and stores the
+ * change, in the open batch when there is one.  Returns 0 with the value
+ * as kept in canon, or -1 with the message that says why in refusal (its
+ * one argument the value, "s"; MSG_BAD_SETTING takes key and value;
+ * MSG_NOT_SAVED none) and nothing changed.
+ */
+int channel_setting_change(struct channel *channel, const char *key,
+    const char *value, enum msg *refusal, char *canon, size_t canonlen);
+/* The settings again from the configured ones and the store. */
+void channel_settings_reload(struct channel *channel);
+/* Frees the settings, the configured ones and the changes. */
+void channel_settings_free(struct channel *channel);
+
 /* bot.c, for bot_networks.c and bot_events.c. */
 struct network *network_find(struct bot *bot, const char *name);
 void network_destroy(struct network *network);
@@ -127,6 +154,9 @@ extern const struct adapter_listener bot_listener;
 void channel_join(struct channel *channel);
 struct channel *channel_get(struct network *network, const char *name,
     int create);
+/* A new channel configured as configured (copied; see channel_configure). */
+struct channel *channel_add(struct network *network, const char *name,
+    const struct channel_settings *configured);
 int bot_is_admin(struct bot *bot, struct network *network,
     const char *channel, const struct user *user);
 /*

@@ -253,19 +253,28 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 				bot->channels[c]->configured = 0;
 			}
 		for (size_t c = 0; c < cn->nchannels; c++) {
-			struct channel *channel = channel_get(network,
-			    cn->channels[c].name, 1);
+			const char *name = cn->channels[c].name;
+			struct channel_settings configured;
+			struct channel *channel;
 
+			/*
+			 * Changes made at run time stay over the file, but
+			 * for the keys the file now says otherwise.
+			 */
+			settings_from_config(&configured, &cn->channels[c]);
+			if ((channel = channel_get(network, name, 0)) != NULL)
+				channel_configure(channel, &configured);
+			else
+				channel = channel_add(network, name,
+				    &configured);
+			settings_finish(&configured);
 			if (channel == NULL) {
 				log_error("%s: out of memory for channel %s",
-				    cn->name, cn->channels[c].name);
+				    cn->name, name);
 				continue;
 			}
 			channel->configured = 1;
 			channel->removed = 0;
-			settings_finish(&channel->settings);
-			settings_from_config(&channel->settings,
-			    &cn->channels[c]);
 			channel_join(channel);
 		}
 	}

@@ -287,4 +287,37 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "take it again.",
 	[MSG_PLAY_RESUMING] = "Your unfinished game from last time goes on "
 	    "(!stop ends it; then y deals a new one).",
+	/* settings: channel settings and option refusals. */
+	[MSG_BAD_SETTING_PREFIX] = "Cannot set prefix to \"{1}\": 1-4 "
+	    "punctuation characters, e.g. !",
+	[MSG_BAD_SETTING_TIMER] = "Cannot set timer to \"{1}\": 0 (no "
+	    "timer) or 10-3600 seconds.",
+	[MSG_BAD_SETTING_FORMATTING] = "Cannot set formatting to \"{1}\": "
+	    "on or off.",
+	/* Option refusals, as the engines write them in English (game.h). */
+	[MSG_REFUSAL_BAD_NAME] = "Unknown option \"{1}\".",
+	[MSG_REFUSAL_UNKNOWN] = "Unknown option \"{1}\" for {6}.",
+	[MSG_REFUSAL_NEEDS_VALUE] = "Option {1} needs a value ({1}={3}..{4}).",
+	[MSG_REFUSAL_NEEDS_NUMBER] = "Option {1} needs a number from {3} to "
+	    "{4}.",
+	[MSG_REFUSAL_ON_OFF] = "Option {1} is on or off.",
+	[MSG_REFUSAL_RANGE] = "Option {1} takes a number from {3} to {4}.",
+	[MSG_REFUSAL_COMBINED] = "Options {1} and {2} cannot be combined.",
+	[MSG_REFUSAL_AT_ONCE] = "Option {1} cannot be combined with {2}: bids "
+	    "are made at once.",
+	[MSG_REFUSAL_NO_BIDDING] = "Option {1} cannot be combined with {2}: "
+	    "there is no bidding.",
+	[MSG_REFUSAL_BOTH_ROUNDS] = "Options {1} and {2} cannot be combined: "
+	    "both set the rounds.",
+	[MSG_REFUSAL_PLAYERS] = "Option {1} is for {3} to {4} players, not "
+	    "{5}.",
+	[MSG_REFUSAL_TOO_LONG] = "Option {1}={3} is longer than the game's {4} "
+	    "rounds.",
+	[MSG_REFUSAL_STARTS_HIGH] = "Option {1} needs a first round of one "
+	    "card; {2} starts high.",
+	[MSG_REFUSAL_FIRST_ROUND] = "Option {1} needs a first round of one "
+	    "card; this schedule starts with {3}.",
+	[MSG_LEVEL_EASY] = "easy",
+	[MSG_LEVEL_NORMAL] = "normal",
+	[MSG_LEVEL_HARD] = "hard",
 };

@@ -288,4 +288,38 @@ const char *const catalog_ja[MSG_COUNT] = {
 	    "{2}back で席に戻れます。",
 	[MSG_PLAY_RESUMING] = "前回の途中のゲームを続けます（!stop で終了し、"
 	    "y で新しいゲームを配ります）。",
+	/* settings: channel settings and option refusals. */
+	[MSG_BAD_SETTING_PREFIX] = "prefix を「{1}」にはできません: 記号1〜4"
+	    "文字です（例: !）。",
+	[MSG_BAD_SETTING_TIMER] = "timer を「{1}」にはできません: 0（時間"
+	    "制限なし）か 10〜3600 秒です。",
+	[MSG_BAD_SETTING_FORMATTING] = "formatting を「{1}」にはできません: "
+	    "on か off です。",
+	/* オプションを受け付けない理由（game.h）。 */
+	[MSG_REFUSAL_BAD_NAME] = "「{1}」というオプションはありません。",
+	[MSG_REFUSAL_UNKNOWN] = "{6} に「{1}」というオプションはありません。",
+	[MSG_REFUSAL_NEEDS_VALUE] = "オプション {1} には値が必要です"
+	    "（{1}={3}..{4}）。",
+	[MSG_REFUSAL_NEEDS_NUMBER] = "オプション {1} には {3} から {4} の数を"
+	    "指定してください。",
+	[MSG_REFUSAL_ON_OFF] = "オプション {1} は on か off です。",
+	[MSG_REFUSAL_RANGE] = "オプション {1} は {3} から {4} の数です。",
+	[MSG_REFUSAL_COMBINED] = "オプション {1} と {2} は一緒に使えません。",
+	[MSG_REFUSAL_AT_ONCE] = "オプション {1} は {2} と一緒に使えません: "
+	    "宣言は全員同時です。",
+	[MSG_REFUSAL_NO_BIDDING] = "オプション {1} は {2} と一緒に使えません: "
+	    "宣言がありません。",
+	[MSG_REFUSAL_BOTH_ROUNDS] = "オプション {1} と {2} は一緒に使えません: "
+	    "どちらもラウンドの配り方を決めます。",
+	[MSG_REFUSAL_PLAYERS] = "オプション {1} は {3}〜{4}人用です（今は"
+	    "{5}人）。",
+	[MSG_REFUSAL_TOO_LONG] = "オプション {1}={3} はこのゲームの {4} "
+	    "ラウンドより長いです。",
+	[MSG_REFUSAL_STARTS_HIGH] = "オプション {1} には1枚配りの第1ラウンドが"
+	    "必要ですが、{2} は多い枚数から始まります。",
+	[MSG_REFUSAL_FIRST_ROUND] = "オプション {1} には1枚配りの第1ラウンドが"
+	    "必要ですが、この配り方は {3} 枚から始まります。",
+	[MSG_LEVEL_EASY] = "初級",
+	[MSG_LEVEL_NORMAL] = "中級",
+	[MSG_LEVEL_HARD] = "上級",
 };

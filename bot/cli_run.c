@@ -354,7 +354,8 @@ start(struct run *run)
 	settings.computer_delay_ms = run->config->computer_delay_ms > 0 ?
 	    run->config->computer_delay_ms : 1;
 	settings.lobby_idle = run->config->lobby_idle;
-	settings.grace = run->config->grace;
+	/* 0 in the file means at once, which the bot takes as a negative. */
+	settings.grace = run->config->grace > 0 ? run->config->grace : -1;
 	settings.command_burst = run->config->user_interval_ms > 0 ?
 	    run->config->user_burst : -1;
 	settings.command_interval_ms = run->config->user_interval_ms;

@@ -109,35 +109,32 @@ admin_kick(struct ctx *ctx, struct table *table)
 	table_next(table);
 }
 
-/* The channel's settings; the channel, not the table, owns them. */
+/*
+ * The channel's settings; the channel, not the table, owns them.  The
+ * change is stored with this command's batch, so it is kept before the
+ * reply says it was made (settings.c).
+ */
 static void
 admin_set(struct ctx *ctx, struct table *table)
 {
-	struct channel_settings *cs = &ctx->channel->settings;
 	const char *key = ctx->argv[1], *value = ctx->argv[2];
-	int n;
+	char canon[64];
+	enum msg refusal;
 
 	(void)table;
-	if (strcasecmp(key, "game") == 0 && game_find(value) != NULL) {
-		snprintf(cs->game, sizeof(cs->game), "%s", value);
-		json_array_clear(cs->options);
-	} else if (strcasecmp(key, "lang") == 0 && lang_parse(value) >= 0) {
-		cs->lang = (enum lang)lang_parse(value);
-	} else if (strcasecmp(key, "prefix") == 0 &&
-	    strlen(value) < sizeof(cs->prefixes) &&
-	    strspn(value, "!/.@$%&*+-=?~^") == strlen(value)) {
-		snprintf(cs->prefixes, sizeof(cs->prefixes), "%s", value);
-	} else if (strcasecmp(key, "timer") == 0 &&
-	    parse_int(value, &n) == 0 && (n == 0 || (n >= 10 && n <= 3600))) {
-		cs->turn_timer = n;
-	} else if (strcasecmp(key, "formatting") == 0 &&
-	    (strcasecmp(value, "on") == 0 || strcasecmp(value, "off") == 0)) {
-		cs->plain = strcasecmp(value, "off") == 0;
-	} else {
-		SAY(&ctx->reply, ctx->lang, MSG_BAD_SETTING, "ss", key, value);
+	if (channel_setting_change(ctx->channel, key, value, &refusal, canon,
+	    sizeof(canon)) != 0) {
+		if (refusal == MSG_BAD_SETTING)
+			SAY(&ctx->reply, ctx->lang, refusal, "ss", key, value);
+		else if (refusal == MSG_NOT_SAVED)
+			SAY0(&ctx->reply, ctx->lang, refusal);
+		else
+			SAY(&ctx->reply, ctx->lang, refusal, "s", value);
 		return;
 	}
-	SAY(&ctx->reply, ctx->lang, MSG_SET_DONE, "ss", key, value);
+	/* A new language answers in itself, as `lang` does. */
+	ctx->lang = ctx->channel->settings.lang;
+	SAY(&ctx->reply, ctx->lang, MSG_SET_DONE, "ss", key, canon);
 }
 
 static const struct admin_command admin_commands[] = {

@@ -67,16 +67,25 @@ cmd_rules(struct ctx *ctx)
 static void
 cmd_lang(struct ctx *ctx)
 {
-	int lang;
+	char canon[8];
+	enum msg refusal;
 
-	if ((lang = lang_parse(ctx->argv[0])) < 0) {
+	if (lang_parse(ctx->argv[0]) < 0) {
 		SAY(&ctx->reply, ctx->lang, MSG_BAD_LANG, "s", ctx->argv[0]);
 		return;
 	}
 	if (!may_steer(ctx))
 		return;
-	ctx->channel->settings.lang = (enum lang)lang;
-	ctx->lang = (enum lang)lang;
+	/*
+	 * The table's language is the channel's setting, as `!admin set
+	 * lang` changes it: stored the same way, so a restart keeps it.
+	 */
+	if (channel_setting_change(ctx->channel, "lang", ctx->argv[0],
+	    &refusal, canon, sizeof(canon)) != 0) {
+		SAY0(&ctx->reply, ctx->lang, MSG_NOT_SAVED);
+		return;
+	}
+	ctx->lang = ctx->channel->settings.lang;
 	SAY0(&ctx->reply, ctx->lang, MSG_LANG_SET);
 }
 

@@ -12,6 +12,7 @@
 #include "command.h"
 #include "log.h"
 #include "medium.h"
+#include "present.h"
 #include "store.h"
 
 /* The lobby of the channel, created with the channel's game when absent. */
@@ -213,7 +214,8 @@ option_change(struct ctx *ctx, const struct game_impl *impl,
 	snprintf(lowered, sizeof(lowered), "%s", arg);
 	for (char *p = lowered; *p && *p != '='; p++)
 		*p = (char)tolower((unsigned char)*p);
-	if (game_option_set(impl, next, lowered, err, sizeof(err)) != 0) {
+	if (present_option_set(ctx->lang, impl, next, lowered, err,
+	    sizeof(err)) != 0) {
 		SAY(&ctx->reply, ctx->lang, MSG_OPTION_REFUSED, "s", err);
 		return -1;
 	}
@@ -280,7 +282,8 @@ cmd_option(struct ctx *ctx)
 		if (option_change(ctx, table_impl(table), &next,
 		    ctx->argv[i]) != 0)
 			return;
-	if (table_impl(table)->validate_options(&next, 0, err, sizeof(err)) != 0) {
+	if (present_options_check(ctx->lang, table_impl(table), &next, 0, err,
+	    sizeof(err)) != 0) {
 		SAY(&ctx->reply, ctx->lang, MSG_OPTION_REFUSED, "s", err);
 		return;
 	}

@@ -147,6 +147,24 @@ options_check(const json_t *options, const char *game, const char *path,
 	return 0;
 }
 
+int
+config_turn_timer_check(long n)
+{
+	return n == 0 || (n >= 10 && n <= 3600) ? 0 : -1;
+}
+
+int
+config_prefix_check(const char *s)
+{
+	size_t len = strlen(s);
+
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] >= 0x80 ||
+		    !ispunct((unsigned char)s[i]))
+			return -1;
+	return len >= 1 && len <= 4 ? 0 : -1;
+}
+
 /* Reads turn_timer: 0 (no timer) or 10-3600 seconds. */
 static int
 turn_timer_read(const json_t *obj, const char *path, int *out, char *err,
@@ -159,7 +177,8 @@ turn_timer_read(const json_t *obj, const char *path, int *out, char *err,
 		return 1;
 	if (json_is_integer(v)) {
 		n = json_integer_value(v);
-		if (n == 0 || (n >= 10 && n <= 3600)) {
+		if (n >= 0 && n <= 3600 && config_turn_timer_check((long)n) ==
+		    0) {
 			*out = (int)n;
 			return 0;
 		}
@@ -174,17 +193,11 @@ prefix_read(const json_t *obj, const char *path, const char **out,
     char *err, size_t errlen)
 {
 	const char *s;
-	size_t len;
 	int rc;
 
 	if ((rc = cfg_string(obj, path, "prefix", 0, &s, err, errlen)) != 0)
 		return rc;
-	len = strlen(s);
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)s[i] >= 0x80 ||
-		    !ispunct((unsigned char)s[i]))
-			len = 0;
-	if (len < 1 || len > 4)
+	if (config_prefix_check(s) != 0)
 		return config_fail(err, errlen, "%s.prefix: expected 1-4 "
 		    "punctuation characters, e.g. \"!\"", path);
 	*out = s;

@@ -62,6 +62,14 @@ struct config {
 	size_t nnetworks;
 };
 
+/*
+ * The checks a configuration and `!admin set` share: a command prefix
+ * (1-4 ASCII punctuation characters) and a turn timer (0: none, or
+ * 10-3600 seconds).  0 when valid, else -1.
+ */
+int config_prefix_check(const char *prefix);
+int config_turn_timer_check(long seconds);
+
 /* Reads and checks a file.  NULL with "FILE: ..." or a JSON path error. */
 struct config *config_load(const char *file, char *err, size_t errlen);
 /* Checks a parsed document (borrowed).  NULL with a JSON path error. */

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "ai.h"
 #include "i18n.h"
 
 #define MESSAGE_NAME(name) #name,
@@ -20,6 +21,26 @@ lang_parse(const char *name)
 		if (strcasecmp(name, lang_names[i]) == 0)
 			return i;
 	return -1;
+}
+
+const char *
+lang_name(enum lang lang)
+{
+	return (unsigned)lang < LANG_COUNT ? lang_names[lang] : "en";
+}
+
+const char *
+i18n_level(enum lang lang, int level)
+{
+	switch (level) {
+	case AI_EASY:
+		return i18n_get(lang, MSG_LEVEL_EASY);
+	case AI_NORMAL:
+		return i18n_get(lang, MSG_LEVEL_NORMAL);
+	case AI_HARD:
+		return i18n_get(lang, MSG_LEVEL_HARD);
+	}
+	return ai_level_name((enum ai_level)level);
 }
 
 const char *

@@ -90,7 +90,17 @@ enum lang {
 	X(MSG_RULE_ROUNDS) X(MSG_RULE_AMIGO) X(MSG_RULE_CUSTOM6) \
 	X(MSG_RULE_NANNIE) X(MSG_RULE_JESTERBID) X(MSG_RULE_CLAIRVOYANCE) \
 	X(MSG_RULE_DM) X(CMD_RULES) X(MSG_YOU_STANDIN) \
-	X(MSG_PLAY_RESUMING)
+	X(MSG_PLAY_RESUMING) \
+	/* settings: channel settings and option refusals */ \
+	X(MSG_BAD_SETTING_PREFIX) X(MSG_BAD_SETTING_TIMER) \
+	X(MSG_BAD_SETTING_FORMATTING) X(MSG_REFUSAL_BAD_NAME) \
+	X(MSG_REFUSAL_UNKNOWN) X(MSG_REFUSAL_NEEDS_VALUE) \
+	X(MSG_REFUSAL_NEEDS_NUMBER) X(MSG_REFUSAL_ON_OFF) X(MSG_REFUSAL_RANGE) \
+	X(MSG_REFUSAL_COMBINED) X(MSG_REFUSAL_AT_ONCE) X(MSG_REFUSAL_NO_BIDDING) \
+	X(MSG_REFUSAL_BOTH_ROUNDS) X(MSG_REFUSAL_PLAYERS) \
+	X(MSG_REFUSAL_TOO_LONG) X(MSG_REFUSAL_STARTS_HIGH) \
+	X(MSG_REFUSAL_FIRST_ROUND) X(MSG_LEVEL_EASY) X(MSG_LEVEL_NORMAL) \
+	X(MSG_LEVEL_HARD)
 
 #define MESSAGE_ENUM(name) name,
 enum msg {
@@ -104,6 +114,13 @@ extern const char *const catalog_en[MSG_COUNT];
 extern const char *const catalog_ja[MSG_COUNT];
 
 int lang_parse(const char *name);
+/* The code of a language, "en" or "ja", as lang_parse() reads it. */
+const char *lang_name(enum lang lang);
+/*
+ * A computer's level (enum ai_level) as a word of lang: "hard", "上級";
+ * levels only tests and `arena` seat are named as typed.
+ */
+const char *i18n_level(enum lang lang, int level);
 /* The template of id in lang (English when the catalog lacks it). */
 const char *i18n_get(enum lang lang, enum msg id);
 /* The name of a message id, for tests ("MSG_JOINED"). */

@@ -20,6 +20,7 @@
 #include "ai_game.h"
 #include "bot_int.h"
 #include "medium.h"
+#include "present.h"
 #include "log.h"
 #include "loop.h"
 #include "store.h"
@@ -263,8 +264,8 @@ table_start(struct table *table, struct text *reply)
 		    table->impl->max_seats);
 		return -1;
 	}
-	if (table->impl->validate_options(&table->options, table->nseats, err,
-	    sizeof(err)) != 0) {
+	if (present_options_check(lang, table->impl, &table->options,
+	    table->nseats, err, sizeof(err)) != 0) {
 		SAY(reply, lang, MSG_OPTION_REFUSED, "s", err);
 		return -1;
 	}

@@ -292,7 +292,7 @@ table_add_computer(struct table *table, int level, struct text *out)
 	seat->level = level;
 	table->nseats++;
 	SAY(out, lang, MSG_BOT_ADDED, "bsddd", name,
-	    ai_level_name((enum ai_level)level), table->nseats,
+	    i18n_level(lang, level), table->nseats,
 	    table->impl->min_seats, table->impl->max_seats);
 	return 0;
 }

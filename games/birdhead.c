@@ -90,6 +90,13 @@ birdhead_validate_options(const struct game_options *o, int nseats, char *err,
 	return 0;
 }
 
+static int
+birdhead_check_options(const struct game_options *o, int nseats,
+    struct game_refusal *why)
+{
+	return 0;
+}
+
 static void
 birdhead_init(void *state, const struct game_setup *setup)
 {
@@ -716,6 +723,7 @@ const struct game_impl birdhead_game = {
 	.options = birdhead_options,
 	.state_size = sizeof(struct birdhead_state),
 	.validate_options = birdhead_validate_options,
+	.check_options = birdhead_check_options,
 	.init = birdhead_init,
 	.check_deal = birdhead_check_deal,
 	.make_deal = birdhead_make_deal,

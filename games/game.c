@@ -123,8 +123,43 @@ parse_int(const char *text, int *out)
 }
 
 int
+game_refuse(struct game_refusal *why, int code, const char *option,
+    const char *other, int a, int b, int c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why == NULL)
+		return -1;
+	memset(why, 0, sizeof(*why));
+	why->code = code;
+	snprintf(why->option, sizeof(why->option), "%.*s",
+	    game_text_prefix(option != NULL ? option : "",
+	    (int)sizeof(why->option) - 1), option != NULL ? option : "");
+	snprintf(why->other, sizeof(why->other), "%s",
+	    other != NULL ? other : "");
+	why->a = a;
+	why->b = b;
+	why->c = c;
+	va_start(ap, fmt);
+	vsnprintf(why->text, sizeof(why->text), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
 game_option_set(const struct game_impl *impl, struct game_options *options,
     const char *text, char *err, size_t errlen)
+{
+	struct game_refusal why;
+
+	if (game_option_parse(impl, options, text, &why) == 0)
+		return 0;
+	return game_error(err, errlen, "%s", why.text);
+}
+
+int
+game_option_parse(const struct game_impl *impl, struct game_options *options,
+    const char *text, struct game_refusal *why)
 {
 	char name[64];
 	const char *eq = strchr(text, '=');
@@ -132,28 +167,39 @@ game_option_set(const struct game_impl *impl, struct game_options *options,
 	const struct game_option_desc *desc;
 	int index, value;
 
-	if (len == 0 || len >= sizeof(name))
-		return game_error(err, errlen, "Unknown option \"%.*s\".",
-		    game_text_prefix(text, 40), text);
+	if (len == 0 || len >= sizeof(name)) {
+		game_refuse(why, GAME_REFUSAL_BAD_NAME, text, NULL, 0, 0, 0,
+		    "Unknown option \"%.*s\".", game_text_prefix(text, 40),
+		    text);
+		goto refused;
+	}
 	memcpy(name, text, len);
 	name[len] = '\0';
 	index = game_option_index(impl, name);
-	if (index < 0)
-		return game_error(err, errlen,
+	if (index < 0) {
+		game_refuse(why, GAME_REFUSAL_UNKNOWN, name, NULL, 0, 0, 0,
 		    "Unknown option \"%s\" for %s.", name, impl->name);
+		goto refused;
+	}
 	desc = &impl->options[index];
 	if (eq == NULL) {
-		if (desc->bare < 0)
-			return game_error(err, errlen,
+		if (desc->bare < 0) {
+			game_refuse(why, GAME_REFUSAL_NEEDS_VALUE, desc->name,
+			    NULL, desc->min, desc->max, 0,
 			    "Option %s needs a value (%s=%d..%d).", desc->name,
 			    desc->name, desc->min, desc->max);
+			goto refused;
+		}
 		value = desc->bare;
 	} else if (strcasecmp(eq + 1, "on") == 0 ||
 	    strcasecmp(eq + 1, "true") == 0) {
-		if (desc->bare < 0)
-			return game_error(err, errlen,
+		if (desc->bare < 0) {
+			game_refuse(why, GAME_REFUSAL_NEEDS_NUMBER, desc->name,
+			    NULL, desc->min, desc->max, 0,
 			    "Option %s needs a number from %d to %d.",
 			    desc->name, desc->min, desc->max);
+			goto refused;
+		}
 		value = desc->bare;
 	} else if (strcasecmp(eq + 1, "off") == 0 ||
 	    strcasecmp(eq + 1, "false") == 0) {
@@ -163,14 +209,21 @@ game_option_set(const struct game_impl *impl, struct game_options *options,
 	    value > desc->max) {
 		/* Digits only, in range: "off" is how a value is cleared. */
 		if (desc->min == 0 && desc->max == 1)
-			return game_error(err, errlen,
-			    "Option %s is on or off.", desc->name);
-		return game_error(err, errlen,
-		    "Option %s takes a number from %d to %d.", desc->name,
-		    desc->min, desc->max);
+			game_refuse(why, GAME_REFUSAL_ON_OFF, desc->name, NULL,
+			    0, 1, 0, "Option %s is on or off.", desc->name);
+		else
+			game_refuse(why, GAME_REFUSAL_RANGE, desc->name, NULL,
+			    desc->min, desc->max, 0,
+			    "Option %s takes a number from %d to %d.",
+			    desc->name, desc->min, desc->max);
+		goto refused;
 	}
 	options->value[index] = value;
 	return 0;
+refused:
+	if (why != NULL)
+		why->game = impl->name;
+	return -1;
 }
 
 const char *

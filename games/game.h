@@ -159,6 +159,34 @@ struct game_round {
 	char selected[GAME_MAX_SEATS][4]; /* Sticheln: penalty cards, or "" */
 };
 
+/*
+ * Why options were refused, in names and numbers, so that the reader's
+ * language can word it (present.h); text is the engine's own English
+ * sentence, as validate_options() and game_option_set() write it.  code
+ * is one of enum game_refusal_code, or a game's own from
+ * GAME_REFUSAL_GAME on (listed in the game's header).
+ */
+enum game_refusal_code {
+	GAME_REFUSAL_OTHER,      /* only the English text says why */
+	GAME_REFUSAL_BAD_NAME,   /* "option" is no option name at all */
+	GAME_REFUSAL_UNKNOWN,    /* "option" is not an option of game */
+	GAME_REFUSAL_NEEDS_VALUE, /* option needs a value a..b */
+	GAME_REFUSAL_NEEDS_NUMBER, /* option=on: it needs a number a..b */
+	GAME_REFUSAL_ON_OFF,     /* option is on or off */
+	GAME_REFUSAL_RANGE,      /* option takes a number a..b */
+	GAME_REFUSAL_COMBINED,   /* options option and other exclude each other */
+	GAME_REFUSAL_GAME = 100,
+};
+
+struct game_refusal {
+	int code;
+	const char *game;        /* the engine's name */
+	char option[48];         /* the option refused, as typed or named */
+	char other[48];          /* the option it clashes with, or "" */
+	int a, b, c;             /* the numbers the code names */
+	char text[GAME_ERR_LEN];
+};
+
 struct game_impl {
 	const char *name;
 	int min_seats, max_seats;
@@ -178,6 +206,12 @@ struct game_impl {
 	 */
 	int (*validate_options)(const struct game_options *options, int nseats,
 	    char *err, size_t errlen);
+	/*
+	 * The same check with the reason in why (struct game_refusal);
+	 * validate_options() writes why's English text.
+	 */
+	int (*check_options)(const struct game_options *options, int nseats,
+	    struct game_refusal *why);
 	/* Fills state for a new game; the setup must have been validated. */
 	void (*init)(void *state, const struct game_setup *setup);
 
@@ -314,6 +348,16 @@ int game_option_index(const struct game_impl *impl, const char *name);
  */
 int game_option_set(const struct game_impl *impl, struct game_options *options,
     const char *text, char *err, size_t errlen);
+/* The same, with the reason in why. */
+int game_option_parse(const struct game_impl *impl,
+    struct game_options *options, const char *text, struct game_refusal *why);
+/*
+ * Fills why (NULL is fine) with code, the option names (NULL: none), the
+ * numbers and the English sentence fmt says; returns -1.
+ */
+int game_refuse(struct game_refusal *why, int code, const char *option,
+    const char *other, int a, int b, int c, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
 
 /* The name views give a phase ("bid", "play", ...). */
 const char *game_phase_name(enum game_phase phase);

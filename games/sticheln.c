@@ -92,6 +92,13 @@ sticheln_validate_options(const struct game_options *o, int nseats,
 	return 0;
 }
 
+static int
+sticheln_check_options(const struct game_options *o, int nseats,
+    struct game_refusal *why)
+{
+	return 0;
+}
+
 static void
 sticheln_init(void *state, const struct game_setup *setup)
 {
@@ -699,6 +706,7 @@ const struct game_impl sticheln_game = {
 	.options = sticheln_options,
 	.state_size = sizeof(struct sticheln_state),
 	.validate_options = sticheln_validate_options,
+	.check_options = sticheln_check_options,
 	.init = sticheln_init,
 	.check_deal = sticheln_check_deal,
 	.make_deal = sticheln_make_deal,

@@ -115,9 +115,9 @@ wizard_format_card(int face, char *buf, size_t len)
  * The schedule: how many cards each round deals.  Returns the number of
  * rounds, or -1 with a reason when the options do not fit nseats.
  */
-int
-wizard_schedule(const struct game_options *o, int nseats, uint8_t *cards,
-    char *err, size_t errlen)
+static int
+schedule_why(const struct game_options *o, int nseats, uint8_t *cards,
+    struct game_refusal *why)
 {
 	static const uint8_t amigo4[] = { 1, 3, 5, 7, 9, 11, 12, 13, 14, 15 };
 	static const uint8_t amigo5[] = { 2, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
@@ -142,7 +142,8 @@ wizard_schedule(const struct game_options *o, int nseats, uint8_t *cards,
 			memcpy(cards, nseats == 4 ? amigo4 : amigo5, 10);
 			n = 10;
 		} else {
-			return game_error(err, errlen,
+			return game_refuse(why, WIZARD_REFUSAL_PLAYERS,
+			    "amigo", NULL, 3, 5, nseats,
 			    "Option amigo is for 3 to 5 players, not %d.",
 			    nseats);
 		}
@@ -158,7 +159,8 @@ wizard_schedule(const struct game_options *o, int nseats, uint8_t *cards,
 	}
 	if (v[WIZARD_OPT_ROUNDS]) {
 		if (v[WIZARD_OPT_ROUNDS] > n)
-			return game_error(err, errlen,
+			return game_refuse(why, WIZARD_REFUSAL_TOO_LONG,
+			    "rounds", NULL, v[WIZARD_OPT_ROUNDS], n, 0,
 			    "Option rounds=%d is longer than the game's %d "
 			    "rounds.", v[WIZARD_OPT_ROUNDS], n);
 		n = v[WIZARD_OPT_ROUNDS];
@@ -166,9 +168,22 @@ wizard_schedule(const struct game_options *o, int nseats, uint8_t *cards,
 	return n;
 }
 
+int
+wizard_schedule(const struct game_options *o, int nseats, uint8_t *cards,
+    char *err, size_t errlen)
+{
+	struct game_refusal why;
+	int n = schedule_why(o, nseats, cards, &why);
+
+	if (n < 0)
+		return game_error(err, errlen, "%s", why.text);
+	return n;
+}
+
+/* The reasons come in numbers, for the reader's language (game.h). */
 static int
-wizard_validate_options(const struct game_options *o, int nseats, char *err,
-    size_t errlen)
+wizard_check_options(const struct game_options *o, int nseats,
+    struct game_refusal *why)
 {
 	static const int restrictions[] = { WIZARD_OPT_NOTEQUAL,
 	    WIZARD_OPT_EVENBID, WIZARD_OPT_CANADIAN, WIZARD_OPT_HARDCORE };
@@ -182,26 +197,33 @@ wizard_validate_options(const struct game_options *o, int nseats, char *err,
 		if (!v[restrictions[i]])
 			continue;
 		if (restriction >= 0)
-			return game_error(err, errlen,
+			return game_refuse(why, GAME_REFUSAL_COMBINED,
+			    wizard_options[restriction].name,
+			    wizard_options[restrictions[i]].name, 0, 0, 0,
 			    "Options %s and %s cannot be combined.",
 			    wizard_options[restriction].name,
 			    wizard_options[restrictions[i]].name);
 		restriction = restrictions[i];
 	}
 	if (v[WIZARD_OPT_HIDDENTIP] && v[WIZARD_OPT_SECRET])
-		return game_error(err, errlen,
+		return game_refuse(why, GAME_REFUSAL_COMBINED, "hiddentip",
+		    "secret", 0, 0, 0,
 		    "Options hiddentip and secret cannot be combined.");
 	if (v[WIZARD_OPT_HIDDENTIP])
 		simultaneous = WIZARD_OPT_HIDDENTIP;
 	if (v[WIZARD_OPT_SECRET])
 		simultaneous = WIZARD_OPT_SECRET;
 	if (simultaneous >= 0 && restriction >= 0)
-		return game_error(err, errlen,
+		return game_refuse(why, WIZARD_REFUSAL_AT_ONCE,
+		    wizard_options[simultaneous].name,
+		    wizard_options[restriction].name, 0, 0, 0,
 		    "Option %s cannot be combined with %s: bids are made at "
 		    "once.", wizard_options[simultaneous].name,
 		    wizard_options[restriction].name);
 	if (v[WIZARD_OPT_JESTERBID] && (restriction >= 0 || simultaneous >= 0))
-		return game_error(err, errlen,
+		return game_refuse(why, WIZARD_REFUSAL_NO_BIDDING,
+		    "jesterbid", wizard_options[restriction >= 0 ?
+		    restriction : simultaneous].name, 0, 0, 0,
 		    "Option jesterbid cannot be combined with %s: there is no "
 		    "bidding.", wizard_options[restriction >= 0 ?
 		    restriction : simultaneous].name);
@@ -209,7 +231,9 @@ wizard_validate_options(const struct game_options *o, int nseats, char *err,
 		if (!v[schedules[i]])
 			continue;
 		if (schedule >= 0)
-			return game_error(err, errlen,
+			return game_refuse(why, WIZARD_REFUSAL_BOTH_ROUNDS,
+			    wizard_options[schedule].name,
+			    wizard_options[schedules[i]].name, 0, 0, 0,
 			    "Options %s and %s cannot be combined: both set "
 			    "the rounds.", wizard_options[schedule].name,
 			    wizard_options[schedules[i]].name);
@@ -218,18 +242,31 @@ wizard_validate_options(const struct game_options *o, int nseats, char *err,
 	if (nseats == 0) {
 		/* Without a seat count, check what does not depend on it. */
 		if (v[WIZARD_OPT_CLAIRVOYANCE] && v[WIZARD_OPT_NANNIE])
-			return game_error(err, errlen,
+			return game_refuse(why, WIZARD_REFUSAL_STARTS_HIGH,
+			    "clairvoyance", "nannie", 0, 0, 0,
 			    "Option clairvoyance needs a first round of one "
 			    "card; nannie starts high.");
 		return 0;
 	}
-	if (wizard_schedule(o, nseats, cards, err, errlen) < 0)
+	if (schedule_why(o, nseats, cards, why) < 0)
 		return -1;
 	if (v[WIZARD_OPT_CLAIRVOYANCE] && cards[0] != 1)
-		return game_error(err, errlen,
+		return game_refuse(why, WIZARD_REFUSAL_FIRST_ROUND,
+		    "clairvoyance", NULL, cards[0], 0, 0,
 		    "Option clairvoyance needs a first round of one card; "
 		    "this schedule starts with %d.", cards[0]);
 	return 0;
+}
+
+static int
+wizard_validate_options(const struct game_options *o, int nseats, char *err,
+    size_t errlen)
+{
+	struct game_refusal why;
+
+	if (wizard_check_options(o, nseats, &why) == 0)
+		return 0;
+	return game_error(err, errlen, "%s", why.text);
 }
 
 static void
@@ -1007,6 +1044,7 @@ const struct game_impl wizard_game = {
 	.options = wizard_options,
 	.state_size = sizeof(struct wizard_state),
 	.validate_options = wizard_validate_options,
+	.check_options = wizard_check_options,
 	.init = wizard_init,
 	.check_deal = wizard_check_deal,
 	.make_deal = wizard_make_deal,

@@ -80,6 +80,18 @@ struct wizard_state {
 	int16_t points[WIZARD_MAX_ROUNDS][GAME_MAX_SEATS];
 };
 
+/* Wizard's own reasons to refuse options (struct game_refusal's code). */
+enum wizard_refusal {
+	/* option (hidden bids) with other (a bid rule): bids at once */
+	WIZARD_REFUSAL_AT_ONCE = GAME_REFUSAL_GAME,
+	WIZARD_REFUSAL_NO_BIDDING,   /* jesterbid with other: no bidding */
+	WIZARD_REFUSAL_BOTH_ROUNDS,  /* option and other both set the rounds */
+	WIZARD_REFUSAL_PLAYERS,      /* option is for a to b players, not c */
+	WIZARD_REFUSAL_TOO_LONG,     /* option=a is longer than b rounds */
+	WIZARD_REFUSAL_STARTS_HIGH,  /* option needs 1 card first; other not */
+	WIZARD_REFUSAL_FIRST_ROUND,  /* option needs 1 card first, not a */
+};
+
 extern const struct game_impl wizard_game;
 
 /*

@@ -46,10 +46,36 @@ struct game_present {
 	 */
 	void (*play_hint)(struct text *out, enum lang lang,
 	    const struct game_brief *brief);
+	/*
+	 * The message that words one of the game's own reasons to refuse
+	 * options (struct game_refusal's code, from GAME_REFUSAL_GAME on),
+	 * or MSG_COUNT for a code it does not know.  NULL: it has none.
+	 * Its arguments are those of present_refusal().
+	 */
+	enum msg (*refusal)(int code);
 };
 
 /* The descriptor of the game named name (an engine's name), or NULL. */
 const struct game_present *present_find(const char *name);
+
+/*
+ * Words why in lang: the engine's common reasons here, a game's own
+ * through its descriptor's refusal(), the engine's English sentence for a
+ * reason nobody words.  The templates' arguments, "ssdddr": the option,
+ * the other option, the numbers a, b and c, and the game's name.
+ */
+void present_refusal(struct text *out, enum lang lang,
+    const struct game_refusal *why);
+/*
+ * game_option_set() and validate_options() with the reason in lang, as a
+ * plain sentence in err (for MSG_OPTION_REFUSED): the same results.
+ */
+int present_option_set(enum lang lang, const struct game_impl *impl,
+    struct game_options *options, const char *text, char *err,
+    size_t errlen);
+int present_options_check(enum lang lang, const struct game_impl *impl,
+    const struct game_options *options, int nseats, char *err,
+    size_t errlen);
 
 /*
  * The colour mark of a card code for a game whose cards are a colour

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "present.h"
+#include "wizard.h"
 
 static char
 wizard_color(const char *code)
@@ -78,6 +79,29 @@ wizard_play_hint(struct text *out, enum lang lang,
 	}
 }
 
+/* Wizard's own reasons to refuse options (wizard.h), worded. */
+static enum msg
+wizard_refusal(int code)
+{
+	switch (code) {
+	case WIZARD_REFUSAL_AT_ONCE:
+		return MSG_REFUSAL_AT_ONCE;
+	case WIZARD_REFUSAL_NO_BIDDING:
+		return MSG_REFUSAL_NO_BIDDING;
+	case WIZARD_REFUSAL_BOTH_ROUNDS:
+		return MSG_REFUSAL_BOTH_ROUNDS;
+	case WIZARD_REFUSAL_PLAYERS:
+		return MSG_REFUSAL_PLAYERS;
+	case WIZARD_REFUSAL_TOO_LONG:
+		return MSG_REFUSAL_TOO_LONG;
+	case WIZARD_REFUSAL_STARTS_HIGH:
+		return MSG_REFUSAL_STARTS_HIGH;
+	case WIZARD_REFUSAL_FIRST_ROUND:
+		return MSG_REFUSAL_FIRST_ROUND;
+	}
+	return MSG_COUNT;
+}
+
 const struct game_present present_wizard = {
 	.name = "wizard",
 	.title = MSG_GAME_WIZARD,
@@ -86,4 +110,5 @@ const struct game_present present_wizard = {
 	.standing = wizard_standing,
 	.sheet_cell = wizard_sheet_cell,
 	.play_hint = wizard_play_hint,
+	.refusal = wizard_refusal,
 };

@@ -23,7 +23,9 @@
 #include "bot_test.h"
 #include "loop.h"
 #include "memory.h"
+#include "present.h"
 #include "store.h"
+#include "wizard.h"
 
 struct fx {
 	int checked_actions;     /* actions already seen by the check */
@@ -35,6 +37,10 @@ struct fx {
 	size_t checked;          /* channel lines already checked */
 	/* Each person's command burst; 0: no limit (scripted games are fast). */
 	int command_burst;
+	/* The bot's grace (struct bot_settings; 0: the default). */
+	int grace;
+	/* The network's configured prefixes; NULL: "!/". */
+	const char *prefixes;
 };
 
 static struct bot *
@@ -51,10 +57,11 @@ fx_bot(struct fx *f)
 	settings.ai_budget_ms = 5;
 	settings.command_burst = f->command_burst > 0 ? f->command_burst : -1;
 	settings.command_interval_ms = 1000;
+	settings.grace = f->grace;
 	bot = bot_create(f->loop, f->store, &settings, err, sizeof(err));
 	assert_non_null(bot);
 	memset(&defaults, 0, sizeof(defaults));
-	defaults.prefixes = "!/";
+	defaults.prefixes = f->prefixes != NULL ? (char *)f->prefixes : "!/";
 	defaults.turn_timer = 120;
 	defaults.game = "wizard";
 	f->adapter = bot_add_adapter(bot, &memory_adapter, "test", NULL,
@@ -815,6 +822,108 @@ test_lobby_survives_restart(void **state)
 	assert_int_equal(store_each_lobby(f->store, count_lobby, NULL), 0);
 }
 
+/* An admin's command in channel, handled before it returns. */
+static void
+admin_says(struct fx *f, const char *channel, const char *line)
+{
+	struct user admin = { .id = "root", .name = "root",
+	    .mask = "root!r@admin.example" };
+
+	bot_add_admin(f->bot, f->adapter, "*!*@admin.example");
+	adapter_message(f->adapter, channel, &admin, line);
+	adapter_flush(f->adapter);
+}
+
+/*
+ * Settings changed while the bot runs (`!admin set`, `!lang`) are stored
+ * with the command that changes them, and a restart, clean or not, finds
+ * them over the configuration's, in an empty channel, a lobby and a game
+ * alike.  A configuration that says something else for a key since wins
+ * for that key, for good; a change whose commit fails is not made.
+ */
+static void
+test_settings_survive_restart(void **state)
+{
+	struct fx *f = *state;
+	size_t mark;
+
+	admin_says(f, "#s", "!admin set prefix ?");
+	assert_non_null(strstr(last_to(f, "#s", NULL), "prefix = ?"));
+	admin_says(f, "#s", "?admin set prefix !!!!!");
+	assert_non_null(strstr(last_to(f, "#s", NULL),
+	    "1-4 punctuation characters"));
+	admin_says(f, "#s", "?admin set timer 5");
+	assert_non_null(strstr(last_to(f, "#s", NULL), "10-3600"));
+	admin_says(f, "#s", "?admin set game BirdHead");
+	assert_non_null(strstr(last_to(f, "#s", NULL), "game = birdhead"));
+	say(f, "#s", "alice", "?lang ja");
+	say(f, "#l", "alice", "!join");
+	say(f, "#l", "alice", "!lang ja");
+	seat_three(f, "#g", "wizard");
+	say(f, "#g", "alice", "!start");
+	admin_says(f, "#g", "!admin set lang ja");
+
+	/* A crash, then a clean stop. */
+	for (int clean = 0; clean <= 1; clean++) {
+		fx_restart(f, clean);
+		assert_int_equal(bot_restore(f->bot), 1);
+		adapter_flush(f->adapter);
+		assert_int_equal(bot_channel_lang(f->bot, f->adapter, "#l"),
+		    LANG_JA);
+		assert_int_equal(bot_channel_lang(f->bot, f->adapter, "#g"),
+		    LANG_JA);
+		/* The game resumes in Japanese. */
+		assert_true(sent_since(f, 0, "#g", "再開"));
+		/* IRC channel names ignore case, so their settings do too. */
+		mark = memory_count(f->adapter);
+		say(f, "#S", "alice", "?rules");
+		assert_true(sent_since(f, mark, "#S", "BirdHead"));
+		mark = memory_count(f->adapter);
+		say(f, "#s", "alice", "!help");
+		assert_int_equal(memory_count(f->adapter), mark);
+		assert_int_equal(bot_channel_lang(f->bot, f->adapter, "#s"),
+		    LANG_JA);
+		/* The lobby and its seat came back, and it speaks Japanese. */
+		assert_int_equal(table_nseats(table_of(f, "#l")), 1);
+	}
+
+	/* A change whose commit fails is neither said nor made. */
+	store_fail_commits(f->store, 1);
+	mark = memory_count(f->adapter);
+	admin_says(f, "#s", "?admin set lang en");
+	assert_int_equal(bot_channel_lang(f->bot, f->adapter, "#s"), LANG_JA);
+	/* (The channel is named as it was first spoken in, "#S".) */
+	assert_false(sent_since(f, mark, "#S", "lang = en"));
+	assert_true(sent_since(f, mark, "#S", "保存できなかった"));
+	admin_says(f, "#s", "?admin set lang en");
+	assert_true(sent_since(f, mark, "#S", "lang = en"));
+	assert_int_equal(bot_channel_lang(f->bot, f->adapter, "#s"), LANG_EN);
+
+	/* The configuration now says "$": it wins over "?", for good. */
+	f->prefixes = "$";
+	fx_restart(f, 0);
+	assert_int_equal(bot_restore(f->bot), 1);
+	adapter_flush(f->adapter);
+	mark = memory_count(f->adapter);
+	say(f, "#s", "alice", "?help");
+	assert_int_equal(memory_count(f->adapter), mark);
+	say(f, "#s", "alice", "$help");
+	assert_true(memory_count(f->adapter) > mark);
+	/* The game, set over the same configured value, stays. */
+	say(f, "#s", "alice", "$rules");
+	assert_true(sent_since(f, mark, "#s", "BirdHead"));
+	assert_true(sent_since(f, mark, "#s", "Commands"));
+	f->prefixes = NULL;
+	fx_restart(f, 1);
+	assert_int_equal(bot_restore(f->bot), 1);
+	adapter_flush(f->adapter);
+	mark = memory_count(f->adapter);
+	say(f, "#s", "alice", "?help");
+	assert_int_equal(memory_count(f->adapter), mark);
+	say(f, "#s", "alice", "!help");
+	assert_true(memory_count(f->adapter) > mark);
+}
+
 /* A private command names its table only at several tables. */
 static void
 test_private_table_names(void **state)
@@ -934,6 +1043,7 @@ test_part_and_grace(void **state)
 {
 	struct fx *f = *state;
 	struct user bob = { .id = "bob", .name = "bob", .mask = NULL };
+	struct user alice = { .id = "alice", .name = "alice", .mask = NULL };
 	struct table *table;
 	int seat;
 
@@ -959,6 +1069,19 @@ test_part_and_grace(void **state)
 	say(f, "#p", "dave", "!replace bob");
 	assert_false(table_seat(table, seat)->standin);
 	assert_string_equal(table_seat(table, seat)->user_id, "dave");
+
+	/* A grace of 0 ("grace": 0 in the file): a computer at once. */
+	f->grace = -1;
+	fx_restart(f, 1);
+	assert_int_equal(bot_restore(f->bot), 1);
+	adapter_flush(f->adapter);
+	table = table_of(f, "#p");
+	seat = table_seat_of(table, "alice");
+	assert_false(table_seat(table, seat)->standin);
+	adapter_leave(f->adapter, "#p", &alice);
+	adapter_flush(f->adapter);
+	loop_advance(f->loop, 10);
+	assert_true(table_seat(table_of(f, "#p"), seat)->standin);
 }
 
 static void
@@ -1055,6 +1178,19 @@ test_japanese(void **state)
 	say(f, "#ja", "alice", "!lang ja");
 	say(f, "#ja", "alice", "!join");
 	assert_null(strstr(last_to(f, "#ja", NULL), "joins"));
+	/* Refused options are told why in the table's language. */
+	say(f, "#ja", "alice", "!option bogus");
+	assert_string_equal(last_to(f, "#ja", NULL), "受け付けられません: "
+	    "wizard に「bogus」というオプションはありません。");
+	say(f, "#ja", "alice", "!option rounds=99");
+	assert_non_null(strstr(last_to(f, "#ja", NULL), "1 から 20 の数"));
+	say(f, "#ja", "alice", "!option hiddentip secret");
+	assert_non_null(strstr(last_to(f, "#ja", NULL),
+	    "hiddentip と secret は一緒に使えません"));
+	/* A computer's level is a Japanese word too. */
+	say(f, "#ja2", "alice", "!lang ja");
+	say(f, "#ja2", "alice", "!addbot hard");
+	assert_non_null(strstr(last_to(f, "#ja2", NULL), "CPU1（上級）"));
 	say(f, "#ja", "bob", "!join");
 	say(f, "#ja", "carol", "!join");
 	say(f, "#ja", "carol", "!start");
@@ -1089,6 +1225,83 @@ test_odd_ids(void **state)
 	/* The same person, typing again, still owns the seat. */
 	say(f, NULL, "bob\xe9", "hand");
 	assert_non_null(strstr(last_to(f, NULL, "bob%E9"), "your hand"));
+}
+
+/*
+ * Every reason to refuse options has a Japanese wording, and its English
+ * wording is the engine's own sentence, word for word (replay, decide and
+ * check-config print that one).
+ */
+static void
+test_option_refusals(void **state)
+{
+	static const struct {
+		const char *options;     /* parsed one by one */
+		int nseats;              /* then checked together */
+		int code;
+	} cases[] = {
+		{ "=1", -1, GAME_REFUSAL_BAD_NAME },
+		{ "bogus", -1, GAME_REFUSAL_UNKNOWN },
+		{ "rounds", -1, GAME_REFUSAL_NEEDS_VALUE },
+		{ "rounds=on", -1, GAME_REFUSAL_NEEDS_NUMBER },
+		{ "notequal=2", -1, GAME_REFUSAL_ON_OFF },
+		{ "rounds=99", -1, GAME_REFUSAL_RANGE },
+		{ "notequal canadian", 0, GAME_REFUSAL_COMBINED },
+		{ "hiddentip secret", 0, GAME_REFUSAL_COMBINED },
+		{ "hiddentip notequal", 0, WIZARD_REFUSAL_AT_ONCE },
+		{ "jesterbid evenbid", 0, WIZARD_REFUSAL_NO_BIDDING },
+		{ "quick amigo", 0, WIZARD_REFUSAL_BOTH_ROUNDS },
+		{ "amigo", 6, WIZARD_REFUSAL_PLAYERS },
+		{ "rounds=20", 6, WIZARD_REFUSAL_TOO_LONG },
+		{ "clairvoyance nannie=2", 0, WIZARD_REFUSAL_STARTS_HIGH },
+		{ "clairvoyance amigo", 3, WIZARD_REFUSAL_FIRST_ROUND },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct game_options o;
+		struct game_refusal why;
+		char words[128], *word, *save, en[GAME_ERR_LEN];
+		char ja[GAME_ERR_LEN], engine[GAME_ERR_LEN];
+		int rc = 0;
+
+		memset(&o, 0, sizeof(o));
+		snprintf(words, sizeof(words), "%s", cases[i].options);
+		for (word = strtok_r(words, " ", &save); word != NULL &&
+		    rc == 0; word = strtok_r(NULL, " ", &save)) {
+			rc = game_option_parse(&wizard_game, &o, word, &why);
+			if (rc != 0) {
+				assert_int_equal(game_option_set(&wizard_game,
+				    &o, word, engine, sizeof(engine)), -1);
+				assert_int_equal(present_option_set(LANG_EN,
+				    &wizard_game, &o, word, en, sizeof(en)), -1);
+				assert_int_equal(present_option_set(LANG_JA,
+				    &wizard_game, &o, word, ja, sizeof(ja)), -1);
+			}
+		}
+		if (rc == 0) {
+			assert_true(cases[i].nseats >= 0);
+			rc = wizard_game.check_options(&o, cases[i].nseats,
+			    &why);
+			assert_int_equal(wizard_game.validate_options(&o,
+			    cases[i].nseats, engine, sizeof(engine)), -1);
+			assert_int_equal(present_options_check(LANG_EN,
+			    &wizard_game, &o, cases[i].nseats, en, sizeof(en)),
+			    -1);
+			assert_int_equal(present_options_check(LANG_JA,
+			    &wizard_game, &o, cases[i].nseats, ja, sizeof(ja)),
+			    -1);
+		}
+		assert_int_equal(rc, -1);
+		if (why.code != cases[i].code)
+			fail_msg("%s: code %d, not %d", cases[i].options,
+			    why.code, cases[i].code);
+		assert_string_equal(why.text, engine);
+		assert_string_equal(en, engine);
+		if (strstr(ja, "Option") != NULL || (strstr(ja, "オプション") ==
+		    NULL && strstr(ja, "ありません") == NULL))
+			fail_msg("%s: not Japanese: %s", cases[i].options, ja);
+	}
 }
 
 /* Every catalog has every message with the same placeholders. */
@@ -1891,12 +2104,15 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_japanese, setup,
 		    teardown),
 		cmocka_unit_test(test_catalogs),
+		cmocka_unit_test(test_option_refusals),
 		cmocka_unit_test_setup_teardown(test_odd_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_flood, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settings_survive_restart,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_option_list,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hints_name_the_bot,

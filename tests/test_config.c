@@ -35,6 +35,9 @@
 #include "loop.h"
 #include "store.h"
 
+/* The last network n1 fake_init() set up, to speak to the bot through. */
+static struct adapter *fake_n1;
+
 /* A fake adapter's init(): knows "host" and a password file. */
 static int
 fake_init(struct adapter *adapter, const json_t *config, const char *path,
@@ -44,7 +47,8 @@ fake_init(struct adapter *adapter, const json_t *config, const char *path,
 	const char *host = NULL;
 	char *password = NULL;
 
-	(void)adapter;
+	if (adapter->network != NULL && strcmp(adapter->network, "n1") == 0)
+		fake_n1 = adapter;
 	if (cfg_keys(config, path, config_network_keys, keys, err,
 	    errlen) != 0 ||
 	    cfg_string(config, path, "host", 0, &host, err, errlen) < 0 ||
@@ -107,10 +111,19 @@ fake_part(struct adapter *adapter, const char *channel)
 	return 0;
 }
 
+/* What the bot says is dropped: the tests read the bot's state. */
+static int
+fake_send(struct adapter *adapter, const char *target,
+    const struct text *text, const struct send_info *info)
+{
+	return 0;
+}
+
 static const struct adapter_impl fake_irc = {
 	.name = "irc", .init = fake_init, .finish = fake_finish,
 	.start = fake_start, .stop = fake_stop, .join = fake_join,
-	.part = fake_part,
+	.part = fake_part, .send_channel = fake_send,
+	.send_private = fake_send,
 };
 static const struct adapter_impl fake_matrix = {
 	.name = "matrix", .init = fake_init, .finish = fake_finish,
@@ -860,6 +873,19 @@ test_settings_errors(void **unused)
 	    " \"game\": \"sticheln\", \"options\": [\"quick\"]}]"),
 	    "networks[0].channels[0].options[0]: Unknown option \"quick\" for "
 	    "sticheln.");
+	/* The checks `!admin set` shares (settings.c): the same answers. */
+	assert_int_equal(config_prefix_check("!"), 0);
+	assert_int_equal(config_prefix_check("?!./"), 0);
+	assert_int_equal(config_prefix_check("!!!!!"), -1);
+	assert_int_equal(config_prefix_check(""), -1);
+	assert_int_equal(config_prefix_check("a"), -1);
+	assert_int_equal(config_prefix_check("\xe3\x80\x82"), -1);
+	assert_int_equal(config_turn_timer_check(0), 0);
+	assert_int_equal(config_turn_timer_check(10), 0);
+	assert_int_equal(config_turn_timer_check(3600), 0);
+	assert_int_equal(config_turn_timer_check(5), -1);
+	assert_int_equal(config_turn_timer_check(3601), -1);
+	assert_int_equal(config_turn_timer_check(-1), -1);
 }
 
 /* Adapter keys are the adapter's: config.c passes them, init() checks. */
@@ -1066,6 +1092,66 @@ test_reload_all_or_nothing(void **unused)
 	loop_destroy(loop);
 }
 
+#define SETTINGS_N1(timer) "{\"networks\": [{\"name\": \"n1\", " \
+	"\"type\": \"irc\", \"host\": \"a\", \"admins\": [\"account:x\"], " \
+	"\"channels\": [{\"name\": \"#one\", \"turn_timer\": " timer "}]}]}"
+
+/*
+ * A reload keeps a channel's settings changed at run time (`!admin set`),
+ * but for a key the file now says otherwise: that key is the file's, and
+ * the change is forgotten for good.
+ */
+static void
+test_reload_keeps_settings(void **unused)
+{
+	struct user admin = { .id = "account:x", .name = "x" };
+	char desc[2048], err[512];
+	struct loop *loop;
+	struct store *store;
+	struct bot *bot;
+
+	(void)unused;
+	loop = loop_create(1);
+	store = store_open(":memory:", err, sizeof(err));
+	assert_non_null(store);
+	bot = bot_create(loop, store, NULL, err, sizeof(err));
+	assert_non_null(bot);
+	assert_int_equal(configure_text(bot, SETTINGS_N1("60"), err,
+	    sizeof(err)), 0);
+	assert_int_equal(bot_start(bot), 0);
+	adapter_message(fake_n1, "#one", &admin, "!admin set timer 30");
+	adapter_message(fake_n1, "#one", &admin, "!admin set lang ja");
+	adapter_flush(fake_n1);
+	bot_describe(bot, desc, sizeof(desc));
+	assert_non_null(strstr(desc, "n1/#one game=wizard timer=30 "));
+	assert_int_equal(bot_channel_lang(bot, fake_n1, "#one"), LANG_JA);
+
+	/* The same file again: both changes stay. */
+	assert_int_equal(configure_text(bot, SETTINGS_N1("60"), err,
+	    sizeof(err)), 0);
+	bot_describe(bot, desc, sizeof(desc));
+	assert_non_null(strstr(desc, "n1/#one game=wizard timer=30 "));
+	assert_int_equal(bot_channel_lang(bot, fake_n1, "#one"), LANG_JA);
+
+	/* The file's timer changed: it wins; the language stays. */
+	assert_int_equal(configure_text(bot, SETTINGS_N1("90"), err,
+	    sizeof(err)), 0);
+	bot_describe(bot, desc, sizeof(desc));
+	assert_non_null(strstr(desc, "n1/#one game=wizard timer=90 "));
+	assert_int_equal(bot_channel_lang(bot, fake_n1, "#one"), LANG_JA);
+
+	/* Back to the old value: the forgotten change does not come back. */
+	assert_int_equal(configure_text(bot, SETTINGS_N1("60"), err,
+	    sizeof(err)), 0);
+	bot_describe(bot, desc, sizeof(desc));
+	assert_non_null(strstr(desc, "n1/#one game=wizard timer=60 "));
+	assert_int_equal(bot_channel_lang(bot, fake_n1, "#one"), LANG_JA);
+	bot_stop(bot, NULL);
+	bot_destroy(bot);
+	store_close(store);
+	loop_destroy(loop);
+}
+
 int
 main(void)
 {
@@ -1088,6 +1174,7 @@ main(void)
 		cmocka_unit_test(test_network_secret),
 		cmocka_unit_test(test_example),
 		cmocka_unit_test(test_reload_all_or_nothing),
+		cmocka_unit_test(test_reload_keeps_settings),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
