@@ -65,8 +65,8 @@ replay_actions(struct game *game, const json_t *actions)
 			    impl->round(game->state) + 2);
 			return fail(reason, -1);
 		}
-		if (action_from_json(impl, json_array_get(actions, i), &action,
-		    err, sizeof(err)) != 0 ||
+		if (game_action_from_json(game, json_array_get(actions, i),
+		    &action, err, sizeof(err)) != 0 ||
 		    game_apply(game, &action, err, sizeof(err)) != 0) {
 			snprintf(reason, sizeof(reason),
 			    "Action %zu of the record is illegal: %s", i, err);
@@ -158,7 +158,7 @@ decide_main(const struct cli_command *cmd, int argc, char **argv)
 	    .budget_ms = 0 };
 	int64_t started = ai_now_ns();
 	unsigned long long n;
-	json_error_t error;
+	char reason[RECORD_LOAD_ERR_LEN];
 	json_t *record;
 	FILE *in;
 	int ch, level, seat = -1, status;
@@ -200,16 +200,10 @@ decide_main(const struct cli_command *cmd, int argc, char **argv)
 	}
 	if ((in = cli_open_input(cmd, argc, argv)) == NULL)
 		return 2;
-	record = json_loadf(in, JSON_REJECT_DUPLICATES, &error);
+	record = record_loadf(in, reason, sizeof(reason));
 	cli_close_input(in);
-	if (record == NULL) {
-		char reason[256];
-
-		snprintf(reason, sizeof(reason),
-		    "The record is not valid JSON (line %d, column %d): %s.",
-		    error.line, error.column, error.text);
+	if (record == NULL)
 		return fail(reason, -1);
-	}
 	status = decide(record, seat, &params, started);
 	json_decref(record);
 	return status;

@@ -23,14 +23,10 @@ print_json(FILE *out, json_t *obj)
 	return rc;
 }
 
+/* The error object of a record that cannot be read. */
 static json_t *
-parse_error(const json_error_t *error)
+load_error(const char *reason)
 {
-	char reason[256];
-
-	snprintf(reason, sizeof(reason),
-	    "The record is not valid JSON (line %d, column %d): %s.",
-	    error->line, error->column, error->text);
 	return json_pack("{s:s, s:n}", "error", reason, "action");
 }
 
@@ -38,13 +34,13 @@ parse_error(const json_error_t *error)
 static int
 replay_one(FILE *in)
 {
-	json_error_t error;
-	json_t *record = json_loadf(in, JSON_REJECT_DUPLICATES, &error);
+	char reason[RECORD_LOAD_ERR_LEN];
+	json_t *record = record_loadf(in, reason, sizeof(reason));
 	json_t *output;
 	int status;
 
 	if (record == NULL) {
-		output = parse_error(&error);
+		output = load_error(reason);
 		status = 2;
 	} else {
 		status = replay_record(record, &output);
@@ -63,13 +59,12 @@ replay_one(FILE *in)
 static int
 replay_lines(FILE *in)
 {
-	char *line = NULL;
+	char *line = NULL, reason[RECORD_LOAD_ERR_LEN];
 	size_t cap = 0;
 	ssize_t len;
 	int status = 0;
 
 	while ((len = getline(&line, &cap, in)) >= 0) {
-		json_error_t error;
 		json_t *record, *output;
 
 		/* Blank lines separate nothing; skip them. */
@@ -80,10 +75,10 @@ replay_lines(FILE *in)
 		 * without a JSON value each; the others are parsed whole.
 		 */
 		if (replay_line(line, (size_t)len, &output) < 0) {
-			record = json_loadb(line, (size_t)len,
-			    JSON_REJECT_DUPLICATES, &error);
+			record = record_load(line, (size_t)len, reason,
+			    sizeof(reason));
 			if (record == NULL) {
-				output = parse_error(&error);
+				output = load_error(reason);
 			} else {
 				(void)replay_record(record, &output);
 				json_decref(record);

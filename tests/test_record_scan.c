@@ -161,6 +161,22 @@ test_plain_errors_agree(void **unused)
 	    "\"bid\":0},{\"seat\":2,\"bid\":0},{\"seat\":0,\"bid\":1},"
 	    "{\"seat\":1,\"play\":\"r2\"},{\"seat\":2,\"play\":\"r3\"},"
 	    "{\"seat\":0,\"play\":\"r1\"},{\"seat\":1,\"bid\":0}]}");
+	/*
+	 * Seats the table lacks but the scanner reads (below GAME_MAX_SEATS),
+	 * and a bid out of the round's range: the reasons of the JSON path.
+	 */
+	check_same("{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+	    "\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],"
+	    "[\"r3\"]],\"turned\":\"b4\"}],\"actions\":[{\"seat\":3,"
+	    "\"bid\":0}]}");
+	check_same("{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+	    "\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],"
+	    "[\"r3\"]],\"turned\":\"b4\"}],\"actions\":[{\"seat\":1,"
+	    "\"bid\":0},{\"seat\":5,\"play\":\"r2\"}]}");
+	check_same("{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+	    "\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],"
+	    "[\"r3\"]],\"turned\":\"b4\"}],\"actions\":[{\"seat\":1,"
+	    "\"bid\":99}]}");
 	/* No actions key at all. */
 	check_same("{\"game\":\"sticheln\",\"players\":[\"a\",\"b\",\"c\"],"
 	    "\"first\":0}");
