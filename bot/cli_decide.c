@@ -89,14 +89,10 @@ decide(const json_t *record, int seat, const struct ai_params *params,
 	struct game *game;
 	struct action action;
 
+	/* game_from_record() also checks that the actions are a list. */
 	game = game_from_record(record, err, sizeof(err));
 	if (game == NULL)
 		return fail(err, -1);
-	if (actions != NULL && !json_is_null(actions) &&
-	    !json_is_array(actions)) {
-		game_destroy(game);
-		return fail("\"actions\" must be a list.", -1);
-	}
 	status = replay_actions(game, actions);
 	if (status != 0) {
 		game_destroy(game);

@@ -115,6 +115,10 @@ birdhead_check_deal(const struct game_setup *setup, int round,
 		return game_error(err, errlen,
 		    "The game cannot last more than %d rounds.",
 		    BIRDHEAD_MAX_ROUNDS);
+	/* RECORD.md: a turned card is Wizard's only. */
+	if (deal->turned >= 0)
+		return game_error(err, errlen,
+		    "BirdHead turns up no card: leave out \"turned\".");
 	for (int seat = 0; seat < setup->nseats; seat++) {
 		if (deal->count[seat] != cards)
 			return game_error(err, errlen,

@@ -276,7 +276,11 @@ game_options_from_json(const struct game_impl *impl, const json_t *obj,
 		json_int_t n;
 		int v;
 
-		if (index < 0)
+		/*
+		 * RECORD.md: names as RULES.md spells them.  Chat commands
+		 * take any case (game_option_set()); a record's keys do not.
+		 */
+		if (index < 0 || strcmp(impl->options[index].name, name) != 0)
 			return game_error(err, errlen,
 			    "Unknown option \"%.*s\" for %s.",
 			    game_text_prefix(name, 40), name, impl->name);
@@ -314,14 +318,17 @@ game_from_record(const json_t *record, char *err, size_t errlen)
 	const json_t *players, *first, *deals;
 	struct game_setup setup;
 	struct game *game;
+	const char *name;
 	size_t nplayers;
 
 	if (!json_is_object(record)) {
 		game_error(err, errlen, "A record must be a JSON object.");
 		return NULL;
 	}
-	impl = game_find(json_string_value(json_object_get(record, "game")));
-	if (impl == NULL) {
+	/* RECORD.md spells the games in lower case; commands take any. */
+	name = json_string_value(json_object_get(record, "game"));
+	impl = game_find(name);
+	if (impl == NULL || strcmp(impl->name, name) != 0) {
 		game_error(err, errlen,
 		    "\"game\" must be wizard, birdhead or sticheln.");
 		return NULL;
@@ -359,15 +366,24 @@ game_from_record(const json_t *record, char *err, size_t errlen)
 	if (game_options_from_json(impl, json_object_get(record, "options"),
 	    &setup.options, err, errlen) != 0)
 		return NULL;
+	/*
+	 * RECORD.md leaves out only options and a turned card when none is
+	 * left: a record always has its lists, if empty.  The actions are
+	 * checked here too, so that a record missing them is malformed
+	 * however it is replayed.
+	 */
+	deals = json_object_get(record, "deals");
+	if (!json_is_array(deals)) {
+		game_error(err, errlen, "\"deals\" must be a list.");
+		return NULL;
+	}
+	if (!json_is_array(json_object_get(record, "actions"))) {
+		game_error(err, errlen, "\"actions\" must be a list.");
+		return NULL;
+	}
 	game = game_create(impl, &setup, players, err, errlen);
 	if (game == NULL)
 		return NULL;
-	deals = json_object_get(record, "deals");
-	if (deals != NULL && !json_is_null(deals) && !json_is_array(deals)) {
-		game_error(err, errlen, "\"deals\" must be a list.");
-		game_destroy(game);
-		return NULL;
-	}
 	for (size_t i = 0; i < json_array_size(deals); i++) {
 		struct deal deal;
 		char why[GAME_ERR_LEN];
@@ -491,13 +507,9 @@ replay_game(struct game *game, const json_t *json, const struct action *list,
 	int status = 0;
 	size_t i = 0;
 
-	if (list == NULL && json != NULL && !json_is_null(json) &&
-	    !json_is_array(json)) {
-		game_error(err, sizeof(err), "\"actions\" must be a list.");
+	/* game_from_record() has checked that json is a list. */
+	if (game_advance(game, err, sizeof(err)) != 0)
 		status = 2;
-	} else if (game_advance(game, err, sizeof(err)) != 0) {
-		status = 2;
-	}
 	if (list == NULL)
 		n = json_array_size(json);
 	for (; status == 0 && i < n; i++)

@@ -72,8 +72,9 @@ int game_options_from_json(const struct game_impl *impl, const json_t *obj,
     struct game_options *options, char *err, size_t errlen);
 
 /*
- * Reads the header and deals of a record (not its actions).  Returns NULL
- * with a reason when the record is malformed.
+ * Reads the header and deals of a record (not its actions, though it
+ * checks that they are a list).  Returns NULL with a reason when the
+ * record is malformed.
  */
 struct game *game_from_record(const json_t *record, char *err, size_t errlen);
 /* The record of game; a new reference owned by the caller. */

@@ -157,6 +157,10 @@ sticheln_check_deal(const struct game_setup *setup, int round,
 	if (round >= nrounds)
 		return game_error(err, errlen,
 		    "The game has only %d rounds.", nrounds);
+	/* RECORD.md: a turned card is Wizard's only. */
+	if (deal->turned >= 0)
+		return game_error(err, errlen,
+		    "Sticheln turns up no card: leave out \"turned\".");
 	return deal_error(setup->nseats, deal, err, errlen);
 }
 

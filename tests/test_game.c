@@ -234,6 +234,26 @@ test_malformed_records(void **unused)
 		    "[\"J\",\"J\"]]}]}",
 		"{" HEADER ",\"deals\":{}}",
 		"{" HEADER ",\"deals\":[" DEAL "],\"actions\":{}}",
+		/* RECORD.md: the lists are always there. */
+		"{" HEADER ",\"deals\":[" DEAL "]}",
+		"{" HEADER ",\"deals\":[" DEAL "],\"actions\":null}",
+		"{" HEADER ",\"actions\":[]}",
+		"{" HEADER ",\"deals\":null,\"actions\":[]}",
+		/* Games and options as RECORD.md and RULES.md spell them. */
+		"{\"game\":\"Wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		    "\"first\":0,\"deals\":[],\"actions\":[]}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		    "\"first\":0,\"options\":{\"NotEqual\":true},"
+		    "\"deals\":[],\"actions\":[]}",
+		/* A rounds option beyond json_int_t is out of range too. */
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		    "\"first\":0,\"options\":{\"rounds\":1e30},"
+		    "\"deals\":[],\"actions\":[]}",
+		/* Cards are left, so a card must be turned up. */
+		"{" HEADER ",\"deals\":[{\"hands\":[[\"r1\"],[\"W\"],"
+		    "[\"y13\"]]}],\"actions\":[]}",
+		"{" HEADER ",\"deals\":[{\"hands\":[[\"r1\"],[\"W\"],"
+		    "[\"y13\"]],\"turned\":null}],\"actions\":[]}",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -405,13 +425,14 @@ test_result_shape_for_started_rounds(void **unused)
 	json_t *out;
 
 	/* No deals, no actions: no round has started. */
-	assert_int_equal(test_replay("{" HEADER "}", &out), 0);
+	assert_int_equal(test_replay("{" HEADER ",\"deals\":[],"
+	    "\"actions\":[]}", &out), 0);
 	assert_int_equal(json_array_size(json_object_get(out, "rounds")), 0);
 	assert_true(json_is_false(json_object_get(out, "finished")));
 	json_decref(out);
 	/* A deal but no actions: round 1 has started. */
-	assert_int_equal(test_replay("{" HEADER ",\"deals\":[" DEAL "]}",
-	    &out), 0);
+	assert_int_equal(test_replay("{" HEADER ",\"deals\":[" DEAL "],"
+	    "\"actions\":[]}", &out), 0);
 	assert_int_equal(json_array_size(json_object_get(out, "rounds")), 1);
 	assert_true(json_is_null(json_object_get(json_array_get(
 	    json_object_get(out, "rounds"), 0), "points")));
