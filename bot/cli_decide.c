@@ -68,8 +68,9 @@ replay_actions(struct game *game, const json_t *actions)
 		if (game_action_from_json(game, json_array_get(actions, i),
 		    &action, err, sizeof(err)) != 0 ||
 		    game_apply(game, &action, err, sizeof(err)) != 0) {
+			/* Two sentences: err starts with a capital. */
 			snprintf(reason, sizeof(reason),
-			    "Action %zu of the record is illegal: %s", i, err);
+			    "Action %zu of the record is illegal. %s", i, err);
 			return fail(reason, (int)i);
 		}
 		if (game_advance(game, err, sizeof(err)) != 0)

@@ -55,7 +55,10 @@ replay_one(FILE *in)
 	return status;
 }
 
-/* One record per line; every line gets exactly one line of output. */
+/*
+ * One record per line; every line gets exactly one line of output, so that
+ * results match records by line number (RECORD.md).
+ */
 static int
 replay_lines(FILE *in)
 {
@@ -67,14 +70,19 @@ replay_lines(FILE *in)
 	while ((len = getline(&line, &cap, in)) >= 0) {
 		json_t *record, *output;
 
-		/* Blank lines separate nothing; skip them. */
-		if (strspn(line, " \t\r\n") == (size_t)len)
-			continue;
 		/*
-		 * Most records take the fast way, which reads deals and actions
-		 * without a JSON value each; the others are parsed whole.
+		 * A blank line holds no record: it gets its error object like
+		 * any other line that is not one.
 		 */
-		if (replay_line(line, (size_t)len, &output) < 0) {
+		if (strspn(line, " \t\r\n") == (size_t)len) {
+			output = load_error("The record is not valid JSON: the "
+			    "line is blank.");
+		} else if (replay_line(line, (size_t)len, &output) < 0) {
+			/*
+			 * Most records take the fast way, which reads deals
+			 * and actions without a JSON value each; the others are
+			 * parsed whole.
+			 */
 			record = record_load(line, (size_t)len, reason,
 			    sizeof(reason));
 			if (record == NULL) {
@@ -138,8 +146,9 @@ const struct cli_command cli_replay_command = {
 	.summary = "check and score game records (RECORD.md)",
 	.help = "Replays a game record (from FILE or standard input; - or no "
 	    "FILE is standard\ninput) and prints its result.\n\n"
-	    "  -l, --lines  one record per line in, one result per line out "
-	    "(default: the\n               whole input is one record)\n"
+	    "  -l, --lines  one record per line in, one result per line out, "
+	    "a blank line\n               included (default: the whole input "
+	    "is one record)\n"
 	    "  -h, --help   this help\n\n"
 	    "Exit status: 0 a legal record, 1 an illegal action, 2 a "
 	    "malformed record or\na wrong argument; with --lines 0 unless "

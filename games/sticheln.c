@@ -125,8 +125,9 @@ deal_error(int nseats, const struct deal *deal, char *err, size_t errlen)
 	for (int seat = 0; seat < nseats; seat++) {
 		if (deal->count[seat] != STICHELN_HAND)
 			return game_error(err, errlen,
-			    "Seat %d holds %d cards instead of %d.", seat,
-			    deal->count[seat], STICHELN_HAND);
+			    "Seat %d holds %d card%s instead of %d.", seat,
+			    deal->count[seat],
+			    deal->count[seat] == 1 ? "" : "s", STICHELN_HAND);
 		for (int i = 0; i < STICHELN_HAND; i++) {
 			int face = deal->cards[seat][i];
 			int colour = face_colour(face), rank = face_rank(face);

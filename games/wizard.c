@@ -284,8 +284,8 @@ wizard_check_deal(const struct game_setup *setup, int round,
 		if (count != schedule[round] &&
 		    !(setup->options.value[WIZARD_OPT_NANNIE] && count == 0))
 			return game_error(err, errlen,
-			    "Seat %d holds %d cards instead of %d.", seat,
-			    count, schedule[round]);
+			    "Seat %d holds %d card%s instead of %d.", seat,
+			    count, count == 1 ? "" : "s", schedule[round]);
 		if (count > 0)
 			holders++;
 		dealt += count;

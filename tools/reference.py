@@ -1831,9 +1831,12 @@ def cmd_replay(args):
         status, obj = replay_text(text)
         print(dump(obj))
         return status
-    for line in text.splitlines():
-        if line.strip():
-            print(dump(replay_text(line)[1]))
+    # One answer per line, a blank one included (RECORD.md).
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    for line in lines:
+        print(dump(replay_text(line)[1]))
     return 0
 
 
