@@ -375,8 +375,14 @@ game_json_whole(const json_t *value, json_int_t *out, char *text,
 	    0x1p63))
 		return 0;
 	*out = v < 0 ? LLONG_MIN : LLONG_MAX;
+	/*
+	 * The real keeps only some 17 digits of the number: say where it
+	 * lies, which is exact, rather than print digits it was not given.
+	 */
 	if (text != NULL)
-		snprintf(text, textlen, fabs(v) < 1e21 ? "%.0f" : "%.3g", v);
+		snprintf(text, textlen, "%s", v < 0 ?
+		    "-9223372036854775809 or less" :
+		    "9223372036854775808 or more");
 	return 1;
 }
 

@@ -348,7 +348,8 @@ int action_format(const struct game_impl *impl, const struct action *a,
  * Reads a whole number of a record: 1 with *out for a JSON integer, or for
  * a real beyond json_int_t (record_load() reads longer integers so) with
  * *out saturated; 0 for anything else, 1.0 and 1.5 included.  When text is
- * not NULL it receives the number as a message shows it.
+ * not NULL it receives the number as a message shows it ("... or more"
+ * beyond json_int_t, whose digits the real does not all keep).
  */
 int game_json_whole(const json_t *value, json_int_t *out, char *text,
     size_t textlen);

@@ -66,7 +66,7 @@ def check_record_answers(stichbot):
                    '"bid":0}'), 1,
          "There is no seat 4611686018427387904 (seats 0-2)."),
         (RECORD % (HANDS, '{"seat":9223372036854775808,"bid":0}'), 1,
-         "There is no seat 9223372036854775808 (seats 0-2)."),
+         "There is no seat 9223372036854775808 or more (seats 0-2)."),
         (RECORD % (HANDS, '{"seat":1,"bid":1000000000000000000}'), 1,
          "A bid must be 0 to 1."),
         (RECORD % (HANDS, '{"seat":1,"bid":100000000000000000000}'), 1,

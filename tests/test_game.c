@@ -479,9 +479,11 @@ test_numbers_out_of_range(void **unused)
 		{ ACTION("{\"seat\":4611686018427387904,\"bid\":0}"),
 		    "There is no seat 4611686018427387904 (seats 0-2)." },
 		{ ACTION("{\"seat\":9223372036854775808,\"bid\":0}"),
-		    "There is no seat 9223372036854775808 (seats 0-2)." },
+		    "There is no seat 9223372036854775808 or more (seats "
+		    "0-2)." },
 		{ ACTION("{\"seat\":-100000000000000000000,\"bid\":0}"),
-		    "There is no seat -100000000000000000000 (seats 0-2)." },
+		    "There is no seat -9223372036854775809 or less "
+		    "(seats 0-2)." },
 		{ ACTION("{\"seat\":1,\"bid\":2}"), "A bid must be 0 to 1." },
 		{ ACTION("{\"seat\":1,\"bid\":-1}"), "A bid must be 0 to 1." },
 		{ ACTION("{\"seat\":1,\"bid\":1000000000000000000}"),

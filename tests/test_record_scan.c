@@ -248,7 +248,8 @@ test_contract_errors_agree(void **unused)
 		    "Deal 1: Seat 2 holds 2 cards instead of 1." },
 		{ W3 D3 "\"actions\":[{\"seat\":9223372036854775808,"
 		    "\"bid\":0}]}", 1,
-		    "There is no seat 9223372036854775808 (seats 0-2)." },
+		    "There is no seat 9223372036854775808 or more "
+		    "(seats 0-2)." },
 		{ W3 D3 "\"actions\":[{\"seat\":-1,\"bid\":0}]}", 1,
 		    "There is no seat -1 (seats 0-2)." },
 		{ W3 D3 "\"actions\":[{\"seat\":1,"
