@@ -65,11 +65,12 @@ replay_actions(struct game *game, const json_t *actions)
 			    impl->round(game->state) + 2);
 			return fail(reason, -1);
 		}
-		if (action_from_json(impl, json_array_get(actions, i), &action,
-		    err, sizeof(err)) != 0 ||
+		if (game_action_from_json(game, json_array_get(actions, i),
+		    &action, err, sizeof(err)) != 0 ||
 		    game_apply(game, &action, err, sizeof(err)) != 0) {
+			/* Two sentences: err starts with a capital. */
 			snprintf(reason, sizeof(reason),
-			    "Action %zu of the record is illegal: %s", i, err);
+			    "Action %zu of the record is illegal. %s", i, err);
 			return fail(reason, (int)i);
 		}
 		if (game_advance(game, err, sizeof(err)) != 0)
@@ -89,14 +90,10 @@ decide(const json_t *record, int seat, const struct ai_params *params,
 	struct game *game;
 	struct action action;
 
+	/* game_from_record() also checks that the actions are a list. */
 	game = game_from_record(record, err, sizeof(err));
 	if (game == NULL)
 		return fail(err, -1);
-	if (actions != NULL && !json_is_null(actions) &&
-	    !json_is_array(actions)) {
-		game_destroy(game);
-		return fail("\"actions\" must be a list.", -1);
-	}
 	status = replay_actions(game, actions);
 	if (status != 0) {
 		game_destroy(game);
@@ -158,7 +155,7 @@ decide_main(const struct cli_command *cmd, int argc, char **argv)
 	    .budget_ms = 0 };
 	int64_t started = ai_now_ns();
 	unsigned long long n;
-	json_error_t error;
+	char reason[RECORD_LOAD_ERR_LEN];
 	json_t *record;
 	FILE *in;
 	int ch, level, seat = -1, status;
@@ -200,16 +197,10 @@ decide_main(const struct cli_command *cmd, int argc, char **argv)
 	}
 	if ((in = cli_open_input(cmd, argc, argv)) == NULL)
 		return 2;
-	record = json_loadf(in, JSON_REJECT_DUPLICATES, &error);
+	record = record_loadf(in, reason, sizeof(reason));
 	cli_close_input(in);
-	if (record == NULL) {
-		char reason[256];
-
-		snprintf(reason, sizeof(reason),
-		    "The record is not valid JSON (line %d, column %d): %s.",
-		    error.line, error.column, error.text);
+	if (record == NULL)
 		return fail(reason, -1);
-	}
 	status = decide(record, seat, &params, started);
 	json_decref(record);
 	return status;

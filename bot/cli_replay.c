@@ -23,14 +23,10 @@ print_json(FILE *out, json_t *obj)
 	return rc;
 }
 
+/* The error object of a record that cannot be read. */
 static json_t *
-parse_error(const json_error_t *error)
+load_error(const char *reason)
 {
-	char reason[256];
-
-	snprintf(reason, sizeof(reason),
-	    "The record is not valid JSON (line %d, column %d): %s.",
-	    error->line, error->column, error->text);
 	return json_pack("{s:s, s:n}", "error", reason, "action");
 }
 
@@ -38,13 +34,13 @@ parse_error(const json_error_t *error)
 static int
 replay_one(FILE *in)
 {
-	json_error_t error;
-	json_t *record = json_loadf(in, JSON_REJECT_DUPLICATES, &error);
+	char reason[RECORD_LOAD_ERR_LEN];
+	json_t *record = record_loadf(in, reason, sizeof(reason));
 	json_t *output;
 	int status;
 
 	if (record == NULL) {
-		output = parse_error(&error);
+		output = load_error(reason);
 		status = 2;
 	} else {
 		status = replay_record(record, &output);
@@ -59,31 +55,38 @@ replay_one(FILE *in)
 	return status;
 }
 
-/* One record per line; every line gets exactly one line of output. */
+/*
+ * One record per line; every line gets exactly one line of output, so that
+ * results match records by line number (RECORD.md).
+ */
 static int
 replay_lines(FILE *in)
 {
-	char *line = NULL;
+	char *line = NULL, reason[RECORD_LOAD_ERR_LEN];
 	size_t cap = 0;
 	ssize_t len;
 	int status = 0;
 
 	while ((len = getline(&line, &cap, in)) >= 0) {
-		json_error_t error;
 		json_t *record, *output;
 
-		/* Blank lines separate nothing; skip them. */
-		if (strspn(line, " \t\r\n") == (size_t)len)
-			continue;
 		/*
-		 * Most records take the fast way, which reads deals and actions
-		 * without a JSON value each; the others are parsed whole.
+		 * A blank line holds no record: it gets its error object like
+		 * any other line that is not one.
 		 */
-		if (replay_line(line, (size_t)len, &output) < 0) {
-			record = json_loadb(line, (size_t)len,
-			    JSON_REJECT_DUPLICATES, &error);
+		if (strspn(line, " \t\r\n") == (size_t)len) {
+			output = load_error("The record is not valid JSON: the "
+			    "line is blank.");
+		} else if (replay_line(line, (size_t)len, &output) < 0) {
+			/*
+			 * Most records take the fast way, which reads deals
+			 * and actions without a JSON value each; the others are
+			 * parsed whole.
+			 */
+			record = record_load(line, (size_t)len, reason,
+			    sizeof(reason));
 			if (record == NULL) {
-				output = parse_error(&error);
+				output = load_error(reason);
 			} else {
 				(void)replay_record(record, &output);
 				json_decref(record);
@@ -143,8 +146,9 @@ const struct cli_command cli_replay_command = {
 	.summary = "check and score game records (RECORD.md)",
 	.help = "Replays a game record (from FILE or standard input; - or no "
 	    "FILE is standard\ninput) and prints its result.\n\n"
-	    "  -l, --lines  one record per line in, one result per line out "
-	    "(default: the\n               whole input is one record)\n"
+	    "  -l, --lines  one record per line in, one result per line out, "
+	    "a blank line\n               included (default: the whole input "
+	    "is one record)\n"
 	    "  -h, --help   this help\n\n"
 	    "Exit status: 0 a legal record, 1 an illegal action, 2 a "
 	    "malformed record or\na wrong argument; with --lines 0 unless "

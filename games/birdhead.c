@@ -122,11 +122,16 @@ birdhead_check_deal(const struct game_setup *setup, int round,
 		return game_error(err, errlen,
 		    "The game cannot last more than %d rounds.",
 		    BIRDHEAD_MAX_ROUNDS);
+	/* RECORD.md: a turned card is Wizard's only. */
+	if (deal->turned >= 0)
+		return game_error(err, errlen,
+		    "BirdHead turns up no card: leave out \"turned\".");
 	for (int seat = 0; seat < setup->nseats; seat++) {
 		if (deal->count[seat] != cards)
 			return game_error(err, errlen,
-			    "Seat %d holds %d cards instead of %d.", seat,
-			    deal->count[seat], cards);
+			    "Seat %d holds %d card%s instead of %d.", seat,
+			    deal->count[seat],
+			    deal->count[seat] == 1 ? "" : "s", cards);
 		for (int i = 0; i < cards; i++) {
 			int face = deal->cards[seat][i];
 
@@ -177,8 +182,9 @@ birdhead_start_round(void *state, const struct deal *deal, char *err,
 	for (int seat = 0; seat < s->nseats; seat++) {
 		if (deal->count[seat] != s->cards)
 			return game_error(err, errlen,
-			    "Seat %d holds %d cards instead of %d.", seat,
-			    deal->count[seat], s->cards);
+			    "Seat %d holds %d card%s instead of %d.", seat,
+			    deal->count[seat],
+			    deal->count[seat] == 1 ? "" : "s", s->cards);
 		for (int i = 0; i < s->cards; i++)
 			if (deal->cards[seat][i] < BIRDHEAD_LOW ||
 			    deal->cards[seat][i] > BIRDHEAD_HIGH)

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -407,6 +408,38 @@ card_from_json(const struct game_impl *impl, const json_t *value,
 }
 
 int
+game_json_whole(const json_t *value, json_int_t *out, char *text,
+    size_t textlen)
+{
+	double v;
+
+	if (json_is_integer(value)) {
+		*out = json_integer_value(value);
+		if (text != NULL)
+			snprintf(text, textlen, "%" JSON_INTEGER_FORMAT, *out);
+		return 1;
+	}
+	/*
+	 * A real this large is a whole number beyond json_int_t: what
+	 * record_load() makes of a longer integer, or written so.  A smaller
+	 * real (1.5, but also 1.0) is no integer as RECORD.md writes them.
+	 */
+	if (!json_is_real(value) || !(fabs(v = json_real_value(value)) >=
+	    0x1p63))
+		return 0;
+	*out = v < 0 ? LLONG_MIN : LLONG_MAX;
+	/*
+	 * The real keeps only some 17 digits of the number: say where it
+	 * lies, which is exact, rather than print digits it was not given.
+	 */
+	if (text != NULL)
+		snprintf(text, textlen, "%s", v < 0 ?
+		    "-9223372036854775809 or less" :
+		    "9223372036854775808 or more");
+	return 1;
+}
+
+int
 action_from_json(const struct game_impl *impl, const json_t *obj,
     struct action *out, char *err, size_t errlen)
 {
@@ -414,17 +447,21 @@ action_from_json(const struct game_impl *impl, const json_t *obj,
 	const json_t *seat, *value = NULL;
 	const char *key = NULL;
 	const char *s;
+	char number[32];
+	json_int_t whole;
 	size_t n;
 
 	memset(out, 0, sizeof(*out));
 	if (!json_is_object(obj))
 		return game_error(err, errlen, "An action must be an object.");
 	seat = json_object_get(obj, "seat");
-	if (!json_is_integer(seat) || json_integer_value(seat) < 0 ||
-	    json_integer_value(seat) >= GAME_MAX_SEATS)
+	if (!game_json_whole(seat, &whole, number, sizeof(number)))
 		return game_error(err, errlen,
 		    "An action needs the seat number that acts.");
-	out->seat = (int8_t)json_integer_value(seat);
+	/* The engines say the same of a seat the table does not have. */
+	if (whole < 0 || whole >= GAME_MAX_SEATS)
+		return game_error(err, errlen, "There is no seat %s.", number);
+	out->seat = (int8_t)whole;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const json_t *v = json_object_get(obj, keys[i]);
 
@@ -441,12 +478,17 @@ action_from_json(const struct game_impl *impl, const json_t *obj,
 		return game_error(err, errlen,
 		    "An action must be a bid, trump, play or select.");
 	if (strcmp(key, "bid") == 0) {
-		if (!json_is_integer(value) || json_integer_value(value) < 0 ||
-		    json_integer_value(value) > 100)
+		if (!game_json_whole(value, &whole, NULL, 0))
 			return game_error(err, errlen,
-			    "A bid must be a whole number of tricks.");
+			    "A bid must be an integer (a number of tricks).");
+		/*
+		 * A bid out of range, however far, is the engine's to refuse
+		 * with the round's range (or for the turn or the phase, which
+		 * it checks first): -1 and INT8_MAX stand for any beyond.
+		 */
 		out->kind = ACTION_BID;
-		out->value = (int8_t)json_integer_value(value);
+		out->value = (int8_t)(whole < 0 ? -1 : whole > INT8_MAX ?
+		    INT8_MAX : whole);
 	} else if (strcmp(key, "trump") == 0) {
 		const char *p;
 

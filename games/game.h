@@ -389,8 +389,18 @@ int game_buf_add(char *buf, size_t len, size_t *at, const char *fmt, ...)
 int action_format(const struct game_impl *impl, const struct action *a,
     char *buf, size_t len);
 /*
+ * Reads a whole number of a record: 1 with *out for a JSON integer, or for
+ * a real beyond json_int_t (record_load() reads longer integers so) with
+ * *out saturated; 0 for anything else, 1.0 and 1.5 included.  When text is
+ * not NULL it receives the number as a message shows it ("... or more"
+ * beyond json_int_t, whose digits the real does not all keep).
+ */
+int game_json_whole(const json_t *value, json_int_t *out, char *text,
+    size_t textlen);
+/*
  * Reads a record action.  Returns 0, or -1 with a reason (the action is
- * then illegal, not the record malformed).
+ * then illegal, not the record malformed).  A bid out of range is read
+ * (as -1 or INT8_MAX when beyond those) for the engine to refuse.
  */
 int action_from_json(const struct game_impl *impl, const json_t *obj,
     struct action *out, char *err, size_t errlen);

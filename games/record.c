@@ -3,6 +3,7 @@
  * back out as a record.  The two directions share one representation, so a
  * game exported by the bot replays to exactly the state the bot had.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,9 +273,14 @@ game_options_from_json(const struct game_impl *impl, const json_t *obj,
 	json_object_foreach((json_t *)obj, name, value) {
 		int index = game_option_index(impl, name);
 		const struct game_option_desc *desc;
+		json_int_t n;
 		int v;
 
-		if (index < 0)
+		/*
+		 * RECORD.md: names as RULES.md spells them.  Chat commands
+		 * take any case (game_option_set()); a record's keys do not.
+		 */
+		if (index < 0 || strcmp(impl->options[index].name, name) != 0)
 			return game_error(err, errlen,
 			    "Unknown option \"%.*s\" for %s.",
 			    game_text_prefix(name, 40), name, impl->name);
@@ -287,10 +293,9 @@ game_options_from_json(const struct game_impl *impl, const json_t *obj,
 			v = desc->bare;
 		} else if (json_is_false(value)) {
 			v = 0;
-		} else if (json_is_integer(value) &&
-		    !(desc->min == 0 && desc->max == 1)) {
-			json_int_t n = json_integer_value(value);
-
+		} else if (!(desc->min == 0 && desc->max == 1) &&
+		    game_json_whole(value, &n, NULL, 0)) {
+			/* However large: a number out of range. */
 			if (n < desc->min || n > desc->max)
 				return game_error(err, errlen,
 				    "Option %s takes a number from %d to %d.",
@@ -299,7 +304,7 @@ game_options_from_json(const struct game_impl *impl, const json_t *obj,
 		} else {
 			return game_error(err, errlen, desc->min == 0 &&
 			    desc->max == 1 ? "Option %s must be true or false." :
-			    "Option %s must be true or a number.", desc->name);
+			    "Option %s must be true or an integer.", desc->name);
 		}
 		options->value[index] = v;
 	}
@@ -313,14 +318,17 @@ game_from_record(const json_t *record, char *err, size_t errlen)
 	const json_t *players, *first, *deals;
 	struct game_setup setup;
 	struct game *game;
+	const char *name;
 	size_t nplayers;
 
 	if (!json_is_object(record)) {
 		game_error(err, errlen, "A record must be a JSON object.");
 		return NULL;
 	}
-	impl = game_find(json_string_value(json_object_get(record, "game")));
-	if (impl == NULL) {
+	/* RECORD.md spells the games in lower case; commands take any. */
+	name = json_string_value(json_object_get(record, "game"));
+	impl = game_find(name);
+	if (impl == NULL || strcmp(impl->name, name) != 0) {
 		game_error(err, errlen,
 		    "\"game\" must be wizard, birdhead or sticheln.");
 		return NULL;
@@ -358,15 +366,24 @@ game_from_record(const json_t *record, char *err, size_t errlen)
 	if (game_options_from_json(impl, json_object_get(record, "options"),
 	    &setup.options, err, errlen) != 0)
 		return NULL;
+	/*
+	 * RECORD.md leaves out only options and a turned card when none is
+	 * left: a record always has its lists, if empty.  The actions are
+	 * checked here too, so that a record missing them is malformed
+	 * however it is replayed.
+	 */
+	deals = json_object_get(record, "deals");
+	if (!json_is_array(deals)) {
+		game_error(err, errlen, "\"deals\" must be a list.");
+		return NULL;
+	}
+	if (!json_is_array(json_object_get(record, "actions"))) {
+		game_error(err, errlen, "\"actions\" must be a list.");
+		return NULL;
+	}
 	game = game_create(impl, &setup, players, err, errlen);
 	if (game == NULL)
 		return NULL;
-	deals = json_object_get(record, "deals");
-	if (deals != NULL && !json_is_null(deals) && !json_is_array(deals)) {
-		game_error(err, errlen, "\"deals\" must be a list.");
-		game_destroy(game);
-		return NULL;
-	}
 	for (size_t i = 0; i < json_array_size(deals); i++) {
 		struct deal deal;
 		char why[GAME_ERR_LEN];
@@ -413,6 +430,29 @@ error_object(const char *reason, int action)
 	    action < 0 ? json_null() : json_integer(action));
 }
 
+/* The reason for an action by a seat the table lacks, number as read. */
+static int
+seat_error(const struct game *game, const char *number, char *err,
+    size_t errlen)
+{
+	return game_error(err, errlen, "There is no seat %s (seats 0-%d).",
+	    number, game->setup.nseats - 1);
+}
+
+int
+game_action_from_json(const struct game *game, const json_t *obj,
+    struct action *out, char *err, size_t errlen)
+{
+	char number[32];
+	json_int_t v;
+
+	if (json_is_object(obj) && game_json_whole(json_object_get(obj,
+	    "seat"), &v, number, sizeof(number)) &&
+	    (v < 0 || v >= game->setup.nseats))
+		return seat_error(game, number, err, errlen);
+	return action_from_json(game->impl, obj, out, err, errlen);
+}
+
 /*
  * Applies one action of a record, obj in its JSON form or, when obj is
  * NULL, action already read.  Returns 0, 1 for an illegal action, or 2 when
@@ -437,9 +477,17 @@ replay_action(struct game *game, const json_t *obj, const struct action *a,
 		break;
 	}
 	if (obj != NULL) {
-		if (action_from_json(impl, obj, &action, err, errlen) != 0)
+		if (game_action_from_json(game, obj, &action, err,
+		    errlen) != 0)
 			return 1;
 		a = &action;
+	} else if (a->seat >= game->setup.nseats) {
+		/* The fast path reads seats up to GAME_MAX_SEATS - 1. */
+		char number[8];
+
+		snprintf(number, sizeof(number), "%d", a->seat);
+		seat_error(game, number, err, errlen);
+		return 1;
 	}
 	if (game_apply_action(impl, game->state, a, err, errlen) != 0)
 		return 1;
@@ -459,13 +507,9 @@ replay_game(struct game *game, const json_t *json, const struct action *list,
 	int status = 0;
 	size_t i = 0;
 
-	if (list == NULL && json != NULL && !json_is_null(json) &&
-	    !json_is_array(json)) {
-		game_error(err, sizeof(err), "\"actions\" must be a list.");
+	/* game_from_record() has checked that json is a list. */
+	if (game_advance(game, err, sizeof(err)) != 0)
 		status = 2;
-	} else if (game_advance(game, err, sizeof(err)) != 0) {
-		status = 2;
-	}
 	if (list == NULL)
 		n = json_array_size(json);
 	for (; status == 0 && i < n; i++)
@@ -503,4 +547,128 @@ replay_record(const json_t *record, json_t **output)
 	    output);
 	game_destroy(game);
 	return status;
+}
+
+/*
+ * Whether the plain JSON integer of len bytes at p (an optional minus,
+ * then digits without a leading zero) is too large for json_int_t.
+ */
+static int
+too_big(const char *p, size_t len)
+{
+	static const char max[] = "9223372036854775807";
+	static const char min[] = "9223372036854775808";
+	int neg = p[0] == '-';
+	size_t digits = len - (size_t)neg;
+
+	if (digits != sizeof(max) - 1)
+		return digits > sizeof(max) - 1;
+	return memcmp(p + neg, neg ? min : max, digits) > 0;
+}
+
+/*
+ * Rewrites in place each JSON integer of text that json_int_t cannot hold
+ * as a real of about its value and of the same length: its digits but the
+ * last two and "e2", or 1e308 and blanks past what a double holds.  Every
+ * other byte stays where it was, so any other error keeps its position.
+ */
+static void
+widen_integers(char *text, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t start = i, j;
+		int plain;
+
+		if (text[i] == '"') {
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+			i++;
+			continue;
+		}
+		if (text[i] != '-' && (text[i] < '0' || text[i] > '9')) {
+			i++;
+			continue;
+		}
+		/* A number runs to the next byte that cannot be in one. */
+		while (i < len && ((text[i] >= '0' && text[i] <= '9') ||
+		    text[i] == '-' || text[i] == '+' || text[i] == '.' ||
+		    text[i] == 'e' || text[i] == 'E'))
+			i++;
+		j = start + (text[start] == '-');
+		plain = j < i && text[j] != '0';
+		for (; plain && j < i; j++)
+			plain = text[j] >= '0' && text[j] <= '9';
+		if (!plain || !too_big(text + start, i - start))
+			continue;
+		if (i - start > 308) {
+			j = start + (text[start] == '-');
+			memset(text + j, ' ', i - j);
+			memcpy(text + j, "1e308", 5);
+		} else {
+			text[i - 2] = 'e';
+			text[i - 1] = '2';
+		}
+	}
+}
+
+json_t *
+record_load(const char *text, size_t len, char *err, size_t errlen)
+{
+	json_error_t error;
+	json_t *record;
+	char *copy;
+
+	record = json_loadb(text, len, JSON_REJECT_DUPLICATES, &error);
+	/*
+	 * jansson refuses an integer beyond json_int_t as "too big", but it
+	 * is valid JSON: RECORD.md makes a seat, bid or option that large
+	 * one out of range, as game_json_whole() reads the real it becomes.
+	 */
+	if (record == NULL &&
+	    json_error_code(&error) == json_error_numeric_overflow &&
+	    (copy = malloc(len > 0 ? len : 1)) != NULL) {
+		memcpy(copy, text, len);
+		widen_integers(copy, len);
+		record = json_loadb(copy, len, JSON_REJECT_DUPLICATES, &error);
+		free(copy);
+	}
+	if (record == NULL)
+		game_error(err, errlen,
+		    "The record is not valid JSON (line %d, column %d): %s.",
+		    error.line, error.column, error.text);
+	return record;
+}
+
+json_t *
+record_loadf(FILE *in, char *err, size_t errlen)
+{
+	size_t len = 0, cap = 0, n;
+	char *text = NULL, *grown;
+	json_t *record;
+
+	do {
+		if (len == cap) {
+			cap = cap > 0 ? cap * 2 : 65536;
+			if ((grown = realloc(text, cap)) == NULL) {
+				free(text);
+				game_error(err, errlen, "Out of memory.");
+				return NULL;
+			}
+			text = grown;
+		}
+		n = fread(text + len, 1, cap - len, in);
+		len += n;
+	} while (n > 0);
+	if (ferror(in)) {
+		game_error(err, errlen, "The record cannot be read: %s.",
+		    strerror(errno));
+		record = NULL;
+	} else {
+		record = record_load(text, len, err, errlen);
+	}
+	free(text);
+	return record;
 }

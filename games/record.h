@@ -8,6 +8,8 @@
 #ifndef STICHBOT_RECORD_H
 #define STICHBOT_RECORD_H
 
+#include <stdio.h>
+
 #include <jansson.h>
 
 #include "game.h"
@@ -70,8 +72,9 @@ int game_options_from_json(const struct game_impl *impl, const json_t *obj,
     struct game_options *options, char *err, size_t errlen);
 
 /*
- * Reads the header and deals of a record (not its actions).  Returns NULL
- * with a reason when the record is malformed.
+ * Reads the header and deals of a record (not its actions, though it
+ * checks that they are a list).  Returns NULL with a reason when the
+ * record is malformed.
  */
 struct game *game_from_record(const json_t *record, char *err, size_t errlen);
 /* The record of game; a new reference owned by the caller. */
@@ -91,6 +94,24 @@ json_t *deal_to_json(const struct game_impl *impl, int nseats,
 #define DEAL_JSON_MAX 1024
 int deal_format(const struct game_impl *impl, int nseats,
     const struct deal *deal, char *buf, size_t len);
+
+/*
+ * Parses a record's text (or the whole of a stream) as replay and decide
+ * read it: JSON without duplicate keys, an integer too large for
+ * json_int_t read as a real beyond it (game_json_whole()).  Returns a new
+ * reference, or NULL with a reason (RECORD_LOAD_ERR_LEN holds any).
+ */
+#define RECORD_LOAD_ERR_LEN 256
+json_t *record_load(const char *text, size_t len, char *err, size_t errlen);
+json_t *record_loadf(FILE *in, char *err, size_t errlen);
+
+/*
+ * Reads one action of game's record: action_from_json(), after refusing a
+ * seat the table does not have, whatever its number, with the seats it
+ * has.  -1 with a reason: the action is illegal.
+ */
+int game_action_from_json(const struct game *game, const json_t *obj,
+    struct action *out, char *err, size_t errlen);
 
 /*
  * The outcome of replaying one record (RECORD.md): exit status 0, 1 or 2

@@ -132,8 +132,9 @@ deal_error(int nseats, const struct deal *deal, char *err, size_t errlen)
 	for (int seat = 0; seat < nseats; seat++) {
 		if (deal->count[seat] != STICHELN_HAND)
 			return game_error(err, errlen,
-			    "Seat %d holds %d cards instead of %d.", seat,
-			    deal->count[seat], STICHELN_HAND);
+			    "Seat %d holds %d card%s instead of %d.", seat,
+			    deal->count[seat],
+			    deal->count[seat] == 1 ? "" : "s", STICHELN_HAND);
 		for (int i = 0; i < STICHELN_HAND; i++) {
 			int face = deal->cards[seat][i];
 			int colour = face_colour(face), rank = face_rank(face);
@@ -164,6 +165,10 @@ sticheln_check_deal(const struct game_setup *setup, int round,
 	if (round >= nrounds)
 		return game_error(err, errlen,
 		    "The game has only %d rounds.", nrounds);
+	/* RECORD.md: a turned card is Wizard's only. */
+	if (deal->turned >= 0)
+		return game_error(err, errlen,
+		    "Sticheln turns up no card: leave out \"turned\".");
 	return deal_error(setup->nseats, deal, err, errlen);
 }
 

@@ -321,8 +321,8 @@ wizard_check_deal(const struct game_setup *setup, int round,
 		if (count != schedule[round] &&
 		    !(setup->options.value[WIZARD_OPT_NANNIE] && count == 0))
 			return game_error(err, errlen,
-			    "Seat %d holds %d cards instead of %d.", seat,
-			    count, schedule[round]);
+			    "Seat %d holds %d card%s instead of %d.", seat,
+			    count, count == 1 ? "" : "s", schedule[round]);
 		if (count > 0)
 			holders++;
 		dealt += count;
@@ -343,6 +343,14 @@ wizard_check_deal(const struct game_setup *setup, int round,
 	if (holders < 2)
 		return game_error(err, errlen,
 		    "At least two seats must hold cards.");
+	/*
+	 * RECORD.md: turned is null or absent only when no card is left; the
+	 * bot always turns one up then (RULES.md: trump comes from it).
+	 */
+	if (deal->turned < 0 && dealt < 60)
+		return game_error(err, errlen,
+		    "The turned card is missing: cards are left after "
+		    "dealing.");
 	if (deal->turned >= 0) {
 		int face = deal->turned;
 

@@ -15,9 +15,14 @@ repeated option as play does, an empty level (two commas, one at either
 end), an unknown level and a player count the game does not take, each
 with its own message, and says "1 game" for one.
 
+Then what `replay` and `decide` answer where RECORD.md is exact: one line
+out per line in under `replay --lines`, a blank line included, and
+reasons written as sentences (a count's plural, a number however large).
+
     cli_test.py STICHBOT BOT_SOURCE_DIR
 """
 import glob
+import json
 import os
 import re
 import subprocess
@@ -32,10 +37,65 @@ def expect(cond, what):
         failures.append(what)
 
 
-def run(stichbot, args):
+def run(stichbot, args, data=None):
     proc = subprocess.run([stichbot] + args, capture_output=True, text=True,
-                          timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+                          timeout=TIMEOUT, input=data,
+                          stdin=subprocess.DEVNULL if data is None else None)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+# A 3-seat Wizard record with one deal; dealer 0, so seat 1 bids first.
+RECORD = ('{"game":"wizard","players":["a","b","c"],"first":0,'
+          '"deals":[{"hands":[%s],"turned":"b4"}],"actions":[%s]}')
+HANDS = '["r1"],["r2"],["r3"]'
+
+
+def check_record_answers(stichbot):
+    """replay and decide where RECORD.md says exactly what to answer."""
+    text = "{}\n\n   \n\r\n" + RECORD % (HANDS, "") + "\n"
+    rc, out, err = run(stichbot, ["replay", "--lines"], text)
+    lines = out.splitlines()
+    expect(rc == 0 and len(lines) == 5,
+           "replay --lines: exit %d, %d lines for 5: %r" % (rc, len(lines), out))
+    for i in (1, 2, 3):
+        expect(i < len(lines) and '"action":null' in lines[i]
+               and "blank" in lines[i],
+               "replay --lines: blank line %d: %r" % (i, lines[i:i + 1]))
+    expect(len(lines) == 5 and '"error"' not in lines[4],
+           "replay --lines: the record after the blank lines: %r" % lines[4:])
+
+    cases = [
+        (RECORD % ('["r1"],[],["r3"]', ""), 2,
+         "Deal 1: Seat 1 holds 0 cards instead of 1."),
+        (RECORD % ('["r1"],["r2","r4"],["r3"]', ""), 2,
+         "Deal 1: Seat 1 holds 2 cards instead of 1."),
+        (RECORD % ('["r1"],["r2"],["r3"]', '{"seat":4611686018427387904,'
+                   '"bid":0}'), 1,
+         "There is no seat 4611686018427387904 (seats 0-2)."),
+        (RECORD % (HANDS, '{"seat":9223372036854775808,"bid":0}'), 1,
+         "There is no seat 9223372036854775808 or more (seats 0-2)."),
+        (RECORD % (HANDS, '{"seat":1,"bid":1000000000000000000}'), 1,
+         "A bid must be 0 to 1."),
+        (RECORD % (HANDS, '{"seat":1,"bid":100000000000000000000}'), 1,
+         "A bid must be 0 to 1."),
+    ]
+    for text, status, reason in cases:
+        rc, out, err = run(stichbot, ["replay"], text)
+        expect(rc == status and json.loads(out or "{}").get("error") == reason,
+               "replay %s: exit %d %r, expected %d %r"
+               % (text[-60:], rc, out, status, reason))
+
+    rc, out, err = run(stichbot, ["decide"],
+                       RECORD % (HANDS, '{"seat":2,"bid":0}'))
+    want = ("Action 0 of the record is illegal. It is seat 1's turn to bid, "
+            "not seat 2's.")
+    expect(rc == 2 and json.loads(out or "{}").get("error") == want,
+           "decide with an illegal action: exit %d %r" % (rc, out))
+    rc, out, err = run(stichbot, ["decide"], RECORD % (HANDS, ""))
+    action = json.loads(out or "{}")
+    expect(rc == 0 and sorted(action) == ["bid", "seat"]
+           and action["seat"] == 1 and action["bid"] in (0, 1),
+           "decide for the first bid: exit %d %r" % (rc, out))
 
 
 def descriptors(src):
@@ -147,6 +207,7 @@ def main():
                        "%s %s %s: exit %d %r" % (name, flag, bad, rc, err))
 
     specific(stichbot)
+    check_record_answers(stichbot)
 
     if failures:
         for f in failures:

@@ -12,7 +12,9 @@ per single Wizard option and per Sticheln option), send each batch through
 the reference, and compare: results of valid records must be equal as
 parsed JSON; for errors, both must be errors with the same `action`. One
 small batch also goes through `PATH replay FILE`, record by record, and
-the exit status (and output) must match.
+the exit status (and output) must match. Records at the edges RECORD.md
+draws (numbers beyond 64 bits, spellings, missing or extra parts) go both
+ways too, and through --lines with blank lines between them.
 
 With --self-check (no binary needed): the reference must reproduce every
 golden example in shared/examples, every generated record must replay to
@@ -207,6 +209,62 @@ def differential(command, count, seed, ignore_extra, tally):
         status, want = reference.replay_text(text)
         got_status, got = run_single(command, text)
         tally.add(name, compare(status, want, got, ignore_extra, got_status), text, want, got)
+    contract_edges(command, seed, ignore_extra, tally)
+
+
+def edge_records(seed):
+    """Records at the edges RECORD.md draws, from one full game of each game:
+    numbers beyond 64 bits (valid JSON: a seat or bid out of range), a game
+    or option in another case, a missing turned card, a turned card where
+    the game has none, a missing list."""
+    out = []
+    for i, game in enumerate(GAMES):
+        text, _ = reference.generate(game, 1, seed * 1000 + 950 + i)[0]
+        base = json.loads(text)
+
+        def edit(change):
+            record = json.loads(text)
+            change(record)
+            out.append(json.dumps(record))
+
+        for seat in (2 ** 63, -1, 2 ** 62, -(10 ** 30), len(base["players"])):
+            edit(lambda r, seat=seat: r["actions"].__setitem__(0, dict(r["actions"][0], seat=seat)))
+        edit(lambda r: r.update(game=game.capitalize()))
+        edit(lambda r: r.pop("actions"))
+        edit(lambda r: r.update(deals=None))
+        if game == "wizard":
+            for bid in (10 ** 20, 10 ** 18, -(10 ** 20)):
+                edit(lambda r, bid=bid: r["actions"].__setitem__(
+                    0, {"seat": r["actions"][0]["seat"], "bid": bid}))
+            edit(lambda r: r["options"].update(rounds=10 ** 30))
+            edit(lambda r: r["options"].update(NotEqual=True))
+            edit(lambda r: r["deals"][0].update(turned=None))
+            edit(lambda r: r["deals"][0].pop("turned"))
+        else:
+            edit(lambda r: r["deals"][0].update(turned=r["deals"][0]["hands"][0][0]))
+        out.append(text)
+    return out
+
+
+def contract_edges(command, seed, ignore_extra, tally):
+    """The edge records, each alone and all in one --lines batch with blank
+    lines between them: every input line, a blank one too, gets its line."""
+    name = "contract edges"
+    texts = []
+    for text in edge_records(seed):
+        texts += [text, ["", "   ", "\r", "\t"][len(texts) % 4]]
+        status, want = reference.replay_text(text)
+        got_status, got = run_single(command, text)
+        tally.add(name, compare(status, want, got, ignore_extra, got_status), text, want, got)
+    name = "contract edges (--lines, blank lines between)"
+    lines, error = run_lines(command, texts)
+    if error:
+        print("BATCH [%s]: %s" % (name, error))
+    for i, text in enumerate(texts):
+        status, want = reference.replay_text(text)
+        got = lines[i] if lines is not None and i < len(lines) else None
+        problem = "no output line" if got is None else compare(status, want, got, ignore_extra)
+        tally.add(name, problem, text, want, got)
 
 
 # ---------------------------------------------------------------------------

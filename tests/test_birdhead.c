@@ -259,16 +259,21 @@ test_deal_checks(void **unused)
 	    "2 3 4 5 6 7 8 9 10 11", &deal);
 	assert_int_equal(birdhead_game.check_deal(&game->setup, 0, &deal, err,
 	    sizeof(err)), -1);
+	assert_string_equal(err, "Seat 0 holds 9 cards instead of 10.");
 	/* Six 2s. */
 	parse_hands("2 2 2 2 2 2 3 3 3 3|4 4 4 4 5 5 5 5 6 6|"
 	    "7 7 7 7 8 8 8 8 9 9", &deal);
 	assert_int_equal(birdhead_game.check_deal(&game->setup, 0, &deal, err,
 	    sizeof(err)), -1);
 	assert_non_null(strstr(err, "rank 2"));
-	/* A proper deal of ten cards each passes. */
+	/* A proper deal of ten cards each passes, but not with a turned card. */
 	parse_hands(triples_deal, &deal);
 	assert_int_equal(birdhead_game.check_deal(&game->setup, 0, &deal, err,
 	    sizeof(err)), 0);
+	deal.turned = 7;
+	assert_int_equal(birdhead_game.check_deal(&game->setup, 0, &deal, err,
+	    sizeof(err)), -1);
+	deal.turned = -1;
 	game_destroy(game);
 
 	/* Through replay: malformed records, exit 2 and no action index. */

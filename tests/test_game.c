@@ -3,6 +3,7 @@
  * actions to and from record JSON, and the record reader's verdicts on
  * malformed records (exit 2) versus illegal actions (exit 1).
  */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -141,7 +142,8 @@ test_action_json_refusals(void **unused)
 		"[]", "{\"bid\":1}", "{\"seat\":\"1\",\"bid\":1}",
 		"{\"seat\":9,\"bid\":1}", "{\"seat\":-1,\"bid\":1}",
 		"{\"seat\":1}", "{\"seat\":1,\"bid\":1,\"play\":\"r1\"}",
-		"{\"seat\":1,\"bid\":\"2\"}", "{\"seat\":1,\"bid\":-1}",
+		"{\"seat\":1,\"bid\":\"2\"}", "{\"seat\":1,\"bid\":1.0}",
+		"{\"seat\":6,\"bid\":1}", "{\"seat\":1.0,\"bid\":1}",
 		"{\"seat\":1,\"trump\":\"x\"}", "{\"seat\":1,\"trump\":\"rg\"}",
 		"{\"seat\":1,\"play\":\"r0\"}", "{\"seat\":1,\"play\":7}",
 		"{\"seat\":1,\"play\":[]}", "{\"seat\":1,\"play\":[\"r1\",\"r2\"]}",
@@ -232,6 +234,26 @@ test_malformed_records(void **unused)
 		    "[\"J\",\"J\"]]}]}",
 		"{" HEADER ",\"deals\":{}}",
 		"{" HEADER ",\"deals\":[" DEAL "],\"actions\":{}}",
+		/* RECORD.md: the lists are always there. */
+		"{" HEADER ",\"deals\":[" DEAL "]}",
+		"{" HEADER ",\"deals\":[" DEAL "],\"actions\":null}",
+		"{" HEADER ",\"actions\":[]}",
+		"{" HEADER ",\"deals\":null,\"actions\":[]}",
+		/* Games and options as RECORD.md and RULES.md spell them. */
+		"{\"game\":\"Wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		    "\"first\":0,\"deals\":[],\"actions\":[]}",
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		    "\"first\":0,\"options\":{\"NotEqual\":true},"
+		    "\"deals\":[],\"actions\":[]}",
+		/* A rounds option beyond json_int_t is out of range too. */
+		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		    "\"first\":0,\"options\":{\"rounds\":1e30},"
+		    "\"deals\":[],\"actions\":[]}",
+		/* Cards are left, so a card must be turned up. */
+		"{" HEADER ",\"deals\":[{\"hands\":[[\"r1\"],[\"W\"],"
+		    "[\"y13\"]]}],\"actions\":[]}",
+		"{" HEADER ",\"deals\":[{\"hands\":[[\"r1\"],[\"W\"],"
+		    "[\"y13\"]],\"turned\":null}],\"actions\":[]}",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -403,19 +425,147 @@ test_result_shape_for_started_rounds(void **unused)
 	json_t *out;
 
 	/* No deals, no actions: no round has started. */
-	assert_int_equal(test_replay("{" HEADER "}", &out), 0);
+	assert_int_equal(test_replay("{" HEADER ",\"deals\":[],"
+	    "\"actions\":[]}", &out), 0);
 	assert_int_equal(json_array_size(json_object_get(out, "rounds")), 0);
 	assert_true(json_is_false(json_object_get(out, "finished")));
 	json_decref(out);
 	/* A deal but no actions: round 1 has started. */
-	assert_int_equal(test_replay("{" HEADER ",\"deals\":[" DEAL "]}",
-	    &out), 0);
+	assert_int_equal(test_replay("{" HEADER ",\"deals\":[" DEAL "],"
+	    "\"actions\":[]}", &out), 0);
 	assert_int_equal(json_array_size(json_object_get(out, "rounds")), 1);
 	assert_true(json_is_null(json_object_get(json_array_get(
 	    json_object_get(out, "rounds"), 0), "points")));
 	assert_true(json_is_null(json_array_get(json_object_get(
 	    json_array_get(json_object_get(out, "rounds"), 0), "bids"), 0)));
 	json_decref(out);
+}
+
+/* The reason replay gives for text, which must be an illegal action 0. */
+static void
+expect_reason(const char *text, const char *reason)
+{
+	char err[RECORD_LOAD_ERR_LEN];
+	json_t *record = record_load(text, strlen(text), err, sizeof(err));
+	json_t *out = NULL;
+
+	if (record == NULL)
+		fail_msg("%s: %s", text, err);
+	assert_int_equal(replay_record(record, &out), 1);
+	assert_int_equal(json_integer_value(json_object_get(out, "action")),
+	    0);
+	assert_string_equal(json_string_value(json_object_get(out, "error")),
+	    reason);
+	json_decref(out);
+	json_decref(record);
+}
+
+/*
+ * A seat or bid out of range, however large, is an illegal action with a
+ * reason that says so (RECORD.md); integers beyond json_int_t are valid
+ * JSON and must not make the record malformed.
+ */
+static void
+test_numbers_out_of_range(void **unused)
+{
+#define ACTION(a) "{" HEADER ",\"deals\":[" DEAL "],\"actions\":[" a "]}"
+	static const struct {
+		const char *text, *reason;
+	} cases[] = {
+		{ ACTION("{\"seat\":3,\"bid\":0}"),
+		    "There is no seat 3 (seats 0-2)." },
+		{ ACTION("{\"seat\":-1,\"bid\":0}"),
+		    "There is no seat -1 (seats 0-2)." },
+		{ ACTION("{\"seat\":4611686018427387904,\"bid\":0}"),
+		    "There is no seat 4611686018427387904 (seats 0-2)." },
+		{ ACTION("{\"seat\":9223372036854775808,\"bid\":0}"),
+		    "There is no seat 9223372036854775808 or more (seats "
+		    "0-2)." },
+		{ ACTION("{\"seat\":-100000000000000000000,\"bid\":0}"),
+		    "There is no seat -9223372036854775809 or less "
+		    "(seats 0-2)." },
+		{ ACTION("{\"seat\":1,\"bid\":2}"), "A bid must be 0 to 1." },
+		{ ACTION("{\"seat\":1,\"bid\":-1}"), "A bid must be 0 to 1." },
+		{ ACTION("{\"seat\":1,\"bid\":1000000000000000000}"),
+		    "A bid must be 0 to 1." },
+		{ ACTION("{\"seat\":1,\"bid\":100000000000000000000}"),
+		    "A bid must be 0 to 1." },
+		{ ACTION("{\"seat\":1,\"bid\":-100000000000000000000}"),
+		    "A bid must be 0 to 1." },
+		/* The turn is checked before the range, as for any bid. */
+		{ ACTION("{\"seat\":2,\"bid\":100000000000000000000}"),
+		    "It is seat 1's turn to bid, not seat 2's." },
+		{ ACTION("{\"seat\":1,\"bid\":0.5}"),
+		    "A bid must be an integer (a number of tricks)." },
+	};
+#undef ACTION
+	char huge[400], text[600];
+	struct action a;
+	json_t *obj;
+	char err[GAME_ERR_LEN];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_reason(cases[i].text, cases[i].reason);
+	/* Beyond a double too: a number 350 digits long. */
+	memset(huge, '9', 350);
+	huge[350] = '\0';
+	snprintf(text, sizeof(text), "{" HEADER ",\"deals\":[" DEAL "],"
+	    "\"actions\":[{\"seat\":1,\"bid\":%s}]}", huge);
+	expect_reason(text, "A bid must be 0 to 1.");
+	/* The engine sees a bid beyond int8_t as INT8_MAX, and -1 below. */
+	obj = test_json("{\"seat\":1,\"bid\":1000}");
+	assert_int_equal(action_from_json(&wizard_game, obj, &a, err,
+	    sizeof(err)), 0);
+	assert_int_equal(a.value, INT8_MAX);
+	json_decref(obj);
+	obj = test_json("{\"seat\":1,\"bid\":-5}");
+	assert_int_equal(action_from_json(&wizard_game, obj, &a, err,
+	    sizeof(err)), 0);
+	assert_int_equal(a.value, -1);
+	json_decref(obj);
+}
+
+/*
+ * record_load(): integers beyond json_int_t are read as reals beyond it,
+ * in strings they stay as they are, and other errors keep their position.
+ */
+static void
+test_record_load(void **unused)
+{
+	static const char big[] = "{\"a\":123456789012345678901234,"
+	    "\"b\":\"123456789012345678901234\",\"c\":-99999999999999999999,"
+	    "\"d\":1.5,\"e\":9223372036854775807}";
+	static const char broken[] = "{\"a\":123456789012345678901234,\n"
+	    "\"b\" 1}";
+	char err[RECORD_LOAD_ERR_LEN];
+	json_t *obj, *v;
+	json_int_t n;
+
+	obj = record_load(big, strlen(big), err, sizeof(err));
+	assert_non_null(obj);
+	v = json_object_get(obj, "a");
+	assert_true(json_is_real(v));
+	assert_true(json_real_value(v) > 1.23456789e23 &&
+	    json_real_value(v) < 1.23456790e23);
+	assert_int_equal(game_json_whole(v, &n, NULL, 0), 1);
+	assert_true(n == LLONG_MAX);
+	assert_string_equal(json_string_value(json_object_get(obj, "b")),
+	    "123456789012345678901234");
+	assert_int_equal(game_json_whole(json_object_get(obj, "c"), &n, NULL,
+	    0), 1);
+	assert_true(n == LLONG_MIN);
+	assert_int_equal(game_json_whole(json_object_get(obj, "d"), &n, NULL,
+	    0), 0);
+	assert_int_equal(game_json_whole(json_object_get(obj, "e"), &n, NULL,
+	    0), 1);
+	assert_true(n == LLONG_MAX);
+	json_decref(obj);
+	/* The error after the long integer is where it is in the text. */
+	assert_null(record_load(broken, strlen(broken), err, sizeof(err)));
+	assert_string_equal(err, "The record is not valid JSON (line 2, "
+	    "column 5): ':' expected near '1'.");
+	assert_null(record_load("", 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "not valid JSON"));
 }
 
 /*
@@ -702,6 +852,8 @@ main(void)
 		cmocka_unit_test(test_illegal_actions),
 		cmocka_unit_test(test_apply_action_matches_apply),
 		cmocka_unit_test(test_result_shape_for_started_rounds),
+		cmocka_unit_test(test_numbers_out_of_range),
+		cmocka_unit_test(test_record_load),
 		cmocka_unit_test(test_quotes_cut_whole_characters),
 	};
 

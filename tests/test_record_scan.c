@@ -126,6 +126,9 @@ test_unusual_records_fall_back(void **unused)
 		/* A header the rules refuse (two players). */
 		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\"],"
 		"\"first\":0,\"deals\":[],\"actions\":[]}",
+		/* No actions key at all. */
+		"{\"game\":\"sticheln\",\"players\":[\"a\",\"b\",\"c\"],"
+		"\"first\":0}",
 		/* Not JSON at all, and text after the record. */
 		"{\"game\":\"wizard\",\"players\":[",
 		"{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
@@ -161,9 +164,127 @@ test_plain_errors_agree(void **unused)
 	    "\"bid\":0},{\"seat\":2,\"bid\":0},{\"seat\":0,\"bid\":1},"
 	    "{\"seat\":1,\"play\":\"r2\"},{\"seat\":2,\"play\":\"r3\"},"
 	    "{\"seat\":0,\"play\":\"r1\"},{\"seat\":1,\"bid\":0}]}");
-	/* No actions key at all. */
-	check_same("{\"game\":\"sticheln\",\"players\":[\"a\",\"b\",\"c\"],"
-	    "\"first\":0}");
+	/*
+	 * Seats the table lacks but the scanner reads (below GAME_MAX_SEATS),
+	 * and a bid out of the round's range: the reasons of the JSON path.
+	 */
+	check_same("{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+	    "\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],"
+	    "[\"r3\"]],\"turned\":\"b4\"}],\"actions\":[{\"seat\":3,"
+	    "\"bid\":0}]}");
+	check_same("{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+	    "\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],"
+	    "[\"r3\"]],\"turned\":\"b4\"}],\"actions\":[{\"seat\":1,"
+	    "\"bid\":0},{\"seat\":5,\"play\":\"r2\"}]}");
+	check_same("{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+	    "\"first\":0,\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],"
+	    "[\"r3\"]],\"turned\":\"b4\"}],\"actions\":[{\"seat\":1,"
+	    "\"bid\":99}]}");
+}
+
+/*
+ * Records either path may read: whenever the fast path answers, it gives
+ * what the JSON path (record_load() and replay_record()) gives, and
+ * status is what that is.
+ */
+static void
+check_agree(const char *text, int status, const char *reason)
+{
+	char err[RECORD_LOAD_ERR_LEN];
+	json_t *record = record_load(text, strlen(text), err, sizeof(err));
+	json_t *want = NULL, *got = NULL;
+	int fast;
+
+	assert_non_null(record);
+	assert_int_equal(replay_record(record, &want), status);
+	assert_string_equal(json_string_value(json_object_get(want, "error")),
+	    reason);
+	fast = replay_line(text, strlen(text), &got);
+	if (fast != -1) {
+		assert_int_equal(fast, status);
+		assert_true(json_equal(want, got));
+	}
+	json_decref(got);
+	json_decref(want);
+	json_decref(record);
+}
+
+/* The contract's checks, whichever way a record goes (RECORD.md). */
+static void
+test_contract_errors_agree(void **unused)
+{
+#define W3 "{\"game\":\"wizard\",\"players\":[\"a\",\"b\",\"c\"]," \
+	"\"first\":0,"
+#define D3 "\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],[\"r3\"]]," \
+	"\"turned\":\"b4\"}],"
+	static const struct {
+		const char *text;
+		int status;
+		const char *reason;
+	} cases[] = {
+		{ "{\"game\":\"sticheln\",\"players\":[\"a\",\"b\",\"c\"],"
+		    "\"first\":0}", 2, "\"deals\" must be a list." },
+		{ W3 D3 "\"x\":1}", 2, "\"actions\" must be a list." },
+		{ W3 D3 "\"actions\":null}", 2,
+		    "\"actions\" must be a list." },
+		{ "{\"game\":\"Wizard\",\"players\":[\"a\",\"b\",\"c\"],"
+		    "\"first\":0,\"deals\":[],\"actions\":[]}", 2,
+		    "\"game\" must be wizard, birdhead or sticheln." },
+		{ W3 "\"options\":{\"Quick\":true},\"deals\":[],"
+		    "\"actions\":[]}", 2,
+		    "Unknown option \"Quick\" for wizard." },
+		{ W3 "\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],[\"r3\"]],"
+		    "\"turned\":null}],\"actions\":[]}", 2,
+		    "Deal 1: The turned card is missing: cards are left after "
+		    "dealing." },
+		{ W3 "\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],[\"r3\"]]}],"
+		    "\"actions\":[]}", 2, "Deal 1: The turned card is missing: "
+		    "cards are left after dealing." },
+		{ W3 "\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],[]],"
+		    "\"turned\":\"b4\"}],\"actions\":[]}", 2,
+		    "Deal 1: Seat 2 holds 0 cards instead of 1." },
+		{ W3 "\"deals\":[{\"hands\":[[\"r1\"],[\"r2\"],"
+		    "[\"r3\",\"r4\"]],\"turned\":\"b4\"}],\"actions\":[]}", 2,
+		    "Deal 1: Seat 2 holds 2 cards instead of 1." },
+		{ W3 D3 "\"actions\":[{\"seat\":9223372036854775808,"
+		    "\"bid\":0}]}", 1,
+		    "There is no seat 9223372036854775808 or more "
+		    "(seats 0-2)." },
+		{ W3 D3 "\"actions\":[{\"seat\":-1,\"bid\":0}]}", 1,
+		    "There is no seat -1 (seats 0-2)." },
+		{ W3 D3 "\"actions\":[{\"seat\":1,"
+		    "\"bid\":100000000000000000000}]}", 1,
+		    "A bid must be 0 to 1." },
+		{ W3 "\"options\":{\"rounds\":100000000000000000000},"
+		    "\"deals\":[],\"actions\":[]}", 2,
+		    "Option rounds takes a number from 1 to 20." },
+	};
+#undef W3
+#undef D3
+	struct rng rng;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_agree(cases[i].text, cases[i].status, cases[i].reason);
+	/* BirdHead and Sticheln deal no turned card. */
+	rng_seed(&rng, 5);
+	for (int g = 0; g < 2; g++) {
+		const struct game_impl *impl = g == 0 ? &birdhead_game :
+		    &sticheln_game;
+		struct game_setup setup = { .nseats = 4, .first = 0 };
+		struct game *game = test_random_game(impl, &setup, &rng, 10);
+		json_t *record = game_to_record(game);
+		char *text, want[GAME_ERR_LEN];
+
+		json_object_set_new(json_array_get(json_object_get(record,
+		    "deals"), 0), "turned", json_string(g == 0 ? "7" : "r1"));
+		text = json_dumps(record, JSON_COMPACT);
+		snprintf(want, sizeof(want), "Deal 1: %s turns up no card: "
+		    "leave out \"turned\".", g == 0 ? "BirdHead" : "Sticheln");
+		check_agree(text, 2, want);
+		free(text);
+		json_decref(record);
+		game_destroy(game);
+	}
 }
 
 int
@@ -173,6 +294,7 @@ main(void)
 		cmocka_unit_test(test_random_records_agree),
 		cmocka_unit_test(test_unusual_records_fall_back),
 		cmocka_unit_test(test_plain_errors_agree),
+		cmocka_unit_test(test_contract_errors_agree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -337,6 +337,17 @@ test_no_trump_when_all_cards_dealt(void **unused)
 	deal.turned = 0;
 	assert_int_equal(wizard_game.check_deal(&game->setup, 19, &deal, err,
 	    sizeof(err)), -1);
+	/* One card where round 2 deals two: the reason counts in English. */
+	assert_int_equal(wizard_game.check_deal(&game->setup, 1,
+	    &game->deals[0], err, sizeof(err)), -1);
+	assert_string_equal(err, "Seat 0 holds 1 card instead of 2.");
+	/* Cards are left after round 1, so one must be turned up. */
+	deal = game->deals[0];
+	deal.turned = -1;
+	assert_int_equal(wizard_game.check_deal(&game->setup, 0, &deal, err,
+	    sizeof(err)), -1);
+	assert_string_equal(err,
+	    "The turned card is missing: cards are left after dealing.");
 	game_destroy(game);
 
 	/* custom6 with 3 players deals all 60 cards in its last round. */

@@ -880,16 +880,26 @@ def read_wizard_deals(raw, n, opts):
                 raise Malformed("Deal %d: unknown turned card." % (i + 1))
         if i < len(schedule):
             check_sizes(hands, schedule[i], i, allow_empty=nannie)
+        # RECORD.md: turned is null or absent only when no card is left.
+        if turned is None and sum(len(h) for h in hands) < 60:
+            raise Malformed("Deal %d: cards are left but none is turned up." % (i + 1))
         cards = [c for h in hands for c in h] + ([turned] if turned else [])
         check_copies(cards, wizard_copies, i)
         deals.append({"hands": hands, "turned": turned})
     return deals
 
 
+def check_no_turned(deal, index):
+    """RECORD.md: `turned` is Wizard's only."""
+    if deal.get("turned") is not None:
+        raise Malformed("Deal %d: only Wizard turns up a card." % (index + 1))
+
+
 def read_birdhead_deals(raw, n):
     deals = []
     for i, deal in enumerate(raw):
         hands = read_hands(deal, i, n, birdhead_card)
+        check_no_turned(deal, i)
         check_sizes(hands, birdhead_hand_size(n), i)
         check_copies([c for h in hands for c in h], lambda c: 5, i)
         deals.append({"hands": hands})
@@ -900,6 +910,7 @@ def read_sticheln_deals(raw, n):
     deals = []
     for i, deal in enumerate(raw):
         hands = read_hands(deal, i, n, lambda c: sticheln_card(c, n))
+        check_no_turned(deal, i)
         check_sizes(hands, 15, i)
         check_copies([c for h in hands for c in h], lambda c: 1, i)
         deals.append({"hands": hands})
@@ -928,9 +939,9 @@ def load_record(rec):
     if not is_int(first) or not 0 <= first < n:
         raise Malformed("First must be a seat number from 0 to %d." % (n - 1))
     raw_deals = rec.get("deals")
-    raw_deals = [] if raw_deals is None else raw_deals
     if not isinstance(raw_deals, list):
         raise Malformed("Deals must be a list.")
+    record_actions(rec)
     if game == "wizard":
         opts = read_wizard_options(raw_opts, n)
         return Wizard(n, first, read_wizard_deals(raw_deals, n, opts), opts)
@@ -943,7 +954,6 @@ def load_record(rec):
 
 def record_actions(rec):
     actions = rec.get("actions")
-    actions = [] if actions is None else actions
     if not isinstance(actions, list):
         raise Malformed("Actions must be a list.")
     return actions
@@ -990,8 +1000,6 @@ def deal_wizard(rng, game):
         else:
             hands.append([])
     turned = deck[pos] if pos < len(deck) else None
-    if turned is not None and rng.random() < 0.03:
-        turned = None  # no card turned although cards remain: no trump
     return {"hands": hands, "turned": turned}
 
 
@@ -1631,6 +1639,38 @@ def corrupt_turned(rng, record):
     return record
 
 
+def corrupt_turned_missing(rng, record):
+    """A Wizard deal without its turned card though cards are left."""
+    deals = [d for d in record["deals"] if d.get("turned") is not None]
+    if record["game"] != "wizard" or not deals:
+        return None
+    deal = rng.choice(deals)
+    if rng.random() < 0.5:
+        deal["turned"] = None
+    else:
+        del deal["turned"]
+    return record
+
+
+def corrupt_turned_given(rng, record):
+    """A turned card in a game that turns none up."""
+    if record["game"] == "wizard":
+        return None
+    deal = rng.choice(record["deals"])
+    deal["turned"] = deal["hands"][0][0]
+    return record
+
+
+def corrupt_lists(rng, record):
+    """No list of deals or of actions (RECORD.md always has both)."""
+    key = rng.choice(["deals", "actions"])
+    if rng.random() < 0.5:
+        del record[key]
+    else:
+        record[key] = None
+    return record
+
+
 def corrupt_game(rng, record):
     record["game"] = rng.choice(["skat", "doppelkopf", "", None, 3])
     return record
@@ -1700,6 +1740,9 @@ MALFORMED = {
     "bad option value": corrupt_option_value,
     "refused option combination": corrupt_option_combination,
     "turned card also in a hand": corrupt_turned,
+    "turned card missing": corrupt_turned_missing,
+    "turned card in a game without one": corrupt_turned_given,
+    "deals or actions missing": corrupt_lists,
     "unknown game": corrupt_game,
     "first out of range": corrupt_first,
     "more deals than rounds": corrupt_extra_deal,
@@ -1712,6 +1755,7 @@ MALFORMED = {
 
 
 WIZARD_ONLY = ("refused option combination", "turned card also in a hand",
+               "turned card missing",
                "more deals than rounds", "nannie hands do not match eliminations")
 
 
@@ -1787,9 +1831,12 @@ def cmd_replay(args):
         status, obj = replay_text(text)
         print(dump(obj))
         return status
-    for line in text.splitlines():
-        if line.strip():
-            print(dump(replay_text(line)[1]))
+    # One answer per line, a blank one included (RECORD.md).
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    for line in lines:
+        print(dump(replay_text(line)[1]))
     return 0
 
 
