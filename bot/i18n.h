@@ -90,7 +90,9 @@ enum lang {
 	X(MSG_RULE_ROUNDS) X(MSG_RULE_AMIGO) X(MSG_RULE_CUSTOM6) \
 	X(MSG_RULE_NANNIE) X(MSG_RULE_JESTERBID) X(MSG_RULE_CLAIRVOYANCE) \
 	X(MSG_RULE_DM) X(CMD_RULES) X(MSG_YOU_STANDIN) \
-	X(MSG_PLAY_RESUMING)
+	X(MSG_PLAY_RESUMING) \
+	/* seats: who may take a seat, and replies about one's own */ \
+	X(MSG_OWNER_HERE) X(MSG_SEAT_TAKEN) X(MSG_STANDIN_NOTE)
 
 #define MESSAGE_ENUM(name) name,
 enum msg {

@@ -40,6 +40,15 @@ struct table {
 	int unresumed;
 	/* The lobby as last stored (table_lobby_save); NULL: none stored. */
 	char *lobby_saved;
+	/*
+	 * Whose seat someone else took over in this game (replace): the
+	 * former owner's id and the seat, so that they hear who has it.
+	 */
+	struct former {
+		char *user_id;
+		int seat;
+	} *formers;
+	int nformers;
 };
 
 

@@ -331,12 +331,32 @@ text_moves_allowed(struct text *t, struct table *table, int seat,
 	}
 }
 
-/*
- * Sends seat's owner their hand privately (and what they may do when it
- * is their turn): the only place a hand is ever put into words.
- */
+static void send_hand(struct table *, int, int);
+
+/* Sends seat's owner their hand privately, while they play the seat. */
 void
 table_send_hand(struct table *table, int seat, int prompt)
+{
+	if (table->game == NULL || !seat_is_human(&table->seats[seat]))
+		return;
+	send_hand(table, seat, prompt);
+}
+
+void
+table_show_hand(struct table *table, int seat)
+{
+	if (table->game == NULL || table->seats[seat].computer)
+		return;
+	send_hand(table, seat, 1);
+}
+
+/*
+ * The hand line to the owner of seat (never a computer's own seat), with
+ * what they may do when it is their turn, and how to take the seat back
+ * while a computer plays it.
+ */
+static void
+send_hand(struct table *table, int seat, int prompt)
 {
 	struct seat *s = &table->seats[seat];
 	enum lang lang = table_lang(table);
@@ -345,8 +365,6 @@ table_send_hand(struct table *table, int seat, int prompt)
 	struct text t;
 	enum game_phase phase;
 
-	if (table->game == NULL || !seat_is_human(s))
-		return;
 	table_brief(table, seat, &mine);
 	phase = table->impl->phase(table->game->state);
 	text_init(&t);
@@ -391,6 +409,10 @@ table_send_hand(struct table *table, int seat, int prompt)
 		text_add(&t, " · ");
 		text_task(&t, table, phase);
 		text_moves_allowed(&t, table, seat, &mine);
+	}
+	if (s->standin) {
+		text_add(&t, " · ");
+		SAY(&t, lang, MSG_STANDIN_NOTE, "c", table_prefix(table));
 	}
 	network_send_private(table->channel->network, s->user_id,
 	    table->channel->name, &t);
@@ -706,6 +728,7 @@ table_refusal(struct table *table, int seat, const struct action *action,
 		/* Whose turn it is, the channel sees anyway. */
 		struct text names;
 
+
 		text_init(&names);
 		text_acting(&names, table);
 		SAY(reply, lang, MSG_TURN_OF, "r", text_str(&names));
@@ -915,10 +938,18 @@ table_view(struct table *table, int seat, struct text *out)
 void
 table_tell(struct table *table, int seat, const struct text *what)
 {
-	struct text t;
-
 	if (seat < 0 || seat >= table->nseats ||
 	    !seat_is_human(&table->seats[seat]))
+		return;
+	table_tell_owner(table, seat, what);
+}
+
+void
+table_tell_owner(struct table *table, int seat, const struct text *what)
+{
+	struct text t;
+
+	if (seat < 0 || seat >= table->nseats || table->seats[seat].computer)
 		return;
 	text_init(&t);
 	text_table_tag(&t, table);
