@@ -295,4 +295,12 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "next game.",
 	[MSG_STANDIN_NOTE] = "A computer plays your seat; say {1}back to "
 	    "take it again.",
+	[MSG_ALREADY_BID] = "You have already bid.",
+	[MSG_ALREADY_SELECTED] = "You have already chosen your penalty card.",
+	[MSG_GAME_NO_BIDS] = "{1} has no bids.",
+	[MSG_GAME_NO_TRUMP] = "{1} has no trump to choose.",
+	[MSG_GAME_NO_SELECT] = "{1} has no penalty card to choose.",
+	[MSG_NOT_HELD] = "You do not hold {1}.",
+	[MSG_STATUS_LOBBY_EMPTY] = "open table, nobody seated yet ({1}-{2} "
+	    "players; {3}join to sit down).",
 };

@@ -295,4 +295,12 @@ const char *const catalog_ja[MSG_COUNT] = {
 	    "{2}join してください。",
 	[MSG_STANDIN_NOTE] = "コンピューターがあなたの席でプレイしています。"
 	    "{1}back で席に戻れます。",
+	[MSG_ALREADY_BID] = "宣言はもう済んでいます。",
+	[MSG_ALREADY_SELECTED] = "マイナスカードはもう選んであります。",
+	[MSG_GAME_NO_BIDS] = "{1}には宣言がありません。",
+	[MSG_GAME_NO_TRUMP] = "{1}には切り札を選ぶ場面がありません。",
+	[MSG_GAME_NO_SELECT] = "{1}にはマイナスカードを選ぶ場面がありません。",
+	[MSG_NOT_HELD] = "{1} は手札にありません。",
+	[MSG_STATUS_LOBBY_EMPTY] = "参加受付中、まだ誰も着席していません"
+	    "（{1}-{2}人。{3}join で着席）。",
 };

@@ -383,7 +383,8 @@ stop_now(struct ctx *ctx, struct table *table)
 	struct text t;
 
 	text_init(&t);
-	SAY0(&t, ctx->lang, MSG_STOPPED);
+	SAY0(&t, ctx->lang, table_game(table) != NULL ? MSG_STOPPED :
+	    MSG_TABLE_CLOSED);
 	channel_send(table_channel(table), &t);
 	text_finish(&t);
 	table_close(table, 1);

@@ -86,4 +86,6 @@ const struct game_present present_wizard = {
 	.standing = wizard_standing,
 	.sheet_cell = wizard_sheet_cell,
 	.play_hint = wizard_play_hint,
+	.actions = PRESENT_ACTION(ACTION_BID) |
+	    PRESENT_ACTION(ACTION_TRUMP) | PRESENT_ACTION(ACTION_PLAY),
 };

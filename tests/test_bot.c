@@ -1492,6 +1492,7 @@ test_lobby_steering(void **state)
 	assert_non_null(table_of(f, "#l"));
 	say(f, "#l", "bob", "!stop");
 	assert_null(table_of(f, "#l"));
+	assert_string_equal(last_to(f, "#l", NULL), "The table is closed.");
 
 	/* A room moderator steers and stops, but cannot reload the bot. */
 	memory_room_admin(f->adapter, "#l", "mod");
@@ -2016,6 +2017,7 @@ test_lobby_full_of_computers(void **state)
 	say(f, "#c3", "troll", "!addbot");
 	say(f, "#c3", "amy", "!stop");
 	assert_null(table_of(f, "#c3"));
+	assert_string_equal(last_to(f, "#c3", NULL), "The table is closed.");
 }
 
 /*
@@ -2063,6 +2065,122 @@ test_hand_while_computer_plays(void **state)
 	assert_true(table_seat(table, table_seat_of(table, "bob"))->standin);
 	/* Nobody is told anything for a computer's own seat. */
 	assert_false(sent_since(f, mark, NULL, "CPU"));
+}
+
+/*
+ * A second hidden bid is answered as one: "already bid", not whose turn
+ * it is.
+ */
+static void
+test_already_bid(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int guard;
+
+	seat_three(f, "#ab", "wizard");
+	say(f, "#ab", "alice", "!option hiddentip");
+	say(f, "#ab", "alice", "!start");
+	table = table_of(f, "#ab");
+	for (guard = 0; guard < 3 && table_impl(table)->phase(
+	    table_game(table)->state) == PHASE_TRUMP; guard++)
+		act_first(f, "#ab");
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state),
+	    PHASE_BID_SIMULTANEOUS);
+	say(f, NULL, "alice", "bid 0");
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state),
+	    PHASE_BID_SIMULTANEOUS);
+	say(f, NULL, "alice", "bid 1");
+	assert_string_equal(last_to(f, NULL, "alice"),
+	    "You have already bid.");
+}
+
+/*
+ * Sticheln: a card of the game not in the hand is "not held", privately;
+ * a second penalty card is "already chosen".
+ */
+static void
+test_not_held_and_already_selected(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	json_t *view;
+	char mine[8], theirs[8];
+	int acting[GAME_MAX_SEATS];
+	int alice, bob;
+	size_t mark;
+
+	seat_three(f, "#ns", "sticheln");
+	say(f, "#ns", "alice", "!start");
+	table = table_of(f, "#ns");
+	alice = table_seat_of(table, "alice");
+	bob = table_seat_of(table, "bob");
+	view = table_impl(table)->view(table_game(table)->state, bob);
+	snprintf(theirs, sizeof(theirs), "%s", json_string_value(
+	    json_array_get(json_object_get(view, "hand"), 0)));
+	json_decref(view);
+	view = table_impl(table)->view(table_game(table)->state, alice);
+	snprintf(mine, sizeof(mine), "%s", json_string_value(
+	    json_array_get(json_object_get(view, "hand"), 0)));
+	json_decref(view);
+	say(f, NULL, "alice", "select %s", theirs);
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "You do not hold"));
+	say(f, NULL, "alice", "select %s", mine);
+	say(f, NULL, "alice", "select %s", mine);
+	assert_string_equal(last_to(f, NULL, "alice"),
+	    "You have already chosen your penalty card.");
+	/* The others select; in play, a card of another hand. */
+	for (int i = 0; i < 3; i++) {
+		const char *who = table_seat(table, i)->user_id;
+
+		if (i == alice)
+			continue;
+		view = table_impl(table)->view(table_game(table)->state, i);
+		say(f, NULL, who, "select %s", json_string_value(
+		    json_array_get(json_object_get(view, "hand"), 0)));
+		json_decref(view);
+	}
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state),
+	    PHASE_PLAY);
+	table_impl(table)->to_act(table_game(table)->state, acting);
+	view = table_impl(table)->view(table_game(table)->state,
+	    (acting[0] + 1) % 3);
+	snprintf(theirs, sizeof(theirs), "%s", json_string_value(
+	    json_array_get(json_object_get(view, "hand"), 0)));
+	json_decref(view);
+	mark = memory_count(f->adapter);
+	say(f, "#ns", table_seat(table, acting[0])->user_id, "!play %s",
+	    theirs);
+	assert_string_equal(last_to(f, "#ns", NULL),
+	    "Not allowed; I have told you why privately.");
+	assert_true(sent_since(f, mark, NULL, "You do not hold"));
+	assert_false(sent_since(f, mark, "#ns", theirs));
+}
+
+/*
+ * A kind of move the game does not have is answered as such, from the
+ * game's presentation (BirdHead: no bids, trump or penalty card).
+ */
+static void
+test_moves_the_game_lacks(void **state)
+{
+	struct fx *f = *state;
+
+	seat_three(f, "#nb", "birdhead");
+	say(f, "#nb", "alice", "!start");
+	say(f, "#nb", "bob", "!bid 1");
+	assert_string_equal(last_to(f, "#nb", NULL), "BirdHead has no bids.");
+	say(f, "#nb", "bob", "!trump r");
+	assert_string_equal(last_to(f, "#nb", NULL),
+	    "BirdHead has no trump to choose.");
+	say(f, "#nb", "bob", "!select 3");
+	assert_string_equal(last_to(f, "#nb", NULL),
+	    "BirdHead has no penalty card to choose.");
+	/* An empty lobby's status says what to do, not a dangling colon. */
+	say(f, "#ne", "zed", "!game sticheln");
+	say(f, "#ne", "zed", "!status");
+	assert_string_equal(last_to(f, "#ne", NULL), "Sticheln · open table, "
+	    "nobody seated yet (3-6 players; !join to sit down).");
 }
 
 int
@@ -2136,6 +2254,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lobby_full_of_computers,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hand_while_computer_plays,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_already_bid, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_not_held_and_already_selected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_moves_the_game_lacks,
 		    setup, teardown),
 	};
 
