@@ -701,7 +701,7 @@ table_stand_in(struct table *table, int seat, enum msg why)
 	struct seat *s = &table->seats[seat];
 	struct text t;
 
-	s->grace_until = 0;
+	/* An owner who left keeps their grace (table_replaceable()). */
 	if (s->computer)
 		return;
 	/* These lines tell the channel that anyone may take the seat over. */
