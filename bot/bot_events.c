@@ -146,12 +146,9 @@ on_join_event(struct bot *bot, struct adapter *adapter, const char *channel,
 	    where->table == NULL ||
 	    (seat = seat_at(where->table, who->id)) == NULL)
 		return;
-	if (seat->grace_until != 0) {
-		/* Back within the grace time: as if nothing happened. */
-		table_grace(where->table, table_seat_of(where->table, who->id),
-		    -1);
-		return;
-	}
+	/* Back within the grace time: as if nothing happened. */
+	table_joined_channel(where->table, table_seat_of(where->table,
+	    who->id));
 	if (seat->standin) {
 		struct text t;
 

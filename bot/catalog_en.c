@@ -103,7 +103,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_CROWDED] = "Many people are asking me things at once; I answer "
 	    "moves first. Please try again in a little while.",
 	[MSG_NOBODY_SEATED] = "Nobody is seated any more: the game pauses "
-	    "({1}replace NAME takes a seat) and closes in {2} minutes.",
+	    "({1}back takes your seat again, {1}replace NAME one given up) "
+	    "and closes in {2} minutes.",
 	[MSG_GAME_SET] = "Next game: {1} ({2}-{3} players). Say {4}join "
 	    "to sit down.",
 	[MSG_UNKNOWN_GAME] = "Unknown game \"{1}\"; choose wizard, "
@@ -188,9 +189,9 @@ const char *const catalog_en[MSG_COUNT] = {
 	[CMD_STATUS] = "{1}status · phase, turn, trick and scores",
 	[CMD_SCORES] = "{1}scores · the score sheet",
 	[CMD_ADDBOT] = "{1}addbot [easy|normal|hard] · seat a computer "
-	    "player",
-	[CMD_REPLACE] = "{1}replace NAME · take over a seat a computer "
-	    "plays",
+	    "player (in a full lobby, {1}join takes a computer's seat)",
+	[CMD_REPLACE] = "{1}replace NAME · take over a computer's seat, or "
+	    "one its owner gave up or left the channel from",
 	[CMD_BACK] = "{1}back · take your seat back from the computer",
 	[CMD_STOP] = "{1}stop · vote to stop the game",
 	[CMD_HELP] = "{1}help [COMMAND] · this help",
@@ -320,4 +321,19 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_LEVEL_EASY] = "easy",
 	[MSG_LEVEL_NORMAL] = "normal",
 	[MSG_LEVEL_HARD] = "hard",
+	/* seats: who may take a seat, and replies about one's own */
+	[MSG_OWNER_HERE] = "{1} is still here or may come back soon: only "
+	    "they can take their seat back ({2}back).",
+	[MSG_SEAT_TAKEN] = "{1} has taken over your seat; {2}join at the "
+	    "next game.",
+	[MSG_STANDIN_NOTE] = "A computer plays your seat; say {1}back to "
+	    "take it again.",
+	[MSG_ALREADY_BID] = "You have already bid.",
+	[MSG_ALREADY_SELECTED] = "You have already chosen your penalty card.",
+	[MSG_GAME_NO_BIDS] = "{1} has no bids.",
+	[MSG_GAME_NO_TRUMP] = "{1} has no trump to choose.",
+	[MSG_GAME_NO_SELECT] = "{1} has no penalty card to choose.",
+	[MSG_NOT_HELD] = "You do not hold {1}.",
+	[MSG_STATUS_LOBBY_EMPTY] = "open table, nobody seated yet ({1}-{2} "
+	    "players; {3}join to sit down).",
 };

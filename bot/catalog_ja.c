@@ -105,8 +105,8 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_CROWDED] = "いま多くの人から一度に話しかけられているので、"
 	    "ゲームの手番を先に処理しています。少ししてからもう一度どうぞ。",
 	[MSG_NOBODY_SEATED] = "着席している人がいなくなったので、ゲームを"
-	    "一時停止します（{1}replace NAME で着席できます）。{2}分後に"
-	    "終了します。",
+	    "一時停止します（{1}back で自分の席に戻れます。空いた席には "
+	    "{1}replace NAME で着席できます）。{2}分後に終了します。",
 	[MSG_GAME_SET] = "次のゲーム: {1}（{2}-{3}人）。{4}join で"
 	    "着席してください。",
 	[MSG_UNKNOWN_GAME] = "不明なゲーム「{1}」です。wizard、birdhead、"
@@ -190,9 +190,9 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[CMD_STATUS] = "{1}status · 進行状況、手番、トリック、得点",
 	[CMD_SCORES] = "{1}scores · スコアシート",
 	[CMD_ADDBOT] = "{1}addbot [easy|normal|hard] · コンピューターを"
-	    "着席させる",
-	[CMD_REPLACE] = "{1}replace NAME · コンピューターがプレイしている"
-	    "席を引き継ぐ",
+	    "着席させる（満席の卓では {1}join でコンピューターの席に着けます）",
+	[CMD_REPLACE] = "{1}replace NAME · コンピューターの席か、持ち主が"
+	    "手放した席・チャンネルを去った人の席を引き継ぐ",
 	[CMD_BACK] = "{1}back · コンピューターから席を取り戻す",
 	[CMD_STOP] = "{1}stop · ゲームの中止に投票する",
 	[CMD_HELP] = "{1}help [COMMAND] · このヘルプ",
@@ -322,4 +322,19 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_LEVEL_EASY] = "初級",
 	[MSG_LEVEL_NORMAL] = "中級",
 	[MSG_LEVEL_HARD] = "上級",
+	/* seats: who may take a seat, and replies about one's own */
+	[MSG_OWNER_HERE] = "{1}はまだここにいるか、すぐ戻るかもしれません。"
+	    "この席に戻れるのは本人だけです（{2}back）。",
+	[MSG_SEAT_TAKEN] = "{1}があなたの席を引き継ぎました。次のゲームで"
+	    "{2}join してください。",
+	[MSG_STANDIN_NOTE] = "コンピューターがあなたの席でプレイしています。"
+	    "{1}back で席に戻れます。",
+	[MSG_ALREADY_BID] = "宣言はもう済んでいます。",
+	[MSG_ALREADY_SELECTED] = "マイナスカードはもう選んであります。",
+	[MSG_GAME_NO_BIDS] = "{1}には宣言がありません。",
+	[MSG_GAME_NO_TRUMP] = "{1}には切り札を選ぶ場面がありません。",
+	[MSG_GAME_NO_SELECT] = "{1}にはマイナスカードを選ぶ場面がありません。",
+	[MSG_NOT_HELD] = "{1} は手札にありません。",
+	[MSG_STATUS_LOBBY_EMPTY] = "参加受付中、まだ誰も着席していません"
+	    "（{1}-{2}人。{3}join で着席）。",
 };

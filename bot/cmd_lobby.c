@@ -83,6 +83,21 @@ cmd_game(struct ctx *ctx)
 	table_set_game(table, impl, &ctx->reply);
 }
 
+/*
+ * A person whose seat a computer plays and who asks for a seat (join,
+ * replace) is told how to take theirs back: 1 then.
+ */
+static int
+seat_note(struct ctx *ctx, struct table *table)
+{
+	int seat = table_seat_of(table, ctx->user->id);
+
+	if (seat < 0 || !table_seat(table, seat)->standin)
+		return 0;
+	SAY(&ctx->reply, ctx->lang, MSG_STANDIN_NOTE, "c", ctx->prefix);
+	return 1;
+}
+
 static void
 cmd_join(struct ctx *ctx)
 {
@@ -92,6 +107,11 @@ cmd_join(struct ctx *ctx)
 		SAY0(&ctx->reply, ctx->lang, MSG_ACCOUNT_NEEDED);
 		return;
 	}
+	/* During a game: whoever had a seat hears what became of it. */
+	if ((table = ctx_table(ctx)) != NULL && table_game(table) != NULL &&
+	    (seat_note(ctx, table) ||
+	    table_say_taken(table, ctx->user->id, &ctx->reply)))
+		return;
 	if ((table = lobby(ctx)) == NULL)
 		return;
 	if (table_seat_of(table, ctx->user->id) >= 0) {
@@ -107,6 +127,9 @@ cmd_leave(struct ctx *ctx)
 	struct table *table = ctx_table(ctx);
 	int seat;
 
+	if (table != NULL && table_say_taken(table, ctx->user->id,
+	    &ctx->reply))
+		return;
 	if (table == NULL || (seat = table_seat_of(table,
 	    ctx->user->id)) < 0) {
 		SAY(&ctx->reply, ctx->lang, MSG_NOT_SEATED, "c", ctx->prefix);
@@ -322,7 +345,6 @@ static void
 cmd_replace(struct ctx *ctx)
 {
 	struct table *table;
-	const struct seat *s;
 	int seat;
 
 	if (ctx->user->guest) {
@@ -330,6 +352,8 @@ cmd_replace(struct ctx *ctx)
 		return;
 	}
 	if ((table = running_table(ctx)) == NULL)
+		return;
+	if (seat_note(ctx, table))
 		return;
 	if (table_seat_of(table, ctx->user->id) >= 0) {
 		SAY0(&ctx->reply, ctx->lang, MSG_ALREADY_SEATED);
@@ -339,11 +363,9 @@ cmd_replace(struct ctx *ctx)
 		SAY(&ctx->reply, ctx->lang, MSG_NO_SUCH_SEAT, "s", ctx->argv[0]);
 		return;
 	}
-	s = table_seat(table, seat);
-	if (!s->standin && !s->computer) {
-		SAY(&ctx->reply, ctx->lang, MSG_NOT_REPLACEABLE, "b", s->name);
+	/* Only a seat given up, or whose owner is gone, changes hands. */
+	if (!table_replaceable(table, seat, &ctx->reply))
 		return;
-	}
 	table_take_over(table, seat, ctx->user, &ctx->reply);
 }
 
@@ -364,7 +386,8 @@ stop_now(struct ctx *ctx, struct table *table)
 	struct text t;
 
 	text_init(&t);
-	SAY0(&t, ctx->lang, MSG_STOPPED);
+	SAY0(&t, ctx->lang, table_game(table) != NULL ? MSG_STOPPED :
+	    MSG_TABLE_CLOSED);
 	channel_send(table_channel(table), &t);
 	text_finish(&t);
 	table_close(table, 1);
@@ -381,7 +404,8 @@ cmd_stop(struct ctx *ctx)
 		return;
 	}
 	seat = table_seat_of(table, ctx->user->id);
-	if (ctx_admin(ctx)) {
+	/* Computers alone (addbot) keep nobody from closing a table. */
+	if (ctx_admin(ctx) || table_humans(table) == 0) {
 		stop_now(ctx, table);
 		return;
 	}

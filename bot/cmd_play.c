@@ -20,6 +20,9 @@ acting_table(struct ctx *ctx, int *seat)
 
 	if (table == NULL)
 		return NULL;
+	/* Someone took their seat over: they hear who, not "no seat". */
+	if (table_say_taken(table, ctx->user->id, &ctx->reply))
+		return NULL;
 	if ((*seat = own_seat(ctx, table)) < 0)
 		return NULL;
 	return table;
@@ -242,7 +245,8 @@ cmd_hand(struct ctx *ctx)
 
 	if ((table = acting_table(ctx, &seat)) == NULL)
 		return;
-	table_send_hand(table, seat, 1);
+	/* Also while a computer plays the seat, saying how to take it. */
+	table_show_hand(table, seat);
 }
 
 static void
@@ -279,7 +283,11 @@ cmd_table(struct ctx *ctx)
 	}
 	text_init(&view);
 	table_view(table, seat, &view);
-	table_tell(table, seat, &view);
+	if (table_seat(table, seat)->standin) {
+		text_add(&view, "\n");
+		SAY(&view, ctx->lang, MSG_STANDIN_NOTE, "c", ctx->prefix);
+	}
+	table_tell_owner(table, seat, &view);
 	text_finish(&view);
 }
 

@@ -125,6 +125,9 @@ table_destroy(struct table *table)
 	loop_cancel(table_bot(table)->loop, table->abandon_timer);
 	for (int i = 0; i < table->nseats; i++)
 		seat_clear(table, &table->seats[i]);
+	for (int i = 0; i < table->nformers; i++)
+		free(table->formers[i].user_id);
+	free(table->formers);
 	game_destroy(table->game);
 	json_decref(table->public_view);
 	free(table->lobby_saved);
@@ -646,6 +649,9 @@ grace_run(struct table *table)
 		if (s->grace_until == 0 || s->grace_until > now)
 			continue;
 		s->grace_until = 0;
+		/* A computer plays it already: now it may change hands. */
+		if (!seat_is_human(s))
+			continue;
 		table_stand_in(table, i, MSG_STANDIN_GONE);
 		changed = 1;
 	}
@@ -696,8 +702,13 @@ table_stand_in(struct table *table, int seat, enum msg why)
 	struct seat *s = &table->seats[seat];
 	struct text t;
 
-	s->grace_until = 0;
-	if (s->computer || s->standin)
+	/* An owner who left keeps their grace (table_replaceable()). */
+	if (s->computer)
+		return;
+	/* These lines tell the channel that anyone may take the seat over. */
+	if (why == MSG_STANDIN_LEFT || why == MSG_KICKED)
+		s->released = 1;
+	if (s->standin)
 		return;
 	s->standin = 1;
 	s->level = table_bot(table)->computer_level;

@@ -36,6 +36,13 @@ struct seat {
 	int stop_vote;           /* voted to stop the game */
 	/* When a computer takes the seat of someone who left (0: never). */
 	uint64_t grace_until;
+	/* The owner left the channel and has not come back since. */
+	int away;
+	/*
+	 * The owner gave the seat up (leave) or an admin gave it to a
+	 * computer: anyone may take it over, as the channel was told.
+	 */
+	int released;
 };
 
 /* Reading a table (the accessors: nobody outside table.c writes one). */
@@ -110,6 +117,12 @@ void table_idle_arm(struct table *table);
 int table_seat_changed(struct table *table, int seat);
 /* Private texts. */
 void table_send_hand(struct table *table, int seat, int prompt);
+/*
+ * The hand its owner asked for: as table_send_hand() with the prompt, and
+ * also while a computer plays the seat, then with a word on how to take
+ * it back.
+ */
+void table_show_hand(struct table *table, int seat);
 void table_status(struct table *table, struct text *out);
 /*
  * The table at a glance (issue 17): the game, round, trump, the trick and
@@ -123,6 +136,8 @@ void table_view(struct table *table, int seat, struct text *out);
  * ("[#cards] ..."); nothing for a seat a computer plays.
  */
 void table_tell(struct table *table, int seat, const struct text *what);
+/* The same, also while a computer plays the seat for its owner. */
+void table_tell_owner(struct table *table, int seat, const struct text *what);
 /*
  * Tells the channel where a game stands once the bot can speak again
  * (why: MSG_RESUMED after a restart, MSG_RECONNECTED after an outage):
@@ -155,8 +170,27 @@ int table_add_computer(struct table *table, int level, struct text *out);
 int table_set_game(struct table *table, const struct game_impl *impl,
     struct text *out);
 void table_set_options(struct table *table, const struct game_options *options);
+/*
+ * Whether someone else may take over seat now (replace): a computer's own
+ * seat, or one a computer plays while its owner is gone from the channel
+ * (past the grace time) or gave it up, or while nobody at all is seated;
+ * never a seat whose owner is still here and may say back.  Otherwise
+ * says why into out and returns 0.
+ */
+int table_replaceable(struct table *table, int seat, struct text *out);
 /* Someone takes over a seat a computer plays (replace). */
 int table_take_over(struct table *table, int seat, const struct user *user,
+    struct text *out);
+/*
+ * The seat user_id owned before someone else took it over (replace), -1
+ * when none: they are told who has it instead of "no seat".
+ */
+int table_former_seat(const struct table *table, const char *user_id);
+/*
+ * Tells user_id, who has no seat at table's game, who took over the one
+ * they had (into out): 1 then, 0 when they never had one.
+ */
+int table_say_taken(const struct table *table, const char *user_id,
     struct text *out);
 /* The owner takes their seat back; out NULL: quietly, as they act. */
 int table_back(struct table *table, int seat, struct text *out);
@@ -164,6 +198,8 @@ int table_back(struct table *table, int seat, struct text *out);
 int table_leave(struct table *table, int seat, struct text *out);
 /* The owner left the channel: a lobby frees the seat, a game waits grace s. */
 void table_left_channel(struct table *table, int seat, int grace);
+/* The owner is in the channel again: their grace time and absence end. */
+void table_joined_channel(struct table *table, int seat);
 /* Seat votes to stop (close a lobby): 1 when a majority now agrees. */
 int table_vote_stop(struct table *table, int seat, struct text *out);
 /* The person of seat goes by another id or name now. */

@@ -1,6 +1,7 @@
 /*
  * table_int.h - the table module's own header, for table.c and
- * table_view.c only: struct table, the words for a table (table_view.c)
+ * table_view.c only (and table_seats.c, table_restore.c,
+ * table_refusal.c): struct table, the words for a table (table_view.c)
  * and the few facts about a table both read.  Only table.c changes a
  * table; table_view.c reads one and writes text; everyone else uses
  * table.h.
@@ -40,6 +41,15 @@ struct table {
 	int unresumed;
 	/* The lobby as last stored (table_lobby_save); NULL: none stored. */
 	char *lobby_saved;
+	/*
+	 * Whose seat someone else took over in this game (replace): the
+	 * former owner's id and the seat, so that they hear who has it.
+	 */
+	struct former {
+		char *user_id;
+		int seat;
+	} *formers;
+	int nformers;
 };
 
 
@@ -79,6 +89,9 @@ int seat_to_act(struct table *table, int seat);
 char table_card_color(const struct table *table, const char *code);
 /* "[#cards] ": the table as people know it, to start a private line. */
 void text_table_tag(struct text *t, struct table *table);
+/* Appends the cards of an action, separated by spaces. */
+void text_action_cards(struct text *t, const struct table *table,
+    const struct action *action);
 /* What the seats to act must do: "to bid", "to play", ... */
 void text_task(struct text *t, struct table *table, enum game_phase phase);
 /* " · your turn to bid", to the one who reads the channel. */

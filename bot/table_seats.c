@@ -244,6 +244,34 @@ seat_fill(struct seat *seat, const char *user_id, const char *name)
 	seat->name = shown;
 }
 
+/*
+ * A person takes the seat of a computer in a full lobby (the last one
+ * seated), so that computers never keep people from a table.  -1 when
+ * every seat holds a person.
+ */
+static int
+join_bumping(struct table *table, const struct user *user, struct text *out)
+{
+	struct seat *s;
+	char *before;
+	int seat;
+
+	for (seat = table->nseats - 1; seat >= 0; seat--)
+		if (table->seats[seat].computer)
+			break;
+	if (seat < 0)
+		return -1;
+	s = &table->seats[seat];
+	before = xstrdup(s->name);
+	seat_fill(s, user->id, user->name);
+	s->computer = 0;
+	s->level = 0;
+	user_sat(table->channel, s->user_id);
+	SAY(out, table_lang(table), MSG_REPLACED, "bb", s->name, before);
+	free(before);
+	return 0;
+}
+
 int
 table_join(struct table *table, const struct user *user, struct text *out)
 {
@@ -252,6 +280,9 @@ table_join(struct table *table, const struct user *user, struct text *out)
 	struct text title;
 
 	if (table->nseats >= table->impl->max_seats) {
+		if (table->game == NULL &&
+		    join_bumping(table, user, out) == 0)
+			return 0;
 		SAY(out, lang, MSG_TABLE_FULL, "d", table->impl->max_seats);
 		return -1;
 	}
@@ -327,18 +358,87 @@ table_set_options(struct table *table, const struct game_options *options)
 }
 
 int
+table_replaceable(struct table *table, int seat, struct text *out)
+{
+	const struct seat *s = &table->seats[seat];
+	enum lang lang = table_lang(table);
+
+	if (s->computer)
+		return 1;
+	if (!s->standin) {
+		SAY(out, lang, MSG_NOT_REPLACEABLE, "b", s->name);
+		return 0;
+	}
+	/*
+	 * Gone past the grace time, or given up (the channel was told that
+	 * anyone may take it); an owner still here may only say back.
+	 */
+	if ((s->away && s->grace_until == 0) || s->released)
+		return 1;
+	SAY(out, lang, MSG_OWNER_HERE, "bc", s->name, table_prefix(table));
+	return 0;
+}
+
+/* Remembers that user_id owned seat before someone took it over. */
+static void
+former_add(struct table *table, const char *user_id, int seat)
+{
+	struct former *f;
+
+	for (int i = 0; i < table->nformers; i++) {
+		if (strcmp(table->formers[i].user_id, user_id) == 0) {
+			table->formers[i].seat = seat;
+			return;
+		}
+	}
+	table->formers = xreallocarray(table->formers,
+	    (size_t)table->nformers + 1, sizeof(*table->formers));
+	f = &table->formers[table->nformers++];
+	f->user_id = xstrdup(user_id);
+	f->seat = seat;
+}
+
+int
+table_former_seat(const struct table *table, const char *user_id)
+{
+	for (int i = 0; i < table->nformers; i++)
+		if (strcmp(table->formers[i].user_id, user_id) == 0)
+			return table->formers[i].seat;
+	return -1;
+}
+
+int
+table_say_taken(const struct table *table, const char *user_id,
+    struct text *out)
+{
+	int seat;
+
+	if (table->game == NULL || table_seat_of(table, user_id) >= 0 ||
+	    (seat = table_former_seat(table, user_id)) < 0)
+		return 0;
+	SAY(out, table_lang(table), MSG_SEAT_TAKEN, "bc",
+	    table->seats[seat].name, table_prefix(table));
+	return 1;
+}
+
+int
 table_take_over(struct table *table, int seat, const struct user *user,
     struct text *out)
 {
 	struct seat *s = &table->seats[seat];
 	char *before = xstrdup(s->name);
 
+	/* The owner who comes back hears who has their seat now. */
+	if (!s->computer && s->user_id[0] != '\0')
+		former_add(table, s->user_id, seat);
 	seat_fill(s, user->id, user->name);
 	SAY(out, table_lang(table), MSG_REPLACED, "bb", s->name, before);
 	free(before);
 	user_sat(table->channel, s->user_id);
 	s->computer = s->standin = 0;
 	s->missed = 0;
+	s->away = s->released = 0;
+	s->grace_until = 0;
 	table_seat_changed(table, seat);
 	table_send_hand(table, seat, 0);
 	table_next(table);
@@ -359,6 +459,7 @@ table_back(struct table *table, int seat, struct text *out)
 	}
 	s->standin = 0;
 	s->missed = 0;
+	s->released = 0;
 	table_seat_changed(table, seat);
 	/* Acting again is the clearest way of saying `back`: quietly. */
 	if (out == NULL)
@@ -378,8 +479,17 @@ table_leave(struct table *table, int seat, struct text *out)
 		return 0;
 	}
 	if (table->seats[seat].standin) {
-		SAY0(out, table_lang(table), MSG_NOTHING_TO_DO);
-		return -1;
+		struct seat *s = &table->seats[seat];
+
+		if (s->released) {
+			SAY0(out, table_lang(table), MSG_NOTHING_TO_DO);
+			return -1;
+		}
+		/* A computer plays it already: now anyone may take it over. */
+		s->released = 1;
+		SAY(out, table_lang(table), MSG_STANDIN_LEFT, "bc", s->name,
+		    table_prefix(table));
+		return 0;
 	}
 	table_stand_in(table, seat, MSG_STANDIN_LEFT);
 	table_next(table);
@@ -404,9 +514,22 @@ table_left_channel(struct table *table, int seat, int grace)
 		text_finish(&t);
 		return;
 	}
-	if (table->seats[seat].standin || table->seats[seat].grace_until != 0)
+	/*
+	 * Even a seat a computer plays already gets the grace time: a
+	 * reconnect must not let a stranger take it over (replace).
+	 */
+	table->seats[seat].away = 1;
+	if (table->seats[seat].grace_until != 0)
 		return;
 	table_grace(table, seat, grace);
+}
+
+void
+table_joined_channel(struct table *table, int seat)
+{
+	table->seats[seat].away = 0;
+	if (table->seats[seat].grace_until != 0)
+		table_grace(table, seat, -1);
 }
 
 int

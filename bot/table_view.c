@@ -1,7 +1,7 @@
 /*
  * table_view.c - what people are told about a table: the lines of moves,
- * rounds and game ends, the standings and score sheet, status, refusals,
- * and the hand each player gets privately.
+ * rounds and game ends, the standings and score sheet, status, and the
+ * hand each player gets privately (refusals: table_refusal.c).
  *
  * Everything here reads a table and writes text; only table.c changes a
  * table.  Messages are built from what the engine's views and result say,
@@ -253,8 +253,7 @@ text_codes(struct text *t, const struct table *table, char (*codes)[4],
 	}
 }
 
-/* Appends the cards of an action, separated by spaces. */
-static void
+void
 text_action_cards(struct text *t, const struct table *table,
     const struct action *action)
 {
@@ -331,12 +330,32 @@ text_moves_allowed(struct text *t, struct table *table, int seat,
 	}
 }
 
-/*
- * Sends seat's owner their hand privately (and what they may do when it
- * is their turn): the only place a hand is ever put into words.
- */
+static void send_hand(struct table *, int, int);
+
+/* Sends seat's owner their hand privately, while they play the seat. */
 void
 table_send_hand(struct table *table, int seat, int prompt)
+{
+	if (table->game == NULL || !seat_is_human(&table->seats[seat]))
+		return;
+	send_hand(table, seat, prompt);
+}
+
+void
+table_show_hand(struct table *table, int seat)
+{
+	if (table->game == NULL || table->seats[seat].computer)
+		return;
+	send_hand(table, seat, 1);
+}
+
+/*
+ * The hand line to the owner of seat (never a computer's own seat), with
+ * what they may do when it is their turn, and how to take the seat back
+ * while a computer plays it.
+ */
+static void
+send_hand(struct table *table, int seat, int prompt)
 {
 	struct seat *s = &table->seats[seat];
 	enum lang lang = table_lang(table);
@@ -345,8 +364,6 @@ table_send_hand(struct table *table, int seat, int prompt)
 	struct text t;
 	enum game_phase phase;
 
-	if (table->game == NULL || !seat_is_human(s))
-		return;
 	table_brief(table, seat, &mine);
 	phase = table->impl->phase(table->game->state);
 	text_init(&t);
@@ -391,6 +408,10 @@ table_send_hand(struct table *table, int seat, int prompt)
 		text_add(&t, " · ");
 		text_task(&t, table, phase);
 		text_moves_allowed(&t, table, seat, &mine);
+	}
+	if (s->standin) {
+		text_add(&t, " · ");
+		SAY(&t, lang, MSG_STANDIN_NOTE, "c", table_prefix(table));
 	}
 	network_send_private(table->channel->network, s->user_id,
 	    table->channel->name, &t);
@@ -680,79 +701,6 @@ announce_game_end(struct table *table, json_t *result, struct text *out)
 	table_ranking(table, scores, out);
 }
 
-/* The names of the seats to act now, "alice, bob". */
-static void
-text_acting(struct text *t, struct table *table)
-{
-	int acting[GAME_MAX_SEATS];
-	int n = table->impl->to_act(table->game->state, acting);
-
-	for (int i = 0; i < n; i++) {
-		text_add(t, i > 0 ? ", " : "");
-		text_seat(t, table, acting[i], 0);
-	}
-}
-
-void
-table_refusal(struct table *table, int seat, const struct action *action,
-    int flags, struct text *reply)
-{
-	enum lang lang = table_lang(table);
-	struct action legal[GAME_MAX_ACTIONS];
-	int n, kind = 0;
-	struct text why;
-
-	if (!seat_to_act(table, seat)) {
-		/* Whose turn it is, the channel sees anyway. */
-		struct text names;
-
-		text_init(&names);
-		text_acting(&names, table);
-		SAY(reply, lang, MSG_TURN_OF, "r", text_str(&names));
-		text_finish(&names);
-		return;
-	}
-	n = table->impl->legal(table->game->state, seat, legal,
-	    GAME_MAX_ACTIONS);
-	for (int i = 0; i < n && !kind; i++)
-		kind = legal[i].kind == action->kind;
-	if (!kind) {
-		/* What the table waits for is public too. */
-		struct text task;
-
-		text_init(&task);
-		text_task(&task, table, table->impl->phase(table->game->state));
-		SAY(reply, lang, MSG_NOW_TASK, "r", text_str(&task));
-		text_finish(&task);
-		return;
-	}
-	/*
-	 * Which bids or cards are allowed, and what the hand holds, is the
-	 * player's own business: the reason goes privately, with the hand
-	 * and the moves allowed, and a channel sees only that it was not.
-	 */
-	text_init(&why);
-	{
-		struct text what;
-
-		text_init(&what);
-		if (action->kind == ACTION_BID || action->kind == ACTION_TRUMP)
-			text_printf(&what, "%d", action->value);
-		else
-			text_action_cards(&what, table, action);
-		SAY(&why, lang, MSG_MOVE_NOT_ALLOWED, "r", text_str(&what));
-		text_finish(&what);
-	}
-	if (flags & ACT_IN_CHANNEL) {
-		SAY0(reply, lang, MSG_REFUSED_PRIVATELY);
-		table_tell(table, seat, &why);
-	} else {
-		text_append(reply, &why);
-	}
-	text_finish(&why);
-	table_send_hand(table, seat, 1);
-}
-
 /* The game, the round, trump and the trick so far. */
 void
 status_summary(struct table *table, struct text *out)
@@ -802,8 +750,14 @@ table_status(struct table *table, struct text *out)
 	if (table->game == NULL) {
 		game_title(out, lang, table->impl);
 		text_add(out, " · ");
-		SAY(out, lang, MSG_STATUS_LOBBY, "ddd", table->nseats, table->impl->min_seats,
-		    table->impl->max_seats);
+		if (table->nseats == 0) {
+			SAY(out, lang, MSG_STATUS_LOBBY_EMPTY, "ddc",
+			    table->impl->min_seats, table->impl->max_seats,
+			    table_prefix(table));
+			return;
+		}
+		SAY(out, lang, MSG_STATUS_LOBBY, "ddd", table->nseats,
+		    table->impl->min_seats, table->impl->max_seats);
 		for (int s = 0; s < table->nseats; s++) {
 			text_add(out, s > 0 ? ", " : " ");
 			text_seat(out, table, s, 0);
@@ -915,10 +869,18 @@ table_view(struct table *table, int seat, struct text *out)
 void
 table_tell(struct table *table, int seat, const struct text *what)
 {
-	struct text t;
-
 	if (seat < 0 || seat >= table->nseats ||
 	    !seat_is_human(&table->seats[seat]))
+		return;
+	table_tell_owner(table, seat, what);
+}
+
+void
+table_tell_owner(struct table *table, int seat, const struct text *what)
+{
+	struct text t;
+
+	if (seat < 0 || seat >= table->nseats || table->seats[seat].computer)
 		return;
 	text_init(&t);
 	text_table_tag(&t, table);

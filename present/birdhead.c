@@ -63,4 +63,5 @@ const struct game_present present_birdhead = {
 	.standing = birdhead_standing,
 	.sheet_cell = birdhead_sheet_cell,
 	.play_hint = birdhead_play_hint,
+	.actions = PRESENT_ACTION(ACTION_PLAY),
 };

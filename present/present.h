@@ -53,7 +53,16 @@ struct game_present {
 	 * Its arguments are those of present_refusal().
 	 */
 	enum msg (*refusal)(int code);
+	/*
+	 * The kinds of move its players make, one bit (1u << kind) per enum
+	 * action_kind: a command for any other kind is answered with what
+	 * the game does not have ("BirdHead has no bids").
+	 */
+	unsigned actions;
 };
+
+/* A bit of struct game_present's actions. */
+#define PRESENT_ACTION(kind) (1u << (kind))
 
 /* The descriptor of the game named name (an engine's name), or NULL. */
 const struct game_present *present_find(const char *name);

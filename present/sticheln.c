@@ -52,4 +52,6 @@ const struct game_present present_sticheln = {
 	.standing = sticheln_standing,
 	.sheet_cell = sticheln_sheet_cell,
 	.play_hint = NULL,
+	.actions = PRESENT_ACTION(ACTION_SELECT) |
+	    PRESENT_ACTION(ACTION_PLAY),
 };

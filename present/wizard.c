@@ -111,4 +111,6 @@ const struct game_present present_wizard = {
 	.sheet_cell = wizard_sheet_cell,
 	.play_hint = wizard_play_hint,
 	.refusal = wizard_refusal,
+	.actions = PRESENT_ACTION(ACTION_BID) |
+	    PRESENT_ACTION(ACTION_TRUMP) | PRESENT_ACTION(ACTION_PLAY),
 };

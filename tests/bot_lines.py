@@ -28,7 +28,7 @@ REFUSALS = ("not your turn", "is not a card", "is not a number",
             "is not a suit", "Refused", "Unknown command", "Usage:",
             "You have no seat", "No game is running", "name one",
             "Say that in the table", "This is secret", "could not",
-            "Too many commands")
+            "Too many commands", "You have already", "You do not hold")
 
 
 TASKS = ("to play", "to bid", "to choose trump")

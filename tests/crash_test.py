@@ -73,7 +73,8 @@ TITLES = ("Wizard \u00b7", "BirdHead \u00b7", "Sticheln \u00b7",
 RESUMED = "The game resumes"
 # What the bot answers a move it cannot take: the drivers type only legal
 # moves, so one of these means a command was handled twice.
-REFUSED = ("It is not your turn", "Not now:", "Not allowed", "is not allowed")
+REFUSED = ("It is not your turn", "Not now:", "Not allowed", "is not allowed",
+           "You have already", "You do not hold")
 # How soon after a restart a running table must hear where it stands.
 RESUME_S = 10.0 * SLOW
 

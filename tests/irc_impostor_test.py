@@ -15,10 +15,14 @@ irc_game_test.py, who act only on what the bot tells them privately.
      moves for her when they time out.  mallory never receives a private
      line from the bot, and the bot logs that it withheld lines for alice
      (without their text);
-  2. mallory quits; alice comes back with her own user name and host,
-     joins #t1, takes her seat back and asks for her hand: she gets it
-     privately;
-  3. SIGTERM while both games run (the people pause first, so that no
+  2. mallory quits; mal, a stranger in #t1, cannot take alice's seat
+     (`!replace alice`) while she may still come back (the grace time),
+     nor once she is back in the channel before her `!back`; alice takes
+     her seat back and asks for her hand: she gets it privately;
+  3. before #t2 opens, a passer-by fills its lobby with six computers
+     (`!addbot`); a `!join` then takes a computer's seat, and the lobby
+     closes by that one person's `!stop`;
+  4. SIGTERM while both games run (the people pause first, so that no
      backlog is queued): both channels hear the goodbye, and the bot
      exits 0.
 
@@ -96,6 +100,10 @@ class World(game.World):
                            {"name": "#t2", "game": "wizard"}]
         config["networks"] = [net]
         config.update(computer={"level": "easy", "delay_ms": 200})
+        # The passer-by's commands (bots_lobby) come on top of both
+        # lobbies': no network-wide allowance here (irc_faults_test.py
+        # checks it).
+        config["user_flood"] = {"interval_ms": 0, "network_interval_ms": 0}
         return config
 
     def pump(self, timeout=0.1):
@@ -129,12 +137,60 @@ def bot_lines_to(client, botnick):
     return out
 
 
+def ask(client, channel, botnick, text, wanted, timeout=20):
+    """Says text in channel; returns the bot's next channel line that
+    holds one of wanted (plain text), saying it again while the bot asks
+    to try later (its queue for the table is full)."""
+    for _ in range(10):
+        client.send("PRIVMSG %s :%s" % (channel, text))
+        line = client.wait(
+            lambda l: l.startswith(":%s!" % botnick) and
+            (("PRIVMSG %s :" % channel) in l and
+             any(w in irc_util.plain(l) for w in wanted) or
+             "try again in a few seconds" in l), timeout)
+        if "try again in a few seconds" not in line:
+            return irc_util.plain(irc_util.split_line(line)[2][-1])
+        time.sleep(2)
+    raise game.Failure("%s: the bot stayed busy" % channel)
+
+
+# What the bot may answer to `!replace alice`.
+REPLACE_WORDS = ("alice is still here", "takes over the seat of alice",
+                 "alice plays their own seat", "no seat")
+STILL_HERE = ("alice is still here or may come back soon: only they can "
+              "take their seat back (!back).")
+
+
+def bots_lobby(world, table):
+    """A passer-by's six computers neither fill nor block #t2's lobby."""
+    troll = irc_util.Client(world.ircd.port, "troll", "troll")
+    troll.send("JOIN %s" % table.channel)
+    troll.wait(lambda l: " 366 " in l)
+    for i in range(6):
+        ask(troll, table.channel, table.botnick, "!addbot",
+            ["CPU%d (" % (i + 1)])
+    got = ask(troll, table.channel, table.botnick, "!addbot",
+              ["The table is full"])
+    check(got == "The table is full (6 seats).", got)
+    got = ask(troll, table.channel, table.botnick, "!join",
+              ["takes over the seat", "table is full"])
+    check(got == "troll takes over the seat of CPU6.", got)
+    got = ask(troll, table.channel, table.botnick, "!stop",
+              ["The table is", "The game is", "votes to"])
+    check(got == "The table is closed.", got)
+    troll.close()
+    print("ok - six computers in #t2's lobby: a !join took CPU6's seat and "
+          "one !stop closed the table")
+
+
 def run(world):
     world.start_bot()
     world.connect_all()
     t1, t2 = world.tables
     alice = t1.players[1]
     game.lobby(world, t1)
+    world.wait(lambda: t2.bot_here, 20, "the bot in #t2")
+    bots_lobby(world, t2)
     game.lobby(world, t2)
     world.wait(lambda: alice.quit_at is not None, 30, "alice's first hand")
     # The nick is free once ngircd has handled the QUIT.
@@ -167,10 +223,21 @@ def run(world):
 
     world.mallory.close()
     world.mallory = None
+    # Her two turns timed out: a computer holds her seat, and the grace
+    # time (600 s) after her quit has not passed.
+    mal = irc_util.Client(world.ircd.port, "mal", "mal")
+    mal.send("JOIN #t1")
+    mal.wait(lambda l: " 366 " in l)
+    got = ask(mal, "#t1", t1.botnick, "!replace alice", REPLACE_WORDS)
+    check(got == STILL_HERE, "!replace alice within the grace: %r" % got)
     alice.back = True
     alice.connect()
     world.wait(lambda: alice.joined, 15, "alice back in #t1")
-    # A computer may hold her seat after her turns timed out.
+    got = ask(mal, "#t1", t1.botnick, "!replace alice", REPLACE_WORDS)
+    check(got == STILL_HERE, "!replace alice, alice here: %r" % got)
+    mal.close()
+    print("ok - nobody took alice's seat while she could come back, nor "
+          "once she was back")
     alice.say("!back")
     alice.say("!hand")
     world.wait(lambda: alice.hands_after, 20, "alice's hand")

@@ -1705,6 +1705,7 @@ test_lobby_steering(void **state)
 	assert_non_null(table_of(f, "#l"));
 	say(f, "#l", "bob", "!stop");
 	assert_null(table_of(f, "#l"));
+	assert_string_equal(last_to(f, "#l", NULL), "The table is closed.");
 
 	/* A room moderator steers and stops, but cannot reload the bot. */
 	memory_room_admin(f->adapter, "#l", "mod");
@@ -2072,6 +2073,329 @@ test_option_list(void **state)
 	assert_non_null(strstr(last_to(f, "#ol", NULL), "rounds=1..15"));
 }
 
+/*
+ * Lets user's turns time out (everyone else acts at once, computers by
+ * the clock) until a computer holds their seat.
+ */
+static void
+idle_until_standin(struct fx *f, const char *channel, const char *user)
+{
+	struct table *table = table_of(f, channel);
+	int seat = table_seat_of(table, user);
+
+	for (int guard = 0; guard < 60 && !table_seat(table, seat)->standin;
+	    guard++) {
+		int acting[GAME_MAX_SEATS];
+		const struct seat *s;
+
+		table_impl(table)->to_act(table_game(table)->state, acting);
+		s = table_seat(table, acting[0]);
+		if (acting[0] == seat)
+			loop_advance(f->loop, 120 * 1000 + 1);
+		else if (s->computer || s->standin)
+			loop_advance(f->loop, 1000);
+		else
+			act_first(f, channel);
+	}
+	assert_true(table_seat(table, seat)->standin);
+}
+
+/*
+ * A seat changes hands (replace) only once its owner is gone from the
+ * channel past the grace time, or gave it up: never while they are here
+ * and may say back.  Whoever lost their seat so hears who has it.
+ */
+static void
+test_replace_needs_owner_gone(void **state)
+{
+	struct fx *f = *state;
+	struct user alice = { .id = "alice", .name = "alice" };
+	struct user carol = { .id = "carol", .name = "carol" };
+	struct table *table;
+	int seat;
+
+	seat_three(f, "#q", "wizard");
+	say(f, "#q", "alice", "!start");
+	table = table_of(f, "#q");
+	seat = table_seat_of(table, "alice");
+	/* Two turns missed: a computer holds the seat; alice is here. */
+	idle_until_standin(f, "#q", "alice");
+	say(f, "#q", "mal", "!replace alice");
+	assert_non_null(strstr(last_to(f, "#q", NULL),
+	    "alice is still here or may come back soon: only they can take "
+	    "their seat back (!back)."));
+	assert_string_equal(table_seat(table, seat)->user_id, "alice");
+	say(f, "#q", "alice", "!back");
+	assert_non_null(strstr(last_to(f, "#q", NULL), "Welcome back"));
+	say(f, "#q", "mal", "!replace alice");
+	assert_non_null(strstr(last_to(f, "#q", NULL),
+	    "plays their own seat"));
+
+	/* Gone: not within the grace time; after it, anyone may. */
+	adapter_leave(f->adapter, "#q", &alice);
+	adapter_flush(f->adapter);
+	say(f, "#q", "mal", "!replace alice");
+	assert_string_equal(table_seat(table, seat)->user_id, "alice");
+	loop_advance(f->loop, 61 * 1000);
+	assert_true(table_seat(table, seat)->standin);
+	say(f, "#q", "mal", "!replace alice");
+	assert_non_null(strstr(last_to(f, "#q", NULL),
+	    "mal takes over the seat of alice."));
+	assert_string_equal(table_seat(table, seat)->user_id, "mal");
+
+	/* alice comes back: the seat stays mal's, and she hears why. */
+	adapter_join(f->adapter, "#q", &alice);
+	adapter_flush(f->adapter);
+	say(f, "#q", "alice", "!back");
+	assert_string_equal(last_to(f, "#q", NULL),
+	    "mal has taken over your seat; !join at the next game.");
+	say(f, "#q", "alice", "!join");
+	assert_string_equal(last_to(f, "#q", NULL),
+	    "mal has taken over your seat; !join at the next game.");
+	say(f, "#q", "alice", "!hand");
+	assert_string_equal(last_to(f, "#q", NULL),
+	    "mal has taken over your seat; !join at the next game.");
+	assert_string_equal(table_seat(table, seat)->user_id, "mal");
+
+	/* A seat given up (leave) is anyone's at once, as the line says. */
+	say(f, "#q", "bob", "!leave");
+	assert_non_null(strstr(last_to(f, "#q", NULL),
+	    "anyone may take it over with !replace bob"));
+	say(f, "#q", "dave", "!replace bob");
+	assert_non_null(strstr(last_to(f, "#q", NULL),
+	    "dave takes over the seat of bob."));
+
+	/* A reconnect within the grace time keeps even a computer's hold. */
+	idle_until_standin(f, "#q", "carol");
+	adapter_leave(f->adapter, "#q", &carol);
+	adapter_flush(f->adapter);
+	loop_advance(f->loop, 10 * 1000);
+	adapter_join(f->adapter, "#q", &carol);
+	adapter_flush(f->adapter);
+	loop_advance(f->loop, 61 * 1000);
+	say(f, "#q", "erin", "!replace carol");
+	assert_non_null(strstr(last_to(f, "#q", NULL), "carol is still here"));
+	assert_int_equal(table_seat_of(table, "erin"), -1);
+	/* Left again, and gone past the grace: now it may change hands. */
+	adapter_leave(f->adapter, "#q", &carol);
+	adapter_flush(f->adapter);
+	loop_advance(f->loop, 61 * 1000);
+	say(f, "#q", "erin", "!replace carol");
+	assert_true(table_seat_of(table, "erin") >= 0);
+}
+
+/*
+ * Computers never keep people from a table: a person who joins a full
+ * lobby takes a computer's seat, and a lobby of computers alone is
+ * closed by anyone.
+ */
+static void
+test_lobby_full_of_computers(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+
+	for (int i = 0; i < 6; i++)
+		say(f, "#c", "troll", "!addbot");
+	table = table_of(f, "#c");
+	assert_int_equal(table_nseats(table), 6);
+	assert_int_equal(table_humans(table), 0);
+	say(f, "#c", "amy", "!join");
+	assert_string_equal(last_to(f, "#c", NULL),
+	    "amy takes over the seat of CPU6.");
+	assert_int_equal(table_nseats(table), 6);
+	assert_int_equal(table_seat_of(table, "amy"), 5);
+	assert_int_equal(table_humans(table), 1);
+	/* Someone seated now: the passer-by no longer steers it. */
+	say(f, "#c", "troll", "!addbot");
+	assert_non_null(strstr(last_to(f, "#c", NULL), "Only the people "
+	    "seated"));
+	say(f, "#c", "amy", "!start");
+	assert_non_null(table_game(table_of(f, "#c")));
+	say(f, "#c", "amy", "!stop");
+	assert_null(table_of(f, "#c"));
+	/* A full table of people stays full. */
+	say(f, "#c2", "p1", "!join");
+	for (int i = 0; i < 5; i++) {
+		char who[8];
+
+		snprintf(who, sizeof(who), "q%d", i);
+		say(f, "#c2", who, "!join");
+	}
+	say(f, "#c2", "late", "!join");
+	assert_string_equal(last_to(f, "#c2", NULL),
+	    "The table is full (6 seats).");
+	/* Computers alone: anyone may close the lobby; a vote says so. */
+	say(f, "#c3", "troll", "!addbot");
+	say(f, "#c3", "troll", "!addbot");
+	say(f, "#c3", "amy", "!stop");
+	assert_null(table_of(f, "#c3"));
+	assert_string_equal(last_to(f, "#c3", NULL), "The table is closed.");
+}
+
+/*
+ * The owner of a seat a computer plays still gets their hand and the
+ * table when they ask, with how to take the seat back.
+ */
+static void
+test_hand_while_computer_plays(void **state)
+{
+	struct fx *f = *state;
+	static const char note[] = "A computer plays your seat; say !back to "
+	    "take it again.";
+	struct table *table;
+	const struct memory_line *l;
+	size_t mark;
+
+	seat_three(f, "#hc", "wizard");
+	say(f, "#hc", "alice", "!start");
+	table = table_of(f, "#hc");
+	say(f, "#hc", "bob", "!leave");
+	assert_true(table_seat(table, table_seat_of(table, "bob"))->standin);
+	mark = memory_count(f->adapter);
+	say(f, NULL, "bob", "hand");
+	assert_int_equal(memory_count(f->adapter), mark + 1);
+	l = memory_line(f->adapter, mark);
+	assert_null(l->channel);
+	assert_string_equal(l->user_id, "bob");
+	assert_non_null(strstr(l->text, "your hand:"));
+	assert_non_null(strstr(l->text, note));
+	say(f, "#hc", "bob", "!hand");
+	assert_non_null(strstr(last_to(f, NULL, "bob"), "your hand:"));
+	assert_non_null(strstr(last_to(f, NULL, "bob"), note));
+	mark = memory_count(f->adapter);
+	say(f, "#hc", "bob", "!table");
+	assert_int_equal(memory_count(f->adapter), mark + 1);
+	l = memory_line(f->adapter, mark);
+	assert_null(l->channel);
+	assert_non_null(strstr(l->text, "\nYour hand: "));
+	assert_non_null(strstr(l->text, note));
+	/* Asking for a seat points to back. */
+	say(f, "#hc", "bob", "!replace bob");
+	assert_string_equal(last_to(f, "#hc", NULL), note);
+	say(f, "#hc", "bob", "!join");
+	assert_string_equal(last_to(f, "#hc", NULL), note);
+	assert_true(table_seat(table, table_seat_of(table, "bob"))->standin);
+	/* Nobody is told anything for a computer's own seat. */
+	assert_false(sent_since(f, mark, NULL, "CPU"));
+}
+
+/*
+ * A second hidden bid is answered as one: "already bid", not whose turn
+ * it is.
+ */
+static void
+test_already_bid(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int guard;
+
+	seat_three(f, "#ab", "wizard");
+	say(f, "#ab", "alice", "!option hiddentip");
+	say(f, "#ab", "alice", "!start");
+	table = table_of(f, "#ab");
+	for (guard = 0; guard < 3 && table_impl(table)->phase(
+	    table_game(table)->state) == PHASE_TRUMP; guard++)
+		act_first(f, "#ab");
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state),
+	    PHASE_BID_SIMULTANEOUS);
+	say(f, NULL, "alice", "bid 0");
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state),
+	    PHASE_BID_SIMULTANEOUS);
+	say(f, NULL, "alice", "bid 1");
+	assert_string_equal(last_to(f, NULL, "alice"),
+	    "You have already bid.");
+}
+
+/*
+ * Sticheln: a card of the game not in the hand is "not held", privately;
+ * a second penalty card is "already chosen".
+ */
+static void
+test_not_held_and_already_selected(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	json_t *view;
+	char mine[8], theirs[8];
+	int acting[GAME_MAX_SEATS];
+	int alice, bob;
+	size_t mark;
+
+	seat_three(f, "#ns", "sticheln");
+	say(f, "#ns", "alice", "!start");
+	table = table_of(f, "#ns");
+	alice = table_seat_of(table, "alice");
+	bob = table_seat_of(table, "bob");
+	view = table_impl(table)->view(table_game(table)->state, bob);
+	snprintf(theirs, sizeof(theirs), "%s", json_string_value(
+	    json_array_get(json_object_get(view, "hand"), 0)));
+	json_decref(view);
+	view = table_impl(table)->view(table_game(table)->state, alice);
+	snprintf(mine, sizeof(mine), "%s", json_string_value(
+	    json_array_get(json_object_get(view, "hand"), 0)));
+	json_decref(view);
+	say(f, NULL, "alice", "select %s", theirs);
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "You do not hold"));
+	say(f, NULL, "alice", "select %s", mine);
+	say(f, NULL, "alice", "select %s", mine);
+	assert_string_equal(last_to(f, NULL, "alice"),
+	    "You have already chosen your penalty card.");
+	/* The others select; in play, a card of another hand. */
+	for (int i = 0; i < 3; i++) {
+		const char *who = table_seat(table, i)->user_id;
+
+		if (i == alice)
+			continue;
+		view = table_impl(table)->view(table_game(table)->state, i);
+		say(f, NULL, who, "select %s", json_string_value(
+		    json_array_get(json_object_get(view, "hand"), 0)));
+		json_decref(view);
+	}
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state),
+	    PHASE_PLAY);
+	table_impl(table)->to_act(table_game(table)->state, acting);
+	view = table_impl(table)->view(table_game(table)->state,
+	    (acting[0] + 1) % 3);
+	snprintf(theirs, sizeof(theirs), "%s", json_string_value(
+	    json_array_get(json_object_get(view, "hand"), 0)));
+	json_decref(view);
+	mark = memory_count(f->adapter);
+	say(f, "#ns", table_seat(table, acting[0])->user_id, "!play %s",
+	    theirs);
+	assert_string_equal(last_to(f, "#ns", NULL),
+	    "Not allowed; I have told you why privately.");
+	assert_true(sent_since(f, mark, NULL, "You do not hold"));
+	assert_false(sent_since(f, mark, "#ns", theirs));
+}
+
+/*
+ * A kind of move the game does not have is answered as such, from the
+ * game's presentation (BirdHead: no bids, trump or penalty card).
+ */
+static void
+test_moves_the_game_lacks(void **state)
+{
+	struct fx *f = *state;
+
+	seat_three(f, "#nb", "birdhead");
+	say(f, "#nb", "alice", "!start");
+	say(f, "#nb", "bob", "!bid 1");
+	assert_string_equal(last_to(f, "#nb", NULL), "BirdHead has no bids.");
+	say(f, "#nb", "bob", "!trump r");
+	assert_string_equal(last_to(f, "#nb", NULL),
+	    "BirdHead has no trump to choose.");
+	say(f, "#nb", "bob", "!select 3");
+	assert_string_equal(last_to(f, "#nb", NULL),
+	    "BirdHead has no penalty card to choose.");
+	/* An empty lobby's status says what to do, not a dangling colon. */
+	say(f, "#ne", "zed", "!game sticheln");
+	say(f, "#ne", "zed", "!status");
+	assert_string_equal(last_to(f, "#ne", NULL), "Sticheln · open table, "
+	    "nobody seated yet (3-6 players; !join to sit down).");
+}
+
 int
 main(void)
 {
@@ -2141,6 +2465,18 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_stats_after_games, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_replace_needs_owner_gone,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lobby_full_of_computers,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hand_while_computer_plays,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_already_bid, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_not_held_and_already_selected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_moves_the_game_lacks,
+		    setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
