@@ -363,6 +363,8 @@ network_send_private(struct network *network, const char *user_id,
 void
 bot_enter(struct bot *bot)
 {
+	if (!outbox_inside(bot->outbox))
+		bot->not_saved_told = 0;
 	outbox_enter(bot->outbox);
 }
 
@@ -390,6 +392,7 @@ bot_check_store(struct bot *bot)
 		SAY0(&t, channel->settings.lang, MSG_STORE_LOST);
 		channel_send(channel, &t);
 		text_finish(&t);
+		bot->not_saved_told = 1;
 	}
 	return -1;
 }
@@ -405,7 +408,7 @@ flow_channel(struct bot *bot, int i)
 	    outbox_flow_name(bot->outbox, i), 0) : NULL;
 }
 
-void
+int
 bot_leave(struct bot *bot)
 {
 	int rc = outbox_leave(bot->outbox);
@@ -413,7 +416,7 @@ bot_leave(struct bot *bot)
 	if (!outbox_inside(bot->outbox))
 		(void)bot_check_store(bot);
 	if (rc == 0 && !outbox_last_stored(bot->outbox))
-		return;
+		return rc;
 	for (int i = 0; i < outbox_flow_count(bot->outbox); i++) {
 		struct channel *channel = flow_channel(bot, i);
 
@@ -432,6 +435,7 @@ bot_leave(struct bot *bot)
 			table_reload(channel);
 		}
 	}
+	return rc;
 }
 
 const char *

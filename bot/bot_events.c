@@ -98,6 +98,31 @@ follow_name(struct network *network, const struct user *user)
 	}
 }
 
+/*
+ * What someone said changed something that could not be stored, so none
+ * of it happened and nothing it caused was said, the reply included.
+ * They are told, each time: a table hears it only once a streak
+ * (table_reload()), and a refusal must never go unexplained.  Nothing
+ * when a table was just told (that line, or that the store is lost for
+ * good, bot_check_store()).
+ */
+static void
+not_saved(struct network *network, struct channel *where,
+    const struct user *from)
+{
+	struct bot *bot = network->bot;
+	struct text t;
+
+	if (bot->not_saved_told)
+		return;
+	text_init(&t);
+	SAY0(&t, where != NULL ? where->settings.lang :
+	    network->defaults.lang, bot->store_lost ? MSG_NOT_SAVED_LOST :
+	    MSG_NOT_SAVED);
+	network_send_private(network, from->id, NULL, &t);
+	text_finish(&t);
+}
+
 static void
 on_message(void *data, struct adapter *adapter, const char *channel,
     const struct user *raw, const char *text)
@@ -117,7 +142,8 @@ on_message(void *data, struct adapter *adapter, const char *channel,
 	bot_enter(bot);
 	follow_name(network, from);
 	commands_handle(network, where, from, text);
-	bot_leave(bot);
+	if (bot_leave(bot) != 0)
+		not_saved(network, where, from);
 }
 
 static const struct seat *

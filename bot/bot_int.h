@@ -107,6 +107,8 @@ struct bot {
 	struct medium *medium;
 	int outbox_loaded;       /* unsent rows of the last run handed out */
 	uint64_t forget_timer;   /* writes the rows reported sent (on_sent) */
+	/* A table told the last event was not saved (table_reload()). */
+	int not_saved_told;
 	int store_lost;          /* the store failed for good (fail-stop) */
 	int goodbye_said;        /* bot_say_goodbye() ran */
 	/* Called by the admin command `reload` (set by `stichbot run`). */
@@ -181,7 +183,8 @@ void bot_enter(struct bot *bot);
  * to stichbot_"; "me" in lang while the adapter cannot tell.
  */
 const char *bot_self_name(struct network *network, enum lang lang);
-void bot_leave(struct bot *bot);
+/* 0, or -1 when the event's batch could not be committed. */
+int bot_leave(struct bot *bot);
 /* Remembers that user_id took a seat in channel (see struct bot). */
 void user_sat(struct channel *channel, const char *user_id);
 /* The tables of network where user_id sits (up to max); returns count. */

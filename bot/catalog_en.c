@@ -37,6 +37,9 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "stopped to keep it safe.",
 	[MSG_NOT_SAVED] = "Sorry, I could not save that, so it did not "
 	    "happen; the game goes on as soon as I can save again.",
+	[MSG_NOT_SAVED_LOST] = "Sorry, I could not save that, so it did not "
+	    "happen: I cannot save games any more until my operator has "
+	    "repaired the store and restarted me.",
 	[MSG_START_SEATS] = "{1} seated; this game needs {2} to {3} "
 	    "players.",
 	[MSG_OPTION_REFUSED] = "Refused: {1}",

@@ -781,31 +781,6 @@ turn_cb(struct loop *loop, uint64_t id, void *arg)
 /* ------------------------------------------------------------------ */
 /* Actions. */
 
-/*
- * A move that could not be stored did not happen: the player is told
- * (a computer's table once, until something is stored again), and the
- * game is picked up again after a pause that grows while the store
- * keeps failing, unless it failed for good (bot_check_store()).
- */
-static void
-not_stored(struct table *table, int flags, struct text *reply)
-{
-	struct channel *channel = table->channel;
-
-	if (!(flags & ACT_COMPUTER)) {
-		SAY0(reply, table_lang(table), MSG_NOT_SAVED);
-	} else if (channel->store_failures == 0) {
-		struct text t;
-
-		text_init(&t);
-		SAY0(&t, table_lang(table), MSG_NOT_SAVED);
-		channel_send(channel, &t);
-		text_finish(&t);
-	}
-	channel->store_failures++;
-	if (!table_bot(table)->store_lost)
-		table_retry(table);
-}
 
 /*
  * The terminal's reader (issue 17) sees the table at a glance after each
@@ -866,7 +841,7 @@ table_act(struct table *table, int seat, const struct action *action,
 		memcpy(game->state, saved, table->impl->state_size);
 		game->nactions--;
 		free(saved);
-		not_stored(table, flags, reply);
+		table_not_stored(table, flags, reply);
 		return -1;
 	}
 	free(saved);

@@ -160,6 +160,11 @@ void table_reload(struct channel *channel);
 /* Picks the table's game up again after that pause. */
 void table_retry(struct table *table);
 /*
+ * A move of table (flags as for table_act()) that could not be stored:
+ * the reply or the channel says so, and the game is picked up again.
+ */
+void table_not_stored(struct table *table, int flags, struct text *reply);
+/*
  * Seats and settings changing hands: with the game flow, table.c is the
  * only writer of a table.  Each says what happened into out (the reply
  * of the command) and stores what must survive a restart; -1 when the

@@ -170,6 +170,35 @@ table_retry(struct table *table)
 	table->retry_timer = loop_timer(bot->loop, delay, retry_cb, table);
 }
 
+/*
+ * A move that could not be stored did not happen: the player is told
+ * (a computer's table once, until something is stored again), and the
+ * game is picked up again after a pause that grows while the store
+ * keeps failing, unless it failed for good (bot_check_store()).
+ */
+void
+table_not_stored(struct table *table, int flags, struct text *reply)
+{
+	struct channel *channel = table->channel;
+	/* A store failed for good: tables hear so (bot_check_store()). */
+	int lost = store_failed(table_bot(table)->store) != NULL;
+
+	if (!(flags & ACT_COMPUTER)) {
+		SAY0(reply, table_lang(table), lost ? MSG_NOT_SAVED_LOST :
+		    MSG_NOT_SAVED);
+	} else if (!lost && channel->store_failures == 0) {
+		struct text t;
+
+		text_init(&t);
+		SAY0(&t, table_lang(table), MSG_NOT_SAVED);
+		channel_send(channel, &t);
+		text_finish(&t);
+	}
+	channel->store_failures++;
+	if (!table_bot(table)->store_lost)
+		table_retry(table);
+}
+
 void
 table_reload(struct channel *channel)
 {
@@ -187,15 +216,24 @@ table_reload(struct channel *channel)
 		log_error("%s %s: the store cannot be read; the table is "
 		    "gone until a restart", channel->network->adapter.network,
 		    channel->name);
-	/* Told once until something is stored again. */
-	if (channel->store_failures++ == 0) {
+	/*
+	 * Told once until something is stored again (the person who acted
+	 * hears it each time: on_message()).  A store lost for good was told
+	 * already (bot_check_store()), and the table waits for a restart.
+	 */
+	if (!bot->store_lost && channel->store_failures++ == 0) {
 		text_init(&t);
 		SAY0(&t, channel->settings.lang, MSG_NOT_SAVED);
 		channel_send(channel, &t);
 		text_finish(&t);
+		bot->not_saved_told = 1;
 	}
 	if (r.table == NULL)
 		return;
+	if (bot->store_lost) {
+		table_hold(r.table);
+		return;
+	}
 	if (r.table->game == NULL)
 		table_idle_arm(r.table);
 	else

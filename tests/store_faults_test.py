@@ -52,6 +52,8 @@ from matrix_players import (BOT, Failure, World, check,  # noqa: E402
 STORE_FAILED = "could not save"
 # Once the store is gone for good, every running table hears this once.
 STORE_LOST = "I can no longer save games"
+NOT_SAVED_LOST = "I cannot save games any more"
+SAVE_AGAIN = "as soon as I can save again"
 
 
 class Manager:
@@ -85,9 +87,14 @@ def commands(people):
 
 def bot_said(world, needle):
     """Whether the bot said needle anywhere (rooms and direct rooms)."""
+    return times_said(world, needle) > 0
+
+
+def times_said(world, needle):
+    """How many of the bot's lines, anywhere, hold needle."""
     with world.state.cond:
         rooms = list(world.state.rooms)
-    return any(needle in line for r in rooms for line in world.bot_lines(r))
+    return sum(needle in line for r in rooms for line in world.bot_lines(r))
 
 
 def open_table(world, alias, people):
@@ -241,6 +248,12 @@ def test_deleted(world, manager):
           "the refusal of a move")
     check(sum(STORE_LOST in x for x in world.bot_lines(a)) == 1,
           "the store's loss told more than once")
+    # Never "as soon as I can save again" beside it; the refused move is
+    # told what the loss means.
+    check(not any(SAVE_AGAIN in x for x in world.bot_lines(a)),
+          "the table told both that the game goes on and that it waits")
+    check(bot_said(world, NOT_SAVED_LOST), "the refused move was not told "
+          "that games cannot be saved any more")
     check(bot.alive(), "the bot died")
     log = world.bot_log()
     check("store: game %d (mx %s): not stored: the store file was deleted"
@@ -300,6 +313,15 @@ def test_full_disk(world, manager):
         filler = fill(fs)
         drive(world, people, lambda: bot_said(world, STORE_FAILED), 60,
               "the refusal of a move on a full disk")
+        # The table hears it once; each later refused change is told to
+        # whoever asked for it (here a seat given up, twice).
+        told = times_said(world, STORE_FAILED)
+        for _ in range(2):
+            people[0].say(a, "!leave")
+        wait_until(lambda: times_said(world, STORE_FAILED) >= told + 2, 20,
+                   "each later refusal told why")
+        check(sum(STORE_FAILED in x for x in world.bot_lines(a)) == 1,
+              "the table told more than once")
         check(bot.alive(), "the bot died of a full disk")
         wait_until(lambda: "database or disk is full" in world.bot_log(),
                    10, "the full disk in the log")
