@@ -132,6 +132,15 @@ text_char_length(const char *s)
 	/* C1 controls (U+0080..U+009F) are invisible too. */
 	if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
 		return 0;
+	/*
+	 * So are the bidirectional embeddings, overrides and isolates
+	 * (U+202A..U+202E, U+2066..U+2069), and they would turn the rest of
+	 * the bot's line around: a name could make "Bob has bid" read
+	 * backwards, or disguise what follows it.
+	 */
+	if (n == 3 && p[0] == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa &&
+	    p[2] <= 0xae) || (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
+		return 0;
 	return n;
 }
 

@@ -43,6 +43,14 @@ test_user_text_is_sanitized(void **unused)
 	/* Invalid UTF-8 and C1 controls go; valid multibyte stays. */
 	text_user(&t, "\xe5\xa5\xbd\xff\xc0\xaf ok \xc2\x85x \xf0\x9f\x83\x8f");
 	assert_string_equal(text_str(&t), "\xe5\xa5\xbd ok x \xf0\x9f\x83\x8f");
+	text_clear(&t);
+	/*
+	 * Bidirectional overrides, embeddings and isolates go (RLO, LRE,
+	 * PDF, RLI, PDI); marks (RLM) and right-to-left letters stay.
+	 */
+	text_user(&t, "\xe2\x80\xae" "Bob\xe2\x80\xaa" "x\xe2\x80\xac"
+	    "\xe2\x81\xa7" "y\xe2\x81\xa9" "\xe2\x80\x8f\xd7\x90");
+	assert_string_equal(text_str(&t), "Bobxy\xe2\x80\x8f\xd7\x90");
 	text_finish(&t);
 	s = text_sanitize("a\0b");
 	assert_string_equal(s, "a");
