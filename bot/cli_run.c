@@ -54,6 +54,9 @@ struct run {
 	int started;             /* bot_start() was called */
 	int stopping;
 	uint64_t drain_until;    /* a clean stop waits for its goodbyes */
+	/* The counts the service manager last heard (report_status()). */
+	size_t told_tables, told_games;
+	int told;
 };
 
 /* The self-pipe: [0] read by the loop, [1] written by the handler. */
@@ -119,13 +122,29 @@ apply_log_level(const struct run *run, const struct config *config)
 	log_setup(level < 0 ? LOG_LEVEL_INFO : (enum log_level)level, -1);
 }
 
+/*
+ * Tells the service manager how many tables and games there are, when
+ * that changed: the watchdog's timer asks every few seconds, and the
+ * manager keeps the last status anyway.
+ */
 static void
-report_status(const struct run *run)
+report_status(struct run *run)
 {
-	if (notify_status("%zu tables, %zu games running",
-	    bot_table_count(run->bot), bot_game_count(run->bot)) < 0)
+	size_t tables = bot_table_count(run->bot);
+	size_t games = bot_game_count(run->bot);
+
+	if (run->told && tables == run->told_tables &&
+	    games == run->told_games)
+		return;
+	if (notify_status("%zu tables, %zu games running", tables,
+	    games) < 0) {
 		log_debug("cannot send the status to the service manager: %s",
 		    strerror(errno));
+		return;
+	}
+	run->told = 1;
+	run->told_tables = tables;
+	run->told_games = games;
 }
 
 /* Settings fixed at start-up: a reload that changes them needs a restart. */

@@ -234,6 +234,10 @@ def check_watchdog_and_sigint(stichbot, tmp):
         for _ in range(3):
             manager.wait_for(lambda m: m == "WATCHDOG=1", "WATCHDOG=1")
         expect(time.monotonic() - start < 2.0, "keep-alives too slow")
+        # The status is sent when it changes, not with every keep-alive.
+        statuses = [m for m in manager.seen if m.startswith("STATUS=")]
+        expect(len(statuses) == 1, "STATUS= sent %d times, nothing "
+               "changed: %r" % (len(statuses), statuses))
         bot.send_signal(signal.SIGINT)
         manager.wait_for(lambda m: m == "STOPPING=1", "STOPPING=1")
         rc = bot.wait(timeout=TIMEOUT)
