@@ -213,6 +213,8 @@ struct matrix {
 	uint64_t *dropped;        /* outbox ids that can never be sent, */
 	size_t ndropped, dropped_cap; /* reported by report_timer */
 	uint64_t report_timer;
+	json_t *lost;             /* owned: users who left their direct room, */
+	uint64_t lost_timer;      /* told to the core from the loop (direct.c) */
 	char key_since[192], key_device[192], key_handled[192];
 	char key_txn[192];
 	struct text url;          /* scratch for building URLs */
@@ -286,6 +288,9 @@ int mx_person_state(const struct mx_room *room, const char *user_id);
 void mx_person_set(struct mx_room *room, const char *user_id, int state,
     const char *name);
 int mx_room_joined_count(const struct mx_room *room);
+char *mx_person_label(const struct mx_room *room, const char *user_id);
+char *mx_user_label(struct matrix *m, const struct mx_room *room,
+    const char *user_id, int priv);
 void mx_members_fetch(struct mx_room *room);
 
 /* direct.c: m.direct and direct rooms */
@@ -299,6 +304,7 @@ void mx_dm_free(struct mx_dm *dm);
 void mx_dm_start(struct mx_dm *dm);
 void mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg);
 void mx_dm_shared(struct matrix *m, struct mx_room *room);
+void mx_dm_left(struct matrix *m, struct mx_room *room, const char *user_id);
 
 /* joins.c: joins of channels and invites */
 struct mx_join *mx_join_find(struct matrix *m, const char *name);
