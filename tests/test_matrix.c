@@ -782,6 +782,37 @@ test_seen(void **unused)
 	assert_true(mx_seen_check(&seen, "$e1000"));
 }
 
+/* A failed response in the log: never a dangling space, always a reason. */
+static void
+test_describe(void **state)
+{
+	struct mx_response res = { 0 };
+	json_t *body = parse("{\"errcode\": \"M_FORBIDDEN\", "
+	    "\"error\": \"no\"}");
+	char why[128];
+
+	(void)state;
+	res.status = 500;
+	res.retry_after_ms = -1;
+	mx_describe(&res, why, sizeof(why));
+	assert_string_equal(why, "HTTP 500, no reason given");
+	res.status = 403;
+	res.errcode = "M_FORBIDDEN";
+	mx_describe(&res, why, sizeof(why));
+	assert_string_equal(why, "HTTP 403 M_FORBIDDEN");
+	res.body = body;
+	mx_describe(&res, why, sizeof(why));
+	assert_string_equal(why, "HTTP 403 M_FORBIDDEN: no");
+	res.errcode = NULL;
+	mx_describe(&res, why, sizeof(why));
+	assert_string_equal(why, "HTTP 403: no");
+	res.status = 0;
+	res.error = "Connection refused";
+	mx_describe(&res, why, sizeof(why));
+	assert_string_equal(why, "Connection refused");
+	json_decref(body);
+}
+
 static void
 assert_label(const struct mx_room *room, const char *user_id,
     const char *want)
@@ -843,6 +874,7 @@ main(void)
 		cmocka_unit_test(test_member_parse),
 		cmocka_unit_test(test_invites),
 		cmocka_unit_test(test_seen),
+		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_person_label),
 	};
 

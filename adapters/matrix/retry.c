@@ -45,8 +45,11 @@ mx_describe(const struct mx_response *res, char *out, size_t outlen)
 	if (res->status == 0)
 		snprintf(out, outlen, "%s", res->error != NULL ? res->error :
 		    "no answer");
+	else if (res->errcode == NULL && error == NULL)
+		snprintf(out, outlen, "HTTP %ld, no reason given", res->status);
 	else
-		snprintf(out, outlen, "HTTP %ld %s%s%s", res->status,
+		snprintf(out, outlen, "HTTP %ld%s%s%s%s", res->status,
+		    res->errcode != NULL ? " " : "",
 		    res->errcode != NULL ? res->errcode : "",
 		    error != NULL ? ": " : "", error != NULL ? error : "");
 }
