@@ -1205,6 +1205,41 @@ def renames(h, start, got):
     return got
 
 
+def test_flapping_connection(ctx):
+    """Issue: "back online" 13 times in 2 minutes.  After one outage the
+    core heard of, a connection that keeps failing now and then (60% of
+    /syncs, then the homeserver away for 6 s) is no new outage for
+    MX_FLAP_MS (5 min): one "down" and one "up" in all."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "flap")
+    h = joined_harness(ctx, "#flap:localhost", room, outage_ms=1000,
+                       sync_timeout_ms=1000)
+    start = len(h.events)
+    ctx.hs.stop()
+    h.wait(lambda e: e["event"] == "connected" and not e["up"], 20,
+           "the first outage", start=start)
+    ctx.hs.start()
+    h.wait(lambda e: e["event"] == "connected" and e["up"], 30,
+           "the return", start=start)
+    failed = ctx.hs.fail_share(0.6, [BOT], 3)
+    end = time.monotonic() + 20
+    i = 0
+    while time.monotonic() < end:
+        alice.say(room, "!flap %d" % i)
+        i += 1
+        time.sleep(0.5)
+    ctx.hs.fail_share(0)
+    syncs = sum(1 for p in failed if p.endswith("/sync"))
+    assert syncs >= 5, failed
+    ctx.hs.restart(downtime=6)
+    alice.say(room, "!after")
+    h.wait_message("!after", 30)
+    assert connected_events(h, start) == [False, True], h.events[start:]
+    print("  %d /sync requests failed, then 6 s away: no second outage"
+          % syncs)
+    h.stop()
+
+
 def expect_error(call, status, errcode):
     try:
         call()
@@ -1321,6 +1356,7 @@ TESTS = [
     test_shared_direct_rooms,
     test_rejected_direct_room,
     test_shared_display_names,
+    test_flapping_connection,
 ]
 
 

@@ -55,6 +55,15 @@
  */
 #define MX_SYNC_RETRY_BASE 500
 #define MX_SYNC_RETRY_MAX 15000
+/*
+ * A flapping connection (most requests answered, a run of failures now
+ * and then) must not fill the rooms with "back online": after the core
+ * heard that the bot is back, the next outage is told only once it has
+ * lasted outage_ms and at least this long has passed since that return.
+ * A long outage is still told, at most this late, so "back online" is
+ * said at most once in this time.
+ */
+#define MX_FLAP_MS 300000
 /* Delay after a refused login: a wrong password will not fix itself soon. */
 #define MX_LOGIN_REFUSED_MAX 300000
 /* How long a request other than /sync may take. */
@@ -187,6 +196,10 @@ struct matrix {
 	int full_state;           /* the next /sync asks for full state */
 	int synced;               /* a /sync was handled: room state known */
 	int up;                   /* what adapter_connected() last said */
+	int was_up;               /* connected once since the start */
+	uint64_t back_at;         /* loop_now() when the core last heard the
+	                           * bot is back after an outage; 0: never */
+	uint64_t outage_start;    /* loop_now() when outage_timer was armed */
 	uint64_t outage_timer;    /* running while /sync fails: at its end
 	                           * the bot counts as disconnected */
 	struct mx_request *req;   /* the login, filter, m.direct or sync */
