@@ -171,6 +171,15 @@ struct adapter_listener {
 	/* The adapter lost (0) or regained (1) its connection. */
 	void (*connected)(void *data, struct adapter *adapter, int up);
 	/*
+	 * Optional (NULL: ignored): lines sent privately to who may never
+	 * have been read, since they left or rejected the private channel
+	 * the adapter used for them (a Matrix direct room).  The next
+	 * private line opens a new one; the core sends again what who
+	 * needs to play.  Called from the loop, outside any other call.
+	 */
+	void (*private_lost)(void *data, struct adapter *adapter,
+	    const struct user *who);
+	/*
 	 * Hands what the core queued for the adapters over now: for a
 	 * medium that runs no loop between the events it feeds the core
 	 * (the in-memory medium of tests).
@@ -237,6 +246,13 @@ adapter_connected(struct adapter *a, int up)
 {
 	if (a->listener != NULL)
 		a->listener->connected(a->listener_data, a, up);
+}
+
+static inline void
+adapter_private_lost(struct adapter *a, const struct user *who)
+{
+	if (a->listener != NULL && a->listener->private_lost != NULL)
+		a->listener->private_lost(a->listener_data, a, who);
 }
 
 static inline void

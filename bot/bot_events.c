@@ -1,7 +1,7 @@
 /*
  * bot_events.c - what adapters tell the core: a line someone said, people
  * joining, leaving and changing names, a message sent, the connection
- * lost and back.  Each is one event of the core (bot_enter/bot_leave):
+ * lost and back, a private channel lost.  Each is one event of the core (bot_enter/bot_leave):
  * what it changes is stored with what it makes the bot say.
  */
 #include <stdio.h>
@@ -343,6 +343,35 @@ on_connected(void *data, struct adapter *adapter, int up)
 	bot_leave(bot);
 }
 
+/*
+ * What who was told privately may never have been read (they rejected or
+ * left their direct room): every game where they sit tells them so and
+ * sends their hand again (table_private_lost).
+ */
+static void
+on_private_lost(void *data, struct adapter *adapter, const struct user *raw)
+{
+	struct bot *bot = data;
+	struct network *network = network_of(bot, adapter);
+	struct channel *tables[16];
+	struct user clean;
+	char buf[512];
+	int n;
+
+	if (network == NULL || user_clean(raw, &clean, buf, sizeof(buf)) != 0)
+		return;
+	bot_enter(bot);
+	n = user_tables(network, clean.id, tables, 16);
+	for (int i = 0; i < n; i++) {
+		struct table *table = tables[i]->table;
+
+		if (table != NULL && table_game(table) != NULL)
+			table_private_lost(table, table_seat_of(table,
+			    clean.id));
+	}
+	bot_leave(bot);
+}
+
 static void
 on_flush(void *data)
 {
@@ -357,5 +386,6 @@ const struct adapter_listener bot_listener = {
 	.rename = on_rename,
 	.sent = on_sent,
 	.connected = on_connected,
+	.private_lost = on_private_lost,
 	.flush = on_flush,
 };

@@ -339,4 +339,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_NOT_HELD] = "You do not hold {1}.",
 	[MSG_STATUS_LOBBY_EMPTY] = "open table, nobody seated yet ({1}-{2} "
 	    "players; {3}join to sit down).",
+	/* private channels lost (a rejected Matrix direct room) */
+	[MSG_PRIVATE_LOST] = ": I could not reach you privately; accept my "
+	    "invitation or say {1}hand.",
 };

@@ -340,4 +340,7 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_NOT_HELD] = "{1} は手札にありません。",
 	[MSG_STATUS_LOBBY_EMPTY] = "参加受付中、まだ誰も着席していません"
 	    "（{1}-{2}人。{3}join で着席）。",
+	/* private channels lost (a rejected Matrix direct room) */
+	[MSG_PRIVATE_LOST] = "：個別メッセージを届けられませんでした。招待を"
+	    "承認するか、{1}hand と言ってください。",
 };

@@ -105,7 +105,9 @@ enum lang {
 	X(MSG_OWNER_HERE) X(MSG_SEAT_TAKEN) X(MSG_STANDIN_NOTE) \
 	X(MSG_ALREADY_BID) X(MSG_ALREADY_SELECTED) X(MSG_GAME_NO_BIDS) \
 	X(MSG_GAME_NO_TRUMP) X(MSG_GAME_NO_SELECT) X(MSG_NOT_HELD) \
-	X(MSG_STATUS_LOBBY_EMPTY)
+	X(MSG_STATUS_LOBBY_EMPTY) \
+	/* private channels lost (a rejected Matrix direct room) */ \
+	X(MSG_PRIVATE_LOST)
 
 #define MESSAGE_ENUM(name) name,
 enum msg {

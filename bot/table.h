@@ -123,6 +123,13 @@ void table_send_hand(struct table *table, int seat, int prompt);
  * it back.
  */
 void table_show_hand(struct table *table, int seat);
+/*
+ * Seat's owner could not be reached privately (they left or rejected
+ * their direct room): once per round, the channel asks them to accept
+ * the new invitation or to say hand, and their hand (with the prompt
+ * when they are to act) is sent again, which opens a new private channel.
+ */
+void table_private_lost(struct table *table, int seat);
 void table_status(struct table *table, struct text *out);
 /*
  * The table at a glance (issue 17): the game, round, trump, the trick and

@@ -30,6 +30,9 @@ struct table {
 	unsigned prompted;
 	/* Seats whose hand line just now carried their task (send_hands). */
 	unsigned hand_prompted;
+	/* Seats told in round lost_round that they were unreachable. */
+	unsigned lost_told;
+	int lost_round;
 	uint64_t turn_timer, half_timer, computer_timer, idle_timer;
 	uint64_t grace_timer;    /* the earliest seat's grace_until */
 	/* Picks the table up again after a change could not be stored. */

@@ -162,11 +162,19 @@ table_seat_of(const struct table *table, const char *user_id)
 	return -1;
 }
 
+/*
+ * A seat by the name it shows, or by its owner's user id: where two
+ * people share a name (a Matrix display name), the id tells them apart.
+ */
 int
 table_seat_by_name(const struct table *table, const char *name)
 {
 	for (int i = 0; i < table->nseats; i++)
 		if (strcasecmp(table->seats[i].name, name) == 0)
+			return i;
+	for (int i = 0; i < table->nseats; i++)
+		if (!table->seats[i].computer &&
+		    strcmp(table->seats[i].user_id, name) == 0)
 			return i;
 	return -1;
 }

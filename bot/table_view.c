@@ -349,6 +349,35 @@ table_show_hand(struct table *table, int seat)
 	send_hand(table, seat, 1);
 }
 
+void
+table_private_lost(struct table *table, int seat)
+{
+	struct text t;
+	int round;
+
+	if (table->game == NULL || seat < 0 || seat >= table->nseats ||
+	    !seat_is_human(&table->seats[seat]))
+		return;
+	/*
+	 * Once a round at most: a client that rejects every invitation
+	 * must not make the bot open room after room, nor fill the channel.
+	 */
+	round = table->impl->round(table->game->state);
+	if (round != table->lost_round) {
+		table->lost_round = round;
+		table->lost_told = 0;
+	}
+	if (table->lost_told & (1u << seat))
+		return;
+	table->lost_told |= 1u << seat;
+	text_init(&t);
+	text_seat(&t, table, seat, 1);
+	SAY(&t, table_lang(table), MSG_PRIVATE_LOST, "c", table_prefix(table));
+	channel_send(table->channel, &t);
+	text_finish(&t);
+	send_hand(table, seat, 1);
+}
+
 /*
  * The hand line to the owner of seat (never a computer's own seat), with
  * what they may do when it is their turn, and how to take the seat back

@@ -310,8 +310,94 @@ def test_games(world):
                   record), unhandled, st.repeated_txns))
 
 
+NAMES = "#names:localhost"
+LOST = "I could not reach you privately"
+
+
+def test_rejected_and_namesakes(world):
+    """Audit items through `stichbot run`: two members called Sam sit as
+    "Sam (@id)" each, and `!admin kick @id` takes the one named; once
+    the other Sam has left the room, the first is plain "Sam" again.  A
+    player (Rita) who rejects her direct room is asked once in the room
+    to accept or say !hand, and gets her hand in one new room, where
+    she plays the game to its end."""
+    st = world.state
+    sam1 = world.person("sam1", "Sam", 31)
+    sam2 = world.person("sam2", "Sam", 32)
+    rita = world.person("rita", "Rita", 33)
+    room = sam1.client.create_room(preset="public_chat",
+                                   room_alias_name="names")
+    for p in (sam2, rita):
+        p.client.join(room)
+    world.write_config(world.config([
+        {"name": WIZARD, "game": "wizard"},
+        {"name": STICHELN, "game": "sticheln"},
+        {"name": NAMES, "game": "wizard"},
+    ]))
+    bot = world.run_bot()
+    wait_until(lambda: st.rooms[room].membership(BOT) == "join", 20,
+               "the bot in " + room)
+    sam1.say(room, "!option rounds=2")
+    for p in (sam1, sam2, rita):
+        p.say(room, "!join")
+    world.wait_bot_line(room, "(3 seated")
+    joins = [b for b in world.bot_lines(room) if " joins Wizard" in b]
+    check([b.split(" joins")[0] for b in joins] ==
+          ["Sam (@sam1:localhost)", "Sam (@sam2:localhost)", "Rita"],
+          "the lobby does not tell the Sams apart: %r" % joins)
+    lines = len(world.bot_lines(room))
+    sam1.say(room, "!admin kick @sam2:localhost")
+    sam1.say(room, "!addbot")
+    world.wait_bot_line(room, "(3 seated", after=lines)
+    kicked = world.bot_lines(room)[lines]
+    check(kicked.startswith("Sam (@sam2:localhost) "),
+          "kicked by id: %r" % kicked)
+    sam2.client.leave(room)
+    for _ in range(20):
+        lines = len(world.bot_lines(room))
+        sam1.say(room, "!status")
+        status = world.wait_bot_line(room, "Rita", after=lines)[0]
+        if "@sam1" not in status:
+            break
+        time.sleep(0.5)
+    check("@sam1" not in status and "Sam" in status,
+          "the only Sam left is still %r" % status)
+    rita.reject = 1
+    for p in (sam1, rita):
+        p.sit(NAMES, room, "wizard", "names")
+    lines = len(world.bot_lines(room))
+    sam1.say(room, "!start")
+    drive(world, [sam1, rita], game_over(world, room, lines), 60,
+          "the Wizard game of a player who rejected her room")
+    notices = [b for b in world.bot_lines(room)[lines:] if LOST in b]
+    check(notices == ["Rita: %s; accept my invitation or say !hand." %
+                      LOST], "the room was told %r" % notices)
+    check(len(rita.rejected) == 1 and len(rita.dms) == 1,
+          "Rita rejected %s and plays in %s" % (rita.rejected, rita.dms))
+    check(any(h[2] == 1 for h in rita.hands),
+          "Rita never got her first hand: %s" % rita.hands)
+    created = [r for r in st.rooms_created_by(BOT)
+               if st.rooms[r].membership(rita.user_id) is not None]
+    check(len(created) == 2, "rooms opened for Rita: %s" % created)
+    check(st.rooms[rita.rejected[0]].membership(BOT) == "leave",
+          "the bot stayed in the room Rita rejected")
+    record = [r for r in world.export() if "Rita" in r["players"]][-1]
+    check_scores(world, room, record, ["Sam", "Rita", "CPU1"])
+    check_commands(record, [sam1, rita], "names")
+    rc = bot.terminate()
+    check(rc == 0, "SIGTERM: exit status %s" % rc)
+    world.check_log()
+    print("  Rita rejected her room: told once, one new room, %d actions;"
+          " the Sams told apart, kicked by id" % len(record["actions"]))
+
+
+def test_all(world):
+    test_games(world)
+    test_rejected_and_namesakes(world)
+
+
 def main():
-    return matrix_players.main("matrix games", "matrix-game-", test_games)
+    return matrix_players.main("matrix games", "matrix-game-", test_all)
 
 
 if __name__ == "__main__":

@@ -184,6 +184,16 @@ harness_connected(void *data, struct adapter *adapter, int up)
 }
 
 static void
+harness_private_lost(void *data, struct adapter *adapter,
+    const struct user *who)
+{
+	(void)data;
+	(void)adapter;
+	emit(json_pack("{s:s, s:o}", "event", "private_lost", "user",
+	    user_json(who)));
+}
+
+static void
 harness_flush(void *data)
 {
 	(void)data;
@@ -197,6 +207,7 @@ static const struct adapter_listener harness_listener = {
 	.rename = harness_rename,
 	.sent = harness_sent,
 	.connected = harness_connected,
+	.private_lost = harness_private_lost,
 	.flush = harness_flush,
 };
 

@@ -294,6 +294,8 @@ class Player:
         self.acted = 0
         self.waiting = {}        # label -> a prompt that needs the room
         self.turn_pending = {}   # label -> a room turn ahead of its hand
+        self.reject = 0          # the bot's next invitations to reject
+        self.rejected = []       # the rooms rejected
 
     def sit(self, label, room_id, game, key, private_bids=False):
         """Plays at table label (the room's name in the configuration,
@@ -316,6 +318,14 @@ class Player:
                 if e["type"] == "m.room.member" and \
                         e["state_key"] == self.user_id and \
                         e["sender"] == BOT and room_id not in self.dms:
+                    if room_id in self.rejected:
+                        continue
+                    if self.reject > 0:
+                        self.reject -= 1
+                        self.client.leave(room_id)
+                        self.rejected.append(room_id)
+                        news = True
+                        continue
                     self.client.join(room_id)
                     self.dms.add(room_id)
                     news = True

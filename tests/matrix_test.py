@@ -1104,6 +1104,142 @@ def test_shared_direct_rooms(ctx):
     h.stop()
 
 
+def test_rejected_direct_room(ctx):
+    """A player who rejects (or leaves) their direct room: the core hears
+    of it once per room (private_lost), from the loop; the bot leaves the
+    room, and the next private line opens one new room, no more."""
+    carol = ctx.client(CAROL)
+    h = ctx.run()
+    h.wait_connected()
+    h.command(send_private=CAROL, text="hand one", id=1)
+    first = wait_until(lambda: ctx.hs.state.rooms_created_by(BOT),
+                       what="carol's direct room")[0]
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 1, 20, "sent 1")
+    carol.leave(first)
+    lost = h.wait(lambda e: e["event"] == "private_lost", 20,
+                  "the private channel lost")
+    assert lost["user"]["id"] == CAROL, lost
+    wait_until(lambda: ctx.hs.state.rooms[first].membership(BOT) ==
+               "leave", what="the bot leaving the rejected room")
+    assert ctx.hs.state.rooms_created_by(BOT) == [first]
+    start = len(h.events)
+    h.command(send_private=CAROL, text="hand again", id=2)
+    h.command(send_private=CAROL, text="prompt again", id=3)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 3, 20, "sent 3",
+           start=start)
+    rooms = ctx.hs.state.rooms_created_by(BOT)
+    assert len(rooms) == 2, rooms
+    second = rooms[1] if rooms[0] == first else rooms[0]
+    assert bot_bodies(ctx, second) == ["hand again", "prompt again"], \
+        bot_bodies(ctx, second)
+    assert ctx.hs.state.rooms[second].membership(CAROL) == "invite"
+    # Accepted, the room is kept and used; left later, told once more.
+    carol.join(second)
+    time.sleep(1)
+    h.command(send_private=CAROL, text="in the room", id=4)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 4, 20, "sent 4")
+    assert bot_bodies(ctx, second)[-1] == "in the room"
+    assert len(ctx.hs.state.rooms_created_by(BOT)) == 2
+    carol.leave(second)
+    h.wait(lambda e: e["event"] == "private_lost", 20, "lost again",
+           start=start)
+    time.sleep(1)
+    with h.cond:
+        losts = [e for e in h.events if e["event"] == "private_lost"]
+    assert len(losts) == 2, losts
+    assert len(ctx.hs.state.rooms_created_by(BOT)) == 2
+    assert "left or rejected the direct room" in ctx.harness_log()
+    h.stop()
+
+
+def test_shared_display_names(ctx):
+    """Two members called Sam are told apart as Matrix clients do: each
+    is "Sam (@id)" to the core, in the room and privately; the first Sam
+    is renamed when the second arrives, and again when that ends."""
+    alice = ctx.client(ALICE)
+    bob = ctx.client(BOB)
+    carol = ctx.client(CAROL)
+    room = public_room(ctx, alice, "names")
+    bob.set_displayname("Sam")
+    bob.join(room)
+    h = joined_harness(ctx, "#names:localhost", room,
+                       invites={"allow_users": [BOB]})
+    bob.say(room, "!one")
+    m = h.wait_message("!one")
+    assert m["from"] == {"id": BOB, "name": "Sam"}, m
+    start = len(h.events)
+    carol.set_displayname("Sam")
+    carol.join(room)
+    e = h.wait(lambda e: e["event"] == "join", 20, "carol's join",
+               start=start)
+    assert e["user"] == {"id": CAROL, "name": "Sam (%s)" % CAROL}, e
+    e = h.wait(lambda e: e["event"] == "rename", 20, "bob renamed",
+               start=start)
+    assert e["old_id"] == BOB and e["user"]["name"] == "Sam (%s)" % BOB, e
+    bob.say(room, "!two")
+    carol.say(room, "!three")
+    assert h.wait_message("!two")["from"]["name"] == "Sam (%s)" % BOB
+    assert h.wait_message("!three")["from"]["name"] == "Sam (%s)" % CAROL
+    # Privately, the name that tells them apart at the table.
+    dm = bob.create_dm(BOT)
+    wait_until(lambda: ctx.hs.state.rooms[dm].membership(BOT) == "join",
+               what="the bot in bob's room")
+    bob.say(dm, "bid 1")
+    m = h.wait_message("bid 1")
+    assert m["channel"] is None and \
+        m["from"] == {"id": BOB, "name": "Sam (%s)" % BOB}, m
+    # Carol takes another name: both are plain again.
+    start = len(h.events)
+    carol.set_displayname("Carol")
+    got = {}
+    wait_until(lambda: len(renames(h, start, got)) >= 2, what="2 renames")
+    assert got == {CAROL: "Carol", BOB: "Sam"}, got
+    h.stop()
+
+
+def renames(h, start, got):
+    with h.cond:
+        for e in h.events[start:]:
+            if e["event"] == "rename":
+                got[e["old_id"]] = e["user"]["name"]
+    return got
+
+
+def test_flapping_connection(ctx):
+    """Issue: "back online" 13 times in 2 minutes.  After one outage the
+    core heard of, a connection that keeps failing now and then (60% of
+    /syncs, then the homeserver away for 6 s) is no new outage for
+    MX_FLAP_MS (5 min): one "down" and one "up" in all."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "flap")
+    h = joined_harness(ctx, "#flap:localhost", room, outage_ms=1000,
+                       sync_timeout_ms=1000)
+    start = len(h.events)
+    ctx.hs.stop()
+    h.wait(lambda e: e["event"] == "connected" and not e["up"], 20,
+           "the first outage", start=start)
+    ctx.hs.start()
+    h.wait(lambda e: e["event"] == "connected" and e["up"], 30,
+           "the return", start=start)
+    failed = ctx.hs.fail_share(0.6, [BOT], 3)
+    end = time.monotonic() + 20
+    i = 0
+    while time.monotonic() < end:
+        alice.say(room, "!flap %d" % i)
+        i += 1
+        time.sleep(0.5)
+    ctx.hs.fail_share(0)
+    syncs = sum(1 for p in failed if p.endswith("/sync"))
+    assert syncs >= 5, failed
+    ctx.hs.restart(downtime=6)
+    alice.say(room, "!after")
+    h.wait_message("!after", 30)
+    assert connected_events(h, start) == [False, True], h.events[start:]
+    print("  %d /sync requests failed, then 6 s away: no second outage"
+          % syncs)
+    h.stop()
+
+
 def expect_error(call, status, errcode):
     try:
         call()
@@ -1218,6 +1354,9 @@ TESTS = [
     test_cut_timeline,
     test_encrypted_rooms,
     test_shared_direct_rooms,
+    test_rejected_direct_room,
+    test_shared_display_names,
+    test_flapping_connection,
 ]
 
 

@@ -972,6 +972,62 @@ test_rename_keeps_seat(void **state)
 	check_export_replays(f, "#r", 1);
 }
 
+/*
+ * A player who left or rejected their private channel (the Matrix
+ * adapter's private_lost): the channel asks them, once a round, to accept
+ * the invitation or say hand, and their hand with the prompt comes again.
+ */
+static void
+test_private_lost(void **state)
+{
+	struct fx *f = *state;
+	struct user carol = { .id = "carol", .name = "carol", .mask = NULL };
+	struct user dave = { .id = "dave", .name = "dave", .mask = NULL };
+	size_t mark;
+
+	seat_three(f, "#p", "wizard");
+	say(f, "#p", "alice", "!start");
+	mark = memory_count(f->adapter);
+	adapter_private_lost(f->adapter, &carol);
+	adapter_flush(f->adapter);
+	assert_int_equal(count_since(f, mark, "could not reach you privately"),
+	    1);
+	assert_true(sent_since(f, mark, "#p", "say !hand"));
+	assert_non_null(strstr(last_to(f, NULL, "carol"),
+	    "Round 1, your hand:"));
+	/* Twice in a round: nothing more, so no room after room. */
+	mark = memory_count(f->adapter);
+	adapter_private_lost(f->adapter, &carol);
+	adapter_flush(f->adapter);
+	assert_int_equal(memory_count(f->adapter), mark);
+	/* Nobody seated: nothing. */
+	adapter_private_lost(f->adapter, &dave);
+	adapter_flush(f->adapter);
+	assert_int_equal(memory_count(f->adapter), mark);
+}
+
+/* Two players of the same name: a seat is also found by its owner's id. */
+static void
+test_seat_by_id(void **state)
+{
+	struct fx *f = *state;
+	struct user bob = { .id = "bob", .name = "Sam", .mask = NULL };
+	struct user carol = { .id = "carol", .name = "Sam", .mask = NULL };
+	struct table *table;
+
+	seat_three(f, "#s", "wizard");
+	say(f, "#s", "alice", "!start");
+	adapter_rename(f->adapter, "bob", &bob);
+	adapter_rename(f->adapter, "carol", &carol);
+	adapter_flush(f->adapter);
+	table = table_of(f, "#s");
+	assert_int_equal(table_seat_by_name(table, "carol"),
+	    table_seat_of(table, "carol"));
+	admin_says(f, "#s", "!admin kick carol");
+	assert_true(table_seat(table, table_seat_of(table, "carol"))->standin);
+	assert_false(table_seat(table, table_seat_of(table, "bob"))->standin);
+}
+
 /* A turn not taken in time: a computer moves; twice: it keeps the seat. */
 static void
 test_timeouts(void **state)
@@ -2416,6 +2472,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_private_table_names,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rename_keeps_seat, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_private_lost, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_seat_by_id, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_timeouts, setup,
 		    teardown),

@@ -21,6 +21,7 @@
 #include "config.h"
 #include "matrix/conf.h"
 #include "matrix/json.h"
+#include "matrix/matrix_int.h"
 #include "matrix/parse.h"
 #include "matrix/proto.h"
 #include "text.h"
@@ -781,6 +782,76 @@ test_seen(void **unused)
 	assert_true(mx_seen_check(&seen, "$e1000"));
 }
 
+/* A failed response in the log: never a dangling space, always a reason. */
+static void
+test_describe(void **state)
+{
+	struct mx_response res = { 0 };
+	json_t *body = parse("{\"errcode\": \"M_FORBIDDEN\", "
+	    "\"error\": \"no\"}");
+	char why[128];
+
+	(void)state;
+	res.status = 500;
+	res.retry_after_ms = -1;
+	mx_describe(&res, why, sizeof(why));
+	assert_string_equal(why, "HTTP 500, no reason given");
+	res.status = 403;
+	res.errcode = "M_FORBIDDEN";
+	mx_describe(&res, why, sizeof(why));
+	assert_string_equal(why, "HTTP 403 M_FORBIDDEN");
+	res.body = body;
+	mx_describe(&res, why, sizeof(why));
+	assert_string_equal(why, "HTTP 403 M_FORBIDDEN: no");
+	res.errcode = NULL;
+	mx_describe(&res, why, sizeof(why));
+	assert_string_equal(why, "HTTP 403: no");
+	res.status = 0;
+	res.error = "Connection refused";
+	mx_describe(&res, why, sizeof(why));
+	assert_string_equal(why, "Connection refused");
+	json_decref(body);
+}
+
+static void
+assert_label(const struct mx_room *room, const char *user_id,
+    const char *want)
+{
+	char *label = mx_person_label(room, user_id);
+
+	assert_string_equal(label, want);
+	free(label);
+}
+
+/* Display names shared in a room are told apart as clients do. */
+static void
+test_person_label(void **state)
+{
+	struct mx_room room;
+
+	(void)state;
+	memset(&room, 0, sizeof(room));
+	mx_person_set(&room, "@bob:x", MX_JOINED, "Sam");
+	mx_person_set(&room, "@dan:x", MX_JOINED, NULL);
+	assert_label(&room, "@bob:x", "Sam");
+	assert_label(&room, "@dan:x", "@dan:x");
+	assert_label(&room, "@nobody:x", "@nobody:x");
+	/* An invited Sam counts; one who left does not. */
+	mx_person_set(&room, "@carol:x", MX_PENDING, "Sam");
+	assert_label(&room, "@bob:x", "Sam (@bob:x)");
+	assert_label(&room, "@carol:x", "Sam (@carol:x)");
+	mx_person_set(&room, "@carol:x", MX_OUT, NULL);
+	assert_label(&room, "@bob:x", "Sam");
+	/* Names compare exactly, as the spec says. */
+	mx_person_set(&room, "@eve:x", MX_JOINED, "sam");
+	assert_label(&room, "@bob:x", "Sam");
+	for (int i = 0; i < room.npeople; i++) {
+		free(room.people[i].user_id);
+		free(room.people[i].name);
+	}
+	free(room.people);
+}
+
 int
 main(void)
 {
@@ -803,6 +874,8 @@ main(void)
 		cmocka_unit_test(test_member_parse),
 		cmocka_unit_test(test_invites),
 		cmocka_unit_test(test_seen),
+		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_person_label),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -421,3 +421,78 @@ mx_dm_shared(struct matrix *m, struct mx_room *room)
 	mx_room_kick(room);
 	mx_dm_start(dm);
 }
+
+static void
+on_lost_timer(struct loop *loop, uint64_t id, void *arg)
+{
+	struct matrix *m = arg;
+	/* Taken over: the core may cause more while it hears of these. */
+	json_t *lost = m->lost;
+	json_t *user_id;
+	size_t i;
+
+	(void)loop;
+	(void)id;
+	m->lost_timer = 0;
+	m->lost = NULL;
+	json_array_foreach(lost, i, user_id) {
+		struct user who = { 0 };
+
+		who.id = json_string_value(user_id);
+		who.name = who.id;
+		adapter_private_lost(m->adapter, &who);
+	}
+	json_decref(lost);
+}
+
+/*
+ * user_id left their direct room, or rejected the invitation to it: what
+ * was said there may never have been read.  What still waits for them
+ * goes to another direct room, the bot leaves this one, and the core
+ * hears of it from the loop (adapter_private_lost), never inside the
+ * handling of a /sync, so that it sends again what the player needs.
+ * The next private line opens a new room: one per room left at most.
+ */
+void
+mx_dm_left(struct matrix *m, struct mx_room *room, const char *user_id)
+{
+	struct mx_dm *dm;
+	size_t i;
+	json_t *v;
+
+	if (!room->joined || room->parting || room->leaving != NULL ||
+	    mx_channel_of_room(m, room->id) != NULL ||
+	    !mx_direct_has(m->direct, user_id, room->id))
+		return;
+	log_info("matrix %s: %s left or rejected the direct room %s; leaving "
+	    "it (%d messages waiting go to another room)", mx_net(m), user_id,
+	    room->id, room->queue.n);
+	if (room->sending != NULL) {
+		mx_http_cancel(m->http, room->sending);
+		room->sending = NULL;
+	}
+	loop_cancel(m->loop, room->send_timer);
+	room->send_timer = 0;
+	if (room->queue.n > 0) {
+		struct mx_queue waiting = { 0 };
+
+		if ((dm = mx_dm_find(m, user_id)) == NULL)
+			dm = dm_new(m, user_id);
+		mx_queue_move(&waiting, &room->queue);
+		mx_queue_move(&waiting, &dm->queue);
+		mx_queue_move(&dm->queue, &waiting);
+		mx_dm_start(dm);
+	}
+	mx_room_leave(room);
+	if (m->adapter->listener == NULL || m->loop == NULL)
+		return;
+	if (m->lost == NULL)
+		m->lost = mx_json(json_array());
+	json_array_foreach(m->lost, i, v)
+		if (strcmp(json_string_value(v), user_id) == 0)
+			return;
+	mx_json_rc(json_array_append_new(m->lost,
+	    mx_json(json_string(user_id))));
+	if (m->lost_timer == 0)
+		m->lost_timer = loop_timer(m->loop, 0, on_lost_timer, m);
+}

@@ -95,7 +95,6 @@ on_message(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
 	    "msgtype"));
 	const char *rel = json_string_value(json_object_get(json_object_get(
 	    ev->content, "m.relates_to"), "rel_type"));
-	const struct mx_person *p;
 	struct user from = { 0 };
 	char *name, *label;
 	int priv;
@@ -108,10 +107,9 @@ on_message(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
 		return 0;
 	if (room->encrypted)
 		return encrypted_notice(m, room, ev);
-	p = mx_person_find(room, ev->sender);
 	priv = mx_room_is_private(m, room, ev->sender);
 	/* The core may part this room while it runs: keep copies. */
-	name = xstrdup(p != NULL && p->name != NULL ? p->name : ev->sender);
+	name = mx_user_label(m, room, ev->sender, priv);
 	label = xstrdup(mx_room_label(m, room));
 	from.id = ev->sender;
 	from.name = name;
@@ -135,9 +133,80 @@ room_set_string(char **field, const char *value)
 	    NULL;
 }
 
+/* Members whose label may change with one member event (apply_state). */
+struct watch {
+	char **ids, **labels;
+	int n;
+};
+
+/*
+ * Notes the labels of the members other than user_id who are in room and
+ * called a or b: a member event that gives or takes one of those names
+ * may make theirs ambiguous, or no longer.
+ */
+static void
+watch_begin(struct watch *w, const struct mx_room *room, const char *user_id,
+    const char *a, const char *b)
+{
+	w->n = 0;
+	w->ids = xcalloc((size_t)room->npeople + 1, sizeof(*w->ids));
+	w->labels = xcalloc((size_t)room->npeople + 1, sizeof(*w->labels));
+	for (int i = 0; i < room->npeople; i++) {
+		const struct mx_person *q = &room->people[i];
+
+		if (q->state != MX_JOINED || q->name == NULL ||
+		    strcmp(q->user_id, user_id) == 0 ||
+		    ((a == NULL || strcmp(q->name, a) != 0) &&
+		    (b == NULL || strcmp(q->name, b) != 0)))
+			continue;
+		w->ids[w->n] = xstrdup(q->user_id);
+		w->labels[w->n++] = mx_person_label(room, q->user_id);
+	}
+}
+
+/*
+ * Keeps in w only the members whose label changed, with their new one;
+ * returns how many.
+ */
+static int
+watch_changed(struct watch *w, const struct mx_room *room)
+{
+	int k = 0;
+
+	for (int i = 0; i < w->n; i++) {
+		char *now = mx_person_label(room, w->ids[i]);
+		int same = strcmp(now, w->labels[i]) == 0;
+
+		free(w->labels[i]);
+		if (same || mx_person_state(room, w->ids[i]) != MX_JOINED) {
+			free(w->ids[i]);
+			free(now);
+			continue;
+		}
+		w->ids[k] = w->ids[i];
+		w->labels[k++] = now;
+	}
+	w->n = k;
+	return k;
+}
+
+static void
+watch_free(struct watch *w)
+{
+	for (int i = 0; i < w->n; i++) {
+		free(w->ids[i]);
+		free(w->labels[i]);
+	}
+	free(w->ids);
+	free(w->labels);
+	w->n = 0;
+}
+
 /*
  * Applies a state event to room; with dispatch, membership changes of
- * others reach the core.  Returns 1 when the core was called.
+ * others reach the core, and so do the names of members that a change
+ * made ambiguous or no longer (mx_person_label).  Returns 1 when the core
+ * was called.
  */
 static int
 apply_state(struct matrix *m, struct mx_room *room,
@@ -146,8 +215,9 @@ apply_state(struct matrix *m, struct mx_room *room,
 	struct mx_member mem;
 	struct mx_person *p;
 	struct user who = { 0 };
-	char *oldname = NULL, *label, *name;
-	int old, now, called = 0;
+	struct watch w = { 0 };
+	char *oldname = NULL, *oldlabel = NULL, *label, *name;
+	int old, now, called = 0, join, leave, rename;
 
 	if (strcmp(ev->type, "m.room.power_levels") == 0 &&
 	    ev->state_key[0] == '\0') {
@@ -190,44 +260,69 @@ apply_state(struct matrix *m, struct mx_room *room,
 	old = p != NULL ? p->state : MX_OUT;
 	if (p != NULL && p->name != NULL)
 		oldname = xstrdup(p->name);
+	if (old == MX_JOINED)
+		oldlabel = mx_person_label(room, ev->state_key);
+	if (dispatch)
+		watch_begin(&w, room, ev->state_key, oldname, mem.displayname);
 	mx_person_set(room, ev->state_key, now, mem.displayname);
 	p = mx_person_find(room, ev->state_key);
 	if (now != MX_OUT)
 		mx_dm_shared(m, room);
+	/* A direct room left or rejected: the room goes (not used after). */
+	if (dispatch && old != MX_OUT && now == MX_OUT &&
+	    mx_direct_has(m->direct, ev->state_key, room->id)) {
+		free(oldname);
+		free(oldlabel);
+		watch_free(&w);
+		mx_dm_left(m, room, ev->state_key);
+		return 0;
+	}
 	/* Direct rooms are private: their comings and goings are not. */
 	if (!dispatch || m->adapter->listener == NULL ||
 	    mx_direct_has(m->direct, ev->state_key, room->id) || p == NULL) {
 		free(oldname);
+		free(oldlabel);
+		watch_free(&w);
 		return 0;
 	}
 	/* Someone leaving is named as they were known. */
-	if (now == MX_OUT && oldname != NULL)
-		name = xstrdup(oldname);
+	if (now == MX_OUT && oldlabel != NULL)
+		name = xstrdup(oldlabel);
 	else
-		name = xstrdup(p->name != NULL ? p->name : ev->state_key);
+		name = mx_person_label(room, ev->state_key);
 	label = xstrdup(mx_room_label(m, room));
 	who.id = ev->state_key;
 	who.name = name;
 	who.mask = NULL;
-	if ((old != MX_JOINED) != (now != MX_JOINED) || (old == MX_JOINED &&
-	    strcmp(oldname != NULL ? oldname : ev->state_key, who.name) != 0))
+	join = old != MX_JOINED && now == MX_JOINED;
+	leave = old == MX_JOINED && now != MX_JOINED;
+	rename = old == MX_JOINED && now == MX_JOINED && oldlabel != NULL &&
+	    strcmp(oldlabel, name) != 0;
+	if (watch_changed(&w, room) > 0 || join || leave || rename) {
 		handled_begin(m, ev->event_id);
-	if (old != MX_JOINED && now == MX_JOINED) {
+		called = 1;
+	}
+	if (join)
 		adapter_join(m->adapter, label, &who);
-		called = 1;
-	} else if (old == MX_JOINED && now != MX_JOINED) {
+	else if (leave)
 		adapter_leave(m->adapter, label, &who);
-		called = 1;
-	} else if (old == MX_JOINED && now == MX_JOINED &&
-	    strcmp(oldname != NULL ? oldname : ev->state_key, who.name) != 0) {
+	else if (rename)
 		adapter_rename(m->adapter, ev->state_key, &who);
-		called = 1;
+	/* Others whose name this made ambiguous, or no longer. */
+	for (int i = 0; i < w.n; i++) {
+		struct user other = { 0 };
+
+		other.id = w.ids[i];
+		other.name = w.labels[i];
+		adapter_rename(m->adapter, other.id, &other);
 	}
 	if (called)
 		handled_end(m);
+	watch_free(&w);
 	free(name);
 	free(label);
 	free(oldname);
+	free(oldlabel);
 	return called;
 }
 

@@ -150,9 +150,12 @@ matrix_clear(struct matrix *m)
 		loop_cancel(m->loop, m->direct_timer);
 		loop_cancel(m->loop, m->outage_timer);
 		loop_cancel(m->loop, m->report_timer);
+		loop_cancel(m->loop, m->lost_timer);
 	}
 	m->timer = m->direct_timer = m->outage_timer = 0;
-	m->report_timer = 0;
+	m->report_timer = m->lost_timer = 0;
+	json_decref(m->lost);
+	m->lost = NULL;
 	/* Dropped rows stay in the outbox: the next start tries again. */
 	m->ndropped = 0;
 }

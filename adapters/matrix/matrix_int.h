@@ -55,6 +55,15 @@
  */
 #define MX_SYNC_RETRY_BASE 500
 #define MX_SYNC_RETRY_MAX 15000
+/*
+ * A flapping connection (most requests answered, a run of failures now
+ * and then) must not fill the rooms with "back online": after the core
+ * heard that the bot is back, the next outage is told only once it has
+ * lasted outage_ms and at least this long has passed since that return.
+ * A long outage is still told, at most this late, so "back online" is
+ * said at most once in this time.
+ */
+#define MX_FLAP_MS 300000
 /* Delay after a refused login: a wrong password will not fix itself soon. */
 #define MX_LOGIN_REFUSED_MAX 300000
 /* How long a request other than /sync may take. */
@@ -187,6 +196,10 @@ struct matrix {
 	int full_state;           /* the next /sync asks for full state */
 	int synced;               /* a /sync was handled: room state known */
 	int up;                   /* what adapter_connected() last said */
+	int was_up;               /* connected once since the start */
+	uint64_t back_at;         /* loop_now() when the core last heard the
+	                           * bot is back after an outage; 0: never */
+	uint64_t outage_start;    /* loop_now() when outage_timer was armed */
 	uint64_t outage_timer;    /* running while /sync fails: at its end
 	                           * the bot counts as disconnected */
 	struct mx_request *req;   /* the login, filter, m.direct or sync */
@@ -213,6 +226,8 @@ struct matrix {
 	uint64_t *dropped;        /* outbox ids that can never be sent, */
 	size_t ndropped, dropped_cap; /* reported by report_timer */
 	uint64_t report_timer;
+	json_t *lost;             /* owned: users who left their direct room, */
+	uint64_t lost_timer;      /* told to the core from the loop (direct.c) */
 	char key_since[192], key_device[192], key_handled[192];
 	char key_txn[192];
 	struct text url;          /* scratch for building URLs */
@@ -286,6 +301,9 @@ int mx_person_state(const struct mx_room *room, const char *user_id);
 void mx_person_set(struct mx_room *room, const char *user_id, int state,
     const char *name);
 int mx_room_joined_count(const struct mx_room *room);
+char *mx_person_label(const struct mx_room *room, const char *user_id);
+char *mx_user_label(struct matrix *m, const struct mx_room *room,
+    const char *user_id, int priv);
 void mx_members_fetch(struct mx_room *room);
 
 /* direct.c: m.direct and direct rooms */
@@ -299,6 +317,7 @@ void mx_dm_free(struct mx_dm *dm);
 void mx_dm_start(struct mx_dm *dm);
 void mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg);
 void mx_dm_shared(struct matrix *m, struct mx_room *room);
+void mx_dm_left(struct matrix *m, struct mx_room *room, const char *user_id);
 
 /* joins.c: joins of channels and invites */
 struct mx_join *mx_join_find(struct matrix *m, const char *name);

@@ -55,6 +55,57 @@ mx_person_set(struct mx_room *room, const char *user_id, int state,
 	}
 }
 
+/*
+ * The name user_id goes by in room, as Matrix clients show it: the
+ * display name (the user id without one), followed by " (user_id)" when
+ * another member, joined or invited, has the same display name; so two
+ * players called Sam are told apart wherever the core names them.  The
+ * caller frees it.
+ */
+char *
+mx_person_label(const struct mx_room *room, const char *user_id)
+{
+	const struct mx_person *p = mx_person_find(room, user_id);
+	char *label;
+
+	if (p == NULL || p->name == NULL)
+		return xstrdup(user_id);
+	for (int i = 0; i < room->npeople; i++) {
+		const struct mx_person *q = &room->people[i];
+
+		if (q == p || q->state == MX_OUT || q->name == NULL ||
+		    strcmp(q->name, p->name) != 0)
+			continue;
+		xasprintf(&label, "%s (%s)", p->name, user_id);
+		return label;
+	}
+	return xstrdup(p->name);
+}
+
+/*
+ * The name of user_id for the core, said in room: their label there
+ * (mx_person_label), but for a private room the label in a channel room
+ * they are in, so that a private command does not undo the name that
+ * tells them apart at their table.
+ */
+char *
+mx_user_label(struct matrix *m, const struct mx_room *room,
+    const char *user_id, int priv)
+{
+	const struct mx_room *channel;
+
+	if (!priv)
+		return mx_person_label(room, user_id);
+	for (struct mx_join *j = m->joins; j != NULL; j = j->next) {
+		if (!j->core || j->room_id == NULL ||
+		    (channel = mx_room_find(m, j->room_id)) == NULL ||
+		    mx_person_state(channel, user_id) != MX_JOINED)
+			continue;
+		return mx_person_label(channel, user_id);
+	}
+	return mx_person_label(room, user_id);
+}
+
 int
 mx_room_joined_count(const struct mx_room *room)
 {

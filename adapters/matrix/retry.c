@@ -45,8 +45,11 @@ mx_describe(const struct mx_response *res, char *out, size_t outlen)
 	if (res->status == 0)
 		snprintf(out, outlen, "%s", res->error != NULL ? res->error :
 		    "no answer");
+	else if (res->errcode == NULL && error == NULL)
+		snprintf(out, outlen, "HTTP %ld, no reason given", res->status);
 	else
-		snprintf(out, outlen, "HTTP %ld %s%s%s", res->status,
+		snprintf(out, outlen, "HTTP %ld%s%s%s%s", res->status,
+		    res->errcode != NULL ? " " : "",
 		    res->errcode != NULL ? res->errcode : "",
 		    error != NULL ? ": " : "", error != NULL ? error : "");
 }
@@ -93,6 +96,11 @@ mx_set_up(struct matrix *m, int up)
 {
 	if (m->up == up)
 		return;
+	/* The first connection after a start is no return from an outage. */
+	if (up && m->was_up)
+		m->back_at = loop_now(m->loop);
+	if (up)
+		m->was_up = 1;
 	m->up = up;
 	log_info("matrix %s: %s", mx_net(m), up ? "connected" : "disconnected");
 	if (up)
@@ -109,8 +117,8 @@ on_outage(struct loop *loop, uint64_t id, void *arg)
 	(void)loop;
 	(void)id;
 	m->outage_timer = 0;
-	log_warn("matrix %s: the homeserver has not answered for %d s",
-	    mx_net(m), m->cfg.outage_ms / 1000);
+	log_warn("matrix %s: the homeserver has not answered for %.1f s",
+	    mx_net(m), (double)(loop_now(m->loop) - m->outage_start) / 1000);
 	mx_set_up(m, 0);
 }
 
@@ -118,14 +126,22 @@ on_outage(struct loop *loop, uint64_t id, void *arg)
  * A step of the /sync loop failed.  The core hears of it only when the
  * failures last outage_ms: telling every table "disconnected" and then
  * "back online" for one lost request would stop turn timers and repeat
- * prompts for nothing.
+ * prompts for nothing.  Within MX_FLAP_MS of the last return from an
+ * outage, it hears of it only once that time is over (a flapping
+ * connection says "back online" once, not at every flap).
  */
 void
 mx_outage_begin(struct matrix *m)
 {
-	if (m->up && m->outage_timer == 0)
-		m->outage_timer = loop_timer(m->loop,
-		    (uint64_t)m->cfg.outage_ms, on_outage, m);
+	uint64_t now, delay = (uint64_t)m->cfg.outage_ms;
+
+	if (!m->up || m->outage_timer != 0)
+		return;
+	now = loop_now(m->loop);
+	m->outage_start = now;
+	if (m->back_at != 0 && m->back_at + MX_FLAP_MS > now + delay)
+		delay = m->back_at + MX_FLAP_MS - now;
+	m->outage_timer = loop_timer(m->loop, delay, on_outage, m);
 }
 
 /* /sync answered: the homeserver is there (again). */
