@@ -102,6 +102,7 @@ bot_create(struct loop *loop, struct store *store,
 
 		bot->commands_allowed = buckets_create(burst, interval);
 	}
+	bot->refusal_told = buckets_create(1, 60000);
 	if (bot->commands_allowed != NULL && (settings == NULL ||
 	    settings->network_burst >= 0)) {
 		bot->network_burst = settings != NULL &&
@@ -180,6 +181,7 @@ bot_destroy(struct bot *bot)
 	sitters_free(bot);
 	buckets_destroy(bot->commands_allowed);
 	buckets_destroy(bot->crowd_told);
+	buckets_destroy(bot->refusal_told);
 	outbox_destroy(bot->outbox);
 	medium_destroy(bot->medium);
 	for (int i = 0; i < bot->nnetworks; i++)

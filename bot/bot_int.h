@@ -68,6 +68,12 @@ struct channel {
 	int joined;
 	/* Changes not stored in a row (told once; backs retries off). */
 	int store_failures;
+	/*
+	 * The informational answer said here last (a hash of its text) and
+	 * when, so that a crowd asking for it hears it once (commands.c).
+	 */
+	size_t info_hash;
+	uint64_t info_at;
 	struct table *table;     /* NULL: no table */
 };
 
@@ -84,6 +90,11 @@ struct bot {
 	/* The network-wide allowance of commands that are not moves. */
 	int network_burst, network_interval_ms;   /* 0: no limit */
 	struct buckets *crowd_told;
+	/*
+	 * Who was told that their commands are refused (too fast, a table
+	 * busy): once a minute per person and kind at most (commands.c).
+	 */
+	struct buckets *refusal_told;
 	struct rng rng;
 	struct network **networks;
 	int nnetworks, networks_cap;

@@ -364,6 +364,7 @@ const struct command cmd_status_entry = {
 	.needs_table = 1,
 	.min_args = 0,
 	.max_args = 0,
+	.coalesce = 1,
 	.run = cmd_status,
 };
 
@@ -375,6 +376,7 @@ const struct command cmd_table_entry = {
 	.needs_table = 1,
 	.min_args = 0,
 	.max_args = 0,
+	.coalesce = 1,
 	.run = cmd_table,
 };
 
@@ -386,5 +388,6 @@ const struct command cmd_scores_entry = {
 	.needs_table = 1,
 	.min_args = 0,
 	.max_args = 0,
+	.coalesce = 1,
 	.run = cmd_scores,
 };

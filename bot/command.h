@@ -43,6 +43,11 @@ struct command {
 	int needs_table;
 	/* How many arguments it takes; anything else gets the usage. */
 	int min_args, max_args;
+	/*
+	 * Its answer only informs (status, table, scores): the same answer
+	 * in a channel is not said again while it was just said there.
+	 */
+	int coalesce;
 	void (*run)(struct ctx *ctx);
 };
 

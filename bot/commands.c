@@ -23,11 +23,14 @@
 
 #include "bucket.h"
 #include "command.h"
+#include "hash.h"
 #include "log.h"
 #include "loop.h"
 #include "medium.h"
 #include "store.h"
 
+/* An informational answer is not said again in a channel this soon. */
+#define INFO_REPEAT_MS 10000
 
 const struct command *const command_table[] = {
 	&cmd_game_entry,
@@ -266,13 +269,30 @@ resolve_private_table(struct ctx *ctx)
 }
 
 /*
+ * Whether a person whose command is refused (kind: what refuses it, any
+ * pointer) is to be told: once a minute at most for each kind, since a
+ * flood earns a token back now and then and each new refusal would
+ * otherwise be told again.  Without the books, always.
+ */
+static int
+refusal_tell(struct ctx *ctx, const void *kind)
+{
+	struct bot *bot = ctx->bot;
+
+	if (bot->refusal_told == NULL)
+		return 1;
+	return buckets_take(bot->refusal_told, kind, ctx->user->id,
+	    loop_now(bot->loop)) == BUCKET_PASS;
+}
+
+/*
  * Whether the person may give a command now: each has an allowance of a
  * few commands at once, earned back at one a second (struct bot's
  * commands_allowed), so that one person typing or scripting a flood
  * cannot make the bot flood a channel, fill its send queue for everyone
- * else, or get it thrown off a server.  The first refused command is
- * answered privately, once; later ones are dropped until the allowance
- * has grown back.
+ * else, or get it thrown off a server.  A refused command is answered
+ * privately, once a minute at most (refusal_tell); the others are
+ * dropped.
  */
 static int
 command_allowed(struct ctx *ctx)
@@ -289,6 +309,8 @@ command_allowed(struct ctx *ctx)
 	case BUCKET_REFUSE_FIRST:
 		log_info("%s: %s sends commands too fast; ignoring them for "
 		    "a while", ctx->network->adapter.network, ctx->user->id);
+		if (!refusal_tell(ctx, ctx->network))
+			return 0;
 		text_init(&note);
 		SAY0(&note, ctx->lang, MSG_SLOW_DOWN);
 		network_send_private(ctx->network, ctx->user->id, NULL, &note);
@@ -333,6 +355,33 @@ unknown_command(struct ctx *ctx, const char *word)
 	}
 	SAY(&ctx->reply, ctx->lang, MSG_UNKNOWN_COMMAND, "sc", word,
 	    ctx->prefix);
+}
+
+/*
+ * Whether an informational answer (status, table, scores) for a channel
+ * is the one said there within the last seconds, or still waiting in the
+ * adapter's queue: a crowd asking at once hears it once, and the later
+ * askers nothing (the answer is right above, or about to be).  A
+ * different answer, as after any move, is said and remembered.  A
+ * terminal's one reader costs no network and always gets an answer.
+ */
+static int
+info_repeated(struct ctx *ctx, struct channel *channel)
+{
+	uint64_t now = loop_now(ctx->bot->loop);
+	size_t hash = hash_scoped(NULL, text_str(&ctx->reply), 0);
+
+	if (channel_reader(channel) != NULL)
+		return 0;
+
+	if (channel->info_at != 0 && channel->info_hash == hash &&
+	    (now < channel->info_at + INFO_REPEAT_MS ||
+	    medium_busy(&ctx->network->adapter, channel->name)))
+		return 1;
+	channel->info_hash = hash;
+	/* 0 means never; a loop that starts at 0 says it at 1. */
+	channel->info_at = now > 0 ? now : 1;
+	return 0;
 }
 
 void
@@ -416,6 +465,8 @@ commands_handle(struct network *network, struct channel *channel,
 	 */
 	if (ctx.channel != NULL && ctx.channel->table != NULL &&
 	    medium_busy(&network->adapter, ctx.channel->name)) {
+		if (!refusal_tell(&ctx, ctx.channel))
+			goto quiet;
 		SAY0(&ctx.reply, ctx.lang, MSG_BUSY);
 		ctx.reply_private = 1;
 		goto answer;
@@ -426,6 +477,10 @@ commands_handle(struct network *network, struct channel *channel,
 		table_lobby_save(ctx.channel->table);
 answer:
 	if (ctx.reply.len > 0) {
+		if (channel != NULL && !ctx.reply_private &&
+		    ctx.command != NULL && ctx.command->coalesce &&
+		    info_repeated(&ctx, channel))
+			goto quiet;
 		if (channel == NULL || ctx.reply_private) {
 			network_send_private(network, user->id,
 			    ctx.channel != NULL ? ctx.channel->name : NULL,

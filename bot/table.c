@@ -131,6 +131,7 @@ table_destroy(struct table *table)
 	game_destroy(table->game);
 	json_decref(table->public_view);
 	free(table->lobby_saved);
+	free(table->prompt_said);
 	if (table->channel->table == table) {
 		struct channel *channel = table->channel;
 		struct network *network = channel->network;
@@ -343,40 +344,28 @@ static void turn_cb(struct loop *loop, uint64_t id, void *arg);
 static void half_cb(struct loop *loop, uint64_t id, void *arg);
 
 /*
- * Whether seat, to act now, needs a private prompt beyond the channel's
- * mention (issue 16: a prompt per turn doubled what a game says).  The
- * mention names the task, and the public hint (lead suit, standard to
- * meet) what constrains a play; the hand came with the deal, and !hand
- * gives it again with the moves allowed.  Privately, then, only what the
- * channel cannot carry: a task answered privately (hidden bids, penalty
- * cards) that the deal's line did not already set, bids cut down by a
- * rule that would reveal hidden bids if said in public (notequal under
- * secret bids), and plays a clairvoyant player cannot see.
+ * Whether the prompt line of people to act, line, was the last one said
+ * in this very state: then it is not said again.  Every prompt goes
+ * through here (a move, a seat changing hands, someone leaving or coming
+ * back), so a change that leaves the turn where it was adds no line that
+ * says what the channel already read; the turn timer's reminder is its
+ * own line and still comes.  Otherwise line becomes the last one said.
  */
 static int
-needs_prompt(struct table *table, int seat, enum game_phase phase)
+prompt_repeated(struct table *table, const struct text *line)
 {
-	struct action legal[GAME_MAX_ACTIONS];
-	struct game_brief brief;
-	int n;
+	const struct game *game = table->game;
 
-	if (table->hand_prompted & (1u << seat))
-		return 0;
-	switch (phase) {
-	case PHASE_BID_SIMULTANEOUS:
-	case PHASE_SELECT:
+	if (table->prompt_said != NULL &&
+	    table->prompt_actions == game->nactions &&
+	    table->prompt_deals == game->ndeals &&
+	    strcmp(table->prompt_said, text_str(line)) == 0)
 		return 1;
-	case PHASE_BID:
-		n = table->impl->legal(table->game->state, seat, legal,
-		    GAME_MAX_ACTIONS);
-		table_brief(table, -1, &brief);
-		return n < brief.cards + 1;
-	case PHASE_PLAY:
-		return table->impl->hand_hidden != NULL &&
-		    table->impl->hand_hidden(table->game->state, seat);
-	default:
-		return 0;
-	}
+	free(table->prompt_said);
+	table->prompt_said = xstrdup(text_str(line));
+	table->prompt_actions = game->nactions;
+	table->prompt_deals = game->ndeals;
+	return 0;
 }
 
 /*
@@ -389,8 +378,10 @@ table_next_text(struct table *table, struct text *out)
 {
 	struct bot *bot = table_bot(table);
 	int acting[GAME_MAX_SEATS];
-	int n, computers = 0, fresh = 0;
+	int hands[GAME_MAX_SEATS];
+	int n, computers = 0, fresh = 0, nhands = 0;
 	enum game_phase phase;
+	struct text line;
 
 	table_timer_cancel(table);
 	if (table->game == NULL)
@@ -403,6 +394,7 @@ table_next_text(struct table *table, struct text *out)
 	n = table->impl->to_act(table->game->state, acting);
 	if (phase != PHASE_BID_SIMULTANEOUS && phase != PHASE_SELECT)
 		table->prompted = 0;
+	text_init(&line);
 	for (int i = 0; i < n; i++) {
 		struct seat *s = &table->seats[acting[i]];
 
@@ -415,32 +407,37 @@ table_next_text(struct table *table, struct text *out)
 		table->prompted |= 1u << acting[i];
 		if (table_addressed(table, acting[i])) {
 			/* "your turn to bid", said to the one who reads. */
-			your_turn(table, phase, out);
-			text_play_hint(out, table);
+			your_turn(table, phase, &line);
+			text_play_hint(&line, table);
 			/*
 			 * A terminal costs no network budget: its reader
 			 * gets the hand with the moves allowed every turn.
 			 */
 			if (!(table->hand_prompted & (1u << acting[i])))
-				table_send_hand(table, acting[i], 1);
+				hands[nhands++] = acting[i];
 			continue;
 		}
-		if (fresh++ == 0) {
-			if (out->len > 0)
-				text_add(out, " · ");
-		} else {
-			text_add(out, ", ");
-		}
-		text_seat(out, table, acting[i], 1);
+		if (line.len > 0)
+			text_add(&line, fresh > 0 ? ", " : " · ");
+		fresh++;
+		text_seat(&line, table, acting[i], 1);
 		if (needs_prompt(table, acting[i], phase))
-			table_send_hand(table, acting[i], 1);
+			hands[nhands++] = acting[i];
 	}
 	table->hand_prompted = 0;
 	if (fresh > 0) {
-		text_add(out, " ");
-		text_task(out, table, phase);
-		text_play_hint(out, table);
+		text_add(&line, " ");
+		text_task(&line, table, phase);
+		text_play_hint(&line, table);
 	}
+	if (line.len > 0 && !prompt_repeated(table, &line)) {
+		if (out->len > 0)
+			text_add(out, " · ");
+		text_append(out, &line);
+		for (int i = 0; i < nhands; i++)
+			table_send_hand(table, hands[i], 1);
+	}
+	text_finish(&line);
 	if (computers > 0)
 		table->computer_timer = loop_timer(bot->loop,
 		    (uint64_t)bot->computer_delay_ms, computer_cb, table);
@@ -918,6 +915,8 @@ table_resume(struct table *table, enum msg why)
 		send_hands(table);
 	/* Everyone to act is told again, and their time starts now. */
 	table->prompted = 0;
+	free(table->prompt_said);
+	table->prompt_said = NULL;
 	table_next_text(table, &t);
 	channel_send(table->channel, &t);
 	text_finish(&t);

@@ -33,6 +33,13 @@ struct table {
 	/* Seats told in round lost_round that they were unreachable. */
 	unsigned lost_told;
 	int lost_round;
+	/*
+	 * The prompt line said last ("bob to play · lead b") and the state
+	 * it was said in (actions and deals of the game), so that a prompt
+	 * is never said twice for the same state (table_next_text).
+	 */
+	char *prompt_said;
+	int prompt_actions, prompt_deals;
 	uint64_t turn_timer, half_timer, computer_timer, idle_timer;
 	uint64_t grace_timer;    /* the earliest seat's grace_until */
 	/* Picks the table up again after a change could not be stored. */
@@ -99,6 +106,8 @@ void text_action_cards(struct text *t, const struct table *table,
 void text_task(struct text *t, struct table *table, enum game_phase phase);
 /* " · your turn to bid", to the one who reads the channel. */
 void your_turn(struct table *table, enum game_phase phase, struct text *out);
+/* Whether seat, to act now in phase, is prompted privately too. */
+int needs_prompt(struct table *table, int seat, enum game_phase phase);
 /* "Round 3/15 · dealer Bob · trump r" for the round just dealt. */
 void announce_round(struct table *table, struct text *out);
 /*

@@ -221,6 +221,43 @@ your_turn(struct table *table, enum game_phase phase, struct text *out)
 }
 
 /*
+ * Whether seat, to act now, needs a private prompt beyond the channel's
+ * mention (issue 16: a prompt per turn doubled what a game says).  The
+ * mention names the task, and the public hint (lead suit, standard to
+ * meet) what constrains a play; the hand came with the deal, and !hand
+ * gives it again with the moves allowed.  Privately, then, only what the
+ * channel cannot carry: a task answered privately (hidden bids, penalty
+ * cards) that the deal's line did not already set, bids cut down by a
+ * rule that would reveal hidden bids if said in public (notequal under
+ * secret bids), and plays a clairvoyant player cannot see.
+ */
+int
+needs_prompt(struct table *table, int seat, enum game_phase phase)
+{
+	struct action legal[GAME_MAX_ACTIONS];
+	struct game_brief brief;
+	int n;
+
+	if (table->hand_prompted & (1u << seat))
+		return 0;
+	switch (phase) {
+	case PHASE_BID_SIMULTANEOUS:
+	case PHASE_SELECT:
+		return 1;
+	case PHASE_BID:
+		n = table->impl->legal(table->game->state, seat, legal,
+		    GAME_MAX_ACTIONS);
+		table_brief(table, -1, &brief);
+		return n < brief.cards + 1;
+	case PHASE_PLAY:
+		return table->impl->hand_hidden != NULL &&
+		    table->impl->hand_hidden(table->game->state, seat);
+	default:
+		return 0;
+	}
+}
+
+/*
  * The different cards in a seat's hand: a Wizard hand may hold two
  * Wizards, which are one legal play.
  */

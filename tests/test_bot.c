@@ -695,23 +695,32 @@ test_command_flood(void **state)
 		    strstr(l->text, "Too many commands") != NULL)
 			notes++;
 	}
-	/* Five answered (the third is the join), one note, nothing else. */
-	assert_int_equal(lines_to_channel, 5);
+	/*
+	 * Five taken (the second is the join), one note, nothing else: the
+	 * third status is the second's answer again and is not repeated.
+	 */
+	assert_int_equal(lines_to_channel, 4);
 	assert_int_equal(notes, 1);
-	assert_int_equal(memory_count(f->adapter) - mark, 6);
+	assert_int_equal(memory_count(f->adapter) - mark, 5);
 	assert_int_equal(table_nseats(table_of(f, "#f")), 2);
 	/* Others are not held back. */
 	say(f, "#f", "bob", "!join");
 	assert_non_null(strstr(last_to(f, "#f", NULL), "bob joins"));
-	/* A second later mallory has one command again; two seconds, two. */
+	/*
+	 * A second later mallory has one command again; the next refusal
+	 * is not told again (once a minute), a minute later it is.
+	 */
 	loop_advance(f->loop, 1000);
 	say(f, "#f", "mallory", "!status");
 	assert_non_null(strstr(last_to(f, "#f", NULL), "open table, 3 seated"));
 	mark = memory_count(f->adapter);
 	say(f, "#f", "mallory", "!status");
-	assert_non_null(strstr(last_to(f, NULL, "mallory"), "Too many"));
 	say(f, "#f", "mallory", "!status");
-	assert_int_equal(memory_count(f->adapter) - mark, 1);
+	assert_int_equal(memory_count(f->adapter) - mark, 0);
+	loop_advance(f->loop, 60 * 1000);
+	for (int i = 0; i < 7; i++)
+		say(f, "#f", "mallory", "!help");
+	assert_int_equal(count_since(f, mark, "Too many"), 1);
 	/* Over-long: a clear answer, and nothing of it is obeyed. */
 	loop_advance(f->loop, 10000);
 	memset(longline, 'x', sizeof(longline) - 1);
@@ -720,6 +729,122 @@ test_command_flood(void **state)
 	say(f, "#f", "alice", "%s", longline);
 	assert_non_null(strstr(last_to(f, "#f", NULL), "too long"));
 	assert_int_equal(table_nseats(table_of(f, "#f")), 3);
+}
+
+static void act_first(struct fx *f, const char *channel);
+
+/*
+ * A prompt is said once for a state: someone else leaving and coming
+ * back does not say again whose turn it is; the turn timer's reminder
+ * still comes, and the next move prompts the next person.
+ */
+static void
+test_prompt_once(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int acting[GAME_MAX_SEATS], other;
+	const char *id;
+	char prompt[64];
+	size_t mark;
+
+	seat_three(f, "#pr", "wizard");
+	say(f, "#pr", "alice", "!start");
+	table = table_of(f, "#pr");
+	act_first(f, "#pr");
+	table_impl(table)->to_act(table_game(table)->state, acting);
+	id = table_seat(table, acting[0])->user_id;
+	snprintf(prompt, sizeof(prompt), "%s to bid", id);
+	assert_non_null(strstr(last_to(f, "#pr", NULL), prompt));
+	other = (acting[0] + 1) % table_nseats(table);
+	mark = memory_count(f->adapter);
+	say(f, "#pr", table_seat(table, other)->user_id, "!leave");
+	say(f, "#pr", table_seat(table, other)->user_id, "!back");
+	say(f, "#pr", table_seat(table, other)->user_id, "!leave");
+	say(f, "#pr", table_seat(table, other)->user_id, "!back");
+	assert_true(memory_count(f->adapter) > mark);
+	assert_int_equal(count_since(f, mark, prompt), 0);
+	/* The reminder is not a prompt: it comes at half time. */
+	mark = memory_count(f->adapter);
+	loop_advance(f->loop, 61 * 1000);
+	assert_true(count_since(f, mark, "seconds left before") == 1);
+	assert_null(memory_line(f->adapter, mark)->channel);
+	assert_string_equal(memory_line(f->adapter, mark)->user_id, id);
+	mark = memory_count(f->adapter);
+	act_first(f, "#pr");
+	assert_int_equal(count_since(f, mark, prompt), 0);
+	snprintf(prompt, sizeof(prompt), "%s to bid",
+	    table_seat(table, other)->user_id);
+	assert_non_null(strstr(last_to(f, "#pr", NULL), prompt));
+}
+
+/*
+ * Three seated people asking for the status twenty times each (the
+ * testers' flood): the channel hears the status once, since it has not
+ * changed; each person is told of the limit once, and, while the table
+ * is busy, that it is busy once.  A move makes the status new again.
+ */
+static void
+test_flood_replies(void **state)
+{
+	static const char *const people[] = { "alice", "bob", "carol" };
+	struct fx *f = *state;
+	size_t mark;
+	int statuses = 0;
+
+	bot_stop(f->bot, NULL);
+	bot_destroy(f->bot);
+	f->command_burst = 5;
+	f->bot = fx_bot(f);
+	seat_three(f, "#fl", "wizard");
+	say(f, "#fl", "alice", "!start");
+	/* Everyone's allowance full again, well before the turn timer. */
+	loop_advance(f->loop, 6 * 1000);
+	mark = memory_count(f->adapter);
+	for (int i = 0; i < 20; i++) {
+		for (int p = 0; p < 3; p++)
+			say(f, "#fl", people[p], "!status");
+		loop_advance(f->loop, 80);
+	}
+	for (size_t i = mark; i < memory_count(f->adapter); i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		if (l->channel != NULL)
+			statuses++;
+	}
+	assert_int_equal(statuses, 1);
+	assert_int_equal(count_since(f, mark, "Too many"), 3);
+	for (int p = 0; p < 3; p++) {
+		int told = 0;
+
+		for (size_t i = mark; i < memory_count(f->adapter); i++) {
+			const struct memory_line *l = memory_line(f->adapter, i);
+
+			told += l->channel == NULL && strcmp(l->user_id,
+			    people[p]) == 0;
+		}
+		assert_int_equal(told, 1);
+	}
+	/* Busy: each is told once however often they ask. */
+	loop_advance(f->loop, 6 * 1000);
+	memory_busy(f->adapter, "#fl");
+	mark = memory_count(f->adapter);
+	for (int i = 0; i < 4; i++)
+		for (int p = 0; p < 3; p++)
+			say(f, "#fl", people[p], "!status");
+	assert_int_equal(count_since(f, mark, "a lot to say"), 3);
+	assert_int_equal(memory_count(f->adapter) - mark, 3);
+	memory_busy(f->adapter, NULL);
+	/* Later the status is said again, once; a move changes it. */
+	loop_advance(f->loop, 11 * 1000);
+	mark = memory_count(f->adapter);
+	say(f, "#fl", "alice", "!status");
+	say(f, "#fl", "bob", "!status");
+	assert_int_equal(memory_count(f->adapter) - mark, 1);
+	act_first(f, "#fl");
+	mark = memory_count(f->adapter);
+	say(f, "#fl", "carol", "!status");
+	assert_int_equal(memory_count(f->adapter) - mark, 1);
 }
 
 static int
@@ -2490,6 +2615,10 @@ main(void)
 		cmocka_unit_test(test_catalogs),
 		cmocka_unit_test(test_option_refusals),
 		cmocka_unit_test_setup_teardown(test_odd_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prompt_once, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_flood_replies, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_command_flood, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_lobby_survives_restart,

@@ -233,7 +233,7 @@ test_hidden_hint_terminal(void **state)
 	say(f, "#t", "!start");
 	chan = sent(f, 0, 0);
 	assert_has(chan, "bids are hidden: type bid N (without !)");
-	assert_has(chan, "your turn to bid");
+	assert_has(chan, "(without !) · your turn to bid");
 	free(chan);
 	mark = memory_count(f->adapter);
 	say(f, "#t", "!bid 1");
