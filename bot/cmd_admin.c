@@ -96,8 +96,10 @@ admin_kick(struct ctx *ctx, struct table *table)
 
 	if (table == NULL || (seat = table_seat_by_name(table,
 	    ctx->argv[1])) < 0) {
+		char quote[TEXT_QUOTE_SIZE];
+
 		SAY(&ctx->reply, ctx->lang, MSG_NO_SUCH_SEAT, "s",
-		    ctx->argv[1]);
+		    text_quote(quote, ctx->argv[1]));
 		return;
 	}
 	if (table_game(table) == NULL) {
@@ -118,18 +120,20 @@ static void
 admin_set(struct ctx *ctx, struct table *table)
 {
 	const char *key = ctx->argv[1], *value = ctx->argv[2];
-	char canon[64];
+	char canon[64], kquote[TEXT_QUOTE_SIZE], vquote[TEXT_QUOTE_SIZE];
 	enum msg refusal;
 
 	(void)table;
 	if (channel_setting_change(ctx->channel, key, value, &refusal, canon,
 	    sizeof(canon)) != 0) {
 		if (refusal == MSG_BAD_SETTING)
-			SAY(&ctx->reply, ctx->lang, refusal, "ss", key, value);
+			SAY(&ctx->reply, ctx->lang, refusal, "ss",
+			    text_quote(kquote, key), text_quote(vquote, value));
 		else if (refusal == MSG_NOT_SAVED)
 			SAY0(&ctx->reply, ctx->lang, refusal);
 		else
-			SAY(&ctx->reply, ctx->lang, refusal, "s", value);
+			SAY(&ctx->reply, ctx->lang, refusal, "s",
+			    text_quote(vquote, value));
 		return;
 	}
 	/* A new language answers in itself, as `lang` does. */

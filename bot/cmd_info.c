@@ -22,8 +22,10 @@ cmd_help(struct ctx *ctx)
 		if (strchr("!/", name[0]) != NULL && name[0] != '\0')
 			name++;
 		if ((c = command_find(name)) == NULL) {
+			char quote[TEXT_QUOTE_SIZE];
+
 			SAY(&ctx->reply, ctx->lang, MSG_UNKNOWN_COMMAND, "sc",
-			    ctx->argv[0], ctx->prefix);
+			    text_quote(quote, ctx->argv[0]), ctx->prefix);
 			return;
 		}
 		SAY(&ctx->reply, ctx->lang, c->help, "c", ctx->prefix);
@@ -71,7 +73,10 @@ cmd_lang(struct ctx *ctx)
 	enum msg refusal;
 
 	if (lang_parse(ctx->argv[0]) < 0) {
-		SAY(&ctx->reply, ctx->lang, MSG_BAD_LANG, "s", ctx->argv[0]);
+		char quote[TEXT_QUOTE_SIZE];
+
+		SAY(&ctx->reply, ctx->lang, MSG_BAD_LANG, "s",
+		    text_quote(quote, ctx->argv[0]));
 		return;
 	}
 	if (!may_steer(ctx))
@@ -109,13 +114,13 @@ find_player(struct ctx *ctx, const char *name, char *buf, size_t len)
 static void
 cmd_stats(struct ctx *ctx)
 {
-	char idbuf[256];
+	char idbuf[256], quote[TEXT_QUOTE_SIZE];
 	const char *id = ctx->user->id;
 	const char *name = ctx->user->name;
 	int any = 0;
 
 	if (ctx->argc == 1) {
-		name = ctx->argv[0];
+		name = text_quote(quote, ctx->argv[0]);
 		if ((id = find_player(ctx, name, idbuf, sizeof(idbuf))) ==
 		    NULL) {
 			SAY(&ctx->reply, ctx->lang, MSG_STATS_NONE, "b", name);
@@ -163,8 +168,10 @@ cmd_top(struct ctx *ctx)
 		impl = game_find(ctx->channel->settings.game);
 	if (impl == NULL) {
 		if (ctx->argc == 1) {
+			char quote[TEXT_QUOTE_SIZE];
+
 			SAY(&ctx->reply, ctx->lang, MSG_UNKNOWN_GAME, "s",
-			    ctx->argv[0]);
+			    text_quote(quote, ctx->argv[0]));
 			return;
 		}
 		impl = game_registry[0];

@@ -74,8 +74,10 @@ cmd_game(struct ctx *ctx)
 		impl = game_find(lower);
 	}
 	if (impl == NULL) {
+		char quote[TEXT_QUOTE_SIZE];
+
 		SAY(&ctx->reply, ctx->lang, MSG_UNKNOWN_GAME, "s",
-		    ctx->argv[0]);
+		    text_quote(quote, ctx->argv[0]));
 		return;
 	}
 	if (!may_steer(ctx) || (table = lobby(ctx)) == NULL)
@@ -228,6 +230,19 @@ option_change(struct ctx *ctx, const struct game_impl *impl,
 		next->value[index] = 0;
 		return 0;
 	}
+	/* No option has a long name: the refusal quotes it short. */
+	if (index < 0 && n > TEXT_QUOTE_CHARS) {
+		char quote[TEXT_QUOTE_SIZE];
+		struct text why;
+
+		text_init(&why);
+		SAY(&why, ctx->lang, MSG_REFUSAL_BAD_NAME, "s",
+		    text_quote(quote, arg));
+		SAY(&ctx->reply, ctx->lang, MSG_OPTION_REFUSED, "r",
+		    text_str(&why));
+		text_finish(&why);
+		return -1;
+	}
 	/* Cut, it could mean something else (rounds=0...05). */
 	if (strlen(arg) >= sizeof(lowered)) {
 		SAY(&ctx->reply, ctx->lang, MSG_BAD_OPTION_TEXT, "d",
@@ -331,8 +346,10 @@ cmd_addbot(struct ctx *ctx)
 			lower[i] = (char)tolower((unsigned char)ctx->argv[0][i]);
 		lower[i] = '\0';
 		if ((level = ai_level_parse(lower)) < 0) {
+			char quote[TEXT_QUOTE_SIZE];
+
 			SAY(&ctx->reply, ctx->lang, MSG_BAD_LEVEL, "s",
-			    ctx->argv[0]);
+			    text_quote(quote, ctx->argv[0]));
 			return;
 		}
 	}
@@ -360,7 +377,10 @@ cmd_replace(struct ctx *ctx)
 		return;
 	}
 	if ((seat = table_seat_by_name(table, ctx->argv[0])) < 0) {
-		SAY(&ctx->reply, ctx->lang, MSG_NO_SUCH_SEAT, "s", ctx->argv[0]);
+		char quote[TEXT_QUOTE_SIZE];
+
+		SAY(&ctx->reply, ctx->lang, MSG_NO_SUCH_SEAT, "s",
+		    text_quote(quote, ctx->argv[0]));
 		return;
 	}
 	/* Only a seat given up, or whose owner is gone, changes hands. */

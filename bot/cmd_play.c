@@ -51,6 +51,7 @@ static void
 secret_hint(struct ctx *ctx)
 {
 	struct text line;
+	char quote[TEXT_QUOTE_SIZE];
 
 	/* Said back in the channel, the card or bid would be shown twice. */
 	ctx->reply_private = 1;
@@ -62,10 +63,11 @@ secret_hint(struct ctx *ctx)
 	}
 	if (channel_reader(ctx->said_in) != NULL)
 		SAY(&ctx->reply, ctx->lang, MSG_SECRET_HINT_TYPE, "bc",
-		    text_str(&line), ctx->prefix);
+		    text_quote(quote, text_str(&line)), ctx->prefix);
 	else
 		SAY(&ctx->reply, ctx->lang, MSG_SECRET_HINT, "bs",
-		    text_str(&line), bot_self_name(ctx->network, ctx->lang));
+		    text_quote(quote, text_str(&line)),
+		    bot_self_name(ctx->network, ctx->lang));
 	text_finish(&line);
 }
 
@@ -93,7 +95,10 @@ cmd_bid(struct ctx *ctx)
 	if (must_be_private(ctx, table, PHASE_BID_SIMULTANEOUS))
 		return;
 	if (parse_int(ctx->argv[0], &value) != 0 || value < 0 || value > 60) {
-		SAY(&ctx->reply, ctx->lang, MSG_BAD_NUMBER, "s", ctx->argv[0]);
+		char quote[TEXT_QUOTE_SIZE];
+
+		SAY(&ctx->reply, ctx->lang, MSG_BAD_NUMBER, "s",
+		    text_quote(quote, ctx->argv[0]));
 		return;
 	}
 	memset(&action, 0, sizeof(action));
@@ -157,7 +162,10 @@ cmd_trump(struct ctx *ctx)
 	int seat, suit;
 
 	if ((suit = parse_suit(ctx->argv[0])) < 0) {
-		SAY(&ctx->reply, ctx->lang, MSG_BAD_SUIT, "s", ctx->argv[0]);
+		char quote[TEXT_QUOTE_SIZE];
+
+		SAY(&ctx->reply, ctx->lang, MSG_BAD_SUIT, "s",
+		    text_quote(quote, ctx->argv[0]));
 		return;
 	}
 	if ((table = acting_table(ctx, &seat)) == NULL)
@@ -206,8 +214,10 @@ cmd_play(struct ctx *ctx)
 		int face = table_impl(table)->parse_card(ctx->argv[i]);
 
 		if (face < 0) {
+			char quote[TEXT_QUOTE_SIZE];
+
 			SAY(&ctx->reply, ctx->lang, MSG_BAD_CARD, "s",
-			    ctx->argv[i]);
+			    text_quote(quote, ctx->argv[i]));
 			return;
 		}
 		action.cards[action.ncards++] = (uint8_t)face;
@@ -227,7 +237,10 @@ cmd_select(struct ctx *ctx)
 	if (must_be_private(ctx, table, PHASE_SELECT))
 		return;
 	if ((face = table_impl(table)->parse_card(ctx->argv[0])) < 0) {
-		SAY(&ctx->reply, ctx->lang, MSG_BAD_CARD, "s", ctx->argv[0]);
+		char quote[TEXT_QUOTE_SIZE];
+
+		SAY(&ctx->reply, ctx->lang, MSG_BAD_CARD, "s",
+		    text_quote(quote, ctx->argv[0]));
 		return;
 	}
 	memset(&action, 0, sizeof(action));

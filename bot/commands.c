@@ -331,6 +331,7 @@ unknown_command(struct ctx *ctx, const char *word)
 {
 	const struct command *best = NULL;
 	int best_distance = 3;
+	char quote[TEXT_QUOTE_SIZE];
 
 	for (const struct command *const *e = command_table; *e != NULL;
 	    e++) {
@@ -343,17 +344,18 @@ unknown_command(struct ctx *ctx, const char *word)
 			best_distance = d;
 		}
 	}
+	text_quote(quote, word);
 	if (best != NULL) {
 		struct text name;
 
 		text_init(&name);
 		text_printf(&name, "%c%s", ctx->prefix, best->name);
-		SAY(&ctx->reply, ctx->lang, MSG_DID_YOU_MEAN, "sbc", word,
+		SAY(&ctx->reply, ctx->lang, MSG_DID_YOU_MEAN, "sbc", quote,
 		    text_str(&name), ctx->prefix);
 		text_finish(&name);
 		return;
 	}
-	SAY(&ctx->reply, ctx->lang, MSG_UNKNOWN_COMMAND, "sc", word,
+	SAY(&ctx->reply, ctx->lang, MSG_UNKNOWN_COMMAND, "sc", quote,
 	    ctx->prefix);
 }
 
@@ -410,7 +412,9 @@ commands_handle(struct network *network, struct channel *channel,
 		if (prefixes[0] != '\0')
 			ctx.prefix = prefixes[0];
 		if (*p != '\0' && strchr(prefixes, *p) != NULL) {
-			p++;
+			/* "!!status" is a command typed twice over. */
+			while (*p != '\0' && strchr(prefixes, *p) != NULL)
+				p++;
 		} else if (channel != NULL) {
 			return;         /* ordinary conversation */
 		}

@@ -126,7 +126,12 @@ rules_say(struct text *out, enum lang lang, char prefix, const char *name)
 		}
 		return;
 	}
-	SAY(out, lang, MSG_RULES_UNKNOWN, "sc", name, prefix);
+	{
+		char quote[TEXT_QUOTE_SIZE];
+
+		SAY(out, lang, MSG_RULES_UNKNOWN, "sc", text_quote(quote, name),
+		    prefix);
+	}
 }
 
 /*

@@ -783,3 +783,28 @@ text_render(const struct text *t, enum text_format format, struct text *out)
 	text_clear(out);
 	render_span(text_str(t), t->len, format, out);
 }
+
+const char *
+text_quote(char *out, const char *s)
+{
+	size_t len = 0;
+	int chars = 0;
+
+	/* A character begins at every byte that is not a continuation. */
+	while (s[len] != '\0') {
+		if (((unsigned char)s[len] & 0xc0) != 0x80 &&
+		    chars++ == TEXT_QUOTE_CHARS)
+			break;
+		/* Bytes of a broken sequence count, but never overflow out. */
+		if (len == TEXT_QUOTE_CHARS * 4)
+			break;
+		len++;
+	}
+	memcpy(out, s, len);
+	if (s[len] != '\0') {
+		memcpy(out + len, "…", sizeof("…"));
+		return out;
+	}
+	out[len] = '\0';
+	return out;
+}

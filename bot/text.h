@@ -99,6 +99,18 @@ void text_append(struct text *t, const struct text *other);
 void text_render(const struct text *t, enum text_format format,
     struct text *out);
 
+/*
+ * What a user typed, as a reply quotes it ("Unknown command \"yyy…\""):
+ * at most TEXT_QUOTE_CHARS characters, so that a long line typed is not
+ * said back in full.  Every reply that quotes a user's argument goes
+ * through text_quote(): it copies s into out, cut after the limit on a
+ * UTF-8 character boundary and followed by "…", and returns out.  The
+ * copy is still user text (sanitise it: i18n's "s" and "b").
+ */
+#define TEXT_QUOTE_CHARS 24
+#define TEXT_QUOTE_SIZE (TEXT_QUOTE_CHARS * 4 + sizeof("…"))
+const char *text_quote(char *out, const char *s);
+
 /* Strips control bytes and invalid UTF-8 from s into a new string. */
 char *text_sanitize(const char *s);
 

@@ -15,8 +15,9 @@ Meanwhile:
      ignores the rest, and stays connected; the game goes on, and a second
      later mallory is answered again;
   2. trudy sends hostile lines: a NUL or control bytes inside a command,
-     CTCP, and words long enough that the answer quoting them cannot fit
-     one IRC line.  (A CR inside a line never reaches the bot through
+     CTCP, and words long enough that an answer quoting them in full
+     would not fit one IRC line (the answers quote 24 characters and
+     "…").  (A CR inside a line never reaches the bot through
      ngircd, which ends the line there; irc_test.py feeds the adapter such
      lines directly.)  The bot stays connected, never sends CR, LF or NUL
      inside a line, never sends a line over 512 bytes, and every line it
@@ -271,8 +272,13 @@ def hostile(world, table):
               "the bot sent an injected line: %r" % line)
     mine = answers(trudy, table)
     said = " ".join(irc_util.plain(t) for _, t, _ in mine)
-    check("\u00e9" * 20 in said and "x" * 50 in said and "\u3042" * 20 in said,
-          "no answer quoting the long commands: %r" % mine)
+    # Each answer quotes the long word cut short: 24 characters and "…".
+    check("\u00e9" * 24 + "\u2026" in said and "x" * 24 + "\u2026" in said
+          and "\u3042" * 24 + "\u2026" in said,
+          "no answer quoting the long commands short: %r" % mine)
+    check("\u00e9" * 25 not in said and "x" * 25 not in said and
+          "\u3042" * 25 not in said,
+          "an answer quoting a long command in full: %r" % mine)
     check(re.search(r'Unknown command "frob', said),
           "no answer to the commands with control bytes: %r" % mine)
     # CTCP replies are the bot's least urgent lines: they wait for a gap.

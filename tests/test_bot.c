@@ -734,6 +734,68 @@ test_command_flood(void **state)
 static void act_first(struct fx *f, const char *channel);
 
 /*
+ * Long words typed are quoted short: every reply that says back what
+ * someone typed (a card, a number, a command, a name, a rules topic)
+ * quotes at most a few characters of it, then "…".
+ */
+static void
+test_long_words_quoted_short(void **state)
+{
+	static const char *const commands[] = {
+		"!play ", "!bid ", "!", "!help ", "!stats ", "!rules ",
+		"!option ", "!game ", "!lang ", "!addbot ", "!trump ", NULL,
+	};
+	struct fx *f = *state;
+	char word[301], digits[301], kana[3 * 140 + 1];
+	size_t mark;
+
+	memset(word, 'y', sizeof(word) - 1);
+	word[sizeof(word) - 1] = '\0';
+	memset(digits, '7', sizeof(digits) - 1);
+	digits[sizeof(digits) - 1] = '\0';
+	kana[0] = '\0';
+	for (int i = 0; i < 140; i++)
+		strcat(kana, "あ");
+	seat_three(f, "#lw", "wizard");
+	say(f, "#lw", "alice", "!start");
+	for (int i = 0; commands[i] != NULL; i++) {
+		const char *args[] = { word, digits, kana };
+
+		for (int a = 0; a < 3; a++) {
+			if (i == 2 && a == 1)
+				continue;       /* "!777…" is no command */
+			mark = memory_count(f->adapter);
+			say(f, "#lw", "alice", "%s%s", commands[i], args[a]);
+			assert_true(memory_count(f->adapter) > mark);
+			for (size_t l = mark; l < memory_count(f->adapter);
+			    l++) {
+				const char *text = memory_line(f->adapter,
+				    l)->text;
+
+				if (strlen(text) > 200 && strstr(text,
+				    "yyyyyyyyyyyyyyyyyyyyyyyyy") != NULL)
+					fail_msg("%s: %s", commands[i], text);
+				assert_null(strstr(text,
+				    "yyyyyyyyyyyyyyyyyyyyyyyyy"));
+				assert_null(strstr(text,
+				    "7777777777777777777777777"));
+				assert_null(strstr(text,
+				    "あああああああああああああああああああああああああ"));
+			}
+		}
+	}
+	/* The quote is there, cut: "Unknown command "yyy…"". */
+	mark = memory_count(f->adapter);
+	say(f, "#lw", "alice", "!%s", word);
+	assert_int_equal(count_since(f, mark, "yyyyyyyyyyyyyyyyyyyyyyyy…"), 1);
+	/* A prefix typed twice over is one prefix. */
+	mark = memory_count(f->adapter);
+	say(f, "#lw", "alice", "!!status");
+	assert_int_equal(memory_count(f->adapter), mark + 1);
+	assert_non_null(strstr(last_to(f, "#lw", NULL), "Round 1"));
+}
+
+/*
  * A prompt is said once for a state: someone else leaving and coming
  * back does not say again whose turn it is; the turn timer's reminder
  * still comes, and the next move prompts the next person.
@@ -2615,6 +2677,8 @@ main(void)
 		cmocka_unit_test(test_catalogs),
 		cmocka_unit_test(test_option_refusals),
 		cmocka_unit_test_setup_teardown(test_odd_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_words_quoted_short,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prompt_once, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_flood_replies, setup,

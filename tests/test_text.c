@@ -342,6 +342,38 @@ test_text_columns(void **unused)
 	assert_int_equal(text_columns("\xff" "a", 2), 2);
 }
 
+/*
+ * What a reply quotes of a user's words: short ones whole, long ones cut
+ * to TEXT_QUOTE_CHARS characters (never inside a UTF-8 character) and
+ * "…", however long or broken the input.
+ */
+static void
+test_quote(void **unused)
+{
+	char out[TEXT_QUOTE_SIZE], in[1024];
+	const char *kana = "あいうえおかきくけこさしすせそたちつてとなにぬねの";
+
+	(void)unused;
+	assert_string_equal(text_quote(out, ""), "");
+	assert_string_equal(text_quote(out, "r5"), "r5");
+	memset(in, 'x', 24);
+	in[24] = '\0';
+	assert_string_equal(text_quote(out, in), in);
+	memset(in, 'x', sizeof(in) - 1);
+	in[sizeof(in) - 1] = '\0';
+	text_quote(out, in);
+	assert_int_equal(strlen(out), 24 + strlen("…"));
+	assert_string_equal(out + 24, "…");
+	/* 25 kana of three bytes each: 24 of them, then the ellipsis. */
+	text_quote(out, kana);
+	assert_int_equal(strlen(out), 24 * 3 + strlen("…"));
+	assert_memory_equal(out, kana, 24 * 3);
+	/* Continuation bytes alone never overflow the buffer. */
+	memset(in, '\x80', sizeof(in) - 1);
+	text_quote(out, in);
+	assert_true(strlen(out) < sizeof(out));
+}
+
 int
 main(void)
 {
@@ -357,6 +389,7 @@ main(void)
 		cmocka_unit_test(test_table_html),
 		cmocka_unit_test(test_table_marks_in_cells),
 		cmocka_unit_test(test_text_columns),
+		cmocka_unit_test(test_quote),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
