@@ -74,6 +74,12 @@ struct channel {
 	 */
 	size_t info_hash;
 	uint64_t info_at;
+	/*
+	 * The game and options of the last game finished here (NULL: none
+	 * yet), which the next lobby starts with (table.c, cmd_lobby.c).
+	 */
+	const struct game_impl *last_impl;
+	struct game_options last_options;
 	struct table *table;     /* NULL: no table */
 };
 

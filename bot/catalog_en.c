@@ -342,4 +342,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	/* private channels lost (a rejected Matrix direct room) */
 	[MSG_PRIVATE_LOST] = ": I could not reach you privately; accept my "
 	    "invitation or say {1}hand.",
+	/* economy: replies that say no more than needed */
+	[MSG_NOT_AT_TABLE] = "You have no seat at a table {1}.",
+	[MSG_ANOTHER_GAME] = "Another game with the same options? {1}join "
+	    "and {1}start.",
 };

@@ -343,4 +343,8 @@ const char *const catalog_ja[MSG_COUNT] = {
 	/* private channels lost (a rejected Matrix direct room) */
 	[MSG_PRIVATE_LOST] = "：個別メッセージを届けられませんでした。招待を"
 	    "承認するか、{1}hand と言ってください。",
+	/* economy: replies that say no more than needed */
+	[MSG_NOT_AT_TABLE] = "{1} の卓に席はありません。",
+	[MSG_ANOTHER_GAME] = "同じオプションでもう一度遊びますか？ {1}join "
+	    "して {1}start。",
 };

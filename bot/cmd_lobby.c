@@ -25,11 +25,16 @@ lobby(struct ctx *ctx)
 		const struct game_impl *impl =
 		    game_find(ctx->channel->settings.game);
 
+		/* After a game, the same game and options again. */
+		if (ctx->channel->last_impl != NULL)
+			impl = ctx->channel->last_impl;
 		if (impl == NULL)
 			impl = game_registry[0];
 		table = table_create(ctx->channel, impl);
 		if (table == NULL)
 			return NULL;
+		if (impl == ctx->channel->last_impl)
+			table_set_options(table, &ctx->channel->last_options);
 	}
 	if (table_game(table) != NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_GAME_RUNNING, "c", ctx->prefix);

@@ -41,6 +41,12 @@ struct command {
 	enum where where;
 	/* Acts on a table resolved from the private form's table name. */
 	int needs_table;
+	/*
+	 * Acts on a running game only (moves, the hand): said privately by
+	 * someone seated at several tables of which one runs a game, it is
+	 * that game's.
+	 */
+	int game_only;
 	/* How many arguments it takes; anything else gets the usage. */
 	int min_args, max_args;
 	/*

@@ -228,12 +228,17 @@ crowd_allows(struct ctx *ctx)
 	return 0;
 }
 
-/* Private commands name their table when the player sits at several. */
+/*
+ * Private commands name their table when the player sits at several;
+ * a move needs no name when only one of them runs a game.
+ */
 static int
 resolve_private_table(struct ctx *ctx)
 {
-	struct channel *tables[16], *named;
+	struct channel *tables[16], *named, *running = NULL;
 	int n = user_tables(ctx->network, ctx->user->id, tables, 16);
+	int nrunning = 0;
+	char quote[TEXT_QUOTE_SIZE];
 
 	/* A table named is found however many the person sits at. */
 	if (ctx->argc > 0 && (named = channel_get(ctx->network, ctx->argv[0],
@@ -245,6 +250,16 @@ resolve_private_table(struct ctx *ctx)
 		ctx->argc--;
 		return 0;
 	}
+	/*
+	 * A channel's name ("#wizards"; "!room:server" on Matrix) is no
+	 * card nor number: one where the person has no seat is said so.
+	 */
+	if (ctx->argc > 0 && strchr("#&!", ctx->argv[0][0]) != NULL &&
+	    ctx->argv[0][1] != '\0') {
+		SAY(&ctx->reply, ctx->lang, MSG_NOT_AT_TABLE, "s",
+		    text_quote(quote, ctx->argv[0]));
+		return -1;
+	}
 	if (n == 1) {
 		ctx->channel = tables[0];
 		return 0;
@@ -252,6 +267,16 @@ resolve_private_table(struct ctx *ctx)
 	if (n == 0) {
 		SAY0(&ctx->reply, ctx->lang, MSG_NO_TABLES);
 		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (table_game(tables[i]->table) != NULL) {
+			running = tables[i];
+			nrunning++;
+		}
+	}
+	if (ctx->command->game_only && nrunning == 1) {
+		ctx->channel = running;
+		return 0;
 	}
 	{
 		struct text names;
@@ -261,8 +286,11 @@ resolve_private_table(struct ctx *ctx)
 			text_add(&names, i > 0 ? ", " : "");
 			text_user(&names, tables[i]->name);
 		}
+		/* The example names a table where the command can go. */
 		SAY(&ctx->reply, ctx->lang, MSG_WHICH_TABLE, "srs",
-		    ctx->command->name, text_str(&names), tables[0]->name);
+		    ctx->command->name, text_str(&names),
+		    ctx->command->game_only && running != NULL ?
+		    running->name : tables[0]->name);
 		text_finish(&names);
 	}
 	return -1;

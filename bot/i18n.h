@@ -107,7 +107,9 @@ enum lang {
 	X(MSG_GAME_NO_TRUMP) X(MSG_GAME_NO_SELECT) X(MSG_NOT_HELD) \
 	X(MSG_STATUS_LOBBY_EMPTY) \
 	/* private channels lost (a rejected Matrix direct room) */ \
-	X(MSG_PRIVATE_LOST)
+	X(MSG_PRIVATE_LOST) \
+	/* economy: replies that say no more than needed */ \
+	X(MSG_NOT_AT_TABLE) X(MSG_ANOTHER_GAME)
 
 #define MESSAGE_ENUM(name) name,
 enum msg {

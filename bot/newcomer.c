@@ -119,9 +119,12 @@ rules_say(struct text *out, enum lang lang, char prefix, const char *name)
 		    strncasecmp(name, rules[i].name, n) != 0)
 			continue;
 		SAY0(out, lang, rules[i].text);
-		/* A game's summary says where more is. */
+		/*
+		 * A game's summary says where more is, on a line of its own
+		 * so that a medium cutting long lines never splits it.
+		 */
 		if (i < 3) {
-			text_add(out, " ");
+			text_add(out, "\n");
 			SAY(out, lang, MSG_RULES_MORE, "c", prefix);
 		}
 		return;

@@ -860,6 +860,14 @@ table_act(struct table *table, int seat, const struct action *action,
 			json_t *result = table->impl->result(game->state);
 
 			announce_game_end(table, result, &out);
+			/* The next lobby here plays the same again. */
+			table->channel->last_impl = table->impl;
+			table->channel->last_options = table->options;
+			if (channel_reader(table->channel) == NULL) {
+				text_add(&out, "\n");
+				SAY(&out, table_lang(table), MSG_ANOTHER_GAME,
+				    "c", table_prefix(table));
+			}
 			if (store_game_end(bot->store, table->game_id,
 			    result) != 0)
 				log_error("%s %s: could not store the end of "

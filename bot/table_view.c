@@ -108,16 +108,17 @@ game_title(struct text *t, enum lang lang, const struct game_impl *impl)
 
 /*
  * The per-player line of seed 000: each seat's name and what its game
- * shows after it (the total, and the like: struct game_present).
+ * shows after it (the total, and the like: struct game_present), as
+ * viewer may know it (-1: everybody; a seat sees its own secret bid).
  */
-void
-table_player_lines(struct table *table, struct text *out)
+static void
+player_lines(struct table *table, int viewer, struct text *out)
 {
 	const struct game_present *present = table_present(table);
 	struct game_brief brief;
 	int first = 1;
 
-	table_brief(table, -1, &brief);
+	table_brief(table, viewer, &brief);
 	for (int seat = 0; seat < table->nseats; seat++) {
 		if (brief.eliminated & (1u << seat))
 			continue;
@@ -129,6 +130,12 @@ table_player_lines(struct table *table, struct text *out)
 			present->standing(out, table_lang(table), &brief,
 			    seat);
 	}
+}
+
+void
+table_player_lines(struct table *table, struct text *out)
+{
+	player_lines(table, -1, out);
 }
 
 /*
@@ -914,9 +921,12 @@ table_view(struct table *table, int seat, struct text *out)
 	status_summary(table, out);
 	text_play_hint(out, table);
 	text_add(out, "\n");
-	table_player_lines(table, out);
-	if (seat < 0 || seat >= table->nseats)
+	if (seat < 0 || seat >= table->nseats) {
+		table_player_lines(table, out);
 		return;
+	}
+	/* Said to seat alone: its own hidden bid shows. */
+	player_lines(table, seat, out);
 	view = table->impl->view(table->game->state, seat);
 	if (json_object_get(view, "others") == NULL) {
 		json_t *hand = json_object_get(view, "hand");

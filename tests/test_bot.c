@@ -437,6 +437,12 @@ test_wizard_three_people(void **state)
 	assert_true(sent_since(f, 0, "#w", "Game over"));
 	assert_true(sent_since(f, 0, "#w", "Total"));
 	check_export_replays(f, "#w", 1);
+	/* Another game is offered, and the next lobby keeps the options. */
+	assert_true(sent_since(f, 0, "#w", "Another game with the same "
+	    "options? !join and !start."));
+	say(f, "#w", "alice", "!join");
+	say(f, "#w", "alice", "!option");
+	assert_non_null(strstr(last_to(f, "#w", NULL), "Options: notequal"));
 }
 
 static void
@@ -559,6 +565,11 @@ test_secret_bids_stay_hidden(void **state)
 	assert_int_equal(table_impl(table)->phase(table_game(table)->state), PHASE_PLAY);
 	assert_false(sent_since(f, mark, "#x", "alice 1"));
 	assert_false(sent_since(f, mark, "#x", "bid for"));
+	/* Her own bid she may see at a glance; the others' stay hidden. */
+	say(f, "#x", "alice", "!table");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "0/1 · bob"));
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "bob 0 0/?"));
+	assert_false(sent_since(f, mark, "#x", "0/1"));
 }
 
 /* Every command misused: a short answer, and nothing changes. */
@@ -732,6 +743,43 @@ test_command_flood(void **state)
 }
 
 static void act_first(struct fx *f, const char *channel);
+
+/*
+ * Private moves of someone seated at several tables: a table they do not
+ * sit at is said so; with one game running among their tables a move
+ * goes there, and the example of the question names a table where the
+ * command can go.
+ */
+static void
+test_private_table_choice(void **state)
+{
+	struct fx *f = *state;
+
+	say(f, NULL, "alice", "bid #zz 1");
+	assert_non_null(strstr(last_to(f, NULL, "alice"),
+	    "no seat at a table #zz"));
+	seat_three(f, "#pb", "wizard");
+	say(f, "#pb", "alice", "!start");
+	say(f, "#pa", "alice", "!join");
+	say(f, NULL, "alice", "bid #zz 1");
+	assert_non_null(strstr(last_to(f, NULL, "alice"),
+	    "no seat at a table #zz"));
+	say(f, NULL, "alice", "hand");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "[#pb]"));
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "your hand"));
+	/* Two games: which one, e.g. one of them. */
+	say(f, "#pa", "bob", "!join");
+	say(f, "#pa", "carol", "!join");
+	say(f, "#pa", "alice", "!start");
+	say(f, NULL, "alice", "hand");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "several tables"));
+	say(f, NULL, "alice", "hand #pa");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "[#pa]"));
+	/* The rules' pointer to more is a line of its own. */
+	say(f, "#pa", "carol", "!rules wizard");
+	assert_non_null(strstr(last_to(f, "#pa", NULL), "\nMore: !rules "
+	    "OPTION"));
+}
 
 /*
  * Long words typed are quoted short: every reply that says back what
@@ -2678,6 +2726,8 @@ main(void)
 		cmocka_unit_test(test_option_refusals),
 		cmocka_unit_test_setup_teardown(test_odd_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_words_quoted_short,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_private_table_choice,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prompt_once, setup,
 		    teardown),
