@@ -508,6 +508,9 @@ table_paused(struct table *table, struct text *out)
 		return 0;
 	if (!table->paused) {
 		table->paused = 1;
+		/* Once it goes on, whose turn it is is said again. */
+		free(table->prompt_said);
+		table->prompt_said = NULL;
 		if (out->len > 0)
 			text_add(out, " · ");
 		SAY(out, table_lang(table), MSG_NOBODY_SEATED, "cd",
