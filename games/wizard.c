@@ -128,9 +128,13 @@ schedule_why(const struct game_options *o, int nseats, uint8_t *cards,
 		{ 1, 2, 3, 7, 9, 10 },
 	};
 	const int *v = o->value;
-	int max = 60 / nseats;
-	int n = 0;
+	int max, n = 0;
 
+	/* Callers checked the count; the bound keeps max within cards. */
+	if (nseats < 3 || nseats > 6)
+		return game_refuse(why, GAME_REFUSAL_OTHER, NULL, NULL, 0, 0,
+		    0, "Wizard is for 3 to 6 players, not %d.", nseats);
+	max = 60 / nseats;
 	if (v[WIZARD_OPT_QUICK]) {
 		for (int k = nseats == 4 ? 1 : 2; k <= max; k += 2)
 			cards[n++] = (uint8_t)k;
