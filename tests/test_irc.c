@@ -3,7 +3,8 @@
  * lines, splitting text into lines the server relays within 512 bytes
  * (UTF-8, formatting, never CR/LF/NUL), the token bucket and the queue on
  * the loop's virtual clock, CAP lists and SASL PLAIN chunks, ISUPPORT,
- * NAMES entries, identities, SHA-256 and certificate fingerprints, and the
+ * NAMES entries, identities, where a renamed person's private lines go,
+ * SHA-256 and certificate fingerprints, and the
  * configuration errors of init() word for word.
  */
 #include <setjmp.h>
@@ -20,6 +21,7 @@
 
 #include "adapter.h"
 #include "irc/fingerprint.h"
+#include "irc/irc_int.h"
 #include "irc/proto.h"
 #include "irc/queue.h"
 #include "loop.h"
@@ -1100,6 +1102,75 @@ push_private(struct irc_queue *q, const char *line)
 }
 
 /*
+ * Regression: bob renamed to bobz while the core dealt to bob!~bob@h, and a
+ * stranger took "bob" at once; the hand was withheld (the nick's holder was
+ * not bob) and never reached bobz.  The trail of renames says where a
+ * person went, and never leads to someone else.
+ */
+static void
+test_rename_trail(void **state)
+{
+	struct irc irc;
+	struct irc_chan *c;
+	struct irc_user *bobz, *mallory;
+
+	(void)state;
+	memset(&irc, 0, sizeof(irc));
+	irc.network = "t";
+	irc.is.casemap = IRC_CASEMAP_RFC1459;
+	c = irc_chan_get(&irc, "#t");
+	bobz = irc_user_get(&irc, "bobz");
+	irc_set_field(&bobz->user, "~bob");
+	irc_set_field(&bobz->host, "h");
+	irc_chan_add(c, bobz);
+	mallory = irc_user_get(&irc, "bob");
+	irc_set_field(&mallory->user, "~mallory");
+	irc_set_field(&mallory->host, "h");
+	irc_chan_add(c, mallory);
+	/* Before any rename: the nick as named. */
+	assert_string_equal(irc_rename_follow(&irc, "bob", "~bob", "h"), "bob");
+	irc_rename_note(&irc, "bob", "~bob", "h", "bobz");
+	assert_string_equal(irc_rename_follow(&irc, "BOB", "~bob", "h"),
+	    "bobz");
+	/* The stranger's own lines stay hers; another user name too. */
+	assert_string_equal(irc_rename_follow(&irc, "bob", "~mallory", "h"),
+	    "bob");
+	assert_string_equal(irc_rename_follow(&irc, "bob", "~bob", "other"),
+	    "bob");
+	/* A trail of renames, followed to its end. */
+	irc_rename_note(&irc, "bobz", "~bob", "h", "bobby");
+	irc_set_field(&bobz->nick, "bobby");
+	assert_string_equal(irc_rename_follow(&irc, "bob", "~bob", "h"),
+	    "bobby");
+	/* The stranger leaves; bob takes his first nick back: no loop. */
+	irc_chan_remove(&irc, c, mallory);
+	irc_rename_note(&irc, "bobby", "~bob", "h", "bob");
+	irc_set_field(&bobz->nick, "bob");
+	assert_string_equal(irc_rename_follow(&irc, "bob", "~bob", "h"), "bob");
+	assert_string_equal(irc_rename_follow(&irc, "bobz", "~bob", "h"),
+	    "bob");
+	/* Unknown user or host: nothing remembered. */
+	irc_rename_note(&irc, "carol", NULL, "h", "carol2");
+	assert_string_equal(irc_rename_follow(&irc, "carol", "~carol", "h"),
+	    "carol");
+	/* Old trails make room for new ones. */
+	for (int i = 0; i < RENAMES_MAX + 5; i++) {
+		char old[16], now[16];
+
+		snprintf(old, sizeof(old), "n%d", i);
+		snprintf(now, sizeof(now), "m%d", i);
+		irc_rename_note(&irc, old, "~x", "h", now);
+	}
+	assert_int_equal(irc.nrenames, RENAMES_MAX);
+	assert_string_equal(irc_rename_follow(&irc, "n4", "~x", "h"), "n4");
+	assert_string_equal(irc_rename_follow(&irc, "n5", "~x", "h"), "m5");
+	irc_chan_drop(&irc, c);
+	assert_int_equal(irc.nusers, 0);
+	free(irc.users);
+	free(irc.chans);
+}
+
+/*
  * Regression: lines waiting for a nick that changed went to the old nick
  * ("No such nick"), and a player's turn prompt was lost.
  */
@@ -1679,6 +1750,7 @@ main(void)
 		cmocka_unit_test(test_queue_gate),
 		cmocka_unit_test(test_queue_requeue_and_limits),
 		cmocka_unit_test(test_queue_retarget),
+		cmocka_unit_test(test_rename_trail),
 		cmocka_unit_test(test_queue_background),
 		cmocka_unit_test(test_queue_ping),
 		cmocka_unit_test(test_queue_busy),

@@ -78,6 +78,19 @@ struct glimpse {
 	uint64_t at;
 };
 
+/*
+ * Where a person went: the holder of nick!user@host renamed to now.  The
+ * core may still hand us private lines for the old identity (its queue
+ * was filled before it heard of the NICK), and the old nick may already
+ * be someone else's.
+ */
+struct rename {
+	char nick[64], user[128], host[256], now[64];
+};
+
+/* Renames remembered, at most (the oldest makes room). */
+#define RENAMES_MAX 32
+
 /* A verification (WHO nick) waiting for its answer. */
 struct verify {
 	char nick[64];
@@ -148,6 +161,9 @@ struct irc {
 	int nglimpses;
 	struct verify *verifies;
 	int nverifies, verifies_cap;
+	/* Renames seen lately, oldest first. */
+	struct rename renames[RENAMES_MAX];
+	int nrenames;
 	/* Taking our nick back. */
 	uint64_t reclaim_timer;
 	int monitoring, regain_sent, ghost_sent;
@@ -314,6 +330,15 @@ void irc_glimpse_note(struct irc *irc, const char *nick, const char *user,
     const char *host, const char *account, int absent);
 /* nick changed hands (QUIT, NICK): what we knew of its holder is old. */
 void irc_glimpse_forget(struct irc *irc, const char *nick);
+/* The holder of old!user@host is now: their private lines follow. */
+void irc_rename_note(struct irc *irc, const char *old, const char *user,
+    const char *host, const char *now);
+/*
+ * The nick where nick!user@host is now: nick itself while a member of our
+ * channels holds it as user@host, or where its renames led.
+ */
+const char *irc_rename_follow(struct irc *irc, const char *nick,
+    const char *user, const char *host);
 /* A WHO reply and the end of a WHO, for a verification asked. */
 void irc_verify_reply(struct irc *irc, const char *nick, const char *user,
     const char *host, const char *account);

@@ -63,6 +63,81 @@ irc_glimpse_note(struct irc *irc, const char *nick, const char *user,
 	g->at = irc_now_ms(irc);
 }
 
+/* Renames. */
+
+static struct rename *
+rename_find(struct irc *irc, const char *nick, const char *user,
+    const char *host)
+{
+	for (int i = 0; i < irc->nrenames; i++) {
+		struct rename *r = &irc->renames[i];
+
+		if (irc_nick_eq(irc, r->nick, nick) &&
+		    strcmp(r->user, user) == 0 && strcmp(r->host, host) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+static void
+rename_remove(struct irc *irc, struct rename *r)
+{
+	int i = (int)(r - irc->renames);
+
+	memmove(r, r + 1, (size_t)(irc->nrenames - i - 1) * sizeof(*r));
+	irc->nrenames--;
+}
+
+void
+irc_rename_note(struct irc *irc, const char *old, const char *user,
+    const char *host, const char *now)
+{
+	struct rename *r;
+
+	if (user == NULL || host == NULL || user[0] == '\0' ||
+	    host[0] == '\0' || strlen(old) >= sizeof(r->nick) ||
+	    strlen(now) >= sizeof(r->now) || strlen(user) >= sizeof(r->user) ||
+	    strlen(host) >= sizeof(r->host))
+		return;
+	/* Whoever they were before, they hold now again: no trail there. */
+	if ((r = rename_find(irc, now, user, host)) != NULL)
+		rename_remove(irc, r);
+	if ((r = rename_find(irc, old, user, host)) != NULL)
+		rename_remove(irc, r);
+	if (irc->nrenames == RENAMES_MAX)
+		rename_remove(irc, &irc->renames[0]);
+	r = &irc->renames[irc->nrenames++];
+	snprintf(r->nick, sizeof(r->nick), "%s", old);
+	snprintf(r->user, sizeof(r->user), "%s", user);
+	snprintf(r->host, sizeof(r->host), "%s", host);
+	snprintf(r->now, sizeof(r->now), "%s", now);
+}
+
+const char *
+irc_rename_follow(struct irc *irc, const char *nick, const char *user,
+    const char *host)
+{
+	const char *at = nick;
+	struct irc_user *u;
+	struct rename *r;
+
+	/* irc_rename_note() leaves no loops; the bound is a second guard. */
+	for (int i = 0; i < RENAMES_MAX; i++) {
+		u = irc_user_find(irc, at);
+		if (u != NULL && u->channels > 0 && u->user != NULL &&
+		    u->host != NULL && strcmp(u->user, user) == 0 &&
+		    strcmp(u->host, host) == 0)
+			break;
+		if ((r = rename_find(irc, at, user, host)) == NULL)
+			break;
+		at = r->now;
+	}
+	if (at != nick)
+		log_info("irc %s: private lines for %s!%s@%s go to %s: they "
+		    "changed their nick", irc->network, nick, user, host, at);
+	return at;
+}
+
 /* Verifications. */
 
 static struct verify *

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""irc_edges_test.py - races and edges of the IRC adapter, through
+`stichbot run` against ngircd on 127.0.0.1.
+
+    irc_edges_test.py STICHBOT
+
+  1. rename at the deal: in a Sticheln lobby of alice, bob and carol,
+     alice's `!start`, bob's `NICK bobz` and a stranger's `NICK bob` (user
+     name mallory) reach the bot together.  The core deals to the seat's
+     old identity bob!~bob@127.0.0.1 before it hears of the NICK; the
+     adapter follows the rename: bobz gets his hand and the prompt to
+     select, the stranger now holding "bob" gets no private line, and the
+     bot withholds nothing for bob.
+
+Exits 77 (skip) when ngircd is missing.  Standard library only.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import irc_util  # noqa: E402
+
+BOT = "stichbot"
+
+
+class Failure(AssertionError):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+def bot_private(client):
+    """The texts the bot sent client privately (plain)."""
+    out = []
+    for line in client.lines:
+        nick, command, params = irc_util.split_line(line)
+        if nick == BOT and command in ("PRIVMSG", "NOTICE") and params \
+                and not params[0].startswith("#"):
+            out.append(irc_util.plain(params[-1]))
+    return out
+
+
+class World:
+    def __init__(self, directory, stichbot):
+        self.dir = directory
+        self.stichbot = stichbot
+        self.ircd = irc_util.Ngircd(directory)
+        self.log_path = os.path.join(directory, "stichbot.log")
+        self.bot = None
+        self.bot_log = None
+        self.clients = {}
+
+    def start_bot(self, channels):
+        config = {
+            "store": os.path.join(self.dir, "stichbot.db"),
+            "log_level": "info", "grace": 600,
+            "user_flood": {"interval_ms": 0},
+            "computer": {"level": "easy", "delay_ms": 200},
+            "networks": [{
+                "name": "net", "type": "irc", "host": "127.0.0.1",
+                "port": self.ircd.port, "tls": False, "nick": BOT,
+                "flood": {"burst": 20, "interval_ms": 100},
+                "reconnect": {"min": 2, "max": 4},
+                "defaults": {"turn_timer": 3600},
+                "channels": channels}]}
+        path = os.path.join(self.dir, "stichbot.json")
+        with open(path, "w") as f:
+            json.dump(config, f, indent=1)
+        self.bot_log = open(self.log_path, "ab")
+        self.bot = subprocess.Popen([self.stichbot, "run", "--config", path],
+                                    stdout=subprocess.DEVNULL,
+                                    stderr=self.bot_log)
+
+    def logtext(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def client(self, label, nick, user=None, channel="#t"):
+        c = irc_util.Client(self.ircd.port, nick, user)
+        if channel is not None:
+            c.send("JOIN " + channel)
+            c.wait(lambda l: " 366 " in l)
+        self.clients[label] = c
+        return c
+
+    def pump(self, secs):
+        end = time.monotonic() + secs
+        while time.monotonic() < end:
+            for c in self.clients.values():
+                c._pump()
+            check(self.bot.poll() is None, "the bot exited: " +
+                  self.logtext()[-2000:])
+
+    def wait(self, pred, timeout, what):
+        end = time.monotonic() + timeout
+        while not pred():
+            check(time.monotonic() < end, "timed out waiting for " + what)
+            self.pump(0.05)
+
+    def close(self):
+        if self.bot is not None and self.bot.poll() is None:
+            self.bot.terminate()
+            try:
+                self.bot.wait(15)
+            except subprocess.TimeoutExpired:
+                self.bot.kill()
+                self.bot.wait()
+        self.ircd.kill()
+        if self.bot_log is not None:
+            self.bot_log.close()
+
+
+def channel_lines(client, channel):
+    """How many lines the bot said in channel that client saw."""
+    n = 0
+    for line in client.lines:
+        nick, command, params = irc_util.split_line(line)
+        if nick == BOT and command == "PRIVMSG" and params[0] == channel:
+            n += 1
+    return n
+
+
+def rename_at_deal(world):
+    for n in ("alice", "bob", "carol"):
+        world.client(n, n)
+    world.client("mal", "zed", "mallory")
+    world.start_bot([{"name": "#t", "game": "sticheln"}])
+    alice = world.clients["alice"]
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in alice.lines), 20, "the bot in #t")
+    for n in ("alice", "bob", "carol"):
+        mark = channel_lines(alice, "#t")
+        world.clients[n].send("PRIVMSG #t :!join")
+        world.wait(lambda: channel_lines(alice, "#t") > mark, 20,
+                   n + "'s seat")
+    # The three lines leave at once: the bot reads them together.
+    world.clients["alice"].send("PRIVMSG #t :!start")
+    world.clients["bob"].send("NICK bobz")
+    world.clients["mal"].send("NICK bob")
+    bob, mal = world.clients["bob"], world.clients["mal"]
+    world.wait(lambda: any("your hand" in t for t in bot_private(bob)) and
+               any("to select" in t for t in bot_private(bob)), 30,
+               "bobz's hand and the prompt to select")
+    for c in world.clients.values():
+        c.send("PING :sync")
+    world.wait(lambda: all(any(" PONG " in l for l in c.lines)
+                           for c in world.clients.values()), 10, "PONGs")
+    world.pump(1)
+    check(bot_private(mal) == [], "the stranger holding bob received %r" %
+          bot_private(mal))
+    log = world.logtext()
+    check("not sending private lines for bob" not in log,
+          "lines for bob were withheld: " + log[-2000:])
+    print("ok - bob renamed to bobz as the cards were dealt and a stranger "
+          "took bob: the hand reached bobz, nothing reached the stranger%s"
+          % (" (the adapter followed the rename)"
+             if "they changed their nick" in log else ""))
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    stichbot = os.path.abspath(sys.argv[1])
+    if shutil.which("ngircd") is None:
+        print("skip: ngircd is not installed")
+        return 77
+    signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(
+        Failure("the test ran out of time")))
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(
+        Failure("stopped by SIGTERM")))
+    signal.alarm(170)
+    for scenario in (rename_at_deal,):
+        tmp = tempfile.mkdtemp(prefix="irc-edges-")
+        os.chmod(tmp, 0o755)
+        world = World(tmp, stichbot)
+        ok = False
+        try:
+            scenario(world)
+            ok = True
+        finally:
+            world.close()
+            if ok and not os.environ.get("IRC_TEST_KEEP"):
+                shutil.rmtree(tmp, ignore_errors=True)
+            else:
+                print("files kept in %s" % tmp)
+    signal.alarm(0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
