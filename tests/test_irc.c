@@ -837,9 +837,10 @@ test_queue_tables_first(void **state)
 }
 
 /*
- * A gate holds a flow (its later lines wait behind, other flows go on) or
- * drops a message (the rest of it, reported done as dropped; the flow's
- * next message is asked again).
+ * A gate holds a message (the same person's later lines wait behind it;
+ * lines of the flow for others pass a private line whose holder is being
+ * verified, other flows go on) or drops a message (the rest of it,
+ * reported done as dropped; the flow's next message is asked again).
  */
 static void
 test_queue_gate(void **state)
@@ -848,6 +849,7 @@ test_queue_gate(void **state)
 	struct sent s;
 	struct irc_queue *q;
 	const char *hand[2] = { "PRIVMSG alice :hand 1", "PRIVMSG alice :h2" };
+	const char *later[1] = { "PRIVMSG alice :later" };
 	const char *chan[1] = { "PRIVMSG #t :after the hand" };
 	const char *other[1] = { "PRIVMSG #u :another table" };
 
@@ -859,39 +861,63 @@ test_queue_gate(void **state)
 	    2), 0);
 	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 8, chan, 1),
 	    0);
+	assert_int_equal(irc_queue_push_message(q, "#t", "hold", 1, 12,
+	    later, 1), 0);
 	assert_int_equal(irc_queue_push_message(q, "#u", NULL, 1, 9, other, 1),
 	    0);
 	loop_advance(loop, 500);
-	assert_int_equal(s.n, 1);
-	assert_string_equal(s.lines[0], "PRIVMSG #u :another table");
-	assert_int_equal(irc_queue_depth(q), 4);
-	/* Known written: the id is done. */
+	/* The channel line passed alice's hand; her lines wait, in order. */
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.lines[0], "PRIVMSG #t :after the hand");
+	assert_string_equal(s.lines[1], "PRIVMSG #u :another table");
+	assert_int_equal(irc_queue_depth(q), 5);
+	assert_int_equal(irc_queue_flow_depth(q, "#t"), 3);
+	/* Known written: the ids are done. */
 	irc_queue_written(q);
-	assert_int_equal(s.ndone, 1);
-	assert_true(s.done[0] == 9 && s.dropped[0] == 0);
-	/* The holder is verified: the flow goes on, in order. */
+	assert_int_equal(s.ndone, 2);
+	assert_true(s.done[0] == 8 && s.dropped[0] == 0);
+	assert_true(s.done[1] == 9 && s.dropped[1] == 0);
+	/* The holder is verified: her lines go on, in order. */
 	s.hold = 0;
 	irc_queue_flush(q);
-	assert_int_equal(s.n, 4);
-	assert_string_equal(s.lines[1], "PRIVMSG alice :hand 1");
-	assert_string_equal(s.lines[2], "PRIVMSG alice :h2");
-	assert_string_equal(s.lines[3], "PRIVMSG #t :after the hand");
-	assert_int_equal(s.ndone, 1);
+	assert_int_equal(s.n, 5);
+	assert_string_equal(s.lines[2], "PRIVMSG alice :hand 1");
+	assert_string_equal(s.lines[3], "PRIVMSG alice :h2");
+	assert_string_equal(s.lines[4], "PRIVMSG alice :later");
+	assert_int_equal(s.ndone, 2);
 	irc_queue_written(q);
-	assert_int_equal(s.ndone, 3);
-	assert_true(s.done[1] == 7 && s.done[2] == 8);
+	assert_int_equal(s.ndone, 4);
+	assert_true(s.done[2] == 7 && s.done[3] == 12);
 	/* Someone else holds the nick: the message is dropped, reported. */
 	s.drop = 1;
 	assert_int_equal(irc_queue_push_message(q, "#t", "drop", 1, 10, hand,
 	    2), 0);
 	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 11, chan, 1),
 	    0);
-	assert_int_equal(s.n, 5);
-	assert_string_equal(s.lines[4], "PRIVMSG #t :after the hand");
-	assert_int_equal(s.ndone, 4);
-	assert_true(s.done[3] == 10 && s.dropped[3] == 1);
-	irc_queue_written(q);
+	assert_int_equal(s.n, 6);
+	assert_string_equal(s.lines[5], "PRIVMSG #t :after the hand");
 	assert_int_equal(s.ndone, 5);
+	assert_true(s.done[4] == 10 && s.dropped[4] == 1);
+	irc_queue_written(q);
+	assert_int_equal(s.ndone, 6);
+	/* Behind a held message, one for another nick's stranger too. */
+	s.hold = 1;
+	assert_int_equal(irc_queue_push_message(q, "#t", "hold", 1, 13, hand,
+	    2), 0);
+	assert_int_equal(irc_queue_push_message(q, "#t", "drop", 1, 14, hand,
+	    2), 0);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 15, chan, 1),
+	    0);
+	assert_int_equal(s.n, 7);
+	assert_string_equal(s.lines[6], "PRIVMSG #t :after the hand");
+	assert_int_equal(s.ndone, 7);
+	assert_true(s.done[6] == 14 && s.dropped[6] == 1);
+	s.hold = 0;
+	irc_queue_flush(q);
+	assert_int_equal(s.n, 9);
+	assert_string_equal(s.lines[7], "PRIVMSG alice :hand 1");
+	irc_queue_written(q);
+	assert_int_equal(s.ndone, 9);
 	assert_int_equal(irc_queue_depth(q), 0);
 	irc_queue_destroy(q);
 	loop_destroy(loop);

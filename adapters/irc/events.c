@@ -148,13 +148,14 @@ on_quit(irc_session_t *session, const char *event, const char *origin,
  * out: a line per channel adds up when joining hundreds.
  */
 static void
-send_who(struct irc *irc, const char *channel)
+send_who(struct irc *irc, struct irc_chan *c)
 {
+	c->who_at = irc_now_ms(irc);
 	if (irc->is.whox)
 		irc_queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s %%tcuhna,"
-		    WHOX_TOKEN, channel);
+		    WHOX_TOKEN, c->name);
 	else
-		irc_queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s", channel);
+		irc_queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s", c->name);
 }
 
 static void
@@ -181,7 +182,7 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 		if (o.user[0] != '\0' && o.host[0] != '\0')
 			self_mask(irc, o.user, o.host);
 		log_info("irc %s: joined %s", irc->network, c->name);
-		send_who(irc, c->name);
+		send_who(irc, c);
 		/* Its lines waited for the join. */
 		irc_queue_flush(irc->queue);
 		return;
@@ -202,6 +203,7 @@ static void
 self_left(struct irc *irc, struct irc_chan *c)
 {
 	c->joined = 0;
+	c->who_at = 0;
 	irc_chan_clear(irc, c);
 	if (c->wanted)
 		irc_rejoin_later(irc, c, KICK_REJOIN_MS);
@@ -560,6 +562,10 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 	case 315:
 		if (count >= 2)
 			irc_verify_end(irc, params[1]);
+		break;
+	case 302:
+		if (count >= 2)
+			irc_userhost_reply(irc, last);
 		break;
 	case 303:
 		if (count >= 2)

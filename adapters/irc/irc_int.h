@@ -91,12 +91,22 @@ struct rename {
 /* Renames remembered, at most (the oldest makes room). */
 #define RENAMES_MAX 32
 
-/* A verification (WHO nick) waiting for its answer. */
+/*
+ * A verification waiting for its answer: a WHO nick (with the account),
+ * or for nick!user@host seats a USERHOST, which asks for up to
+ * USERHOST_MAX nicks in one line (ngircd holds a client back a second
+ * for it, and four for each WHO of a nick).
+ */
 struct verify {
 	char nick[64];
 	uint64_t at;
 	int answered;            /* a reply line came before the end */
+	int userhost;            /* asked by USERHOST */
+	uint64_t batch;          /* that USERHOST's number; 0: not sent yet */
 };
+
+/* Nicks one USERHOST asks about, at most (RFC 1459). */
+#define USERHOST_MAX 5
 
 struct irc_chan {
 	struct irc *irc;
@@ -106,6 +116,8 @@ struct irc_chan {
 	uint64_t joined_at;
 	uint64_t rejoin_timer;
 	int retries;
+	/* When its WHO was asked, until the answer ends; 0: none asked. */
+	uint64_t who_at;
 	struct irc_user **members;
 	int nmembers, members_cap;
 };
@@ -161,6 +173,9 @@ struct irc {
 	int nglimpses;
 	struct verify *verifies;
 	int nverifies, verifies_cap;
+	/* USERHOSTs: the timer that sends them, sent and answered. */
+	uint64_t userhost_timer;
+	uint64_t userhost_sent, userhost_answered;
 	/* Renames seen lately, oldest first. */
 	struct rename renames[RENAMES_MAX];
 	int nrenames;
@@ -343,6 +358,8 @@ const char *irc_rename_follow(struct irc *irc, const char *nick,
 void irc_verify_reply(struct irc *irc, const char *nick, const char *user,
     const char *host, const char *account);
 void irc_verify_end(struct irc *irc, const char *mask);
+/* The answer to a USERHOST (302): "nick[*]=[+-]user@host ...". */
+void irc_userhost_reply(struct irc *irc, const char *list);
 /* The queue's gate (irc_queue_ops.gate): may this line leave now? */
 int irc_line_gate(const char *line, const char *ident, uint64_t queued,
     void *arg);
