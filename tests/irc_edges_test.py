@@ -11,6 +11,11 @@
      adapter follows the rename: bobz gets his hand and the prompt to
      select, the stranger now holding "bob" gets no private line, and the
      bot withholds nothing for bob.
+  2. restart pace: a Wizard game on ngircd (which holds a client back a
+     second for a channel's WHO or a USERHOST and four for a WHO of a
+     nick); after the bot restarts, every hand arrives within 4 s of its
+     JOIN and a bid is announced within 2 s (verifying the players' nicks
+     one WHO at a time held the table back 5-7 s).
 
 Exits 77 (skip) when ngircd is missing.  Standard library only.
 """
@@ -167,6 +172,71 @@ def rename_at_deal(world):
              if "they changed their nick" in log else ""))
 
 
+def hands_since(world, mark):
+    """{label: (when, text)} of the first hand each client got after
+    mark (an index into its lines per label)."""
+    out = {}
+    for label, c in world.clients.items():
+        for line in c.lines[mark[label]:]:
+            nick, command, params = irc_util.split_line(line)
+            if nick == BOT and command == "PRIVMSG" and \
+                    params[0] == label and "your hand" in params[-1]:
+                out[label] = irc_util.plain(params[-1])
+                break
+    return out
+
+
+def restart_pace(world):
+    """After a restart on ngircd (which charges a client for WHO and
+    USERHOST), the hands and the table's lines are not held back by
+    verifying each player's nick one WHO at a time."""
+    for n in ("ann", "bob", "cy"):
+        world.client(n, n)
+    chans = [{"name": "#t", "game": "wizard", "options": ["rounds=3"]}]
+    world.start_bot(chans)
+    ann = world.clients["ann"]
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in ann.lines), 20, "the bot in #t")
+    for n in ("ann", "bob", "cy"):
+        mark = channel_lines(ann, "#t")
+        world.clients[n].send("PRIVMSG #t :!join")
+        world.wait(lambda: channel_lines(ann, "#t") > mark, 20,
+                   n + "'s seat")
+    marks = {n: len(c.lines) for n, c in world.clients.items()}
+    ann.send("PRIVMSG #t :!start")
+    world.wait(lambda: len(hands_since(world, marks)) == 3, 30,
+               "the first hands")
+    world.pump(1)
+    world.bot.terminate()
+    check(world.bot.wait(20) == 0, "the bot did not stop cleanly")
+    marks = {n: len(c.lines) for n, c in world.clients.items()}
+    world.start_bot(chans)
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in ann.lines[marks["ann"]:]), 20,
+               "the bot back in #t")
+    joined = time.monotonic()
+    world.wait(lambda: len(hands_since(world, marks)) == 3, 30,
+               "the hands after the restart")
+    took = time.monotonic() - joined
+    # ngircd charges 1 s for the channel's WHO and 4 s for each WHO of a
+    # nick: three of those took more than 5 s.
+    check(took < 4.0, "the hands came %.1f s after the bot joined" % took)
+    # Whoever is to bid does so at once: the bot answers at once.
+    hands = hands_since(world, marks)
+    bidder = [n for n, t in hands.items() if "to bid:" in t]
+    check(len(bidder) == 1, "who bids? %r" % hands)
+    bid = hands[bidder[0]].split("to bid:")[1].split()[0]
+    mark = channel_lines(ann, "#t")
+    asked = time.monotonic()
+    world.clients[bidder[0]].send("PRIVMSG #t :!bid " + bid)
+    world.wait(lambda: channel_lines(ann, "#t") > mark, 20, "the bid")
+    answered = time.monotonic() - asked
+    check(answered < 2.0, "the bid was announced after %.1f s" % answered)
+    print("ok - after a restart on ngircd the hands came %.1f s after the "
+          "bot joined, and a bid was announced after %.1f s" %
+          (took, answered))
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -180,7 +250,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(
         Failure("stopped by SIGTERM")))
     signal.alarm(170)
-    for scenario in (rename_at_deal,):
+    for scenario in (rename_at_deal, restart_pace):
         tmp = tempfile.mkdtemp(prefix="irc-edges-")
         os.chmod(tmp, 0o755)
         world = World(tmp, stichbot)
