@@ -5,17 +5,24 @@
     irc_edges_test.py STICHBOT
 
   1. rename at the deal: in a Sticheln lobby of alice, bob and carol,
-     alice's `!start`, bob's `NICK bobz` and a stranger's `NICK bob` (user
-     name mallory) reach the bot together.  The core deals to the seat's
-     old identity bob!~bob@127.0.0.1 before it hears of the NICK; the
-     adapter follows the rename: bobz gets his hand and the prompt to
-     select, the stranger now holding "bob" gets no private line, and the
-     bot withholds nothing for bob.
+     bob's `NICK bobz` and a stranger's `NICK bob` (user name mallory),
+     then alice's `!start`, reach the bot together: bobz gets his hand and
+     the prompt to select, the stranger now holding "bob" gets no private
+     line, and the bot withholds nothing for bob.  (Lines the core
+     addressed to bob!~bob@127.0.0.1 before it heard of the NICK follow
+     the rename: test_irc.c's test_rename_trail.)
   2. restart pace: a Wizard game on ngircd (which holds a client back a
      second for a channel's WHO or a USERHOST and four for a WHO of a
      nick); after the bot restarts, every hand arrives within 4 s of its
      JOIN and a bid is announced within 2 s (verifying the players' nicks
      one WHO at a time held the table back 5-7 s).
+  3. reload edges: a SIGHUP whose file renames the running network is
+     refused with a log line (the old connection would go on answering
+     beside the new one), and one that changes the nick logs that this
+     needs a restart.
+  4. kicked mid-game: the bot logs that it hears nothing there until it
+     is back; a bid said meanwhile is lost, the turn timer moves for the
+     player instead, and the table's lines come after the rejoin.
 
 Exits 77 (skip) when ngircd is missing.  Standard library only.
 """
@@ -65,10 +72,18 @@ class World:
         self.bot_log = None
         self.clients = {}
 
-    def start_bot(self, channels):
+    def start_bot(self, channels, **net):
+        path = self.write_config(channels, **net)
+        self.bot_log = open(self.log_path, "ab")
+        self.bot = subprocess.Popen([self.stichbot, "run", "--config", path],
+                                    stdout=subprocess.DEVNULL,
+                                    stderr=self.bot_log)
+
+    def write_config(self, channels, **net):
+        """Writes the bot's configuration; net changes its network."""
         config = {
             "store": os.path.join(self.dir, "stichbot.db"),
-            "log_level": "info", "grace": 600,
+            "log_level": os.environ.get("IRC_TEST_LOG", "info"), "grace": 600,
             "user_flood": {"interval_ms": 0},
             "computer": {"level": "easy", "delay_ms": 200},
             "networks": [{
@@ -78,13 +93,11 @@ class World:
                 "reconnect": {"min": 2, "max": 4},
                 "defaults": {"turn_timer": 3600},
                 "channels": channels}]}
+        config["networks"][0].update(net)
         path = os.path.join(self.dir, "stichbot.json")
         with open(path, "w") as f:
             json.dump(config, f, indent=1)
-        self.bot_log = open(self.log_path, "ab")
-        self.bot = subprocess.Popen([self.stichbot, "run", "--config", path],
-                                    stdout=subprocess.DEVNULL,
-                                    stderr=self.bot_log)
+        return path
 
     def logtext(self):
         with open(self.log_path, "rb") as f:
@@ -148,10 +161,16 @@ def rename_at_deal(world):
         world.clients[n].send("PRIVMSG #t :!join")
         world.wait(lambda: channel_lines(alice, "#t") > mark, 20,
                    n + "'s seat")
-    # The three lines leave at once: the bot reads them together.
-    world.clients["alice"].send("PRIVMSG #t :!start")
+    # The renames reach the server first, then the !start: the bot hears
+    # them in that order, perhaps in one read.  (The other order, a
+    # !start the server handles first, is a race no client can win: the
+    # bot may send "PRIVMSG bob" before it hears of the NICKs while the
+    # server already gave bob to the stranger.  See the README.)
     world.clients["bob"].send("NICK bobz")
     world.clients["mal"].send("NICK bob")
+    world.wait(lambda: any(" NICK :bob" in l and l.startswith(":zed!")
+                           for l in alice.lines), 10, "the renames")
+    world.clients["alice"].send("PRIVMSG #t :!start")
     bob, mal = world.clients["bob"], world.clients["mal"]
     world.wait(lambda: any("your hand" in t for t in bot_private(bob)) and
                any("to select" in t for t in bot_private(bob)), 30,
@@ -237,6 +256,82 @@ def restart_pace(world):
           (took, answered))
 
 
+def bots_in(client, channel):
+    """The stichbot connections in channel, as NAMES tells client."""
+    client.send("NAMES " + channel)
+    line = client.wait(lambda l: " 353 " in l and channel in l)
+    names = [n.lstrip("~&@%+") for n in line.split(" :", 1)[1].split()]
+    return [n for n in names if n.startswith(BOT)]
+
+
+def reload_edges(world):
+    """A reload that renames the running network is refused (the old
+    connection would go on beside a new one); one that changes its nick
+    says that this takes a restart."""
+    ann = world.client("ann", "ann")
+    chans = [{"name": "#t", "game": "wizard"}]
+    world.start_bot(chans)
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in ann.lines), 20, "the bot in #t")
+    world.write_config(chans, name="renamed")
+    world.bot.send_signal(signal.SIGHUP)
+    world.wait(lambda: "\"net\" is running and the file no longer lists "
+               "it" in world.logtext(), 10, "the rename refused")
+    # A second connection would have joined by now.
+    world.pump(3)
+    check(bots_in(ann, "#t") == [BOT], "bots in #t: %r" %
+          bots_in(ann, "#t"))
+    world.write_config(chans, nick=BOT + "2")
+    world.bot.send_signal(signal.SIGHUP)
+    world.wait(lambda: "net: reload: \"nick\" changed; the running "
+               "connection keeps its settings until the bot restarts" in
+               world.logtext(), 10, "the nick change logged")
+    check("secret" not in world.logtext(), "a value in the log")
+    print("ok - a reload renaming the running network is refused (one bot "
+          "in #t); a changed nick is logged as needing a restart")
+
+
+def kicked(world):
+    """Kicked while a game runs: the bot logs what it misses, the turn
+    timer runs on (a computer moves for the player it did not hear), and
+    the table's lines come once it is back."""
+    for n in ("ann", "bob", "cy"):
+        world.client(n, n)
+    chans = [{"name": "#t", "game": "wizard", "options": ["rounds=3"],
+              "turn_timer": 10}]
+    world.start_bot(chans)
+    ann = world.clients["ann"]
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in ann.lines), 20, "the bot in #t")
+    for n in ("ann", "bob", "cy"):
+        mark = channel_lines(ann, "#t")
+        world.clients[n].send("PRIVMSG #t :!join")
+        world.wait(lambda: channel_lines(ann, "#t") > mark, 20,
+                   n + "'s seat")
+    marks = {n: len(c.lines) for n, c in world.clients.items()}
+    ann.send("PRIVMSG #t :!start")
+    world.wait(lambda: len(hands_since(world, marks)) == 3, 30,
+               "the first hands")
+    hands = hands_since(world, marks)
+    bidder = [n for n, t in hands.items() if "to bid:" in t][0]
+    # ann made #t: she is its operator.
+    ann.send("KICK #t %s :out" % BOT)
+    world.wait(lambda: "until the bot is back in #t" in world.logtext(),
+               10, "the kick logged")
+    world.clients[bidder].send("PRIVMSG #t :!bid 0")
+    mark = channel_lines(ann, "#t")
+    world.wait(lambda: "back in #t after a kick" in world.logtext(), 30,
+               "the bot back in #t")
+    # The bid said while it was out is lost; the turn timer bids instead.
+    world.wait(lambda: any(" bids " in irc_util.plain(l) for l in
+                           ann.lines[len(ann.lines) - 50:] if
+                           l.startswith(":%s!" % BOT)) and
+               channel_lines(ann, "#t") > mark, 30,
+               "a bid announced after the kick")
+    print("ok - kicked mid-game: logged, back after the rejoin delay, and "
+          "the turn timer moved for %s" % bidder)
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -250,7 +345,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(
         Failure("stopped by SIGTERM")))
     signal.alarm(170)
-    for scenario in (rename_at_deal, restart_pace):
+    for scenario in (rename_at_deal, restart_pace, reload_edges, kicked):
         tmp = tempfile.mkdtemp(prefix="irc-edges-")
         os.chmod(tmp, 0o755)
         world = World(tmp, stichbot)

@@ -182,6 +182,12 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 		if (o.user[0] != '\0' && o.host[0] != '\0')
 			self_mask(irc, o.user, o.host);
 		log_info("irc %s: joined %s", irc->network, c->name);
+		if (c->kicked)
+			log_warn("irc %s: back in %s after a kick; %zu lines "
+			    "waited for it, and commands said there meanwhile "
+			    "were not seen", irc->network, c->name,
+			    irc_queue_flow_depth(irc->queue, c->name));
+		c->kicked = 0;
 		send_who(irc, c);
 		/* Its lines waited for the join. */
 		irc_queue_flush(irc->queue);
@@ -261,6 +267,16 @@ on_kick(irc_session_t *session, const char *event, const char *origin,
 		/* Staying a while forgives earlier kicks. */
 		if (irc_now_ms(irc) - c->joined_at > 10 * 60 * 1000)
 			c->retries = 0;
+		/*
+		 * IRC keeps nothing for an absent client: commands said there
+		 * meanwhile are lost unanswered.  The tables go on (their
+		 * turn timers run, computers move) and what they say waits
+		 * for the rejoin.
+		 */
+		log_warn("irc %s: until the bot is back in %s, what is said "
+		    "there goes unheard and unanswered; its tables' lines wait",
+		    irc->network, c->name);
+		c->kicked = 1;
 		self_left(irc, c);
 		return;
 	}

@@ -116,6 +116,7 @@ struct irc_chan {
 	uint64_t joined_at;
 	uint64_t rejoin_timer;
 	int retries;
+	int kicked;              /* out by a KICK until the next join */
 	/* When its WHO was asked, until the answer ends; 0: none asked. */
 	uint64_t who_at;
 	struct irc_user **members;
