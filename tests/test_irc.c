@@ -1128,6 +1128,40 @@ push_private(struct irc_queue *q, const char *line)
 }
 
 /*
+ * Private lines of tables still on their way to a nick: a stranger who
+ * takes that nick now may have been handed them (logged by the adapter).
+ */
+static void
+test_queue_inflight_to(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	const char *hand[2] = { "PRIVMSG bob :hand", "NOTICE Bob :prompt" };
+	const char *chan[1] = { "PRIVMSG bob" };
+
+	(void)state;
+	q = recorded_queue(loop, &s, 10, 100);
+	irc_queue_run(q, 1);
+	assert_int_equal(irc_queue_push_message(q, "#t", "bob!b@h", 1, 5, hand,
+	    2), 0);
+	/* A reply is not kept once handed on; a channel line is no target. */
+	push_private(q, "PRIVMSG bob :reply");
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 6, chan, 1),
+	    0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(irc_queue_inflight_to(q, IRC_CASEMAP_RFC1459, "BOB"),
+	    2);
+	assert_int_equal(irc_queue_inflight_to(q, IRC_CASEMAP_RFC1459, "bobz"),
+	    0);
+	irc_queue_written(q);
+	assert_int_equal(irc_queue_inflight_to(q, IRC_CASEMAP_RFC1459, "bob"),
+	    0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
  * Regression: bob renamed to bobz while the core dealt to bob!~bob@h, and a
  * stranger took "bob" at once; the hand was withheld (the nick's holder was
  * not bob) and never reached bobz.  The trail of renames says where a
@@ -1777,6 +1811,7 @@ main(void)
 		cmocka_unit_test(test_queue_requeue_and_limits),
 		cmocka_unit_test(test_queue_retarget),
 		cmocka_unit_test(test_rename_trail),
+		cmocka_unit_test(test_queue_inflight_to),
 		cmocka_unit_test(test_queue_background),
 		cmocka_unit_test(test_queue_ping),
 		cmocka_unit_test(test_queue_busy),

@@ -75,6 +75,7 @@ on_nick(irc_session_t *session, const char *event, const char *origin,
 	struct origin o;
 	char old[512];
 	int had;
+	size_t n;
 
 	(void)event;
 	if (count < 1 || irc_origin_split(origin, &o) != 0)
@@ -89,6 +90,18 @@ on_nick(irc_session_t *session, const char *event, const char *origin,
 	/* Both nicks change hands: what we knew of them is old. */
 	irc_glimpse_forget(irc, o.nick);
 	irc_glimpse_forget(irc, params[0]);
+	/*
+	 * Lines already sent to the nick taken now were checked against its
+	 * holder then, but the server may have handled the NICK first and
+	 * handed them to this person: no client can prevent that, an
+	 * operator must hear of it.
+	 */
+	if (irc->queue != NULL && (n = irc_queue_inflight_to(irc->queue,
+	    irc->is.casemap, params[0])) > 0)
+		log_warn("irc %s: %s!%s@%s took the nick %s while %zu private "
+		    "lines to it were on their way: the server may have handed "
+		    "them to %s", irc->network, o.nick, o.user, o.host,
+		    params[0], n, params[0]);
 	if (irc_nick_eq(irc, o.nick, irc->cfg.nick))
 		irc_reclaim_now(irc);
 	if ((u = irc_user_find(irc, o.nick)) == NULL)

@@ -871,6 +871,40 @@ irc_queue_requeue(struct irc_queue *q)
 	free(all);
 }
 
+/* The nick a PRIVMSG or NOTICE line goes to, into out; -1: not one. */
+static int
+private_target(const char *line, char *out, size_t outlen)
+{
+	size_t cmdlen = strcspn(line, " "), tlen;
+	const char *target;
+
+	if (!((cmdlen == 7 && strncmp(line, "PRIVMSG", 7) == 0) ||
+	    (cmdlen == 6 && strncmp(line, "NOTICE", 6) == 0)) ||
+	    line[cmdlen] != ' ')
+		return -1;
+	target = line + cmdlen + 1;
+	tlen = strcspn(target, " ");
+	if (tlen >= outlen)
+		return -1;
+	memcpy(out, target, tlen);
+	out[tlen] = '\0';
+	return 0;
+}
+
+size_t
+irc_queue_inflight_to(const struct irc_queue *q, enum irc_casemap map,
+    const char *nick)
+{
+	char target[IRC_LINE_MAX];
+	size_t n = 0;
+
+	for (const struct qline *l = q->fly_head; l != NULL; l = l->next)
+		if (l->ident != NULL && private_target(l->line, target,
+		    sizeof(target)) == 0 && irc_casecmp(map, target, nick) == 0)
+			n++;
+	return n;
+}
+
 int
 irc_queue_retarget(struct irc_queue *q, enum irc_casemap map,
     const char *old, const char *now, size_t max)

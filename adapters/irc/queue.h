@@ -188,6 +188,12 @@ size_t irc_queue_inflight(const struct irc_queue *q);
  */
 int irc_queue_retarget(struct irc_queue *q, enum irc_casemap map,
     const char *old, const char *now, size_t max);
+/*
+ * Private lines of tracked messages to nick (compared under map) handed
+ * on but not yet known to have reached the server.
+ */
+size_t irc_queue_inflight_to(const struct irc_queue *q, enum irc_casemap map,
+    const char *nick);
 /* Every line not yet known written: waiting and in flight. */
 size_t irc_queue_depth(const struct irc_queue *q);
 /* The lines waiting in every flow (not yet handed to send()). */
