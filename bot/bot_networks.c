@@ -187,10 +187,95 @@ network_prepare(struct bot *bot, const struct config_network *cn,
 	return 0;
 }
 
+/* Keys of a network that a reload applies; the adapter reads the rest. */
+static const char *const reload_keys[] = {
+	"name", "type", "channels", "admins", "defaults", NULL,
+};
+
+static int
+reload_key(const char *key)
+{
+	for (const char *const *k = reload_keys; *k != NULL; k++)
+		if (strcmp(*k, key) == 0)
+			return 1;
+	return 0;
+}
+
+/* Appends "key" to a list in buf, cut (never overrun) when it is full. */
+static void
+keys_append(char *buf, size_t size, size_t *len, const char *key)
+{
+	int n;
+
+	if (*len + 1 >= size)
+		return;
+	n = snprintf(buf + *len, size - *len, "%s\"%s\"", *len > 0 ? ", " :
+	    "", key);
+	if (n > 0)
+		*len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
+}
+
+/*
+ * A running network keeps the connection settings it started with (its
+ * adapter was initialised with them): names the keys that the file now
+ * says otherwise, so that an operator who changed "nick" or "host" knows
+ * that only a restart applies them.  Values are never logged (secrets).
+ */
+static void
+log_restart_keys(const struct network *network, json_t *now)
+{
+	json_t *before = network->config, *v;
+	const char *key;
+	char keys[512] = "";
+	size_t len = 0;
+
+	if (before == NULL || now == NULL)
+		return;
+	json_object_foreach(now, key, v)
+		if (!reload_key(key) &&
+		    !json_equal(v, json_object_get(before, key)))
+			keys_append(keys, sizeof(keys), &len, key);
+	json_object_foreach(before, key, v)
+		if (!reload_key(key) && json_object_get(now, key) == NULL)
+			keys_append(keys, sizeof(keys), &len, key);
+	if (len > 0)
+		log_warn("%s: reload: %s changed; the running connection "
+		    "keeps its settings until the bot restarts",
+		    network->adapter.network, keys);
+}
+
+/*
+ * Every running network is in the new file: renaming or removing one
+ * needs a restart.  A renamed network would otherwise connect a second
+ * time beside the old one, which goes on running its tables: two bots
+ * answering in one channel.
+ */
+static int
+networks_kept(struct bot *bot, const struct config *config, char *err,
+    size_t errlen)
+{
+	for (int i = 0; i < bot->nnetworks; i++) {
+		const char *name = bot->networks[i]->adapter.network;
+		size_t n;
+
+		for (n = 0; n < config->nnetworks; n++)
+			if (strcmp(config->networks[n].name, name) == 0)
+				break;
+		if (n < config->nnetworks)
+			continue;
+		snprintf(err, errlen, "networks: \"%s\" is running and the "
+		    "file no longer lists it; a network is renamed or removed "
+		    "only by a restart (its connection would go on answering "
+		    "in its channels beside a renamed one)", name);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Applies a configuration all or nothing: every network is prepared
- * first (new adapters initialised on the side, type changes and
- * duplicate names refused), and only when all of them are ready does
+ * first (new adapters initialised on the side, type changes, duplicate
+ * names and running networks missing from the file refused), and only when all of them are ready does
  * anything change.  What can still go wrong afterwards is running out of
  * memory for a channel entry, which is logged.
  */
@@ -201,6 +286,8 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 	struct network_plan *plans;
 	size_t n, added = 0;
 
+	if (networks_kept(bot, config, err, errlen) != 0)
+		return -1;
 	plans = xcalloc(config->nnetworks + 1, sizeof(*plans));
 	for (n = 0; n < config->nnetworks; n++) {
 		const struct config_network *cn = &config->networks[n];
@@ -233,6 +320,8 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 		if (plan->created) {
 			bot->networks[bot->nnetworks++] = network;
 			plan->created = 0;
+		} else {
+			log_restart_keys(network, cn->json);
 		}
 		network->configured = 1;
 		for (size_t a = 0; a < network->nadmins; a++)

@@ -202,6 +202,8 @@ class FakeIrcd:
                 self._join(conn, st, chan)
         elif cmd == "WHO" and args and st["registered"]:
             self._who(conn, st, args)
+        elif cmd == "USERHOST" and args and st["registered"]:
+            self._userhost(conn, st, args)
         elif cmd == "PRIVMSG" and len(args) >= 2 and args[0].lower() == \
                 "nickserv":
             self._nickserv(conn, st, args[1])
@@ -269,6 +271,20 @@ class FakeIrcd:
                          ["%s!%s@%s" % m[:3] for m in members[1:]] + [n])
         self._reply(conn, ":fake.test 353 %s = %s :%s" % (n, chan, names))
         self._reply(conn, ":fake.test 366 %s %s :End of /NAMES list." % (n, chan))
+
+    def _userhost(self, conn, st, args):
+        """USERHOST of up to five nicks: nick=+user@host for each one
+        someone holds, in one 302 line."""
+        out = []
+        for mask in args[:5]:
+            found = [m[:3] for ms in self.channel_members.values()
+                     for m in ms if m[0].lower() == mask.lower()]
+            found += [(nick,) + u[:2] for nick, u in self.users.items()
+                      if nick.lower() == mask.lower()]
+            if found:
+                out.append("%s=+%s@%s" % found[0])
+        self._reply(conn, ":fake.test 302 %s :%s" % (st["nick"],
+                                                    " ".join(out)))
 
     def _who(self, conn, st, args):
         """WHO of a channel or of one nick; WHOX fields come in the

@@ -3,7 +3,8 @@
  * lines, splitting text into lines the server relays within 512 bytes
  * (UTF-8, formatting, never CR/LF/NUL), the token bucket and the queue on
  * the loop's virtual clock, CAP lists and SASL PLAIN chunks, ISUPPORT,
- * NAMES entries, identities, SHA-256 and certificate fingerprints, and the
+ * NAMES entries, identities, where a renamed person's private lines go,
+ * SHA-256 and certificate fingerprints, and the
  * configuration errors of init() word for word.
  */
 #include <setjmp.h>
@@ -20,6 +21,7 @@
 
 #include "adapter.h"
 #include "irc/fingerprint.h"
+#include "irc/irc_int.h"
 #include "irc/proto.h"
 #include "irc/queue.h"
 #include "loop.h"
@@ -835,9 +837,10 @@ test_queue_tables_first(void **state)
 }
 
 /*
- * A gate holds a flow (its later lines wait behind, other flows go on) or
- * drops a message (the rest of it, reported done as dropped; the flow's
- * next message is asked again).
+ * A gate holds a message (the same person's later lines wait behind it;
+ * lines of the flow for others pass a private line whose holder is being
+ * verified, other flows go on) or drops a message (the rest of it,
+ * reported done as dropped; the flow's next message is asked again).
  */
 static void
 test_queue_gate(void **state)
@@ -846,6 +849,7 @@ test_queue_gate(void **state)
 	struct sent s;
 	struct irc_queue *q;
 	const char *hand[2] = { "PRIVMSG alice :hand 1", "PRIVMSG alice :h2" };
+	const char *later[1] = { "PRIVMSG alice :later" };
 	const char *chan[1] = { "PRIVMSG #t :after the hand" };
 	const char *other[1] = { "PRIVMSG #u :another table" };
 
@@ -857,39 +861,63 @@ test_queue_gate(void **state)
 	    2), 0);
 	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 8, chan, 1),
 	    0);
+	assert_int_equal(irc_queue_push_message(q, "#t", "hold", 1, 12,
+	    later, 1), 0);
 	assert_int_equal(irc_queue_push_message(q, "#u", NULL, 1, 9, other, 1),
 	    0);
 	loop_advance(loop, 500);
-	assert_int_equal(s.n, 1);
-	assert_string_equal(s.lines[0], "PRIVMSG #u :another table");
-	assert_int_equal(irc_queue_depth(q), 4);
-	/* Known written: the id is done. */
+	/* The channel line passed alice's hand; her lines wait, in order. */
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.lines[0], "PRIVMSG #t :after the hand");
+	assert_string_equal(s.lines[1], "PRIVMSG #u :another table");
+	assert_int_equal(irc_queue_depth(q), 5);
+	assert_int_equal(irc_queue_flow_depth(q, "#t"), 3);
+	/* Known written: the ids are done. */
 	irc_queue_written(q);
-	assert_int_equal(s.ndone, 1);
-	assert_true(s.done[0] == 9 && s.dropped[0] == 0);
-	/* The holder is verified: the flow goes on, in order. */
+	assert_int_equal(s.ndone, 2);
+	assert_true(s.done[0] == 8 && s.dropped[0] == 0);
+	assert_true(s.done[1] == 9 && s.dropped[1] == 0);
+	/* The holder is verified: her lines go on, in order. */
 	s.hold = 0;
 	irc_queue_flush(q);
-	assert_int_equal(s.n, 4);
-	assert_string_equal(s.lines[1], "PRIVMSG alice :hand 1");
-	assert_string_equal(s.lines[2], "PRIVMSG alice :h2");
-	assert_string_equal(s.lines[3], "PRIVMSG #t :after the hand");
-	assert_int_equal(s.ndone, 1);
+	assert_int_equal(s.n, 5);
+	assert_string_equal(s.lines[2], "PRIVMSG alice :hand 1");
+	assert_string_equal(s.lines[3], "PRIVMSG alice :h2");
+	assert_string_equal(s.lines[4], "PRIVMSG alice :later");
+	assert_int_equal(s.ndone, 2);
 	irc_queue_written(q);
-	assert_int_equal(s.ndone, 3);
-	assert_true(s.done[1] == 7 && s.done[2] == 8);
+	assert_int_equal(s.ndone, 4);
+	assert_true(s.done[2] == 7 && s.done[3] == 12);
 	/* Someone else holds the nick: the message is dropped, reported. */
 	s.drop = 1;
 	assert_int_equal(irc_queue_push_message(q, "#t", "drop", 1, 10, hand,
 	    2), 0);
 	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 11, chan, 1),
 	    0);
-	assert_int_equal(s.n, 5);
-	assert_string_equal(s.lines[4], "PRIVMSG #t :after the hand");
-	assert_int_equal(s.ndone, 4);
-	assert_true(s.done[3] == 10 && s.dropped[3] == 1);
-	irc_queue_written(q);
+	assert_int_equal(s.n, 6);
+	assert_string_equal(s.lines[5], "PRIVMSG #t :after the hand");
 	assert_int_equal(s.ndone, 5);
+	assert_true(s.done[4] == 10 && s.dropped[4] == 1);
+	irc_queue_written(q);
+	assert_int_equal(s.ndone, 6);
+	/* Behind a held message, one for another nick's stranger too. */
+	s.hold = 1;
+	assert_int_equal(irc_queue_push_message(q, "#t", "hold", 1, 13, hand,
+	    2), 0);
+	assert_int_equal(irc_queue_push_message(q, "#t", "drop", 1, 14, hand,
+	    2), 0);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 15, chan, 1),
+	    0);
+	assert_int_equal(s.n, 7);
+	assert_string_equal(s.lines[6], "PRIVMSG #t :after the hand");
+	assert_int_equal(s.ndone, 7);
+	assert_true(s.done[6] == 14 && s.dropped[6] == 1);
+	s.hold = 0;
+	irc_queue_flush(q);
+	assert_int_equal(s.n, 9);
+	assert_string_equal(s.lines[7], "PRIVMSG alice :hand 1");
+	irc_queue_written(q);
+	assert_int_equal(s.ndone, 9);
 	assert_int_equal(irc_queue_depth(q), 0);
 	irc_queue_destroy(q);
 	loop_destroy(loop);
@@ -1097,6 +1125,109 @@ push_private(struct irc_queue *q, const char *line)
 
 	assert_int_equal(irc_queue_push_message(q, "#t", "alice!a@h", 1, 0,
 	    lines, 1), 0);
+}
+
+/*
+ * Private lines of tables still on their way to a nick: a stranger who
+ * takes that nick now may have been handed them (logged by the adapter).
+ */
+static void
+test_queue_inflight_to(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	const char *hand[2] = { "PRIVMSG bob :hand", "NOTICE Bob :prompt" };
+	const char *chan[1] = { "PRIVMSG bob" };
+
+	(void)state;
+	q = recorded_queue(loop, &s, 10, 100);
+	irc_queue_run(q, 1);
+	assert_int_equal(irc_queue_push_message(q, "#t", "bob!b@h", 1, 5, hand,
+	    2), 0);
+	/* A reply is not kept once handed on; a channel line is no target. */
+	push_private(q, "PRIVMSG bob :reply");
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 6, chan, 1),
+	    0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(irc_queue_inflight_to(q, IRC_CASEMAP_RFC1459, "BOB"),
+	    2);
+	assert_int_equal(irc_queue_inflight_to(q, IRC_CASEMAP_RFC1459, "bobz"),
+	    0);
+	irc_queue_written(q);
+	assert_int_equal(irc_queue_inflight_to(q, IRC_CASEMAP_RFC1459, "bob"),
+	    0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
+ * Regression: bob renamed to bobz while the core dealt to bob!~bob@h, and a
+ * stranger took "bob" at once; the hand was withheld (the nick's holder was
+ * not bob) and never reached bobz.  The trail of renames says where a
+ * person went, and never leads to someone else.
+ */
+static void
+test_rename_trail(void **state)
+{
+	struct irc irc;
+	struct irc_chan *c;
+	struct irc_user *bobz, *mallory;
+
+	(void)state;
+	memset(&irc, 0, sizeof(irc));
+	irc.network = "t";
+	irc.is.casemap = IRC_CASEMAP_RFC1459;
+	c = irc_chan_get(&irc, "#t");
+	bobz = irc_user_get(&irc, "bobz");
+	irc_set_field(&bobz->user, "~bob");
+	irc_set_field(&bobz->host, "h");
+	irc_chan_add(c, bobz);
+	mallory = irc_user_get(&irc, "bob");
+	irc_set_field(&mallory->user, "~mallory");
+	irc_set_field(&mallory->host, "h");
+	irc_chan_add(c, mallory);
+	/* Before any rename: the nick as named. */
+	assert_string_equal(irc_rename_follow(&irc, "bob", "~bob", "h"), "bob");
+	irc_rename_note(&irc, "bob", "~bob", "h", "bobz");
+	assert_string_equal(irc_rename_follow(&irc, "BOB", "~bob", "h"),
+	    "bobz");
+	/* The stranger's own lines stay hers; another user name too. */
+	assert_string_equal(irc_rename_follow(&irc, "bob", "~mallory", "h"),
+	    "bob");
+	assert_string_equal(irc_rename_follow(&irc, "bob", "~bob", "other"),
+	    "bob");
+	/* A trail of renames, followed to its end. */
+	irc_rename_note(&irc, "bobz", "~bob", "h", "bobby");
+	irc_set_field(&bobz->nick, "bobby");
+	assert_string_equal(irc_rename_follow(&irc, "bob", "~bob", "h"),
+	    "bobby");
+	/* The stranger leaves; bob takes his first nick back: no loop. */
+	irc_chan_remove(&irc, c, mallory);
+	irc_rename_note(&irc, "bobby", "~bob", "h", "bob");
+	irc_set_field(&bobz->nick, "bob");
+	assert_string_equal(irc_rename_follow(&irc, "bob", "~bob", "h"), "bob");
+	assert_string_equal(irc_rename_follow(&irc, "bobz", "~bob", "h"),
+	    "bob");
+	/* Unknown user or host: nothing remembered. */
+	irc_rename_note(&irc, "carol", NULL, "h", "carol2");
+	assert_string_equal(irc_rename_follow(&irc, "carol", "~carol", "h"),
+	    "carol");
+	/* Old trails make room for new ones. */
+	for (int i = 0; i < RENAMES_MAX + 5; i++) {
+		char old[16], now[16];
+
+		snprintf(old, sizeof(old), "n%d", i);
+		snprintf(now, sizeof(now), "m%d", i);
+		irc_rename_note(&irc, old, "~x", "h", now);
+	}
+	assert_int_equal(irc.nrenames, RENAMES_MAX);
+	assert_string_equal(irc_rename_follow(&irc, "n4", "~x", "h"), "n4");
+	assert_string_equal(irc_rename_follow(&irc, "n5", "~x", "h"), "m5");
+	irc_chan_drop(&irc, c);
+	assert_int_equal(irc.nusers, 0);
+	free(irc.users);
+	free(irc.chans);
 }
 
 /*
@@ -1679,6 +1810,8 @@ main(void)
 		cmocka_unit_test(test_queue_gate),
 		cmocka_unit_test(test_queue_requeue_and_limits),
 		cmocka_unit_test(test_queue_retarget),
+		cmocka_unit_test(test_rename_trail),
+		cmocka_unit_test(test_queue_inflight_to),
 		cmocka_unit_test(test_queue_background),
 		cmocka_unit_test(test_queue_ping),
 		cmocka_unit_test(test_queue_busy),

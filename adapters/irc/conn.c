@@ -104,6 +104,7 @@ irc_connection_close(struct irc *irc)
 
 		irc_chan_clear(irc, c);
 		c->joined = 0;
+		c->who_at = 0;
 		loop_cancel(irc->loop, c->rejoin_timer);
 		c->rejoin_timer = 0;
 	}
@@ -119,6 +120,9 @@ irc_connection_close(struct irc *irc)
 	irc_isupport_init(&irc->is);
 	irc->nglimpses = 0;
 	irc->nverifies = 0;
+	loop_cancel(irc->loop, irc->userhost_timer);
+	irc->userhost_timer = 0;
+	irc->userhost_sent = irc->userhost_answered = 0;
 	loop_cancel(irc->loop, irc->reclaim_timer);
 	irc->reclaim_timer = 0;
 	irc->monitoring = irc->regain_sent = irc->ghost_sent = 0;

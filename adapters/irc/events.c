@@ -75,6 +75,7 @@ on_nick(irc_session_t *session, const char *event, const char *origin,
 	struct origin o;
 	char old[512];
 	int had;
+	size_t n;
 
 	(void)event;
 	if (count < 1 || irc_origin_split(origin, &o) != 0)
@@ -89,12 +90,25 @@ on_nick(irc_session_t *session, const char *event, const char *origin,
 	/* Both nicks change hands: what we knew of them is old. */
 	irc_glimpse_forget(irc, o.nick);
 	irc_glimpse_forget(irc, params[0]);
+	/*
+	 * Lines already sent to the nick taken now were checked against its
+	 * holder then, but the server may have handled the NICK first and
+	 * handed them to this person: no client can prevent that, an
+	 * operator must hear of it.
+	 */
+	if (irc->queue != NULL && (n = irc_queue_inflight_to(irc->queue,
+	    irc->is.casemap, params[0])) > 0)
+		log_warn("irc %s: %s!%s@%s took the nick %s while %zu private "
+		    "lines to it were on their way: the server may have handed "
+		    "them to %s", irc->network, o.nick, o.user, o.host,
+		    params[0], n, params[0]);
 	if (irc_nick_eq(irc, o.nick, irc->cfg.nick))
 		irc_reclaim_now(irc);
 	if ((u = irc_user_find(irc, o.nick)) == NULL)
 		return;
 	irc_user_learn(irc, u, o.user, o.host, NULL);
 	had = irc_user_id(u, old, sizeof(old)) == 0;
+	irc_rename_note(irc, o.nick, u->user, u->host, params[0]);
 	if (!irc_set_field(&u->nick, params[0]))
 		return;
 	/* Lines still waiting for the old nick would find nobody. */
@@ -147,13 +161,14 @@ on_quit(irc_session_t *session, const char *event, const char *origin,
  * out: a line per channel adds up when joining hundreds.
  */
 static void
-send_who(struct irc *irc, const char *channel)
+send_who(struct irc *irc, struct irc_chan *c)
 {
+	c->who_at = irc_now_ms(irc);
 	if (irc->is.whox)
 		irc_queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s %%tcuhna,"
-		    WHOX_TOKEN, channel);
+		    WHOX_TOKEN, c->name);
 	else
-		irc_queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s", channel);
+		irc_queue_line(irc, IRC_CLASS_BACKGROUND, "WHO %s", c->name);
 }
 
 static void
@@ -180,7 +195,13 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 		if (o.user[0] != '\0' && o.host[0] != '\0')
 			self_mask(irc, o.user, o.host);
 		log_info("irc %s: joined %s", irc->network, c->name);
-		send_who(irc, c->name);
+		if (c->kicked)
+			log_warn("irc %s: back in %s after a kick; %zu lines "
+			    "waited for it, and commands said there meanwhile "
+			    "were not seen", irc->network, c->name,
+			    irc_queue_flow_depth(irc->queue, c->name));
+		c->kicked = 0;
+		send_who(irc, c);
 		/* Its lines waited for the join. */
 		irc_queue_flush(irc->queue);
 		return;
@@ -201,6 +222,7 @@ static void
 self_left(struct irc *irc, struct irc_chan *c)
 {
 	c->joined = 0;
+	c->who_at = 0;
 	irc_chan_clear(irc, c);
 	if (c->wanted)
 		irc_rejoin_later(irc, c, KICK_REJOIN_MS);
@@ -258,6 +280,16 @@ on_kick(irc_session_t *session, const char *event, const char *origin,
 		/* Staying a while forgives earlier kicks. */
 		if (irc_now_ms(irc) - c->joined_at > 10 * 60 * 1000)
 			c->retries = 0;
+		/*
+		 * IRC keeps nothing for an absent client: commands said there
+		 * meanwhile are lost unanswered.  The tables go on (their
+		 * turn timers run, computers move) and what they say waits
+		 * for the rejoin.
+		 */
+		log_warn("irc %s: until the bot is back in %s, what is said "
+		    "there goes unheard and unanswered; its tables' lines wait",
+		    irc->network, c->name);
+		c->kicked = 1;
 		self_left(irc, c);
 		return;
 	}
@@ -559,6 +591,10 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 	case 315:
 		if (count >= 2)
 			irc_verify_end(irc, params[1]);
+		break;
+	case 302:
+		if (count >= 2)
+			irc_userhost_reply(irc, last);
 		break;
 	case 303:
 		if (count >= 2)

@@ -78,12 +78,35 @@ struct glimpse {
 	uint64_t at;
 };
 
-/* A verification (WHO nick) waiting for its answer. */
+/*
+ * Where a person went: the holder of nick!user@host renamed to now.  The
+ * core may still hand us private lines for the old identity (its queue
+ * was filled before it heard of the NICK), and the old nick may already
+ * be someone else's.
+ */
+struct rename {
+	char nick[64], user[128], host[256], now[64];
+};
+
+/* Renames remembered, at most (the oldest makes room). */
+#define RENAMES_MAX 32
+
+/*
+ * A verification waiting for its answer: a WHO nick (with the account),
+ * or for nick!user@host seats a USERHOST, which asks for up to
+ * USERHOST_MAX nicks in one line (ngircd holds a client back a second
+ * for it, and four for each WHO of a nick).
+ */
 struct verify {
 	char nick[64];
 	uint64_t at;
 	int answered;            /* a reply line came before the end */
+	int userhost;            /* asked by USERHOST */
+	uint64_t batch;          /* that USERHOST's number; 0: not sent yet */
 };
+
+/* Nicks one USERHOST asks about, at most (RFC 1459). */
+#define USERHOST_MAX 5
 
 struct irc_chan {
 	struct irc *irc;
@@ -93,6 +116,9 @@ struct irc_chan {
 	uint64_t joined_at;
 	uint64_t rejoin_timer;
 	int retries;
+	int kicked;              /* out by a KICK until the next join */
+	/* When its WHO was asked, until the answer ends; 0: none asked. */
+	uint64_t who_at;
 	struct irc_user **members;
 	int nmembers, members_cap;
 };
@@ -148,6 +174,12 @@ struct irc {
 	int nglimpses;
 	struct verify *verifies;
 	int nverifies, verifies_cap;
+	/* USERHOSTs: the timer that sends them, sent and answered. */
+	uint64_t userhost_timer;
+	uint64_t userhost_sent, userhost_answered;
+	/* Renames seen lately, oldest first. */
+	struct rename renames[RENAMES_MAX];
+	int nrenames;
 	/* Taking our nick back. */
 	uint64_t reclaim_timer;
 	int monitoring, regain_sent, ghost_sent;
@@ -314,10 +346,21 @@ void irc_glimpse_note(struct irc *irc, const char *nick, const char *user,
     const char *host, const char *account, int absent);
 /* nick changed hands (QUIT, NICK): what we knew of its holder is old. */
 void irc_glimpse_forget(struct irc *irc, const char *nick);
+/* The holder of old!user@host is now: their private lines follow. */
+void irc_rename_note(struct irc *irc, const char *old, const char *user,
+    const char *host, const char *now);
+/*
+ * The nick where nick!user@host is now: nick itself while a member of our
+ * channels holds it as user@host, or where its renames led.
+ */
+const char *irc_rename_follow(struct irc *irc, const char *nick,
+    const char *user, const char *host);
 /* A WHO reply and the end of a WHO, for a verification asked. */
 void irc_verify_reply(struct irc *irc, const char *nick, const char *user,
     const char *host, const char *account);
 void irc_verify_end(struct irc *irc, const char *mask);
+/* The answer to a USERHOST (302): "nick[*]=[+-]user@host ...". */
+void irc_userhost_reply(struct irc *irc, const char *list);
 /* The queue's gate (irc_queue_ops.gate): may this line leave now? */
 int irc_line_gate(const char *line, const char *ident, uint64_t queued,
     void *arg);

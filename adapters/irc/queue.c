@@ -328,15 +328,18 @@ irc_queue_run(struct irc_queue *q, int running)
 	}
 }
 
-/* Takes l, the head of its flow, out of the queue. */
+/* Takes l, which follows prev (NULL: the head), out of its flow. */
 static void
-flow_pop(struct irc_queue *q, struct qline *l)
+flow_unlink(struct irc_queue *q, struct qline *prev, struct qline *l)
 {
 	struct qflow *f = l->flow;
 
-	f->head = l->next;
-	if (f->head == NULL)
-		f->tail = NULL;
+	if (prev == NULL)
+		f->head = l->next;
+	else
+		prev->next = l->next;
+	if (f->tail == l)
+		f->tail = prev;
 	f->count--;
 	if (!l->tracked) {
 		f->untracked--;
@@ -344,6 +347,13 @@ flow_pop(struct irc_queue *q, struct qline *l)
 	}
 	q->total--;
 	l->next = NULL;
+}
+
+/* Takes l, the head of its flow, out of the queue. */
+static void
+flow_pop(struct irc_queue *q, struct qline *l)
+{
+	flow_unlink(q, NULL, l);
 }
 
 /* Takes l, the head of its flow or class, out of the queue. */
@@ -407,6 +417,81 @@ drop_message(struct irc_queue *q, struct qflow *f)
 	}
 }
 
+/*
+ * Drops the message whose first line l follows prev in f (someone else
+ * holds its nick) and reports its id as done.
+ */
+static void
+drop_after(struct irc_queue *q, struct qline *prev, struct qline *l)
+{
+	uint64_t msg = l->msg;
+
+	while (l != NULL && l->msg == msg) {
+		struct qline *next = l->next;
+
+		flow_unlink(q, prev, l);
+		if (l->last && l->id != 0 && q->ops.done != NULL)
+			q->ops.done(l->id, 1, q->ops.arg);
+		free(l);
+		l = next;
+	}
+}
+
+/* Distinct people whose private lines one scan of a flow passes over. */
+#define OVERTAKE_HELD 8
+
+/*
+ * The head of f is a private line that waits for its gate (its holder is
+ * being verified, which on a server that charges for WHO takes seconds): a
+ * later message of f may leave before it, so that a table's channel lines
+ * and other people's private lines do not wait behind one person's
+ * verification.  Each held person's lines keep their order, and nothing
+ * overtakes a channel line that waits (the bot is not in the channel).
+ * Returns the line taken out of f, or NULL.
+ */
+static struct qline *
+overtake(struct irc_queue *q, struct qflow *f)
+{
+	const char *held[OVERTAKE_HELD];
+	struct qline *prev = NULL, *l = f->head;
+	int nheld = 0, g, i;
+
+	while (l != NULL) {
+		uint64_t msg = l->msg;
+
+		for (i = 0; i < nheld && l->ident != NULL; i++)
+			if (strcmp(held[i], l->ident) == 0)
+				break;
+		if (l->ident != NULL && i < nheld)
+			g = IRC_GATE_WAIT;
+		else if (l->gated && q->ops.gate != NULL)
+			g = q->ops.gate(l->line, l->ident, l->at, q->ops.arg);
+		else
+			g = IRC_GATE_GO;
+		if (g == IRC_GATE_GO) {
+			flow_unlink(q, prev, l);
+			return l;
+		}
+		if (g == IRC_GATE_DROP && prev != NULL) {
+			drop_after(q, prev, l);
+			l = prev->next;
+			continue;
+		}
+		if (g == IRC_GATE_DROP || l->ident == NULL)
+			return NULL;
+		if (i == nheld) {
+			if (nheld == OVERTAKE_HELD)
+				return NULL;
+			held[nheld++] = l->ident;
+		}
+		while (l != NULL && l->msg == msg) {
+			prev = l;
+			l = l->next;
+		}
+	}
+	return NULL;
+}
+
 /* A table's flow: it holds lines of messages with an outbox id. */
 static int
 flow_is_table(const struct qflow *f)
@@ -430,7 +515,8 @@ replies_waiting(const struct irc_queue *q)
  * backlog delays another of its kind by at most one line per other flow
  * in each round.  A flow whose head waits for its gate (a holder being
  * verified, a channel not joined yet) is passed over, and its later lines
- * wait behind it: a flow's lines never overtake each other.
+ * wait behind it, except that lines for others may pass a private line
+ * whose holder is being verified (overtake()).
  */
 static struct qline *
 pick_kind(struct irc_queue *q, int tables, int *rr)
@@ -451,6 +537,11 @@ pick_kind(struct irc_queue *q, int tables, int *rr)
 			if (g == IRC_GATE_DROP) {
 				drop_message(q, f);
 				continue;
+			}
+			if (g == IRC_GATE_WAIT && l->ident != NULL &&
+			    (l = overtake(q, f)) != NULL) {
+				*rr = i;
+				return l;
 			}
 			if (g == IRC_GATE_WAIT)
 				break;
@@ -778,6 +869,40 @@ irc_queue_requeue(struct irc_queue *q)
 		queue_unpop(q, -1, l);
 	}
 	free(all);
+}
+
+/* The nick a PRIVMSG or NOTICE line goes to, into out; -1: not one. */
+static int
+private_target(const char *line, char *out, size_t outlen)
+{
+	size_t cmdlen = strcspn(line, " "), tlen;
+	const char *target;
+
+	if (!((cmdlen == 7 && strncmp(line, "PRIVMSG", 7) == 0) ||
+	    (cmdlen == 6 && strncmp(line, "NOTICE", 6) == 0)) ||
+	    line[cmdlen] != ' ')
+		return -1;
+	target = line + cmdlen + 1;
+	tlen = strcspn(target, " ");
+	if (tlen >= outlen)
+		return -1;
+	memcpy(out, target, tlen);
+	out[tlen] = '\0';
+	return 0;
+}
+
+size_t
+irc_queue_inflight_to(const struct irc_queue *q, enum irc_casemap map,
+    const char *nick)
+{
+	char target[IRC_LINE_MAX];
+	size_t n = 0;
+
+	for (const struct qline *l = q->fly_head; l != NULL; l = l->next)
+		if (l->ident != NULL && private_target(l->line, target,
+		    sizeof(target)) == 0 && irc_casecmp(map, target, nick) == 0)
+			n++;
+	return n;
 }
 
 int

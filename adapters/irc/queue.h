@@ -44,7 +44,10 @@ struct loop;
  * gated message are shown to a gate first, which lets them go, holds the
  * flow (a nick's holder is being verified, a channel is not joined yet)
  * or drops the rest of the message (someone else holds the nick; the
- * channel was left).
+ * channel was left).  While a private message waits for its gate (its
+ * nick's holder is being verified), later messages of its flow to others
+ * may leave before it: one person's verification does not hold a table's
+ * channel lines back; each person's lines keep their order.
  *
  * A message queued with an id is never refused nor dropped silently: its
  * id is reported to done() once the server is known to have its last line
@@ -185,6 +188,12 @@ size_t irc_queue_inflight(const struct irc_queue *q);
  */
 int irc_queue_retarget(struct irc_queue *q, enum irc_casemap map,
     const char *old, const char *now, size_t max);
+/*
+ * Private lines of tracked messages to nick (compared under map) handed
+ * on but not yet known to have reached the server.
+ */
+size_t irc_queue_inflight_to(const struct irc_queue *q, enum irc_casemap map,
+    const char *nick);
 /* Every line not yet known written: waiting and in flight. */
 size_t irc_queue_depth(const struct irc_queue *q);
 /* The lines waiting in every flow (not yet handed to send()). */

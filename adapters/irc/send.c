@@ -243,7 +243,11 @@ private_target(struct irc *irc, const char *user_id, struct origin *o)
 	for (const char *p = o->nick; *p != '\0'; p++)
 		if ((unsigned char)*p < 0x21 || *p == 0x7f)
 			return NULL;
-	return o->nick;
+	/*
+	 * The core names the nick the seat had when it queued the line; the
+	 * person may have renamed since, and someone else taken the nick.
+	 */
+	return irc_rename_follow(irc, o->nick, o->user, o->host);
 }
 
 int

@@ -63,6 +63,81 @@ irc_glimpse_note(struct irc *irc, const char *nick, const char *user,
 	g->at = irc_now_ms(irc);
 }
 
+/* Renames. */
+
+static struct rename *
+rename_find(struct irc *irc, const char *nick, const char *user,
+    const char *host)
+{
+	for (int i = 0; i < irc->nrenames; i++) {
+		struct rename *r = &irc->renames[i];
+
+		if (irc_nick_eq(irc, r->nick, nick) &&
+		    strcmp(r->user, user) == 0 && strcmp(r->host, host) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+static void
+rename_remove(struct irc *irc, struct rename *r)
+{
+	int i = (int)(r - irc->renames);
+
+	memmove(r, r + 1, (size_t)(irc->nrenames - i - 1) * sizeof(*r));
+	irc->nrenames--;
+}
+
+void
+irc_rename_note(struct irc *irc, const char *old, const char *user,
+    const char *host, const char *now)
+{
+	struct rename *r;
+
+	if (user == NULL || host == NULL || user[0] == '\0' ||
+	    host[0] == '\0' || strlen(old) >= sizeof(r->nick) ||
+	    strlen(now) >= sizeof(r->now) || strlen(user) >= sizeof(r->user) ||
+	    strlen(host) >= sizeof(r->host))
+		return;
+	/* Whoever they were before, they hold now again: no trail there. */
+	if ((r = rename_find(irc, now, user, host)) != NULL)
+		rename_remove(irc, r);
+	if ((r = rename_find(irc, old, user, host)) != NULL)
+		rename_remove(irc, r);
+	if (irc->nrenames == RENAMES_MAX)
+		rename_remove(irc, &irc->renames[0]);
+	r = &irc->renames[irc->nrenames++];
+	snprintf(r->nick, sizeof(r->nick), "%s", old);
+	snprintf(r->user, sizeof(r->user), "%s", user);
+	snprintf(r->host, sizeof(r->host), "%s", host);
+	snprintf(r->now, sizeof(r->now), "%s", now);
+}
+
+const char *
+irc_rename_follow(struct irc *irc, const char *nick, const char *user,
+    const char *host)
+{
+	const char *at = nick;
+	struct irc_user *u;
+	struct rename *r;
+
+	/* irc_rename_note() leaves no loops; the bound is a second guard. */
+	for (int i = 0; i < RENAMES_MAX; i++) {
+		u = irc_user_find(irc, at);
+		if (u != NULL && u->channels > 0 && u->user != NULL &&
+		    u->host != NULL && strcmp(u->user, user) == 0 &&
+		    strcmp(u->host, host) == 0)
+			break;
+		if ((r = rename_find(irc, at, user, host)) == NULL)
+			break;
+		at = r->now;
+	}
+	if (at != nick)
+		log_info("irc %s: private lines for %s!%s@%s go to %s: they "
+		    "changed their nick", irc->network, nick, user, host, at);
+	return at;
+}
+
 /* Verifications. */
 
 static struct verify *
@@ -81,11 +156,73 @@ verify_remove(struct irc *irc, struct verify *v)
 }
 
 /*
- * Asks the server who holds nick now (WHOX with the account, else WHO);
- * the lines for nick wait for the answer.
+ * nick is a member of a channel whose WHO is on its way: its answer will
+ * tell nick's user@host as well as a USERHOST would, for no extra line
+ * (ngircd holds a client back a second for each).
+ */
+static int
+awaits_who(struct irc *irc, const char *nick)
+{
+	struct irc_user *u = irc_user_find(irc, nick);
+	uint64_t now = irc_now_ms(irc);
+
+	if (u == NULL || u->channels == 0)
+		return 0;
+	for (int i = 0; i < irc->nchans; i++) {
+		struct irc_chan *c = irc->chans[i];
+
+		if (c->who_at != 0 && now - c->who_at < VERIFY_TIMEOUT_MS &&
+		    irc_chan_has(c, u))
+			return 1;
+	}
+	return 0;
+}
+
+/* Sends a USERHOST for every verification that waits for one. */
+static void
+userhost_send(struct loop *loop, uint64_t id, void *arg)
+{
+	struct irc *irc = arg;
+	char line[IRC_LINE_MAX];
+	size_t len;
+	int n;
+
+	(void)loop;
+	(void)id;
+	irc->userhost_timer = 0;
+	irc_enter(irc);
+	do {
+		len = 0;
+		n = 0;
+		line[0] = '\0';
+		for (int i = 0; i < irc->nverifies && n < USERHOST_MAX; i++) {
+			struct verify *v = &irc->verifies[i];
+
+			if (!v->userhost || v->batch != 0 ||
+			    awaits_who(irc, v->nick))
+				continue;
+			if (n == 0)
+				irc->userhost_sent++;
+			v->batch = irc->userhost_sent;
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+			    " %s", v->nick);
+			n++;
+		}
+		if (n > 0)
+			irc_queue_line(irc, IRC_CLASS_CONTROL, "USERHOST%s",
+			    line);
+	} while (n == USERHOST_MAX);
+	irc_leave(irc);
+}
+
+/*
+ * Asks the server who holds nick now: the lines for nick wait for the
+ * answer.  For a seat known by its account a WHO (WHOX tells the
+ * account); otherwise USERHOST, sent after the current event with every
+ * other nick asked meanwhile (a deal asks for each player at once).
  */
 static void
-verify_ask(struct irc *irc, const char *nick)
+verify_ask(struct irc *irc, const char *nick, int by_account)
 {
 	struct verify *v = verify_find(irc, nick);
 
@@ -102,13 +239,20 @@ verify_ask(struct irc *irc, const char *nick)
 	}
 	v->at = irc_now_ms(irc);
 	v->answered = 0;
+	v->userhost = !by_account;
+	v->batch = 0;
 	log_debug("irc %s: verifying who holds %s before private lines go "
 	    "there", irc->network, nick);
-	if (irc->is.whox)
+	if (v->userhost) {
+		if (irc->userhost_timer == 0)
+			irc->userhost_timer = loop_timer(irc->loop, 0,
+			    userhost_send, irc);
+	} else if (irc->is.whox) {
 		irc_queue_line(irc, IRC_CLASS_CONTROL, "WHO %s %%tuhna,"
 		    VERIFY_TOKEN, nick);
-	else
+	} else {
 		irc_queue_line(irc, IRC_CLASS_CONTROL, "WHO %s", nick);
+	}
 }
 
 /* A reply to a verification: nick is held by user@host (account). */
@@ -129,12 +273,85 @@ void
 irc_verify_end(struct irc *irc, const char *mask)
 {
 	struct verify *v = verify_find(irc, mask);
+	struct irc_chan *c = irc_chan_find(irc, mask);
+	struct irc_user *u;
+	int more = 0;
 
-	if (v == NULL)
-		return;
-	if (!v->answered)
-		irc_glimpse_note(irc, mask, NULL, NULL, NULL, 1);
-	verify_remove(irc, v);
+	if (v != NULL) {
+		if (!v->answered)
+			irc_glimpse_note(irc, mask, NULL, NULL, NULL, 1);
+		verify_remove(irc, v);
+	}
+	/*
+	 * A channel's WHO told its members' masks: verifications that
+	 * waited for it are done, and the rest need a USERHOST after all.
+	 */
+	if (c != NULL && c->who_at != 0) {
+		c->who_at = 0;
+		for (int i = 0; i < irc->nverifies;) {
+			v = &irc->verifies[i];
+			u = irc_user_find(irc, v->nick);
+			if (v->userhost && v->batch == 0 && u != NULL &&
+			    u->user != NULL && u->host != NULL) {
+				verify_remove(irc, v);
+				continue;
+			}
+			more |= v->userhost && v->batch == 0;
+			i++;
+		}
+		if (more && irc->userhost_timer == 0)
+			irc->userhost_timer = loop_timer(irc->loop, 0,
+			    userhost_send, irc);
+	}
+	if (irc->queue != NULL)
+		irc_queue_flush(irc->queue);
+}
+
+void
+irc_userhost_reply(struct irc *irc, const char *list)
+{
+	char entry[512], *eq, *at, *user;
+	struct irc_user *u;
+	size_t n;
+	uint64_t batch = ++irc->userhost_answered;
+
+	while (*list != '\0') {
+		list += strspn(list, " ");
+		n = strcspn(list, " ");
+		if (n == 0)
+			break;
+		if (n < sizeof(entry)) {
+			memcpy(entry, list, n);
+			entry[n] = '\0';
+			eq = strchr(entry, '=');
+			at = strrchr(entry, '@');
+			if (eq != NULL && at != NULL && at > eq) {
+				*eq = *at = '\0';
+				if (eq > entry && eq[-1] == '*')
+					eq[-1] = '\0';
+				user = eq + 1 + (eq[1] == '+' || eq[1] == '-');
+				u = irc_user_find(irc, entry);
+				if (u != NULL && !irc_is_self(irc, entry))
+					irc_user_learn(irc, u, user, at + 1,
+					    NULL);
+				irc_verify_reply(irc, entry, user, at + 1,
+				    NULL);
+			}
+		}
+		list += n;
+	}
+	/* The nicks of this USERHOST left unanswered are nobody's. */
+	for (int i = 0; i < irc->nverifies;) {
+		struct verify *v = &irc->verifies[i];
+
+		if (!v->userhost || v->batch == 0 || v->batch > batch) {
+			i++;
+			continue;
+		}
+		if (!v->answered)
+			irc_glimpse_note(irc, v->nick, NULL, NULL, NULL, 1);
+		verify_remove(irc, v);
+	}
 	if (irc->queue != NULL)
 		irc_queue_flush(irc->queue);
 }
@@ -175,7 +392,7 @@ holder_gate(struct irc *irc, const char *nick, const char *ident,
 		account = g->account[0] != '\0' ? g->account : NULL;
 		account_known = g->account_known;
 	} else {
-		verify_ask(irc, nick);
+		verify_ask(irc, nick, is_account);
 		return IRC_GATE_WAIT;
 	}
 	if (is_account) {
@@ -200,7 +417,7 @@ holder_gate(struct irc *irc, const char *nick, const char *ident,
 		return IRC_GATE_WAIT;
 	if (g == NULL && ((g = glimpse_find(irc, nick)) == NULL ||
 	    g->at < queued)) {
-		verify_ask(irc, nick);
+		verify_ask(irc, nick, is_account);
 		return IRC_GATE_WAIT;
 	}
 	log_warn("irc %s: not sending private lines for %s to %s: the "

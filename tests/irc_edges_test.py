@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""irc_edges_test.py - races and edges of the IRC adapter, through
+`stichbot run` against ngircd on 127.0.0.1.
+
+    irc_edges_test.py STICHBOT
+
+  1. rename at the deal: in a Sticheln lobby of alice, bob and carol,
+     bob's `NICK bobz` and a stranger's `NICK bob` (user name mallory),
+     then alice's `!start`, reach the bot together: bobz gets his hand and
+     the prompt to select, the stranger now holding "bob" gets no private
+     line, and the bot withholds nothing for bob.  (Lines the core
+     addressed to bob!~bob@127.0.0.1 before it heard of the NICK follow
+     the rename: test_irc.c's test_rename_trail.)
+  2. restart pace: a Wizard game on ngircd (which holds a client back a
+     second for a channel's WHO or a USERHOST and four for a WHO of a
+     nick); after the bot restarts, every hand arrives within 4 s of its
+     JOIN and a bid is announced within 2 s (verifying the players' nicks
+     one WHO at a time held the table back 5-7 s).
+  3. reload edges: a SIGHUP whose file renames the running network is
+     refused with a log line (the old connection would go on answering
+     beside the new one), and one that changes the nick logs that this
+     needs a restart.
+  4. kicked mid-game: the bot logs that it hears nothing there until it
+     is back; a bid said meanwhile is lost, the turn timer moves for the
+     player instead, and the table's lines come after the rejoin.
+
+Exits 77 (skip) when ngircd is missing.  Standard library only.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import irc_util  # noqa: E402
+
+BOT = "stichbot"
+
+
+class Failure(AssertionError):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+def bot_private(client):
+    """The texts the bot sent client privately (plain)."""
+    out = []
+    for line in client.lines:
+        nick, command, params = irc_util.split_line(line)
+        if nick == BOT and command in ("PRIVMSG", "NOTICE") and params \
+                and not params[0].startswith("#"):
+            out.append(irc_util.plain(params[-1]))
+    return out
+
+
+class World:
+    def __init__(self, directory, stichbot):
+        self.dir = directory
+        self.stichbot = stichbot
+        self.ircd = irc_util.Ngircd(directory)
+        self.log_path = os.path.join(directory, "stichbot.log")
+        self.bot = None
+        self.bot_log = None
+        self.clients = {}
+
+    def start_bot(self, channels, **net):
+        path = self.write_config(channels, **net)
+        self.bot_log = open(self.log_path, "ab")
+        self.bot = subprocess.Popen([self.stichbot, "run", "--config", path],
+                                    stdout=subprocess.DEVNULL,
+                                    stderr=self.bot_log)
+
+    def write_config(self, channels, **net):
+        """Writes the bot's configuration; net changes its network."""
+        config = {
+            "store": os.path.join(self.dir, "stichbot.db"),
+            "log_level": os.environ.get("IRC_TEST_LOG", "info"), "grace": 600,
+            "user_flood": {"interval_ms": 0},
+            "computer": {"level": "easy", "delay_ms": 200},
+            "networks": [{
+                "name": "net", "type": "irc", "host": "127.0.0.1",
+                "port": self.ircd.port, "tls": False, "nick": BOT,
+                "flood": {"burst": 20, "interval_ms": 100},
+                "reconnect": {"min": 2, "max": 4},
+                "defaults": {"turn_timer": 3600},
+                "channels": channels}]}
+        config["networks"][0].update(net)
+        path = os.path.join(self.dir, "stichbot.json")
+        with open(path, "w") as f:
+            json.dump(config, f, indent=1)
+        return path
+
+    def logtext(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def client(self, label, nick, user=None, channel="#t"):
+        c = irc_util.Client(self.ircd.port, nick, user)
+        if channel is not None:
+            c.send("JOIN " + channel)
+            c.wait(lambda l: " 366 " in l)
+        self.clients[label] = c
+        return c
+
+    def pump(self, secs):
+        end = time.monotonic() + secs
+        while time.monotonic() < end:
+            for c in self.clients.values():
+                c._pump()
+            check(self.bot.poll() is None, "the bot exited: " +
+                  self.logtext()[-2000:])
+
+    def wait(self, pred, timeout, what):
+        end = time.monotonic() + timeout
+        while not pred():
+            check(time.monotonic() < end, "timed out waiting for " + what)
+            self.pump(0.05)
+
+    def close(self):
+        if self.bot is not None and self.bot.poll() is None:
+            self.bot.terminate()
+            try:
+                self.bot.wait(15)
+            except subprocess.TimeoutExpired:
+                self.bot.kill()
+                self.bot.wait()
+        self.ircd.kill()
+        if self.bot_log is not None:
+            self.bot_log.close()
+
+
+def channel_lines(client, channel):
+    """How many lines the bot said in channel that client saw."""
+    n = 0
+    for line in client.lines:
+        nick, command, params = irc_util.split_line(line)
+        if nick == BOT and command == "PRIVMSG" and params[0] == channel:
+            n += 1
+    return n
+
+
+def rename_at_deal(world):
+    for n in ("alice", "bob", "carol"):
+        world.client(n, n)
+    world.client("mal", "zed", "mallory")
+    world.start_bot([{"name": "#t", "game": "sticheln"}])
+    alice = world.clients["alice"]
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in alice.lines), 20, "the bot in #t")
+    for n in ("alice", "bob", "carol"):
+        mark = channel_lines(alice, "#t")
+        world.clients[n].send("PRIVMSG #t :!join")
+        world.wait(lambda: channel_lines(alice, "#t") > mark, 20,
+                   n + "'s seat")
+    # The renames reach the server first, then the !start: the bot hears
+    # them in that order, perhaps in one read.  (The other order, a
+    # !start the server handles first, is a race no client can win: the
+    # bot may send "PRIVMSG bob" before it hears of the NICKs while the
+    # server already gave bob to the stranger.  See the README.)
+    world.clients["bob"].send("NICK bobz")
+    world.clients["mal"].send("NICK bob")
+    world.wait(lambda: any(" NICK :bob" in l and l.startswith(":zed!")
+                           for l in alice.lines), 10, "the renames")
+    world.clients["alice"].send("PRIVMSG #t :!start")
+    bob, mal = world.clients["bob"], world.clients["mal"]
+    world.wait(lambda: any("your hand" in t for t in bot_private(bob)) and
+               any("to select" in t for t in bot_private(bob)), 30,
+               "bobz's hand and the prompt to select")
+    for c in world.clients.values():
+        c.send("PING :sync")
+    world.wait(lambda: all(any(" PONG " in l for l in c.lines)
+                           for c in world.clients.values()), 10, "PONGs")
+    world.pump(1)
+    check(bot_private(mal) == [], "the stranger holding bob received %r" %
+          bot_private(mal))
+    log = world.logtext()
+    check("not sending private lines for bob" not in log,
+          "lines for bob were withheld: " + log[-2000:])
+    print("ok - bob renamed to bobz as the cards were dealt and a stranger "
+          "took bob: the hand reached bobz, nothing reached the stranger%s"
+          % (" (the adapter followed the rename)"
+             if "they changed their nick" in log else ""))
+
+
+def hands_since(world, mark):
+    """{label: (when, text)} of the first hand each client got after
+    mark (an index into its lines per label)."""
+    out = {}
+    for label, c in world.clients.items():
+        for line in c.lines[mark[label]:]:
+            nick, command, params = irc_util.split_line(line)
+            if nick == BOT and command == "PRIVMSG" and \
+                    params[0] == label and "your hand" in params[-1]:
+                out[label] = irc_util.plain(params[-1])
+                break
+    return out
+
+
+def restart_pace(world):
+    """After a restart on ngircd (which charges a client for WHO and
+    USERHOST), the hands and the table's lines are not held back by
+    verifying each player's nick one WHO at a time."""
+    for n in ("ann", "bob", "cy"):
+        world.client(n, n)
+    chans = [{"name": "#t", "game": "wizard", "options": ["rounds=3"]}]
+    world.start_bot(chans)
+    ann = world.clients["ann"]
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in ann.lines), 20, "the bot in #t")
+    for n in ("ann", "bob", "cy"):
+        mark = channel_lines(ann, "#t")
+        world.clients[n].send("PRIVMSG #t :!join")
+        world.wait(lambda: channel_lines(ann, "#t") > mark, 20,
+                   n + "'s seat")
+    marks = {n: len(c.lines) for n, c in world.clients.items()}
+    ann.send("PRIVMSG #t :!start")
+    world.wait(lambda: len(hands_since(world, marks)) == 3, 30,
+               "the first hands")
+    world.pump(1)
+    world.bot.terminate()
+    check(world.bot.wait(20) == 0, "the bot did not stop cleanly")
+    marks = {n: len(c.lines) for n, c in world.clients.items()}
+    world.start_bot(chans)
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in ann.lines[marks["ann"]:]), 20,
+               "the bot back in #t")
+    joined = time.monotonic()
+    world.wait(lambda: len(hands_since(world, marks)) == 3, 30,
+               "the hands after the restart")
+    took = time.monotonic() - joined
+    # ngircd charges 1 s for the channel's WHO and 4 s for each WHO of a
+    # nick: three of those took more than 5 s.
+    check(took < 4.0, "the hands came %.1f s after the bot joined" % took)
+    # Whoever is to bid does so at once: the bot answers at once.
+    hands = hands_since(world, marks)
+    bidder = [n for n, t in hands.items() if "to bid:" in t]
+    check(len(bidder) == 1, "who bids? %r" % hands)
+    bid = hands[bidder[0]].split("to bid:")[1].split()[0]
+    mark = channel_lines(ann, "#t")
+    asked = time.monotonic()
+    world.clients[bidder[0]].send("PRIVMSG #t :!bid " + bid)
+    world.wait(lambda: channel_lines(ann, "#t") > mark, 20, "the bid")
+    answered = time.monotonic() - asked
+    check(answered < 2.0, "the bid was announced after %.1f s" % answered)
+    print("ok - after a restart on ngircd the hands came %.1f s after the "
+          "bot joined, and a bid was announced after %.1f s" %
+          (took, answered))
+
+
+def bots_in(client, channel):
+    """The stichbot connections in channel, as NAMES tells client."""
+    client.send("NAMES " + channel)
+    line = client.wait(lambda l: " 353 " in l and channel in l)
+    names = [n.lstrip("~&@%+") for n in line.split(" :", 1)[1].split()]
+    return [n for n in names if n.startswith(BOT)]
+
+
+def reload_edges(world):
+    """A reload that renames the running network is refused (the old
+    connection would go on beside a new one); one that changes its nick
+    says that this takes a restart."""
+    ann = world.client("ann", "ann")
+    chans = [{"name": "#t", "game": "wizard"}]
+    world.start_bot(chans)
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in ann.lines), 20, "the bot in #t")
+    world.write_config(chans, name="renamed")
+    world.bot.send_signal(signal.SIGHUP)
+    world.wait(lambda: "\"net\" is running and the file no longer lists "
+               "it" in world.logtext(), 10, "the rename refused")
+    # A second connection would have joined by now.
+    world.pump(3)
+    check(bots_in(ann, "#t") == [BOT], "bots in #t: %r" %
+          bots_in(ann, "#t"))
+    world.write_config(chans, nick=BOT + "2")
+    world.bot.send_signal(signal.SIGHUP)
+    world.wait(lambda: "net: reload: \"nick\" changed; the running "
+               "connection keeps its settings until the bot restarts" in
+               world.logtext(), 10, "the nick change logged")
+    check("secret" not in world.logtext(), "a value in the log")
+    print("ok - a reload renaming the running network is refused (one bot "
+          "in #t); a changed nick is logged as needing a restart")
+
+
+def kicked(world):
+    """Kicked while a game runs: the bot logs what it misses, the turn
+    timer runs on (a computer moves for the player it did not hear), and
+    the table's lines come once it is back."""
+    for n in ("ann", "bob", "cy"):
+        world.client(n, n)
+    chans = [{"name": "#t", "game": "wizard", "options": ["rounds=3"],
+              "turn_timer": 10}]
+    world.start_bot(chans)
+    ann = world.clients["ann"]
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in ann.lines), 20, "the bot in #t")
+    for n in ("ann", "bob", "cy"):
+        mark = channel_lines(ann, "#t")
+        world.clients[n].send("PRIVMSG #t :!join")
+        world.wait(lambda: channel_lines(ann, "#t") > mark, 20,
+                   n + "'s seat")
+    marks = {n: len(c.lines) for n, c in world.clients.items()}
+    ann.send("PRIVMSG #t :!start")
+    world.wait(lambda: len(hands_since(world, marks)) == 3, 30,
+               "the first hands")
+    hands = hands_since(world, marks)
+    bidder = [n for n, t in hands.items() if "to bid:" in t][0]
+    # ann made #t: she is its operator.
+    ann.send("KICK #t %s :out" % BOT)
+    world.wait(lambda: "until the bot is back in #t" in world.logtext(),
+               10, "the kick logged")
+    world.clients[bidder].send("PRIVMSG #t :!bid 0")
+    mark = channel_lines(ann, "#t")
+    world.wait(lambda: "back in #t after a kick" in world.logtext(), 30,
+               "the bot back in #t")
+    # The bid said while it was out is lost; the turn timer bids instead.
+    world.wait(lambda: any(" bids " in irc_util.plain(l) for l in
+                           ann.lines[len(ann.lines) - 50:] if
+                           l.startswith(":%s!" % BOT)) and
+               channel_lines(ann, "#t") > mark, 30,
+               "a bid announced after the kick")
+    print("ok - kicked mid-game: logged, back after the rejoin delay, and "
+          "the turn timer moved for %s" % bidder)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    stichbot = os.path.abspath(sys.argv[1])
+    if shutil.which("ngircd") is None:
+        print("skip: ngircd is not installed")
+        return 77
+    signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(
+        Failure("the test ran out of time")))
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(
+        Failure("stopped by SIGTERM")))
+    signal.alarm(170)
+    for scenario in (rename_at_deal, restart_pace, reload_edges, kicked):
+        tmp = tempfile.mkdtemp(prefix="irc-edges-")
+        os.chmod(tmp, 0o755)
+        world = World(tmp, stichbot)
+        ok = False
+        try:
+            scenario(world)
+            ok = True
+        finally:
+            world.close()
+            if ok and not os.environ.get("IRC_TEST_KEEP"):
+                shutil.rmtree(tmp, ignore_errors=True)
+            else:
+                print("files kept in %s" % tmp)
+    signal.alarm(0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
