@@ -5,7 +5,8 @@
  * The input is split at NUL bytes into segments.  Each segment is checked
  * as a user string on its own:
  *   - text_sanitize() gives valid UTF-8 without control characters (C0, DEL,
- *     C1), keeps valid clean input unchanged, and is idempotent;
+ *     C1, bidirectional overrides), keeps valid clean input unchanged, and
+ *     is idempotent;
  *   - text_user() alone renders to exactly that string in plain, IRC and
  *     ANSI, and to that string HTML-escaped (no raw '<', '>', '"', '\'').
  * The segments are also read as a program (the first byte picks a builder
@@ -68,7 +69,7 @@ seq_len(const unsigned char *s)
 	return 4;
 }
 
-/* Whether valid UTF-8 s holds a control character (C0, DEL or C1). */
+/* Whether valid UTF-8 s holds a control character (C0, DEL, C1, bidi). */
 static int
 has_control(const char *s)
 {
@@ -80,6 +81,11 @@ has_control(const char *s)
 		if (*p < 0x20 || *p == 0x7f)
 			return 1;
 		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
+			return 1;
+		/* Bidirectional embeddings, overrides and isolates. */
+		if (n == 3 && p[0] == 0xe2 && ((p[1] == 0x80 &&
+		    p[2] >= 0xaa && p[2] <= 0xae) || (p[1] == 0x81 &&
+		    p[2] >= 0xa6 && p[2] <= 0xa9)))
 			return 1;
 		p += n;
 	}
