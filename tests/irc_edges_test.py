@@ -313,21 +313,26 @@ def kicked(world):
     world.wait(lambda: len(hands_since(world, marks)) == 3, 30,
                "the first hands")
     hands = hands_since(world, marks)
-    bidder = [n for n, t in hands.items() if "to bid:" in t][0]
+    # A turned Wizard has the dealer choose trump before anyone bids.
+    movers = [(n, "!bid 0") for n, t in hands.items() if "to bid:" in t] + \
+        [(n, "!trump r") for n, t in hands.items() if "choose trump" in t]
+    check(len(movers) == 1, "whose move it is, from the hands: %r" % hands)
+    bidder, move = movers[0]
     # ann made #t: she is its operator.
     ann.send("KICK #t %s :out" % BOT)
     world.wait(lambda: "until the bot is back in #t" in world.logtext(),
                10, "the kick logged")
-    world.clients[bidder].send("PRIVMSG #t :!bid 0")
+    world.clients[bidder].send("PRIVMSG #t :" + move)
     mark = channel_lines(ann, "#t")
     world.wait(lambda: "back in #t after a kick" in world.logtext(), 30,
                "the bot back in #t")
     # The bid said while it was out is lost; the turn timer bids instead.
-    world.wait(lambda: any(" bids " in irc_util.plain(l) for l in
+    world.wait(lambda: any(" bids " in irc_util.plain(l) or
+                           " chooses trump" in irc_util.plain(l) for l in
                            ann.lines[len(ann.lines) - 50:] if
                            l.startswith(":%s!" % BOT)) and
                channel_lines(ann, "#t") > mark, 30,
-               "a bid announced after the kick")
+               "a move announced after the kick")
     print("ok - kicked mid-game: logged, back after the rejoin delay, and "
           "the turn timer moved for %s" % bidder)
 
