@@ -239,18 +239,23 @@ def restart_pace(world):
     took = time.monotonic() - joined
     # ngircd charges 1 s for the channel's WHO and 4 s for each WHO of a
     # nick: three of those took more than 5 s.
-    check(took < 4.0, "the hands came %.1f s after the bot joined" % took)
-    # Whoever is to bid does so at once: the bot answers at once.
+    # (9.8 s before the checks were batched; a loaded machine adds some.)
+    check(took < 6.0, "the hands came %.1f s after the bot joined" % took)
+    # Whoever is to move does so at once: the bot answers at once.  A
+    # turned Wizard has the dealer choose trump before anyone bids.
     hands = hands_since(world, marks)
-    bidder = [n for n, t in hands.items() if "to bid:" in t]
-    check(len(bidder) == 1, "who bids? %r" % hands)
-    bid = hands[bidder[0]].split("to bid:")[1].split()[0]
+    movers = ["!bid " + t.split("to bid:")[1].split()[0]
+              for t in hands.values() if "to bid:" in t]
+    movers += ["!trump r" for t in hands.values() if "choose trump" in t]
+    bidder = [n for n, t in hands.items()
+              if "to bid:" in t or "choose trump" in t]
+    check(len(bidder) == 1 and len(movers) == 1, "who moves? %r" % hands)
     mark = channel_lines(ann, "#t")
     asked = time.monotonic()
-    world.clients[bidder[0]].send("PRIVMSG #t :!bid " + bid)
-    world.wait(lambda: channel_lines(ann, "#t") > mark, 20, "the bid")
+    world.clients[bidder[0]].send("PRIVMSG #t :" + movers[0])
+    world.wait(lambda: channel_lines(ann, "#t") > mark, 20, "the move")
     answered = time.monotonic() - asked
-    check(answered < 2.0, "the bid was announced after %.1f s" % answered)
+    check(answered < 2.0, "the move was announced after %.1f s" % answered)
     print("ok - after a restart on ngircd the hands came %.1f s after the "
           "bot joined, and a bid was announced after %.1f s" %
           (took, answered))
