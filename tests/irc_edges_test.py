@@ -205,13 +205,12 @@ def hands_since(world, mark):
     return out
 
 
-def restart_pace(world):
-    """After a restart on ngircd (which charges a client for WHO and
-    USERHOST), the hands and the table's lines are not held back by
-    verifying each player's nick one WHO at a time."""
+def game_started(world, chans):
+    """ann, bob and cy in #t with the bot (started on chans), seated, and
+    a game started.  Once each has a hand: ann's client, and where each
+    client's lines stood before the start."""
     for n in ("ann", "bob", "cy"):
         world.client(n, n)
-    chans = [{"name": "#t", "game": "wizard", "options": ["rounds=3"]}]
     world.start_bot(chans)
     ann = world.clients["ann"]
     world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
@@ -225,6 +224,26 @@ def restart_pace(world):
     ann.send("PRIVMSG #t :!start")
     world.wait(lambda: len(hands_since(world, marks)) == 3, 30,
                "the first hands")
+    return ann, marks
+
+
+def first_move(hands):
+    """(who, command) for the one person whose hand asks them to move: a
+    bid (the first one allowed), or trump after a turned Wizard."""
+    movers = [(n, "!bid " + t.split("to bid:")[1].split()[0])
+              for n, t in hands.items() if "to bid:" in t]
+    movers += [(n, "!trump r") for n, t in hands.items()
+               if "choose trump" in t]
+    check(len(movers) == 1, "whose move it is, from the hands: %r" % hands)
+    return movers[0]
+
+
+def restart_pace(world):
+    """After a restart on ngircd (which charges a client for WHO and
+    USERHOST), the hands and the table's lines are not held back by
+    verifying each player's nick one WHO at a time."""
+    chans = [{"name": "#t", "game": "wizard", "options": ["rounds=3"]}]
+    ann, _ = game_started(world, chans)
     world.pump(1)
     world.bot.terminate()
     check(world.bot.wait(20) == 0, "the bot did not stop cleanly")
@@ -243,16 +262,10 @@ def restart_pace(world):
     check(took < 6.0, "the hands came %.1f s after the bot joined" % took)
     # Whoever is to move does so at once: the bot answers at once.  A
     # turned Wizard has the dealer choose trump before anyone bids.
-    hands = hands_since(world, marks)
-    movers = ["!bid " + t.split("to bid:")[1].split()[0]
-              for t in hands.values() if "to bid:" in t]
-    movers += ["!trump r" for t in hands.values() if "choose trump" in t]
-    bidder = [n for n, t in hands.items()
-              if "to bid:" in t or "choose trump" in t]
-    check(len(bidder) == 1 and len(movers) == 1, "who moves? %r" % hands)
+    bidder, move = first_move(hands_since(world, marks))
     mark = channel_lines(ann, "#t")
     asked = time.monotonic()
-    world.clients[bidder[0]].send("PRIVMSG #t :" + movers[0])
+    world.clients[bidder].send("PRIVMSG #t :" + move)
     world.wait(lambda: channel_lines(ann, "#t") > mark, 20, "the move")
     answered = time.monotonic() - asked
     check(answered < 2.0, "the move was announced after %.1f s" % answered)
@@ -300,29 +313,10 @@ def kicked(world):
     """Kicked while a game runs: the bot logs what it misses, the turn
     timer runs on (a computer moves for the player it did not hear), and
     the table's lines come once it is back."""
-    for n in ("ann", "bob", "cy"):
-        world.client(n, n)
     chans = [{"name": "#t", "game": "wizard", "options": ["rounds=3"],
               "turn_timer": 10}]
-    world.start_bot(chans)
-    ann = world.clients["ann"]
-    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
-                           for l in ann.lines), 20, "the bot in #t")
-    for n in ("ann", "bob", "cy"):
-        mark = channel_lines(ann, "#t")
-        world.clients[n].send("PRIVMSG #t :!join")
-        world.wait(lambda: channel_lines(ann, "#t") > mark, 20,
-                   n + "'s seat")
-    marks = {n: len(c.lines) for n, c in world.clients.items()}
-    ann.send("PRIVMSG #t :!start")
-    world.wait(lambda: len(hands_since(world, marks)) == 3, 30,
-               "the first hands")
-    hands = hands_since(world, marks)
-    # A turned Wizard has the dealer choose trump before anyone bids.
-    movers = [(n, "!bid 0") for n, t in hands.items() if "to bid:" in t] + \
-        [(n, "!trump r") for n, t in hands.items() if "choose trump" in t]
-    check(len(movers) == 1, "whose move it is, from the hands: %r" % hands)
-    bidder, move = movers[0]
+    ann, marks = game_started(world, chans)
+    bidder, move = first_move(hands_since(world, marks))
     # ann made #t: she is its operator.
     ann.send("KICK #t %s :out" % BOT)
     world.wait(lambda: "until the bot is back in #t" in world.logtext(),
