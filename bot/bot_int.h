@@ -80,6 +80,7 @@ struct channel {
 	 */
 	const struct game_impl *last_impl;
 	struct game_options last_options;
+	int last_read;           /* the store was asked for them (restarts) */
 	struct table *table;     /* NULL: no table */
 };
 

@@ -22,19 +22,20 @@ lobby(struct ctx *ctx)
 	struct table *table = ctx_table(ctx);
 
 	if (table == NULL) {
-		const struct game_impl *impl =
+		struct game_options last;
+		/* After a game, the same game and options again. */
+		const struct game_impl *again = table_last_game(ctx->channel,
+		    &last);
+		const struct game_impl *impl = again != NULL ? again :
 		    game_find(ctx->channel->settings.game);
 
-		/* After a game, the same game and options again. */
-		if (ctx->channel->last_impl != NULL)
-			impl = ctx->channel->last_impl;
 		if (impl == NULL)
 			impl = game_registry[0];
 		table = table_create(ctx->channel, impl);
 		if (table == NULL)
 			return NULL;
-		if (impl == ctx->channel->last_impl)
-			table_set_options(table, &ctx->channel->last_options);
+		if (again != NULL)
+			table_set_options(table, &last);
 	}
 	if (table_game(table) != NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_GAME_RUNNING, "c", ctx->prefix);

@@ -33,6 +33,8 @@ struct store_seat {
 	const char *name;        /* display name */
 	int computer;            /* 1 while a computer plays the seat */
 	int level;               /* the computer's level (enum ai_level) */
+	/* 1: the owner gave the seat up; anyone may take it over. */
+	int released;
 };
 
 /*
@@ -119,7 +121,8 @@ struct store_game {
 	int deal_version;
 	int finished;            /* 1 finished, 0 running, -1 abandoned */
 	const json_t *record;    /* RECORD.md, borrowed for the call */
-	const json_t *seats;     /* [{user_id, name, computer, level}], borrowed */
+	/* [{user_id, name, computer, level, released}], borrowed */
+	const json_t *seats;
 };
 
 typedef int (*store_game_fn)(const struct store_game *game, void *arg);
@@ -137,6 +140,15 @@ int store_each_running(struct store *store, store_game_fn fn, void *arg);
  */
 int store_each_game(struct store *store, const char *channel, int64_t id,
     int include_running, store_game_fn fn, void *arg);
+
+/*
+ * The game of the last game finished in channel, into game (its registry
+ * name), and its options (a new reference, or NULL when they are not
+ * JSON): 1, 0 when the channel finished none, -1 when the store cannot
+ * be read.
+ */
+int store_last_finished(struct store *store, const char *network,
+    const char *channel, char *game, size_t gamelen, json_t **options);
 
 /* Per-player statistics for `stats` and `top`. */
 struct store_stats {

@@ -49,7 +49,7 @@ insert_json(struct store *store, enum stmt_id id_stmt, int64_t id, int index,
 	return rc;
 }
 
-/* Binds a seat's holder to the six parameters both seat statements take. */
+/* Binds a seat's holder to the seven parameters both seat statements take. */
 static sqlite3_stmt *
 bind_seat(sqlite3_stmt *st, int64_t id, int seat,
     const struct store_seat *holder)
@@ -60,6 +60,7 @@ bind_seat(sqlite3_stmt *st, int64_t id, int seat,
 	db_bind_text(st, 4, holder->name);
 	sqlite3_bind_int(st, 5, holder->computer != 0);
 	sqlite3_bind_int(st, 6, holder->level);
+	sqlite3_bind_int(st, 7, holder->released != 0);
 	return st;
 }
 
@@ -435,11 +436,13 @@ load_seats(struct store *store, int64_t id, json_t *seats)
 
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(seats, json_pack("{s:s, s:s, s:b, s:i}",
+		json_array_append_new(seats, json_pack(
+		    "{s:s, s:s, s:b, s:i, s:b}",
 		    "user_id", db_column_text(st, 1),
 		    "name", db_column_text(st, 2),
 		    "computer", sqlite3_column_int(st, 3),
-		    "level", sqlite3_column_int(st, 4)));
+		    "level", sqlite3_column_int(st, 4),
+		    "released", sqlite3_column_int(st, 5)));
 	db_done(st);
 	return rc == SQLITE_DONE ? 0 : db_fail(store, "cannot read seats");
 }
@@ -613,6 +616,28 @@ store_each_game(struct store *store, const char *channel, int64_t id,
 	sqlite3_bind_int(list, 3, include_running != 0);
 	/* An ended game never runs again: nothing listed can stop matching. */
 	return each(store, list, 0, fn, arg);
+}
+
+int
+store_last_finished(struct store *store, const char *network,
+    const char *channel, char *game, size_t gamelen, json_t **options)
+{
+	sqlite3_stmt *st = db_stmt(store, STMT_LAST_FINISHED);
+	int rc;
+
+	*options = NULL;
+	db_context(store, 0, network, channel);
+	db_bind_text(st, 1, network);
+	db_bind_text(st, 2, channel);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(game, gamelen, "%s", db_column_text(st, 0));
+		*options = db_column_json(st, 1);
+	}
+	db_done(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(store, "cannot read the last game");
+	return rc == SQLITE_ROW;
 }
 
 /* ------------------------------------------------------------------ */

@@ -12,7 +12,7 @@
 #include "store_int.h"
 
 /* The schema version kept in PRAGMA user_version. */
-#define STORE_VERSION 4
+#define STORE_VERSION 5
 /* How long a call waits for another process (e.g. export) to let go. */
 #define STORE_BUSY_MS 5000
 
@@ -53,6 +53,12 @@
  *             games/game.h) that deals the game's next rounds from its
  *             seed; 1 for the games stored before it was kept, which were
  *             all dealt with version 1 and go on that way.
+ *
+ * Version 5:
+ *   seats.released  1 when the seat's owner gave it up (leave) or an
+ *             admin gave it to a computer: the channel was told that
+ *             anyone may take it over (replace), and a restart must not
+ *             take that back.  0 for every seat stored before.
  */
 static const char *const migrations[STORE_VERSION] = {
 	"CREATE TABLE games ("
@@ -128,6 +134,8 @@ static const char *const migrations[STORE_VERSION] = {
 	/* One migration in two literals (the brackets tell clang so). */
 	("ALTER TABLE games ADD COLUMN deal_version INTEGER NOT NULL"
 	"  DEFAULT 1;"),
+	("ALTER TABLE seats ADD COLUMN released INTEGER NOT NULL DEFAULT 0"
+	"  CHECK (released IN (0, 1));"),
 };
 
 static const char *const stmt_sql[STMT_COUNT] = {
@@ -152,12 +160,12 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	    " ended = datetime('now') WHERE id = ?1 AND finished = 0",
 	[STMT_SEAT_INSERT] =
 	    "INSERT INTO seats (game_id, seat, user_id, name, computer,"
-	    " level) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	    " level, released) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[STMT_SEAT_UPDATE] =
 	    "UPDATE seats SET user_id = ?3, name = ?4, computer = ?5,"
-	    " level = ?6 WHERE game_id = ?1 AND seat = ?2",
+	    " level = ?6, released = ?7 WHERE game_id = ?1 AND seat = ?2",
 	[STMT_SEATS_SELECT] =
-	    "SELECT seat, user_id, name, computer, level FROM seats"
+	    "SELECT seat, user_id, name, computer, level, released FROM seats"
 	    " WHERE game_id = ?1 ORDER BY seat",
 	/* The game's state and the index the next deal must have. */
 	[STMT_DEAL_NEXT] =
@@ -181,6 +189,10 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	    "SELECT id FROM games WHERE (?1 IS NULL OR channel = ?1)"
 	    " AND (?2 = 0 OR id = ?2) AND (?3 OR finished <> 0)"
 	    " ORDER BY id",
+	/* Newest first: the game a channel finished last is found at once. */
+	[STMT_LAST_FINISHED] =
+	    "SELECT game, options FROM games WHERE network = ?1"
+	    " AND channel = ?2 AND finished = 1 ORDER BY id DESC LIMIT 1",
 	[STMT_STANDING_INSERT] =
 	    "INSERT INTO standings (game_id, seat, game, user_id, name, score,"
 	    " win, rounds_bid, rounds_exact)"

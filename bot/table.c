@@ -706,10 +706,17 @@ table_stand_in(struct table *table, int seat, enum msg why)
 	if (s->computer)
 		return;
 	/* These lines tell the channel that anyone may take the seat over. */
+	if (s->standin) {
+		/* A seat a computer plays already is only given up now. */
+		if ((why == MSG_STANDIN_LEFT || why == MSG_KICKED) &&
+		    !s->released) {
+			s->released = 1;
+			table_seat_changed(table, seat);
+		}
+		return;
+	}
 	if (why == MSG_STANDIN_LEFT || why == MSG_KICKED)
 		s->released = 1;
-	if (s->standin)
-		return;
 	s->standin = 1;
 	s->level = table_bot(table)->computer_level;
 	table_seat_changed(table, seat);

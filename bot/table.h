@@ -225,6 +225,14 @@ void table_hold(struct table *table);
  * off): table_resume() tells it where the game stands once it can.
  */
 void table_await_resume(struct table *table);
+/*
+ * The game the channel's next lobby starts with, and its options: those
+ * of the last game finished there, remembered since it ended or, once per
+ * run, read back from the store, so that a restart keeps the offer of
+ * another game.  NULL when none was finished there (or none can be read).
+ */
+const struct game_impl *table_last_game(struct channel *channel,
+    struct game_options *options);
 /* Rebuilds a stored game; the caller announces it. */
 struct table *table_restore(struct channel *channel,
     const struct store_game *stored, char *err, size_t errlen);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "record.h"
 #include "loop.h"
 #include "store.h"
 #include "table_int.h"
@@ -83,6 +84,9 @@ table_restore(struct channel *channel, const struct store_game *stored,
 			else
 				s->standin = 1;
 		}
+		/* Given up before the restart: still anyone's to take. */
+		s->released = s->standin && json_is_true(json_object_get(seat,
+		    "released"));
 		if (i + 1 >= GAME_MAX_SEATS)
 			break;
 	}
@@ -99,6 +103,36 @@ table_restore(struct channel *channel, const struct store_game *stored,
 	table->round_seen = game->impl->round(game->state);
 	channel->table = table;
 	return table;
+}
+
+const struct game_impl *
+table_last_game(struct channel *channel, struct game_options *options)
+{
+	struct store *store = channel->network->bot->store;
+	const char *network = channel->network->adapter.network;
+	const struct game_impl *impl;
+	char name[64], err[256];
+	json_t *stored = NULL;
+
+	if (channel->last_impl == NULL && !channel->last_read) {
+		channel->last_read = 1;
+		if (store_last_finished(store, network, channel->name, name,
+		    sizeof(name), &stored) == 1) {
+			/* A game or option this build no longer has: none. */
+			if ((impl = game_find(name)) == NULL ||
+			    game_options_from_json(impl, stored,
+			    &channel->last_options, err, sizeof(err)) != 0)
+				log_warn("%s %s: the last game's options are "
+				    "not used (%s)", network, channel->name,
+				    impl == NULL ? "no such game" : err);
+			else
+				channel->last_impl = impl;
+		}
+		json_decref(stored);
+	}
+	if (channel->last_impl != NULL)
+		*options = channel->last_options;
+	return channel->last_impl;
 }
 
 static int

@@ -218,6 +218,7 @@ seat_store(const struct seat *seat, struct store_seat *out)
 	out->name = seat->name;
 	out->computer = seat->computer || seat->standin;
 	out->level = seat->level;
+	out->released = seat->standin && seat->released;
 }
 
 int
@@ -493,8 +494,12 @@ table_leave(struct table *table, int seat, struct text *out)
 			SAY0(out, table_lang(table), MSG_NOTHING_TO_DO);
 			return -1;
 		}
-		/* A computer plays it already: now anyone may take it over. */
+		/*
+		 * A computer plays it already: now anyone may take it over,
+		 * and a restart must keep that (stored before it is said).
+		 */
 		s->released = 1;
+		table_seat_changed(table, seat);
 		SAY(out, table_lang(table), MSG_STANDIN_LEFT, "bc", s->name,
 		    table_prefix(table));
 		return 0;

@@ -2476,6 +2476,83 @@ test_replace_needs_owner_gone(void **state)
 }
 
 /*
+ * A seat given up stays given up across a restart (clean or not): the
+ * channel was told that anyone may take it over.  A seat a computer
+ * plays only because its owner missed turns stays its owner's.
+ */
+static void
+test_given_up_survives_restart(void **state)
+{
+	struct fx *f = *state;
+
+	for (int clean = 0; clean < 2; clean++) {
+		const char *channel = clean ? "#r1" : "#r0";
+
+		seat_three(f, channel, "wizard");
+		say(f, channel, "dave", "!join");
+		say(f, channel, "alice", "!start");
+		/* carol gives hers up; bob gives up one a computer plays. */
+		say(f, channel, "carol", "!leave");
+		assert_non_null(strstr(last_to(f, channel, NULL),
+		    "anyone may take it over with !replace carol"));
+		idle_until_standin(f, channel, "bob");
+		say(f, channel, "bob", "!leave");
+		assert_non_null(strstr(last_to(f, channel, NULL),
+		    "anyone may take it over with !replace bob"));
+		/* dave only missed turns: his seat stays his. */
+		idle_until_standin(f, channel, "dave");
+		fx_restart(f, clean);
+		assert_int_equal(bot_restore(f->bot), 1 + clean);
+		adapter_flush(f->adapter);
+		assert_non_null(table_of(f, channel));
+		say(f, channel, "mal", "!replace dave");
+		assert_non_null(strstr(last_to(f, channel, NULL),
+		    "dave is still here or may come back soon"));
+		say(f, channel, "mal", "!replace bob");
+		assert_non_null(strstr(last_to(f, channel, NULL),
+		    "mal takes over the seat of bob."));
+		say(f, channel, "erin", "!replace carol");
+		assert_non_null(strstr(last_to(f, channel, NULL),
+		    "erin takes over the seat of carol."));
+		/* Taken over, the seat is its holder's again, also stored. */
+		fx_restart(f, clean);
+		assert_int_equal(bot_restore(f->bot), 1 + clean);
+		adapter_flush(f->adapter);
+		say(f, channel, "frank", "!replace mal");
+		assert_null(strstr(last_to(f, channel, NULL),
+		    "frank takes over"));
+		assert_int_equal(table_seat_of(table_of(f, channel), "frank"),
+		    -1);
+		assert_true(table_seat_of(table_of(f, channel), "mal") >= 0);
+	}
+}
+
+/*
+ * The next lobby after a game plays the same game and options again,
+ * also after a restart: the store has the game that ended last.
+ */
+static void
+test_another_game_survives_restart(void **state)
+{
+	struct fx *f = *state;
+
+	seat_three(f, "#n", "sticheln");
+	say(f, "#n", "alice", "!option dm");
+	say(f, "#n", "bob", "!start");
+	play_out(f, "#n", 1);
+	assert_true(sent_since(f, 0, "#n", "Another game with the same "
+	    "options? !join and !start."));
+	fx_restart(f, 0);
+	say(f, "#n", "bob", "!join");
+	assert_string_equal(table_impl(table_of(f, "#n"))->name, "sticheln");
+	say(f, "#n", "bob", "!option");
+	assert_non_null(strstr(last_to(f, "#n", NULL), "Options: dm"));
+	/* Elsewhere, the channel's own game as before. */
+	say(f, "#m", "bob", "!join");
+	assert_string_equal(table_impl(table_of(f, "#m"))->name, "wizard");
+}
+
+/*
  * Computers never keep people from a table: a person who joins a full
  * lobby takes a computer's seat, and a lobby of computers alone is
  * closed by anyone.
@@ -2768,6 +2845,10 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_stats_after_games, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_given_up_survives_restart,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_another_game_survives_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replace_needs_owner_gone,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lobby_full_of_computers,

@@ -138,6 +138,7 @@ default_seats(const struct game *game, int computer_last,
 		    game->players, (size_t)seat));
 		seats[seat].computer = computer;
 		seats[seat].level = computer ? 2 : 0;
+		seats[seat].released = 0;
 	}
 }
 
@@ -251,6 +252,8 @@ check_seats(const json_t *got, const struct store_seat *want, int n)
 		    want[seat].computer);
 		assert_int_equal(json_integer_value(json_object_get(s,
 		    "level")), want[seat].level);
+		assert_int_equal(json_is_true(json_object_get(s, "released")),
+		    want[seat].released);
 	}
 }
 
@@ -291,7 +294,7 @@ test_open_close(void **unused)
 	raw_query(db, "PRAGMA journal_mode", buf, sizeof(buf));
 	assert_string_equal(buf, "wal");
 	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
-	assert_string_equal(buf, "4");
+	assert_string_equal(buf, "5");
 	raw_query(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM "
 	    "sqlite_schema WHERE type = 'table' ORDER BY name)", buf,
 	    sizeof(buf));
@@ -392,6 +395,7 @@ test_lobbies(void **unused)
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE lobbies;"
 	    " DROP TABLE outbox; ALTER TABLE games DROP COLUMN damaged;"
 	    " ALTER TABLE games DROP COLUMN deal_version;"
+	    " ALTER TABLE seats DROP COLUMN released;"
 	    " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	store = open_store(t.path);
@@ -401,7 +405,7 @@ test_lobbies(void **unused)
 	store_close(store);
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
-	assert_string_equal(buf, "4");
+	assert_string_equal(buf, "5");
 	raw_query(db, "SELECT count(*) FROM games WHERE channel = '#old'"
 	    " AND damaged IS NULL", buf,
 	    sizeof(buf));
@@ -485,7 +489,8 @@ test_deal_version(void **unused)
 	/* The store as it was before version 4. */
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "ALTER TABLE games DROP COLUMN"
-	    " deal_version; PRAGMA user_version = 3", NULL, NULL, NULL),
+	    " deal_version; ALTER TABLE seats DROP COLUMN released;"
+	    " PRAGMA user_version = 3", NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(db);
 
@@ -747,9 +752,14 @@ test_seat_change_persisted(void **unused)
 	id = store_replayed(store, &place, src, 5, NULL, 1, -1);
 	assert_true(id > 0);
 	default_seats(src, 1, seats);
-	/* A computer stands in for u1; someone new takes seat 2 over. */
+	/*
+	 * A computer stands in for u1, who gave the seat up (anyone may
+	 * take it over, and a restart must keep that); someone new takes
+	 * seat 2 over.
+	 */
 	seats[1].computer = 1;
 	seats[1].level = 3;
+	seats[1].released = 1;
 	seats[2].user_id = "@new:example.org";
 	seats[2].name = "newcomer";
 	seats[2].computer = 0;
@@ -844,6 +854,37 @@ test_running_ended_and_filters(void **unused)
 		}
 		collected_free(&c);
 	}
+	/*
+	 * The last game finished in a channel, which its next lobby plays
+	 * again: in #a game 0 (game 2 was abandoned, game 4 runs), in #b
+	 * game 3; none in #c, nor in #a of another network.
+	 */
+	for (int k = 0; k < 2; k++) {
+		char name[16];
+		json_t *options;
+		int g = k == 0 ? 0 : 3;
+
+		assert_int_equal(store_last_finished(store, "libera",
+		    games[g].channel, name, sizeof(name), &options), 1);
+		assert_string_equal(name, "wizard");
+		assert_int_equal(store_each_game(store, NULL, ids[g], 0,
+		    collect, &c), 0);
+		assert_int_equal(c.n, 1);
+		assert_true(json_equal(options, json_object_get(c.g[0].record,
+		    "options")));
+		json_decref(options);
+		collected_free(&c);
+	}
+	for (int k = 0; k < 2; k++) {
+		char name[16] = "";
+		json_t *options = json_true();   /* must become NULL */
+
+		assert_int_equal(store_last_finished(store, k == 0 ? "libera" :
+		    "oftc", k == 0 ? "#c" : "#a", name, sizeof(name),
+		    &options), 0);
+		assert_null(options);
+		assert_string_equal(name, "");
+	}
 	/* Running games, oldest first; a callback may stop the walk. */
 	assert_int_equal(store_each_running(store, collect, &c), 0);
 	assert_int_equal(c.n, 2);
@@ -930,9 +971,9 @@ test_top_lower_score_wins(void **unused)
 	for (int g = 0; g < 2; g++) {
 		struct game_setup setup = { .nseats = 3 };
 		struct store_seat seats[3] = {
-			{ g == 0 ? "@ann" : "@bob", "x", 0, 0 },
-			{ "@cy", "Cy", 0, 0 },
-			{ "@dee", "Dee", 0, 0 },
+			{ g == 0 ? "@ann" : "@bob", "x", 0, 0, 0 },
+			{ "@cy", "Cy", 0, 0, 0 },
+			{ "@dee", "Dee", 0, 0, 0 },
 		};
 		struct game *game = game_create(impl, &setup, NULL, NULL, 0);
 		int64_t id;
@@ -962,7 +1003,7 @@ test_stats_hand_made(void **unused)
 	static const char *const bob_ann_names[] = { "Bob", "Annie", "cpu" };
 	static const char *const eve_cy[] = { "@eve", "@cy", "" };
 	static const char *const eve_cy_names[] = { "Eve", "Cy", "cpu" };
-	const struct store_seat dan = { "@dan", "Dan", 0, 0 };
+	const struct store_seat dan = { "@dan", "Dan", 0, 0, 0 };
 	struct store *store = open_store(":memory:");
 	struct store_stats s, top[8];
 	int64_t id;
@@ -999,7 +1040,7 @@ test_stats_hand_made(void **unused)
 		assert_non_null(game);
 		for (int seat = 0; seat < setup.nseats; seat++)
 			seats[seat] = (struct store_seat){ seat == 0 ? "@ann" :
-			    "@zed", "x", 0, 0 };
+			    "@zed", "x", 0, 0, 0 };
 		id = store_game_begin(store, &place, game, 0, seats,
 		    setup.nseats);
 		assert_true(id > 0);
@@ -1066,7 +1107,7 @@ test_stats_random_wizard(void **unused)
 			struct store_stats *w = &want[u];
 
 			seats[seat] = (struct store_seat){ users[u], "n", 0,
-			    0 };
+			    0, 0 };
 			w->average = (w->average * w->played +
 			    s->total[seat]) / (w->played + 1);
 			w->played++;
@@ -1859,7 +1900,8 @@ test_read_only_open(void **unused)
 	/* An old schema is read by no one but `stichbot run`, which upgrades. */
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "ALTER TABLE games DROP COLUMN"
-	    " deal_version; PRAGMA user_version = 3", NULL, NULL, NULL),
+	    " deal_version; ALTER TABLE seats DROP COLUMN released;"
+	    " PRAGMA user_version = 3", NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(db);
 	err[0] = '\0';
