@@ -180,6 +180,15 @@ struct adapter_listener {
 	void (*private_lost)(void *data, struct adapter *adapter,
 	    const struct user *who);
 	/*
+	 * Optional (NULL: ignored): everyone in channel (the bot itself
+	 * excepted), as the adapter learnt them whole after joining it
+	 * (IRC: the end of the channel's WHO; Matrix: joined_members), so
+	 * that the core learns of comings and goings it could not see, as
+	 * across a restart or a reconnect.  members is borrowed for the call.
+	 */
+	void (*members)(void *data, struct adapter *adapter,
+	    const char *channel, const struct user *members, size_t n);
+	/*
 	 * Hands what the core queued for the adapters over now: for a
 	 * medium that runs no loop between the events it feeds the core
 	 * (the in-memory medium of tests).
@@ -253,6 +262,14 @@ adapter_private_lost(struct adapter *a, const struct user *who)
 {
 	if (a->listener != NULL && a->listener->private_lost != NULL)
 		a->listener->private_lost(a->listener_data, a, who);
+}
+
+static inline void
+adapter_members(struct adapter *a, const char *channel,
+    const struct user *members, size_t n)
+{
+	if (a->listener != NULL && a->listener->members != NULL)
+		a->listener->members(a->listener_data, a, channel, members, n);
 }
 
 static inline void

@@ -372,6 +372,67 @@ on_private_lost(void *data, struct adapter *adapter, const struct user *raw)
 	bot_leave(bot);
 }
 
+/* Whether the clean id of someone in members is user_id. */
+static int
+among(const struct user *members, size_t n, const char *user_id)
+{
+	char buf[512];
+	const char *id;
+
+	for (size_t i = 0; i < n; i++)
+		if (members[i].id != NULL && (id = user_id_clean(members[i].id,
+		    buf, sizeof(buf))) != NULL && strcmp(id, user_id) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Everyone in channel, as the adapter learnt them whole after joining it
+ * (a restart, a reconnect): comings and goings the bot could not see
+ * meanwhile count as if seen now.  An owner who is gone gets the grace
+ * time, then their seat may change hands; one marked gone who is here
+ * again is back.  Owners who are here and were not gone hear nothing.
+ */
+static void
+on_members(void *data, struct adapter *adapter, const char *channel,
+    const struct user *members, size_t n)
+{
+	struct bot *bot = data;
+	struct network *network = network_of(bot, adapter);
+	struct channel *where;
+	struct table *table;
+
+	if (network == NULL || channel == NULL ||
+	    (where = channel_get(network, channel, 0)) == NULL)
+		return;
+	bot_enter(bot);
+	/*
+	 * From the last seat down: someone gone from a lobby loses their
+	 * seat there, which moves only the seats after it.
+	 */
+	table = where->table;
+	for (int seat = table != NULL ? table_nseats(table) - 1 : -1;
+	    seat >= 0 && (table = where->table) != NULL; seat--) {
+		const struct seat *s;
+		int here;
+
+		if (seat >= table_nseats(table))
+			continue;
+		s = table_seat(table, seat);
+		if (s->computer || s->user_id[0] == '\0')
+			continue;
+		here = among(members, n, s->user_id);
+		if (here && s->away) {
+			struct user who = { .id = s->user_id, .name = s->name };
+
+			on_join_event(bot, adapter, channel, &who);
+		} else if (!here && !s->away) {
+			table_left_channel(table, seat, bot->grace);
+		}
+	}
+	bot_leave(bot);
+}
+
 static void
 on_flush(void *data)
 {
@@ -387,5 +448,6 @@ const struct adapter_listener bot_listener = {
 	.sent = on_sent,
 	.connected = on_connected,
 	.private_lost = on_private_lost,
+	.members = on_members,
 	.flush = on_flush,
 };

@@ -23,6 +23,11 @@
   4. kicked mid-game: the bot logs that it hears nothing there until it
      is back; a bid said meanwhile is lost, the turn timer moves for the
      player instead, and the table's lines come after the rejoin.
+  5. gone while the bot was down: bob quits while the bot is killed;
+     after the restart the channel's members tell it so, bob's seat gets
+     the grace time, a computer then plays it, and a newcomer may take it
+     over (before, the seat counted as bob's for the rest of the game);
+     ann and cy, who stayed, keep theirs.
 
 Exits 77 (skip) when ngircd is missing.  Standard library only.
 """
@@ -71,6 +76,7 @@ class World:
         self.bot = None
         self.bot_log = None
         self.clients = {}
+        self.grace = 600
 
     def start_bot(self, channels, **net):
         path = self.write_config(channels, **net)
@@ -83,7 +89,8 @@ class World:
         """Writes the bot's configuration; net changes its network."""
         config = {
             "store": os.path.join(self.dir, "stichbot.db"),
-            "log_level": os.environ.get("IRC_TEST_LOG", "info"), "grace": 600,
+            "log_level": os.environ.get("IRC_TEST_LOG", "info"),
+            "grace": self.grace,
             "user_flood": {"interval_ms": 0},
             "computer": {"level": "easy", "delay_ms": 200},
             "networks": [{
@@ -336,6 +343,44 @@ def kicked(world):
           "the turn timer moved for %s" % bidder)
 
 
+def gone_while_down(world):
+    """Someone who quits while the bot is down is found gone once it is
+    back in the channel: grace, then a computer, then anyone may take the
+    seat over; the people who stayed keep theirs."""
+    world.grace = 2
+    chans = [{"name": "#t", "game": "wizard", "options": ["rounds=3"]}]
+    ann, _ = game_started(world, chans)
+    world.bot.kill()
+    world.bot.wait(10)
+    bob = world.clients.pop("bob")
+    bob.send("QUIT :gone")
+    ann.wait(lambda l: l.startswith(":bob!") and " QUIT " in l, 20)
+    bob.close()
+    mark = len(ann.lines)
+    world.start_bot(chans)
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in ann.lines[mark:]), 20,
+               "the bot back in #t")
+    said = []
+
+    def told(text):
+        said[:] = [irc_util.plain(p[-1]) for n, c, p in
+                   map(irc_util.split_line, ann.lines[mark:])
+                   if n == BOT and c == "PRIVMSG" and p[0] == "#t"]
+        return any(text in t for t in said)
+    world.wait(lambda: told("bob is gone; a computer plays their seat"), 30,
+               "a computer for bob")
+    mal = world.client("mal", "mal")
+    mal.send("PRIVMSG #t :!replace bob")
+    world.wait(lambda: told("mal takes over the seat of bob."), 20,
+               "mal in bob's seat")
+    check(not any("ann left" in t or "cy left" in t or "ann is gone" in t or
+                  "cy is gone" in t for t in said),
+          "someone who stayed lost their seat: %r" % said)
+    print("ok - bob, who quit while the bot was down, was found gone after "
+          "the restart; mal took his seat over")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -348,8 +393,9 @@ def main():
         Failure("the test ran out of time")))
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(
         Failure("stopped by SIGTERM")))
-    signal.alarm(170)
-    for scenario in (rename_at_deal, restart_pace, reload_edges, kicked):
+    signal.alarm(230)
+    for scenario in (rename_at_deal, restart_pace, reload_edges, kicked,
+                     gone_while_down):
         tmp = tempfile.mkdtemp(prefix="irc-edges-")
         os.chmod(tmp, 0o755)
         world = World(tmp, stichbot)

@@ -140,6 +140,20 @@ harness_connected(void *data, struct adapter *adapter, int up)
 }
 
 static void
+harness_members(void *data, struct adapter *adapter, const char *channel,
+    const struct user *members, size_t n)
+{
+	json_t *users = json_array();
+
+	(void)data;
+	(void)adapter;
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(users, user_json(&members[i]));
+	emit(json_pack("{s:s, s:s, s:o}", "event", "members", "channel",
+	    channel, "users", users));
+}
+
+static void
 harness_flush(void *data)
 {
 	(void)data;
@@ -153,6 +167,7 @@ static const struct adapter_listener harness_listener = {
 	.rename = harness_rename,
 	.sent = harness_sent,
 	.connected = harness_connected,
+	.members = harness_members,
 	.flush = harness_flush,
 };
 

@@ -206,6 +206,19 @@ def test_ngircd():
             h.event("join", channel="#game")
         check("connect, join, join events with identities", join_and_identity)
 
+        def members_on_join():
+            # People already in a channel the bot joins (as after a
+            # restart) are told whole once the channel's WHO has ended.
+            for c in (alice, bob):
+                c.send("JOIN #pre")
+                c.wait(lambda l: " 366 " in l and "#pre" in l)
+            h.send({"join": "#pre"})
+            ev = h.event("members", channel="#pre", timeout=20)
+            ids = sorted(u["id"] for u in ev["users"])
+            assert ids == ["alice!~alice@127.0.0.1",
+                           "bob!~bob@127.0.0.1"], ev
+        check("members told whole after joining", members_on_join)
+
         def messages_in():
             alice.send("PRIVMSG #game :\x02!bid\x02 \x03043")
             ev = h.event("message", channel="#game")

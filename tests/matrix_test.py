@@ -923,6 +923,10 @@ def test_joined_room_history(ctx):
     alice.say(room, "!old one")
     bob.say(room, "!old two")
     h = joined_harness(ctx, "#hist:localhost", room)
+    # Who was there before the bot joined is told whole (joined_members).
+    m = h.wait(lambda e: e["event"] == "members", 20, "the room's members")
+    assert m["channel"] == "#hist:localhost", m
+    assert sorted(u["id"] for u in m["users"]) == sorted([ALICE, BOB]), m
     alice.say(room, "!new")
     h.wait_message("!new")
     time.sleep(0.3)

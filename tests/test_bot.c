@@ -2528,6 +2528,75 @@ test_given_up_survives_restart(void **state)
 }
 
 /*
+ * What the adapter finds in a channel after joining it (a restart, a
+ * reconnect) counts as the comings and goings the bot could not see: an
+ * owner gone meanwhile gets the grace time, then their seat may change
+ * hands; one who came back meanwhile is here again.
+ */
+static void
+test_members_after_restart(void **state)
+{
+	struct fx *f = *state;
+	const struct user here[] = {
+		{ .id = "alice", .name = "alice" },
+		{ .id = "carol", .name = "carol" },
+		{ .id = "mal", .name = "mal" },
+	};
+	struct user carol = { .id = "carol", .name = "carol" };
+	struct table *table;
+
+	seat_three(f, "#g", "wizard");
+	say(f, "#g", "alice", "!start");
+	/* bob leaves while the bot is down: after the restart, nobody knows. */
+	fx_restart(f, 0);
+	assert_int_equal(bot_restore(f->bot), 1);
+	adapter_flush(f->adapter);
+	table = table_of(f, "#g");
+	loop_advance(f->loop, 61 * 1000);
+	say(f, "#g", "mal", "!replace bob");
+	assert_int_equal(table_seat_of(table, "mal"), -1);
+	/* The channel's members say so: bob gets the grace time, then mal may. */
+	adapter_members(f->adapter, "#g", here, 3);
+	adapter_flush(f->adapter);
+	say(f, "#g", "mal", "!replace bob");
+	assert_int_equal(table_seat_of(table, "mal"), -1);
+	loop_advance(f->loop, 61 * 1000);
+	assert_true(table_seat(table, table_seat_of(table, "bob"))->standin);
+	say(f, "#g", "mal", "!replace bob");
+	assert_non_null(strstr(last_to(f, "#g", NULL),
+	    "mal takes over the seat of bob."));
+	/* Nobody else was touched: alice and carol play their own seats. */
+	assert_false(table_seat(table, table_seat_of(table, "alice"))->standin);
+	assert_false(table_seat(table, table_seat_of(table, "carol"))->away);
+
+	/* carol leaves and comes back while the bot is cut off. */
+	adapter_leave(f->adapter, "#g", &carol);
+	adapter_flush(f->adapter);
+	assert_true(table_seat(table, table_seat_of(table, "carol"))->away);
+	adapter_members(f->adapter, "#g", here, 3);
+	adapter_flush(f->adapter);
+	assert_false(table_seat(table, table_seat_of(table, "carol"))->away);
+	loop_advance(f->loop, 61 * 1000);
+	say(f, "#g", "erin", "!replace carol");
+	assert_int_equal(table_seat_of(table, "erin"), -1);
+	assert_true(table_seat_of(table, "carol") >= 0);
+	say(f, "#g", "alice", "!stop");
+	say(f, "#g", "carol", "!stop");
+	assert_null(table_of(f, "#g"));
+
+	/* A lobby seat of someone gone meanwhile is freed, as on a part. */
+	seat_three(f, "#h", "wizard");
+	fx_restart(f, 1);
+	assert_int_equal(bot_restore(f->bot), 0);
+	adapter_flush(f->adapter);
+	assert_int_equal(table_nseats(table_of(f, "#h")), 3);
+	adapter_members(f->adapter, "#h", here, 3);
+	adapter_flush(f->adapter);
+	assert_int_equal(table_nseats(table_of(f, "#h")), 2);
+	assert_int_equal(table_seat_of(table_of(f, "#h"), "bob"), -1);
+}
+
+/*
  * The next lobby after a game plays the same game and options again,
  * also after a restart: the store has the game that ended last.
  */
@@ -2849,6 +2918,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_another_game_survives_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_members_after_restart,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replace_needs_owner_gone,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lobby_full_of_computers,

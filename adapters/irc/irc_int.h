@@ -292,6 +292,8 @@ int irc_user_id(const struct irc_user *u, char *out, size_t outlen);
 int irc_user_struct(const struct irc *irc, const struct irc_user *u,
     char *id, size_t idlen, char *mask, size_t masklen, struct user *out);
 /* Tells the core when u's id (old, NULL: none) or name changed. */
+/* Tells the core everyone in c (its WHO has ended). */
+void irc_notify_members(struct irc *irc, const struct irc_chan *c);
 void irc_notify_rename(struct irc *irc, const struct irc_user *u,
     const char *old, int renamed);
 /* Learns user@host and (account not NULL) the account of u. */

@@ -140,6 +140,48 @@ irc_notify_rename(struct irc *irc, const struct irc_user *u, const char *old,
 }
 
 /*
+ * Tells the core who is in c, once its WHO told every member's user@host
+ * and account: the ids are then the ones their messages carry.  A list
+ * with a member whose id may still change (the server tells accounts,
+ * but not this member's) is not told at all: someone who is here must
+ * never be counted gone, which would let their seat change hands.
+ */
+void
+irc_notify_members(struct irc *irc, const struct irc_chan *c)
+{
+	int accounts = irc->is.whox || (irc->caps & (CAP_EXTENDED_JOIN |
+	    CAP_ACCOUNT_NOTIFY | CAP_ACCOUNT_TAG));
+	struct user *users;
+	char (*ids)[512], (*masks)[512];
+	size_t n = 0;
+
+	if (!irc_alive(irc) || !c->joined)
+		return;
+	users = xcalloc((size_t)c->nmembers + 1, sizeof(*users));
+	ids = xcalloc((size_t)c->nmembers + 1, sizeof(*ids));
+	masks = xcalloc((size_t)c->nmembers + 1, sizeof(*masks));
+	for (int i = 0; i < c->nmembers; i++) {
+		const struct irc_user *u = c->members[i];
+
+		if ((accounts && !u->account_known) ||
+		    irc_user_struct(irc, u, ids[n], sizeof(ids[n]), masks[n],
+		    sizeof(masks[n]), &users[n]) != 0) {
+			log_debug("irc %s: %s's identity in %s is not known "
+			    "yet: its members are not told", irc->network,
+			    u->nick, c->name);
+			n = 0;
+			break;
+		}
+		n++;
+	}
+	if (n > 0 || c->nmembers == 0)
+		adapter_members(irc->adapter, c->name, users, n);
+	free(masks);
+	free(ids);
+	free(users);
+}
+
+/*
  * Learns user@host (from a prefix or a WHO reply) and, when account is not
  * NULL, the account ("*" and "0": none) of u; tells the core if its id
  * changed.

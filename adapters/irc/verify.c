@@ -288,6 +288,8 @@ irc_verify_end(struct irc *irc, const char *mask)
 	 */
 	if (c != NULL && c->who_at != 0) {
 		c->who_at = 0;
+		/* Who came and went while we were not in the channel. */
+		irc_notify_members(irc, c);
 		for (int i = 0; i < irc->nverifies;) {
 			v = &irc->verifies[i];
 			u = irc_user_find(irc, v->nick);

@@ -117,6 +117,41 @@ mx_room_joined_count(const struct mx_room *room)
 	return n;
 }
 
+/*
+ * Tells the core everyone joined to a game room, once joined_members
+ * filled in what /sync had not said: comings and goings while the bot
+ * was away (a restart) count then.  /sync's word, newer, stands.
+ */
+static void
+tell_members(struct matrix *m, const struct mx_room *room)
+{
+	const struct mx_join *j = mx_channel_of_room(m, room->id);
+	struct user *users;
+	char **names;
+	size_t n = 0;
+
+	if (j == NULL)
+		return;
+	users = xcalloc((size_t)room->npeople + 1, sizeof(*users));
+	names = xcalloc((size_t)room->npeople + 1, sizeof(*names));
+	for (int i = 0; i < room->npeople; i++) {
+		const struct mx_person *p = &room->people[i];
+
+		if (p->state != MX_JOINED ||
+		    strcmp(p->user_id, m->cfg.user_id) == 0)
+			continue;
+		names[n] = mx_person_label(room, p->user_id);
+		users[n].id = p->user_id;
+		users[n].name = names[n];
+		n++;
+	}
+	adapter_members(m->adapter, j->name, users, n);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(users);
+}
+
 static void
 on_members(const struct mx_response *res, void *arg)
 {
@@ -158,6 +193,7 @@ on_members(const struct mx_response *res, void *arg)
 	}
 	log_debug("matrix %s: %d members of %s learnt from joined_members",
 	    mx_net(m), n, room->id);
+	tell_members(m, room);
 }
 
 /*
