@@ -35,6 +35,7 @@ struct store_seat {
 	int level;               /* the computer's level (enum ai_level) */
 	/* 1: the owner gave the seat up; anyone may take it over. */
 	int released;
+	int stop_vote;           /* 1: its holder voted to stop the game */
 };
 
 /*
@@ -121,7 +122,7 @@ struct store_game {
 	int deal_version;
 	int finished;            /* 1 finished, 0 running, -1 abandoned */
 	const json_t *record;    /* RECORD.md, borrowed for the call */
-	/* [{user_id, name, computer, level, released}], borrowed */
+	/* [{user_id, name, computer, level, released, stop_vote}], borrowed */
 	const json_t *seats;
 };
 

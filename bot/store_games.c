@@ -49,7 +49,7 @@ insert_json(struct store *store, enum stmt_id id_stmt, int64_t id, int index,
 	return rc;
 }
 
-/* Binds a seat's holder to the seven parameters both seat statements take. */
+/* Binds a seat's holder to the eight parameters both seat statements take. */
 static sqlite3_stmt *
 bind_seat(sqlite3_stmt *st, int64_t id, int seat,
     const struct store_seat *holder)
@@ -61,6 +61,7 @@ bind_seat(sqlite3_stmt *st, int64_t id, int seat,
 	sqlite3_bind_int(st, 5, holder->computer != 0);
 	sqlite3_bind_int(st, 6, holder->level);
 	sqlite3_bind_int(st, 7, holder->released != 0);
+	sqlite3_bind_int(st, 8, holder->stop_vote != 0);
 	return st;
 }
 
@@ -437,12 +438,13 @@ load_seats(struct store *store, int64_t id, json_t *seats)
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		json_array_append_new(seats, json_pack(
-		    "{s:s, s:s, s:b, s:i, s:b}",
+		    "{s:s, s:s, s:b, s:i, s:b, s:b}",
 		    "user_id", db_column_text(st, 1),
 		    "name", db_column_text(st, 2),
 		    "computer", sqlite3_column_int(st, 3),
 		    "level", sqlite3_column_int(st, 4),
-		    "released", sqlite3_column_int(st, 5)));
+		    "released", sqlite3_column_int(st, 5),
+		    "stop_vote", sqlite3_column_int(st, 6)));
 	db_done(st);
 	return rc == SQLITE_DONE ? 0 : db_fail(store, "cannot read seats");
 }

@@ -59,6 +59,8 @@
  *             admin gave it to a computer: the channel was told that
  *             anyone may take it over (replace), and a restart must not
  *             take that back.  0 for every seat stored before.
+ *   seats.stop_vote  1 when the seat's holder voted to stop the game:
+ *             the channel was told the count of votes.
  */
 static const char *const migrations[STORE_VERSION] = {
 	"CREATE TABLE games ("
@@ -135,7 +137,9 @@ static const char *const migrations[STORE_VERSION] = {
 	("ALTER TABLE games ADD COLUMN deal_version INTEGER NOT NULL"
 	"  DEFAULT 1;"),
 	("ALTER TABLE seats ADD COLUMN released INTEGER NOT NULL DEFAULT 0"
-	"  CHECK (released IN (0, 1));"),
+	"  CHECK (released IN (0, 1));"
+	"ALTER TABLE seats ADD COLUMN stop_vote INTEGER NOT NULL DEFAULT 0"
+	"  CHECK (stop_vote IN (0, 1));"),
 };
 
 static const char *const stmt_sql[STMT_COUNT] = {
@@ -160,12 +164,15 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	    " ended = datetime('now') WHERE id = ?1 AND finished = 0",
 	[STMT_SEAT_INSERT] =
 	    "INSERT INTO seats (game_id, seat, user_id, name, computer,"
-	    " level, released) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	    " level, released, stop_vote)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[STMT_SEAT_UPDATE] =
 	    "UPDATE seats SET user_id = ?3, name = ?4, computer = ?5,"
-	    " level = ?6, released = ?7 WHERE game_id = ?1 AND seat = ?2",
+	    " level = ?6, released = ?7, stop_vote = ?8"
+	    " WHERE game_id = ?1 AND seat = ?2",
 	[STMT_SEATS_SELECT] =
-	    "SELECT seat, user_id, name, computer, level, released FROM seats"
+	    "SELECT seat, user_id, name, computer, level, released, stop_vote"
+	    " FROM seats"
 	    " WHERE game_id = ?1 ORDER BY seat",
 	/* The game's state and the index the next deal must have. */
 	[STMT_DEAL_NEXT] =

@@ -87,6 +87,7 @@ table_restore(struct channel *channel, const struct store_game *stored,
 		/* Given up before the restart: still anyone's to take. */
 		s->released = s->standin && json_is_true(json_object_get(seat,
 		    "released"));
+		s->stop_vote = json_is_true(json_object_get(seat, "stop_vote"));
 		if (i + 1 >= GAME_MAX_SEATS)
 			break;
 	}

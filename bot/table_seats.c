@@ -219,6 +219,7 @@ seat_store(const struct seat *seat, struct store_seat *out)
 	out->computer = seat->computer || seat->standin;
 	out->level = seat->level;
 	out->released = seat->standin && seat->released;
+	out->stop_vote = seat->stop_vote;
 }
 
 int
@@ -447,6 +448,8 @@ table_take_over(struct table *table, int seat, const struct user *user,
 	s->computer = s->standin = 0;
 	s->missed = 0;
 	s->away = s->released = 0;
+	/* The vote was the former holder's. */
+	s->stop_vote = 0;
 	s->grace_until = 0;
 	table_seat_changed(table, seat);
 	table_send_hand(table, seat, 0);
@@ -550,7 +553,11 @@ table_vote_stop(struct table *table, int seat, struct text *out)
 {
 	int votes = 0, humans = 0;
 
-	table->seats[seat].stop_vote = 1;
+	/* Stored before the count is said: a restart keeps the vote. */
+	if (!table->seats[seat].stop_vote) {
+		table->seats[seat].stop_vote = 1;
+		table_seat_changed(table, seat);
+	}
 	for (int i = 0; i < table->nseats; i++) {
 		if (table->seats[i].computer || table->seats[i].standin)
 			continue;

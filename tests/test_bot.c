@@ -2597,6 +2597,39 @@ test_members_after_restart(void **state)
 }
 
 /*
+ * A vote to stop, counted aloud, still counts after a restart; a seat
+ * that changes hands leaves its vote with the one who cast it.
+ */
+static void
+test_stop_vote_survives_restart(void **state)
+{
+	struct fx *f = *state;
+
+	seat_three(f, "#v", "wizard");
+	say(f, "#v", "dave", "!join");
+	say(f, "#v", "alice", "!start");
+	say(f, "#v", "alice", "!stop");
+	assert_non_null(strstr(last_to(f, "#v", NULL),
+	    "alice votes to stop the game (1 of 3 votes needed"));
+	/* carol gives her seat up and votes no more; erin takes it over. */
+	say(f, "#v", "carol", "!stop");
+	assert_non_null(strstr(last_to(f, "#v", NULL), "(2 of 3 votes"));
+	say(f, "#v", "carol", "!leave");
+	say(f, "#v", "erin", "!replace carol");
+	assert_non_null(strstr(last_to(f, "#v", NULL),
+	    "erin takes over the seat of carol."));
+	fx_restart(f, 0);
+	assert_int_equal(bot_restore(f->bot), 1);
+	adapter_flush(f->adapter);
+	say(f, "#v", "bob", "!stop");
+	assert_non_null(strstr(last_to(f, "#v", NULL),
+	    "bob votes to stop the game (2 of 3 votes needed"));
+	say(f, "#v", "erin", "!stop");
+	assert_null(table_of(f, "#v"));
+	assert_true(sent_since(f, 0, "#v", "The game is stopped"));
+}
+
+/*
  * The next lobby after a game plays the same game and options again,
  * also after a restart: the store has the game that ended last.
  */
@@ -2919,6 +2952,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 		    test_another_game_survives_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_members_after_restart,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_vote_survives_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replace_needs_owner_gone,
 		    setup, teardown),

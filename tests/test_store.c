@@ -139,6 +139,7 @@ default_seats(const struct game *game, int computer_last,
 		seats[seat].computer = computer;
 		seats[seat].level = computer ? 2 : 0;
 		seats[seat].released = 0;
+		seats[seat].stop_vote = 0;
 	}
 }
 
@@ -254,6 +255,8 @@ check_seats(const json_t *got, const struct store_seat *want, int n)
 		    "level")), want[seat].level);
 		assert_int_equal(json_is_true(json_object_get(s, "released")),
 		    want[seat].released);
+		assert_int_equal(json_is_true(json_object_get(s, "stop_vote")),
+		    want[seat].stop_vote);
 	}
 }
 
@@ -396,6 +399,7 @@ test_lobbies(void **unused)
 	    " DROP TABLE outbox; ALTER TABLE games DROP COLUMN damaged;"
 	    " ALTER TABLE games DROP COLUMN deal_version;"
 	    " ALTER TABLE seats DROP COLUMN released;"
+	    " ALTER TABLE seats DROP COLUMN stop_vote;"
 	    " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	store = open_store(t.path);
@@ -490,6 +494,7 @@ test_deal_version(void **unused)
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "ALTER TABLE games DROP COLUMN"
 	    " deal_version; ALTER TABLE seats DROP COLUMN released;"
+	    " ALTER TABLE seats DROP COLUMN stop_vote;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(db);
@@ -760,10 +765,13 @@ test_seat_change_persisted(void **unused)
 	seats[1].computer = 1;
 	seats[1].level = 3;
 	seats[1].released = 1;
+	seats[0].stop_vote = 1;
 	seats[2].user_id = "@new:example.org";
 	seats[2].name = "newcomer";
 	seats[2].computer = 0;
 	seats[2].level = 0;
+	/* u0 voted to stop: the count said must hold after a restart. */
+	assert_int_equal(store_seat(store, id, 0, &seats[0]), 0);
 	assert_int_equal(store_seat(store, id, 1, &seats[1]), 0);
 	assert_int_equal(store_seat(store, id, 2, &seats[2]), 0);
 	assert_int_equal(store_seat(store, id, 3, &seats[2]), -1);
@@ -971,9 +979,9 @@ test_top_lower_score_wins(void **unused)
 	for (int g = 0; g < 2; g++) {
 		struct game_setup setup = { .nseats = 3 };
 		struct store_seat seats[3] = {
-			{ g == 0 ? "@ann" : "@bob", "x", 0, 0, 0 },
-			{ "@cy", "Cy", 0, 0, 0 },
-			{ "@dee", "Dee", 0, 0, 0 },
+			{ g == 0 ? "@ann" : "@bob", "x", 0, 0, 0, 0 },
+			{ "@cy", "Cy", 0, 0, 0, 0 },
+			{ "@dee", "Dee", 0, 0, 0, 0 },
 		};
 		struct game *game = game_create(impl, &setup, NULL, NULL, 0);
 		int64_t id;
@@ -1003,7 +1011,7 @@ test_stats_hand_made(void **unused)
 	static const char *const bob_ann_names[] = { "Bob", "Annie", "cpu" };
 	static const char *const eve_cy[] = { "@eve", "@cy", "" };
 	static const char *const eve_cy_names[] = { "Eve", "Cy", "cpu" };
-	const struct store_seat dan = { "@dan", "Dan", 0, 0, 0 };
+	const struct store_seat dan = { "@dan", "Dan", 0, 0, 0, 0 };
 	struct store *store = open_store(":memory:");
 	struct store_stats s, top[8];
 	int64_t id;
@@ -1040,7 +1048,7 @@ test_stats_hand_made(void **unused)
 		assert_non_null(game);
 		for (int seat = 0; seat < setup.nseats; seat++)
 			seats[seat] = (struct store_seat){ seat == 0 ? "@ann" :
-			    "@zed", "x", 0, 0, 0 };
+			    "@zed", "x", 0, 0, 0, 0 };
 		id = store_game_begin(store, &place, game, 0, seats,
 		    setup.nseats);
 		assert_true(id > 0);
@@ -1107,7 +1115,7 @@ test_stats_random_wizard(void **unused)
 			struct store_stats *w = &want[u];
 
 			seats[seat] = (struct store_seat){ users[u], "n", 0,
-			    0, 0 };
+			    0, 0, 0 };
 			w->average = (w->average * w->played +
 			    s->total[seat]) / (w->played + 1);
 			w->played++;
@@ -1901,6 +1909,7 @@ test_read_only_open(void **unused)
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "ALTER TABLE games DROP COLUMN"
 	    " deal_version; ALTER TABLE seats DROP COLUMN released;"
+	    " ALTER TABLE seats DROP COLUMN stop_vote;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(db);
