@@ -928,10 +928,9 @@ begin_wizard(struct store *store, const char *const users[3],
 	game = game_create(&wizard_game, &setup, NULL, NULL, 0);
 	assert_non_null(game);
 	for (int i = 0; i < 3; i++) {
-		seats[i].user_id = users[i];
-		seats[i].name = names[i];
-		seats[i].computer = users[i][0] == '\0';
-		seats[i].level = 1;
+		seats[i] = (struct store_seat){ .user_id = users[i],
+		    .name = names[i], .computer = users[i][0] == '\0',
+		    .level = 1 };
 	}
 	id = store_game_begin(store, &place, game, 0, seats, 3);
 	assert_true(id > 0);
