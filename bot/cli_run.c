@@ -211,10 +211,25 @@ admin_reload(void *arg, char *err, size_t errlen)
 #define DRAIN_STEP_MS 50
 
 static void
+on_stopped(struct loop *loop, uint64_t id, void *arg)
+{
+	(void)id;
+	(void)arg;
+	loop_stop(loop);
+}
+
+static void
 stop_now(struct run *run)
 {
 	bot_stop(run->bot, GOODBYE);
-	loop_stop(run->loop);
+	/*
+	 * The loop ends after the timers already due: an adapter reports
+	 * the lines its stop confirmed from a zero-delay timer of its own
+	 * (never from inside bot_stop()), and those reports must reach the
+	 * store before it closes.  Timers due together run in the order
+	 * they were set.
+	 */
+	loop_timer(run->loop, 0, on_stopped, run);
 }
 
 /* The goodbyes leave at the pace of each network; then the adapters go. */

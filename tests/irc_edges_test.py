@@ -28,6 +28,12 @@
      the grace time, a computer then plays it, and a newcomer may take it
      over (before, the seat counted as bob's for the rest of the game);
      ann and cy, who stayed, keep theirs.
+  6. a clean stop repeats nothing: with a slow flood allowance (3 lines,
+     then one per 700 ms), SIGTERM just after a move that ends a round
+     (the score sheet and the next deal, about ten lines); every line the
+     channel and ann saw before the goodbye is said once, not again after
+     the restart (before, the last lines were never confirmed by a PONG
+     and the whole block came again).
 
 Exits 77 (skip) when ngircd is missing.  Standard library only.
 """
@@ -381,6 +387,71 @@ def gone_while_down(world):
           "the restart; mal took his seat over")
 
 
+def clean_stop_repeats_nothing(world):
+    """SIGTERM while the lines of a round's end leave at a slow pace: the
+    stop confirms what the server got, and the restart says none of it
+    again."""
+    chans = [{"name": "#t", "game": "wizard", "options": ["rounds=2"]}]
+    slow = {"flood": {"burst": 3, "interval_ms": 700}}
+    ann = world.client("ann", "ann")
+    world.start_bot(chans, **slow)
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in ann.lines), 20, "the bot in #t")
+    for command in ("!join", "!addbot", "!addbot"):
+        mark = channel_lines(ann, "#t")
+        ann.send("PRIVMSG #t :" + command)
+        world.wait(lambda: channel_lines(ann, "#t") > mark, 20, command)
+
+    def asked(what):
+        """Whether the bot asked ann to bid or play, in #t or to her."""
+        return any(("ann to " + what) in t or ("to " + what) in t and
+                   "your hand" in t for t in
+                   [irc_util.plain(p[-1]) for n, c, p in
+                    map(irc_util.split_line, ann.lines)
+                    if n == BOT and c in ("PRIVMSG", "NOTICE")])
+    ann.send("PRIVMSG #t :!start")
+    world.wait(lambda: asked("bid"), 30, "ann's bid")
+    ann.send("PRIVMSG #t :!bid 0")
+    world.wait(lambda: asked("play"), 30, "ann's turn")
+    hand = [t for t in bot_private(ann) if "your hand:" in t][-1]
+    card = hand.split("your hand:")[1].split()[0]
+    # Everything before the stop is sent: the play ends round 1.
+    mark = len(ann.lines)
+    ann.send("PRIVMSG #t :!play " + card)
+    world.wait(lambda: any("Round 1 is over" in irc_util.plain(l)
+                           for l in ann.lines[mark:]), 20, "the round's end")
+    world.pump(0.15)
+    world.bot.terminate()
+    check(world.bot.wait(30) == 0, "the bot did not stop cleanly")
+    world.start_bot(chans, **slow)
+    world.wait(lambda: "The game resumes where it stopped" in
+               " ".join(irc_util.plain(l) for l in ann.lines[mark:]), 30,
+               "the game resumed")
+    # Lines a slow pace holds back would come before the resume line.
+    world.pump(2)
+    # Before and after the bot's QUIT.  (The goodbye may not be among
+    # them: at this pace it waits behind the round's lines for longer
+    # than a stop waits.)
+    parts = ([], [])
+    for n, c, p in map(irc_util.split_line, ann.lines[mark:]):
+        if n == BOT and c == "QUIT":
+            check(not parts[1], "the bot quit twice")
+            parts = (parts[0], [None])
+        elif n == BOT and c in ("PRIVMSG", "NOTICE"):
+            (parts[1] or parts[0]).append((p[0], irc_util.plain(p[-1])))
+    before, after = parts[0], parts[1][1:]
+    check(len(before) >= 8, "the round's end before the stop: %r" % before)
+    check(any("resumes" in t for _, t in after), "no resume: %r" % after)
+    # The resume reminds whoever must move of their hand, on purpose.
+    resumed = [i for i, (_, t) in enumerate(after) if "resumes" in t][0]
+    after = [x for i, x in enumerate(after) if i < resumed or
+             not (x[0] == "ann" and "your hand" in x[1])]
+    again = [x for x in before if x in after]
+    check(not again, "said again after the restart: %r" % again)
+    print("ok - a clean stop with %d lines just sent at 700 ms a line: none "
+          "said again after the restart" % len(before))
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -393,9 +464,9 @@ def main():
         Failure("the test ran out of time")))
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(
         Failure("stopped by SIGTERM")))
-    signal.alarm(230)
+    signal.alarm(290)
     for scenario in (rename_at_deal, restart_pace, reload_edges, kicked,
-                     gone_while_down):
+                     gone_while_down, clean_stop_repeats_nothing):
         tmp = tempfile.mkdtemp(prefix="irc-edges-")
         os.chmod(tmp, 0o755)
         world = World(tmp, stichbot)

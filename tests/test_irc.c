@@ -1117,6 +1117,60 @@ test_queue_ping(void **state)
 	loop_destroy(loop);
 }
 
+/*
+ * A clean stop: the lines in flight get a PING at once, outside the
+ * bucket and past an outstanding PING, and its PONG confirms them all
+ * (before, the stop closed the connection with them unconfirmed, and the
+ * next start said them again).
+ */
+static void
+test_queue_ping_last(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue_ops ops = { record_send, record_gate, record_done,
+		record_send, &s };
+	struct irc_queue *q;
+	const char *one[1] = { "PRIVMSG #t :a" };
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.loop = loop;
+	q = irc_queue_create(loop, 2, 1000, &ops);
+	irc_queue_run(q, 1);
+	/* Nothing in flight: no PING is needed. */
+	assert_int_equal(irc_queue_ping_last(q), 0);
+	assert_int_equal(s.n, 0);
+	/* Two lines take the bucket; the event's PING waits for a token. */
+	for (uint64_t id = 1; id <= 3; id++)
+		irc_queue_push_message(q, "#t", NULL, 0, id, one, 1);
+	loop_advance(loop, 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(irc_queue_ping_since(q), 0);
+	assert_int_equal(irc_queue_ping_last(q), 1);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.lines[2], "PING :" IRC_PING_PREFIX "1");
+	/* Already followed by a PING: none more. */
+	assert_int_equal(irc_queue_ping_last(q), 1);
+	assert_int_equal(s.n, 3);
+	/* The third line leaves; the stop's PING follows it too. */
+	loop_advance(loop, 1000);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(irc_queue_ping_last(q), 1);
+	assert_int_equal(s.n, 5);
+	assert_string_equal(s.lines[4], "PING :" IRC_PING_PREFIX "2");
+	/* The older PONG is not the one awaited; the newer confirms all. */
+	assert_int_equal(irc_queue_pong(q, IRC_PING_PREFIX "1"), 0);
+	assert_int_equal(s.ndone, 0);
+	assert_int_equal(irc_queue_pong(q, IRC_PING_PREFIX "2"), 1);
+	assert_int_equal(s.ndone, 3);
+	assert_true(s.done[0] == 1 && s.done[1] == 2 && s.done[2] == 3);
+	assert_int_equal(irc_queue_depth(q), 0);
+	assert_int_equal(irc_queue_ping_last(q), 0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
 /* Queues a gated private line to a nick. */
 static void
 push_private(struct irc_queue *q, const char *line)
@@ -1814,6 +1868,7 @@ main(void)
 		cmocka_unit_test(test_queue_inflight_to),
 		cmocka_unit_test(test_queue_background),
 		cmocka_unit_test(test_queue_ping),
+		cmocka_unit_test(test_queue_ping_last),
 		cmocka_unit_test(test_queue_busy),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_sasl_plain),

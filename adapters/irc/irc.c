@@ -83,6 +83,8 @@
 
 /* How long stop() may wait for queued lines to leave before QUIT. */
 #define STOP_FLUSH_MS 2000
+/* How long a stop waits for the PONG that confirms the last lines. */
+#define STOP_CONFIRM_MS 2000
 
 static void irc_free(struct irc *irc);
 
@@ -240,12 +242,23 @@ irc_stop(struct adapter *adapter, const char *goodbye)
 		}
 		if (strlen(g) > 300)
 			g[irc_utf8_cut(g, 300)] = '\0';
+		/*
+		 * A PING follows what is still unconfirmed, then the QUIT;
+		 * its PONG confirms those lines, so that the next start does
+		 * not say them again.  Without a PONG in time they stay
+		 * unconfirmed and are said again: repeated, never lost.
+		 */
+		if (!irc->in_session && irc->queue != NULL &&
+		    irc->session != NULL)
+			(void)irc_queue_ping_last(irc->queue);
 		/* Draining may have lost the connection (and the session). */
 		if (irc->session != NULL)
 			irc_send_raw(irc->session, "QUIT :%s", g);
 		free(g);
-		if (!irc->in_session)
+		if (!irc->in_session) {
 			irc_relay_drain(irc, 1000);
+			irc_relay_await_sent(irc, STOP_CONFIRM_MS);
+		}
 	}
 	irc->phase = PHASE_STOPPED;
 	loop_cancel(irc->loop, irc->reconnect_timer);

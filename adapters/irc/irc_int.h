@@ -243,6 +243,8 @@ void irc_relay_local_flush(struct irc *irc);
 void irc_relay_update(struct irc *irc);
 /* Pushes what waits (a QUIT) to the server for at most timeout ms. */
 void irc_relay_drain(struct irc *irc, int timeout);
+/* Waits for the PONG that confirms the lines in flight (at a stop). */
+void irc_relay_await_sent(struct irc *irc, int timeout);
 /* Forgets what the relay held for a connection that is gone. */
 void irc_relay_reset(struct irc *irc);
 void irc_relay_free(struct irc *irc);

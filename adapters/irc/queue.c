@@ -741,6 +741,22 @@ fly_confirm(struct irc_queue *q, uint64_t batch)
 	flows_compact(q);
 }
 
+int
+irc_queue_ping_last(struct irc_queue *q)
+{
+	if (q->ops.ping == NULL || q->nfly == 0)
+		return 0;
+	/* The outstanding PING already follows every line in flight. */
+	if (q->unpinged == 0 && q->ping_token != 0)
+		return 1;
+	/*
+	 * Outside the bucket, and past an outstanding PING: the server
+	 * answers in order, so the newest PONG confirms the older batches
+	 * too (irc_queue_pong() then takes only the newest token).
+	 */
+	return ping_send(q, loop_now(q->loop)) == 0 ? 1 : -1;
+}
+
 void
 irc_queue_written(struct irc_queue *q)
 {

@@ -174,6 +174,13 @@ void irc_queue_written(struct irc_queue *q);
  * token was the queue's outstanding one, 0 otherwise.
  */
 int irc_queue_pong(struct irc_queue *q, const char *token);
+/*
+ * At a stop, before the QUIT: a PING now (outside the bucket) after the
+ * lines in flight, so that its PONG confirms them before the connection
+ * closes.  1: a PING follows them (sent now or earlier), 0: none is
+ * needed (nothing in flight, or no ping()), -1: it could not be sent.
+ */
+int irc_queue_ping_last(struct irc_queue *q);
 /* When the outstanding PING was sent (loop time), or 0: none is. */
 uint64_t irc_queue_ping_since(const struct irc_queue *q);
 /* The connection was lost: lines in flight go back, in order. */

@@ -329,6 +329,39 @@ irc_relay_update(struct irc *irc)
 	}
 }
 
+/*
+ * After the QUIT: reads what the server still says, for at most timeout
+ * ms, until its PONG confirms every line in flight (irc_queue_ping_last()
+ * sent the PING before the QUIT) or the connection ends.  What is read
+ * goes no further than the relay: libircclient is done.
+ */
+void
+irc_relay_await_sent(struct irc *irc, int timeout)
+{
+	uint64_t end = irc_now_ms(irc) + (uint64_t)timeout;
+
+	while (irc->up != NULL && irc->queue != NULL &&
+	    irc_queue_inflight(irc->queue) > 0) {
+		uint64_t now = irc_now_ms(irc);
+		struct pollfd pfd;
+
+		if (now >= end)
+			break;
+		/* Nobody reads the libircclient side any more. */
+		irc->to_local.len = 0;
+		pfd.fd = irc->up_fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		/* TLS may hold decrypted bytes the socket no longer shows. */
+		up_read(irc);
+		if (irc->up == NULL || irc_queue_inflight(irc->queue) == 0)
+			break;
+		if (poll(&pfd, 1, (int)(end - now < 50 ? end - now : 50)) < 0 &&
+		    errno != EINTR)
+			break;
+	}
+}
+
 /* Pushes what waits (a QUIT) to the server for at most timeout ms. */
 void
 irc_relay_drain(struct irc *irc, int timeout)
