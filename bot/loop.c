@@ -92,6 +92,14 @@ loop_now(const struct loop *loop)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+int64_t
+loop_time(const struct loop *loop)
+{
+	if (loop->virtual_clock)
+		return LOOP_VIRTUAL_EPOCH + (int64_t)(loop->virtual_now / 1000);
+	return (int64_t)time(NULL);
+}
+
 int
 loop_watch(struct loop *loop, int fd, int events, loop_fd_fn fn, void *arg)
 {

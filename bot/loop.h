@@ -28,6 +28,12 @@ void loop_destroy(struct loop *loop);
 
 /* Milliseconds on the loop's monotonic (or virtual) clock. */
 uint64_t loop_now(const struct loop *loop);
+/*
+ * Unix time in seconds, for deadlines that must outlive the process; a
+ * virtual clock counts from LOOP_VIRTUAL_EPOCH as loop_advance() moves.
+ */
+int64_t loop_time(const struct loop *loop);
+#define LOOP_VIRTUAL_EPOCH INT64_C(1767225600)   /* 2026-01-01 */
 
 /* Watches fd for events (LOOP_READ | LOOP_WRITE); replaces a previous watch. */
 int loop_watch(struct loop *loop, int fd, int events, loop_fd_fn fn, void *arg);

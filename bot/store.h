@@ -107,6 +107,11 @@ int store_action(struct store *store, int64_t id, int index,
 int store_seat(struct store *store, int64_t id, int seat,
     const struct store_seat *holder);
 /*
+ * With nobody seated the game waits until Unix time until and then closes
+ * (0: it goes on again); kept so that a restart keeps the deadline.
+ */
+int store_game_pause(struct store *store, int64_t id, int64_t until);
+/*
  * Marks a game finished (result: the result object) or abandoned (result
  * NULL: stopped before its end).  Finished games stay for export and stats.
  */
@@ -121,6 +126,7 @@ struct store_game {
 	/* The deal algorithm of its next rounds (struct game's). */
 	int deal_version;
 	int finished;            /* 1 finished, 0 running, -1 abandoned */
+	int64_t paused_until;    /* see store_game_pause(); 0: not paused */
 	const json_t *record;    /* RECORD.md, borrowed for the call */
 	/* [{user_id, name, computer, level, released, stop_vote}], borrowed */
 	const json_t *seats;

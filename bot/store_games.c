@@ -250,6 +250,26 @@ store_seat(struct store *store, int64_t id, int seat,
 	return 0;
 }
 
+int
+store_game_pause(struct store *store, int64_t id, int64_t until)
+{
+	sqlite3_stmt *st;
+
+	db_context(store, id, NULL, NULL);
+	if (db_writable(store) != 0)
+		return -1;
+	st = db_stmt(store, STMT_GAME_PAUSE);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, until);
+	if (db_run(store, st, "cannot store the pause") != 0)
+		return -1;
+	if (sqlite3_changes(store->db) == 0) {
+		store_log("the game is not running");
+		return -1;
+	}
+	return 0;
+}
+
 /* What one seat got out of a finished game, read from its result. */
 struct outcome {
 	double score;
@@ -483,6 +503,7 @@ load_header(struct store *store, int64_t id, struct loaded *g)
 	g->game.seed = db_seed_out(sqlite3_column_int64(st, 6));
 	g->game.finished = sqlite3_column_int(st, 7);
 	g->game.deal_version = sqlite3_column_int(st, 8);
+	g->game.paused_until = sqlite3_column_int64(st, 9);
 	db_done(st);
 	if (g->record == NULL) {
 		store_log("out of memory");

@@ -61,6 +61,10 @@
  *             take that back.  0 for every seat stored before.
  *   seats.stop_vote  1 when the seat's holder voted to stop the game:
  *             the channel was told the count of votes.
+ *   games.paused_until  with nobody seated, when (Unix time) the paused
+ *             game closes, as the channel was told; 0 while it is not
+ *             paused.  A restart keeps the deadline instead of starting
+ *             the wait again.
  */
 static const char *const migrations[STORE_VERSION] = {
 	"CREATE TABLE games ("
@@ -139,7 +143,8 @@ static const char *const migrations[STORE_VERSION] = {
 	("ALTER TABLE seats ADD COLUMN released INTEGER NOT NULL DEFAULT 0"
 	"  CHECK (released IN (0, 1));"
 	"ALTER TABLE seats ADD COLUMN stop_vote INTEGER NOT NULL DEFAULT 0"
-	"  CHECK (stop_vote IN (0, 1));"),
+	"  CHECK (stop_vote IN (0, 1));"
+	"ALTER TABLE games ADD COLUMN paused_until INTEGER NOT NULL DEFAULT 0;"),
 };
 
 static const char *const stmt_sql[STMT_COUNT] = {
@@ -158,7 +163,9 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[STMT_GAME_SELECT] =
 	    "SELECT network, channel, game, players, options, first, seed,"
-	    " finished, deal_version FROM games WHERE id = ?1",
+	    " finished, deal_version, paused_until FROM games WHERE id = ?1",
+	[STMT_GAME_PAUSE] =
+	    "UPDATE games SET paused_until = ?2 WHERE id = ?1 AND finished = 0",
 	[STMT_GAME_END] =
 	    "UPDATE games SET finished = ?2, result = ?3,"
 	    " ended = datetime('now') WHERE id = ?1 AND finished = 0",

@@ -339,7 +339,6 @@ table_start(struct table *table, struct text *reply)
 /* Turns, timers and computer players. */
 
 static void computer_cb(struct loop *loop, uint64_t id, void *arg);
-static int table_paused(struct table *table, struct text *out);
 static void turn_cb(struct loop *loop, uint64_t id, void *arg);
 static void half_cb(struct loop *loop, uint64_t id, void *arg);
 
@@ -449,76 +448,6 @@ table_next_text(struct table *table, struct text *out)
 		table->half_timer = loop_timer(bot->loop, ms / 2, half_cb,
 		    table);
 	}
-}
-
-/* Seats whose person is here (not played by a computer for them). */
-static int
-people_present(const struct table *table)
-{
-	int n = 0;
-
-	for (int i = 0; i < table->nseats; i++)
-		n += seat_is_human(&table->seats[i]);
-	return n;
-}
-
-static void
-abandon_run(struct table *table)
-{
-	struct text t;
-
-	table->abandon_timer = 0;
-	text_init(&t);
-	SAY0(&t, table_lang(table), MSG_STOPPED);
-	channel_send(table->channel, &t);
-	text_finish(&t);
-	log_info("%s %s: game %lld closed: nobody played for %d minutes",
-	    table->channel->network->adapter.network, table->channel->name,
-	    (long long)table->game_id, table_bot(table)->lobby_idle / 60);
-	table_close(table, 1);
-}
-
-static void
-abandon_cb(struct loop *loop, uint64_t id, void *arg)
-{
-	table_event(arg, abandon_run);
-}
-
-/*
- * Computers never play to an empty room: with nobody seated (and no one
- * reading, as at the terminal) the game pauses between tricks (saying so once) and closes, its record kept,
- * after the lobby idle time; a person taking a seat resumes it.
- */
-static int
-table_paused(struct table *table, struct text *out)
-{
-	struct bot *bot = table_bot(table);
-	struct game_brief brief;
-
-	/* The terminal's reader watches even when a computer plays for them. */
-	if (people_present(table) > 0 || channel_reader(table->channel) !=
-	    NULL) {
-		loop_cancel(bot->loop, table->abandon_timer);
-		table->abandon_timer = 0;
-		table->paused = 0;
-		return 0;
-	}
-	table_brief(table, -1, &brief);
-	if (brief.trick > 0)
-		return 0;
-	if (!table->paused) {
-		table->paused = 1;
-		/* Once it goes on, whose turn it is is said again. */
-		free(table->prompt_said);
-		table->prompt_said = NULL;
-		if (out->len > 0)
-			text_add(out, " · ");
-		SAY(out, table_lang(table), MSG_NOBODY_SEATED, "cd",
-		    table_prefix(table), bot->lobby_idle / 60);
-		table->abandon_timer = loop_timer(bot->loop,
-		    (uint64_t)bot->lobby_idle * 1000, abandon_cb, table);
-	}
-	return 1;
 }
 
 void

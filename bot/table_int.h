@@ -47,6 +47,8 @@ struct table {
 	/* Nobody seated: the game waits (paused) and closes at this timer. */
 	uint64_t abandon_timer;
 	int paused;
+	/* When (Unix time) the paused game closes, as said and stored; 0. */
+	int64_t paused_until;
 	/* Restored or cut off: to be resumed once the network is up. */
 	int unresumed;
 	/* The lobby as last stored (table_lobby_save); NULL: none stored. */
@@ -67,6 +69,12 @@ struct table {
 struct bot *table_bot(const struct table *table);
 /* Runs one timer of a table as one event of the core (bot_enter). */
 void table_event(struct table *table, void (*run)(struct table *));
+/*
+ * With nobody seated between tricks the game pauses (said once into out,
+ * with when it closes) and 1 is returned; 0 while someone plays
+ * (table_seats.c).
+ */
+int table_paused(struct table *table, struct text *out);
 void seat_clear(struct table *table, struct seat *seat);
 void table_timer_cancel(struct table *table);
 struct store_seat;

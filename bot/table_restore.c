@@ -66,6 +66,8 @@ table_restore(struct channel *channel, const struct store_game *stored,
 	table->game = game;
 	table->game_id = stored->id;
 	table->seed = stored->seed;
+	/* Paused before the restart: the deadline the channel heard holds. */
+	table->paused_until = stored->paused_until;
 	json_array_foreach(stored->seats, i, seat) {
 		struct seat *s = &table->seats[table->nseats++];
 		const char *id = json_string_value(json_object_get(seat,

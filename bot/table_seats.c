@@ -1,7 +1,8 @@
 /*
  * table_seats.c - who sits at a table: the lobby and its seats, taking a
  * seat, leaving it and coming back, computers, the game and options of a
- * lobby, votes, renames; and reading a table (table.h's accessors).
+ * lobby, votes, renames; a game with nobody seated, which pauses and
+ * closes at a stored deadline; and reading a table (table.h's accessors).
  *
  * Part of the table module (table_int.h): table.c runs the game, this
  * file changes the seats, each change stored before it is said.
@@ -19,8 +20,10 @@
 /*
  * A lobby as stored: {"game": "wizard", "options": {"rounds": 5},
  * "seats": [{"id": "...", "name": "...", "computer": false, "level": 1}]}.
- * Options are written as in records (RECORD.md), by name, so a lobby
- * stored by an older stichbot reads the same.
+ * A seat whose holder voted to close the lobby also has "stop_vote": true
+ * (the channel heard the count; a restart keeps it).  Options are written
+ * as in records (RECORD.md), by name, so a lobby stored by an older
+ * stichbot reads the same.
  */
 static char *
 lobby_json(const struct table *table)
@@ -34,11 +37,14 @@ lobby_json(const struct table *table)
 		goto out;
 	for (int i = 0; i < table->nseats; i++) {
 		const struct seat *seat = &table->seats[i];
-
-		json_array_append_new(seats, json_pack("{s:s, s:s, s:b, s:i}",
+		json_t *item = json_pack("{s:s, s:s, s:b, s:i}",
 		    "id", seat->user_id != NULL ? seat->user_id : "",
 		    "name", seat->name != NULL ? seat->name : "",
-		    "computer", seat->computer, "level", seat->level));
+		    "computer", seat->computer, "level", seat->level);
+
+		if (item != NULL && seat->stop_vote)
+			json_object_set_new(item, "stop_vote", json_true());
+		json_array_append_new(seats, item);
 	}
 	json_object_set_new(root, "game", json_string(table->impl->name));
 	json_object_set(root, "options", options);
@@ -135,6 +141,8 @@ table_lobby_load(struct channel *channel, const char *lobby, char *err,
 		}
 		seat->level = level >= AI_EASY && level <= AI_HARD ? level :
 		    AI_NORMAL;
+		seat->stop_vote = !seat->computer && json_is_true(
+		    json_object_get(item, "stop_vote"));
 		seat->user_id = xstrdup(id);
 		seat->name = xstrdup(name);
 		table->nseats++;
@@ -723,4 +731,103 @@ table_restart(struct table *table, struct text *out)
 	text_add(out, "\n");
 	table_start(table, out);
 	return table;
+}
+
+/* Seats whose person is here (not played by a computer for them). */
+static int
+people_present(const struct table *table)
+{
+	int n = 0;
+
+	for (int i = 0; i < table->nseats; i++)
+		n += seat_is_human(&table->seats[i]);
+	return n;
+}
+
+static void
+abandon_run(struct table *table)
+{
+	struct text t;
+
+	table->abandon_timer = 0;
+	text_init(&t);
+	SAY0(&t, table_lang(table), MSG_STOPPED);
+	channel_send(table->channel, &t);
+	text_finish(&t);
+	log_info("%s %s: game %lld closed: nobody played for %d minutes",
+	    table->channel->network->adapter.network, table->channel->name,
+	    (long long)table->game_id, table_bot(table)->lobby_idle / 60);
+	table_close(table, 1);
+}
+
+static void
+abandon_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, abandon_run);
+}
+
+/*
+ * Keeps when the paused game closes (0: it goes on).  A store that fails
+ * is logged; the deadline still holds until a restart.
+ */
+static void
+pause_store(struct table *table, int64_t until)
+{
+	if (table->paused_until == until)
+		return;
+	table->paused_until = until;
+	if (table->game_id > 0 && store_game_pause(table_bot(table)->store,
+	    table->game_id, until) != 0)
+		log_error("%s %s: could not store when game %lld closes",
+		    table->channel->network->adapter.network,
+		    table->channel->name, (long long)table->game_id);
+}
+
+/*
+ * Computers never play to an empty room: with nobody seated (and no one
+ * reading, as at the terminal) the game pauses between tricks (saying so once) and closes, its record kept,
+ * after the lobby idle time; a person taking a seat resumes it.
+ */
+int
+table_paused(struct table *table, struct text *out)
+{
+	struct bot *bot = table_bot(table);
+	struct game_brief brief;
+
+	/* The terminal's reader watches even when a computer plays for them. */
+	if (people_present(table) > 0 || channel_reader(table->channel) !=
+	    NULL) {
+		loop_cancel(bot->loop, table->abandon_timer);
+		table->abandon_timer = 0;
+		table->paused = 0;
+		pause_store(table, 0);
+		return 0;
+	}
+	table_brief(table, -1, &brief);
+	if (brief.trick > 0)
+		return 0;
+	if (!table->paused) {
+		int64_t now = loop_time(bot->loop), left;
+
+		table->paused = 1;
+		/* Once it goes on, whose turn it is is said again. */
+		free(table->prompt_said);
+		table->prompt_said = NULL;
+		/*
+		 * The deadline is stored before it is said; after a restart
+		 * the one said before holds, and what is left of it is said.
+		 */
+		if (table->paused_until == 0)
+			pause_store(table, now + bot->lobby_idle);
+		left = table->paused_until > now ? table->paused_until - now :
+		    0;
+		if (out->len > 0)
+			text_add(out, " · ");
+		SAY(out, table_lang(table), MSG_NOBODY_SEATED, "cd",
+		    table_prefix(table), left >= 90 ? (int)((left + 30) / 60) :
+		    1);
+		table->abandon_timer = loop_timer(bot->loop, (uint64_t)left *
+		    1000, abandon_cb, table);
+	}
+	return 1;
 }

@@ -2627,6 +2627,66 @@ test_stop_vote_survives_restart(void **state)
 	say(f, "#v", "erin", "!stop");
 	assert_null(table_of(f, "#v"));
 	assert_true(sent_since(f, 0, "#v", "The game is stopped"));
+
+	/* A vote to close a lobby is kept the same way. */
+	seat_three(f, "#w", "wizard");
+	say(f, "#w", "dave", "!join");
+	say(f, "#w", "alice", "!stop");
+	assert_non_null(strstr(last_to(f, "#w", NULL),
+	    "alice votes to close the table (1 of 3 needed"));
+	fx_restart(f, 1);
+	assert_int_equal(bot_restore(f->bot), 0);
+	adapter_flush(f->adapter);
+	say(f, "#w", "bob", "!stop");
+	assert_non_null(strstr(last_to(f, "#w", NULL),
+	    "bob votes to close the table (2 of 3 needed"));
+	say(f, "#w", "alice", "!stop");
+	assert_non_null(strstr(last_to(f, "#w", NULL), "(2 of 3 needed"));
+	say(f, "#w", "carol", "!stop");
+	assert_null(table_of(f, "#w"));
+}
+
+/*
+ * A game paused with nobody seated closes when the channel was told, also
+ * across a restart: the bot says what is left of the wait, not the whole
+ * wait again (audit: "closes in 2 minutes" again, and 70 s late).
+ */
+static void
+test_pause_deadline_survives_restart(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	size_t mark;
+
+	for (int clean = 0; clean < 2; clean++) {
+		const char *channel = clean ? "#p1" : "#p0";
+
+		say(f, channel, "alice", "!join");
+		say(f, channel, "alice", "!addbot");
+		say(f, channel, "alice", "!addbot");
+		say(f, channel, "alice", "!start");
+		mark = memory_count(f->adapter);
+		say(f, channel, "alice", "!leave");
+		loop_advance(f->loop, 60 * 1000);
+		assert_true(sent_since(f, mark, channel, "and closes in 30 "
+		    "minutes"));
+		/* 20 minutes on, the bot restarts. */
+		loop_advance(f->loop, 20 * 60 * 1000);
+		assert_non_null(table_of(f, channel));
+		fx_restart(f, clean);
+		mark = memory_count(f->adapter);
+		assert_int_equal(bot_restore(f->bot), 1);
+		adapter_flush(f->adapter);
+		loop_advance(f->loop, 60 * 1000);
+		assert_true(sent_since(f, mark, channel, "and closes in 9 "
+		    "minutes"));
+		assert_false(sent_since(f, mark, channel, "closes in 30"));
+		loop_advance(f->loop, 7 * 60 * 1000);
+		assert_non_null(table = table_of(f, channel));
+		loop_advance(f->loop, 2 * 60 * 1000);
+		assert_null(table_of(f, channel));
+		assert_true(sent_since(f, mark, channel, "The game is stopped"));
+	}
 }
 
 /*
@@ -2955,6 +3015,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_vote_survives_restart,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_pause_deadline_survives_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replace_needs_owner_gone,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lobby_full_of_computers,

@@ -85,6 +85,7 @@ struct collected {
 		uint64_t seed;
 		int deal_version;
 		int finished;
+		int64_t paused_until;
 		char network[32];
 		char channel[32];
 		json_t *record;
@@ -102,6 +103,7 @@ collect(const struct store_game *game, void *arg)
 	c->g[c->n].seed = game->seed;
 	c->g[c->n].deal_version = game->deal_version;
 	c->g[c->n].finished = game->finished;
+	c->g[c->n].paused_until = game->paused_until;
 	snprintf(c->g[c->n].network, sizeof(c->g[c->n].network), "%s",
 	    game->network);
 	snprintf(c->g[c->n].channel, sizeof(c->g[c->n].channel), "%s",
@@ -400,6 +402,7 @@ test_lobbies(void **unused)
 	    " ALTER TABLE games DROP COLUMN deal_version;"
 	    " ALTER TABLE seats DROP COLUMN released;"
 	    " ALTER TABLE seats DROP COLUMN stop_vote;"
+	    " ALTER TABLE games DROP COLUMN paused_until;"
 	    " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	store = open_store(t.path);
@@ -495,6 +498,7 @@ test_deal_version(void **unused)
 	assert_int_equal(sqlite3_exec(db, "ALTER TABLE games DROP COLUMN"
 	    " deal_version; ALTER TABLE seats DROP COLUMN released;"
 	    " ALTER TABLE seats DROP COLUMN stop_vote;"
+	    " ALTER TABLE games DROP COLUMN paused_until;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(db);
@@ -776,13 +780,25 @@ test_seat_change_persisted(void **unused)
 	assert_int_equal(store_seat(store, id, 2, &seats[2]), 0);
 	assert_int_equal(store_seat(store, id, 3, &seats[2]), -1);
 	assert_int_equal(store_seat(store, id + 1, 0, &seats[2]), -1);
+	/* Nobody seated: when the paused game closes, as the channel heard. */
+	assert_int_equal(store_game_pause(store, id, INT64_C(1767229200)), 0);
+	assert_int_equal(store_game_pause(store, id + 1, 5), -1);
 	store_close(store);
 
 	store = open_store(t.path);
 	assert_int_equal(store_each_running(store, collect, &c), 0);
 	assert_int_equal(c.n, 1);
 	check_seats(c.g[0].seats, seats, 3);
+	assert_true(c.g[0].paused_until == INT64_C(1767229200));
 	collected_free(&c);
+	/* Going on again forgets the deadline. */
+	assert_int_equal(store_game_pause(store, id, 0), 0);
+	assert_int_equal(store_each_running(store, collect, &c), 0);
+	assert_true(c.n == 1 && c.g[0].paused_until == 0);
+	collected_free(&c);
+	/* An ended game has no deadline to keep. */
+	assert_int_equal(store_game_end(store, id, NULL), 0);
+	assert_int_equal(store_game_pause(store, id, 9), -1);
 	store_close(store);
 	temp_remove(&t);
 	game_destroy(src);
@@ -1909,6 +1925,7 @@ test_read_only_open(void **unused)
 	assert_int_equal(sqlite3_exec(db, "ALTER TABLE games DROP COLUMN"
 	    " deal_version; ALTER TABLE seats DROP COLUMN released;"
 	    " ALTER TABLE seats DROP COLUMN stop_vote;"
+	    " ALTER TABLE games DROP COLUMN paused_until;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(db);
