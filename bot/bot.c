@@ -331,25 +331,36 @@ bot_is_admin(struct bot *bot, struct network *network, const char *channel,
 	return 0;
 }
 
+/*
+ * Hands text to the outbox, without formatting codes where the channel
+ * (of a table's private lines: their flow) has formatting off.
+ */
+static void
+send_formatted(struct network *network, const struct channel *channel,
+    const char *target, int private, const char *flow,
+    const struct text *text)
+{
+	struct text plain;
+
+	if (channel == NULL || !channel->settings.plain) {
+		outbox_send(network->bot->outbox, network->adapter.network,
+		    target, private, flow, text);
+		return;
+	}
+	text_init(&plain);
+	text_render(text, TEXT_FORMAT_PLAIN, &plain);
+	outbox_send(network->bot->outbox, network->adapter.network, target,
+	    private, flow, &plain);
+	text_finish(&plain);
+}
+
 void
 channel_send(struct channel *channel, const struct text *text)
 {
-	struct network *network = channel->network;
-
 	if (text->len == 0)
 		return;
-	if (channel->settings.plain) {
-		struct text plain;
-
-		text_init(&plain);
-		text_render(text, TEXT_FORMAT_PLAIN, &plain);
-		outbox_send(network->bot->outbox, network->adapter.network,
-		    channel->name, 0, channel->name, &plain);
-		text_finish(&plain);
-		return;
-	}
-	outbox_send(network->bot->outbox, network->adapter.network,
-	    channel->name, 0, channel->name, text);
+	send_formatted(channel->network, channel, channel->name, 0,
+	    channel->name, text);
 }
 
 void
@@ -358,8 +369,8 @@ network_send_private(struct network *network, const char *user_id,
 {
 	if (text->len == 0 || user_id == NULL || user_id[0] == '\0')
 		return;
-	outbox_send(network->bot->outbox, network->adapter.network, user_id,
-	    1, flow, text);
+	send_formatted(network, flow != NULL ? channel_get(network, flow, 0) :
+	    NULL, user_id, 1, flow, text);
 }
 
 void

@@ -383,7 +383,8 @@ table_replaceable(struct table *table, int seat, struct text *out)
 
 	if (s->computer)
 		return 1;
-	if (!s->standin) {
+	/* Still playing it; gone within the grace time is answered below. */
+	if (!s->standin && !s->away) {
 		SAY(out, lang, MSG_NOT_REPLACEABLE, "b", s->name);
 		return 0;
 	}
@@ -391,7 +392,7 @@ table_replaceable(struct table *table, int seat, struct text *out)
 	 * Gone past the grace time, or given up (the channel was told that
 	 * anyone may take it); an owner still here may only say back.
 	 */
-	if ((s->away && s->grace_until == 0) || s->released)
+	if (s->standin && ((s->away && s->grace_until == 0) || s->released))
 		return 1;
 	SAY(out, lang, MSG_OWNER_HERE, "bc", s->name, table_prefix(table));
 	return 0;

@@ -1070,6 +1070,44 @@ admin_says(struct fx *f, const char *channel, const char *line)
 }
 
 /*
+ * `formatting off` holds for everything a table says: its channel lines
+ * and the private ones (hands, prompts) too; with it on, hands carry the
+ * cards' colours.
+ */
+static void
+test_formatting_off_private_too(void **state)
+{
+	struct fx *f = *state;
+	size_t mark;
+	int hands[2] = { 0, 0 }, marked[2] = { 0, 0 };
+
+	for (int off = 0; off < 2; off++) {
+		const char *channel = off ? "#plain" : "#colour";
+
+		if (off)
+			admin_says(f, channel, "!admin set formatting off");
+		seat_three(f, channel, "wizard");
+		mark = memory_count(f->adapter);
+		say(f, channel, "alice", "!start");
+		for (size_t i = mark; i < memory_count(f->adapter); i++) {
+			const struct memory_line *l = memory_line(f->adapter,
+			    i);
+
+			if (l->channel == NULL && l->flow != NULL &&
+			    strcmp(l->flow, channel) == 0) {
+				hands[off]++;
+				marked[off] += strcmp(l->text, l->marked) != 0;
+			} else if (l->channel != NULL && off) {
+				assert_string_equal(l->text, l->marked);
+			}
+		}
+	}
+	assert_true(hands[0] >= 3 && hands[1] >= 3);
+	assert_true(marked[0] >= 3);
+	assert_int_equal(marked[1], 0);
+}
+
+/*
  * Settings changed while the bot runs (`!admin set`, `!lang`) are stored
  * with the command that changes them, and a restart, clean or not, finds
  * them over the configuration's, in an empty channel, a lobby and a game
@@ -2422,10 +2460,15 @@ test_replace_needs_owner_gone(void **state)
 	assert_non_null(strstr(last_to(f, "#q", NULL),
 	    "plays their own seat"));
 
-	/* Gone: not within the grace time; after it, anyone may. */
+	/*
+	 * Gone: not within the grace time (told so, as while she is here);
+	 * after it, anyone may.
+	 */
 	adapter_leave(f->adapter, "#q", &alice);
 	adapter_flush(f->adapter);
 	say(f, "#q", "mal", "!replace alice");
+	assert_non_null(strstr(last_to(f, "#q", NULL),
+	    "alice is still here or may come back soon"));
 	assert_string_equal(table_seat(table, seat)->user_id, "alice");
 	loop_advance(f->loop, 61 * 1000);
 	assert_true(table_seat(table, seat)->standin);
@@ -3014,6 +3057,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_members_after_restart,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_vote_survives_restart,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_formatting_off_private_too,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_pause_deadline_survives_restart, setup, teardown),
