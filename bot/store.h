@@ -36,6 +36,11 @@ struct store_seat {
 	/* 1: the owner gave the seat up; anyone may take it over. */
 	int released;
 	int stop_vote;           /* 1: its holder voted to stop the game */
+	/*
+	 * JSON array text of the ids whose seat this was before someone
+	 * took it over (they hear who has it); NULL: none.
+	 */
+	const char *formers;
 };
 
 /*
@@ -128,7 +133,10 @@ struct store_game {
 	int finished;            /* 1 finished, 0 running, -1 abandoned */
 	int64_t paused_until;    /* see store_game_pause(); 0: not paused */
 	const json_t *record;    /* RECORD.md, borrowed for the call */
-	/* [{user_id, name, computer, level, released, stop_vote}], borrowed */
+	/*
+	 * [{user_id, name, computer, level, released, stop_vote, formers:
+	 * [ids]}], borrowed
+	 */
 	const json_t *seats;
 };
 

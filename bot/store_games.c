@@ -62,6 +62,7 @@ bind_seat(sqlite3_stmt *st, int64_t id, int seat,
 	sqlite3_bind_int(st, 6, holder->level);
 	sqlite3_bind_int(st, 7, holder->released != 0);
 	sqlite3_bind_int(st, 8, holder->stop_vote != 0);
+	db_bind_text(st, 9, holder->formers != NULL ? holder->formers : "[]");
 	return st;
 }
 
@@ -456,15 +457,24 @@ load_seats(struct store *store, int64_t id, json_t *seats)
 	int rc;
 
 	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *formers = db_column_json(st, 7);
+
+		/* A damaged list loses only who hears who has their seat. */
+		if (!json_is_array(formers)) {
+			json_decref(formers);
+			formers = json_array();
+		}
 		json_array_append_new(seats, json_pack(
-		    "{s:s, s:s, s:b, s:i, s:b, s:b}",
+		    "{s:s, s:s, s:b, s:i, s:b, s:b, s:o}",
 		    "user_id", db_column_text(st, 1),
 		    "name", db_column_text(st, 2),
 		    "computer", sqlite3_column_int(st, 3),
 		    "level", sqlite3_column_int(st, 4),
 		    "released", sqlite3_column_int(st, 5),
-		    "stop_vote", sqlite3_column_int(st, 6)));
+		    "stop_vote", sqlite3_column_int(st, 6),
+		    "formers", formers));
+	}
 	db_done(st);
 	return rc == SQLITE_DONE ? 0 : db_fail(store, "cannot read seats");
 }

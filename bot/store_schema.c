@@ -61,6 +61,9 @@
  *             take that back.  0 for every seat stored before.
  *   seats.stop_vote  1 when the seat's holder voted to stop the game:
  *             the channel was told the count of votes.
+ *   seats.formers  the ids (a JSON array) of the people whose seat it
+ *             was before someone took it over: after a restart they still
+ *             hear who has it.  '[]' for every seat stored before.
  *   games.paused_until  with nobody seated, when (Unix time) the paused
  *             game closes, as the channel was told; 0 while it is not
  *             paused.  A restart keeps the deadline instead of starting
@@ -144,6 +147,7 @@ static const char *const migrations[STORE_VERSION] = {
 	"  CHECK (released IN (0, 1));"
 	"ALTER TABLE seats ADD COLUMN stop_vote INTEGER NOT NULL DEFAULT 0"
 	"  CHECK (stop_vote IN (0, 1));"
+	"ALTER TABLE seats ADD COLUMN formers TEXT NOT NULL DEFAULT '[]';"
 	"ALTER TABLE games ADD COLUMN paused_until INTEGER NOT NULL DEFAULT 0;"),
 };
 
@@ -171,15 +175,15 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	    " ended = datetime('now') WHERE id = ?1 AND finished = 0",
 	[STMT_SEAT_INSERT] =
 	    "INSERT INTO seats (game_id, seat, user_id, name, computer,"
-	    " level, released, stop_vote)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	    " level, released, stop_vote, formers)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[STMT_SEAT_UPDATE] =
 	    "UPDATE seats SET user_id = ?3, name = ?4, computer = ?5,"
-	    " level = ?6, released = ?7, stop_vote = ?8"
+	    " level = ?6, released = ?7, stop_vote = ?8, formers = ?9"
 	    " WHERE game_id = ?1 AND seat = ?2",
 	[STMT_SEATS_SELECT] =
-	    "SELECT seat, user_id, name, computer, level, released, stop_vote"
-	    " FROM seats"
+	    "SELECT seat, user_id, name, computer, level, released, stop_vote,"
+	    " formers FROM seats"
 	    " WHERE game_id = ?1 ORDER BY seat",
 	/* The game's state and the index the next deal must have. */
 	[STMT_DEAL_NEXT] =

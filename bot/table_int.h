@@ -64,6 +64,12 @@ struct table {
 	int nformers;
 };
 
+/*
+ * Remembers that user_id owned seat before someone took it over (stored
+ * with the seat by table_seat_changed(); table_seats.c).
+ */
+void table_former_add(struct table *table, const char *user_id, int seat);
+
 
 /* Shared within the module (table.c, table_seats.c, table_restore.c). */
 struct bot *table_bot(const struct table *table);

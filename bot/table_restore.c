@@ -31,8 +31,8 @@ table_restore(struct channel *channel, const struct store_game *stored,
 	json_t *actions = json_object_get(stored->record, "actions");
 	struct game *game;
 	struct table *table;
-	size_t i;
-	json_t *a, *seat;
+	size_t i, fi;
+	json_t *a, *seat, *former;
 
 	/* Its next rounds must deal as the ones before them. */
 	if (stored->deal_version < 1 ||
@@ -90,6 +90,11 @@ table_restore(struct channel *channel, const struct store_game *stored,
 		s->released = s->standin && json_is_true(json_object_get(seat,
 		    "released"));
 		s->stop_vote = json_is_true(json_object_get(seat, "stop_vote"));
+		/* Who had it before still hears who has it now. */
+		json_array_foreach(json_object_get(seat, "formers"), fi, former)
+			if (json_is_string(former))
+				table_former_add(table,
+				    json_string_value(former), (int)i);
 		if (i + 1 >= GAME_MAX_SEATS)
 			break;
 	}

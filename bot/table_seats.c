@@ -228,20 +228,43 @@ seat_store(const struct seat *seat, struct store_seat *out)
 	out->level = seat->level;
 	out->released = seat->standin && seat->released;
 	out->stop_vote = seat->stop_vote;
+	out->formers = NULL;
+}
+
+/* The ids whose seat this was, as JSON array text (caller frees), or NULL. */
+static char *
+formers_json(const struct table *table, int seat)
+{
+	json_t *list = json_array();
+	char *text = NULL;
+
+	for (int i = 0; i < table->nformers && list != NULL; i++)
+		if (table->formers[i].seat == seat)
+			json_array_append_new(list,
+			    json_string(table->formers[i].user_id));
+	if (list != NULL && json_array_size(list) > 0)
+		text = json_dumps(list, JSON_COMPACT);
+	json_decref(list);
+	return text;
 }
 
 int
 table_seat_changed(struct table *table, int seat)
 {
 	struct store_seat holder;
+	char *formers;
+	int rc;
 
 	if (table->game == NULL) {
 		table_lobby_save(table);
 		return 0;
 	}
 	seat_store(&table->seats[seat], &holder);
-	if (store_seat(table_bot(table)->store, table->game_id, seat,
-	    &holder) != 0) {
+	holder.formers = formers = formers_json(table, seat);
+	rc = store_seat(table_bot(table)->store, table->game_id, seat,
+	    &holder);
+	free(formers);
+	if (rc != 0) {
 		log_error("%s %s: could not store seat %d of game %lld",
 		    table->channel->network->adapter.network,
 		    table->channel->name, seat, (long long)table->game_id);
@@ -398,15 +421,19 @@ table_replaceable(struct table *table, int seat, struct text *out)
 	return 0;
 }
 
-/* Remembers that user_id owned seat before someone took it over. */
-static void
-former_add(struct table *table, const char *user_id, int seat)
+void
+table_former_add(struct table *table, const char *user_id, int seat)
 {
 	struct former *f;
 
 	for (int i = 0; i < table->nformers; i++) {
 		if (strcmp(table->formers[i].user_id, user_id) == 0) {
+			int before = table->formers[i].seat;
+
 			table->formers[i].seat = seat;
+			/* Its list no longer has them. */
+			if (before != seat && table->game_id > 0)
+				table_seat_changed(table, before);
 			return;
 		}
 	}
@@ -449,7 +476,7 @@ table_take_over(struct table *table, int seat, const struct user *user,
 
 	/* The owner who comes back hears who has their seat now. */
 	if (!s->computer && s->user_id[0] != '\0')
-		former_add(table, s->user_id, seat);
+		table_former_add(table, s->user_id, seat);
 	seat_fill(s, user->id, user->name);
 	SAY(out, table_lang(table), MSG_REPLACED, "bb", s->name, before);
 	free(before);

@@ -2490,6 +2490,17 @@ test_replace_needs_owner_gone(void **state)
 	assert_string_equal(last_to(f, "#q", NULL),
 	    "mal has taken over your seat; !join at the next game.");
 	assert_string_equal(table_seat(table, seat)->user_id, "mal");
+	/* A restart keeps who had the seat (before: "no seat at this table"). */
+	for (int clean = 0; clean < 2; clean++) {
+		fx_restart(f, clean);
+		assert_int_equal(bot_restore(f->bot), 1);
+		adapter_flush(f->adapter);
+		say(f, "#q", "alice", "!back");
+		assert_string_equal(last_to(f, "#q", NULL),
+		    "mal has taken over your seat; !join at the next game.");
+	}
+	table = table_of(f, "#q");
+	assert_string_equal(table_seat(table, seat)->user_id, "mal");
 
 	/* A seat given up (leave) is anyone's at once, as the line says. */
 	say(f, "#q", "bob", "!leave");

@@ -142,6 +142,7 @@ default_seats(const struct game *game, int computer_last,
 		seats[seat].level = computer ? 2 : 0;
 		seats[seat].released = 0;
 		seats[seat].stop_vote = 0;
+		seats[seat].formers = NULL;
 	}
 }
 
@@ -243,6 +244,8 @@ random_wizard(struct rng *rng, int nseats, int rounds, int max_actions)
 static void
 check_seats(const json_t *got, const struct store_seat *want, int n)
 {
+	char *formers;
+
 	assert_int_equal(json_array_size(got), n);
 	for (int seat = 0; seat < n; seat++) {
 		const json_t *s = json_array_get(got, (size_t)seat);
@@ -259,6 +262,12 @@ check_seats(const json_t *got, const struct store_seat *want, int n)
 		    want[seat].released);
 		assert_int_equal(json_is_true(json_object_get(s, "stop_vote")),
 		    want[seat].stop_vote);
+		formers = json_dumps(json_object_get(s, "formers"),
+		    JSON_COMPACT);
+		assert_non_null(formers);
+		assert_string_equal(formers, want[seat].formers != NULL ?
+		    want[seat].formers : "[]");
+		free(formers);
 	}
 }
 
@@ -403,6 +412,7 @@ test_lobbies(void **unused)
 	    " ALTER TABLE seats DROP COLUMN released;"
 	    " ALTER TABLE seats DROP COLUMN stop_vote;"
 	    " ALTER TABLE games DROP COLUMN paused_until;"
+	    " ALTER TABLE seats DROP COLUMN formers;"
 	    " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	store = open_store(t.path);
@@ -499,6 +509,7 @@ test_deal_version(void **unused)
 	    " deal_version; ALTER TABLE seats DROP COLUMN released;"
 	    " ALTER TABLE seats DROP COLUMN stop_vote;"
 	    " ALTER TABLE games DROP COLUMN paused_until;"
+	    " ALTER TABLE seats DROP COLUMN formers;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(db);
@@ -774,6 +785,8 @@ test_seat_change_persisted(void **unused)
 	seats[2].name = "newcomer";
 	seats[2].computer = 0;
 	seats[2].level = 0;
+	/* u2 had it before: after a restart u2 still hears who has it. */
+	seats[2].formers = "[\"u2\"]";
 	/* u0 voted to stop: the count said must hold after a restart. */
 	assert_int_equal(store_seat(store, id, 0, &seats[0]), 0);
 	assert_int_equal(store_seat(store, id, 1, &seats[1]), 0);
@@ -994,9 +1007,9 @@ test_top_lower_score_wins(void **unused)
 	for (int g = 0; g < 2; g++) {
 		struct game_setup setup = { .nseats = 3 };
 		struct store_seat seats[3] = {
-			{ g == 0 ? "@ann" : "@bob", "x", 0, 0, 0, 0 },
-			{ "@cy", "Cy", 0, 0, 0, 0 },
-			{ "@dee", "Dee", 0, 0, 0, 0 },
+			{ g == 0 ? "@ann" : "@bob", "x", 0, 0, 0, 0, NULL },
+			{ "@cy", "Cy", 0, 0, 0, 0, NULL },
+			{ "@dee", "Dee", 0, 0, 0, 0, NULL },
 		};
 		struct game *game = game_create(impl, &setup, NULL, NULL, 0);
 		int64_t id;
@@ -1026,7 +1039,7 @@ test_stats_hand_made(void **unused)
 	static const char *const bob_ann_names[] = { "Bob", "Annie", "cpu" };
 	static const char *const eve_cy[] = { "@eve", "@cy", "" };
 	static const char *const eve_cy_names[] = { "Eve", "Cy", "cpu" };
-	const struct store_seat dan = { "@dan", "Dan", 0, 0, 0, 0 };
+	const struct store_seat dan = { "@dan", "Dan", 0, 0, 0, 0, NULL };
 	struct store *store = open_store(":memory:");
 	struct store_stats s, top[8];
 	int64_t id;
@@ -1063,7 +1076,7 @@ test_stats_hand_made(void **unused)
 		assert_non_null(game);
 		for (int seat = 0; seat < setup.nseats; seat++)
 			seats[seat] = (struct store_seat){ seat == 0 ? "@ann" :
-			    "@zed", "x", 0, 0, 0, 0 };
+			    "@zed", "x", 0, 0, 0, 0, NULL };
 		id = store_game_begin(store, &place, game, 0, seats,
 		    setup.nseats);
 		assert_true(id > 0);
@@ -1130,7 +1143,7 @@ test_stats_random_wizard(void **unused)
 			struct store_stats *w = &want[u];
 
 			seats[seat] = (struct store_seat){ users[u], "n", 0,
-			    0, 0, 0 };
+			    0, 0, 0, NULL };
 			w->average = (w->average * w->played +
 			    s->total[seat]) / (w->played + 1);
 			w->played++;
@@ -1926,6 +1939,7 @@ test_read_only_open(void **unused)
 	    " deal_version; ALTER TABLE seats DROP COLUMN released;"
 	    " ALTER TABLE seats DROP COLUMN stop_vote;"
 	    " ALTER TABLE games DROP COLUMN paused_until;"
+	    " ALTER TABLE seats DROP COLUMN formers;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(db);
