@@ -107,7 +107,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "moves first. Please try again in a little while.",
 	[MSG_NOBODY_SEATED] = "Nobody is seated any more: the game pauses "
 	    "({1}back takes your seat again, {1}replace NAME one given up) "
-	    "and closes in {2} minutes.",
+	    "and closes in {2} {2|minute|minutes}.",
 	[MSG_GAME_SET] = "Next game: {1} ({2}-{3} players). Say {4}join "
 	    "to sit down.",
 	[MSG_UNKNOWN_GAME] = "Unknown game \"{1}\"; choose wizard, "

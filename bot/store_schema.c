@@ -12,7 +12,7 @@
 #include "store_int.h"
 
 /* The schema version kept in PRAGMA user_version. */
-#define STORE_VERSION 5
+#define STORE_VERSION 6
 /* How long a call waits for another process (e.g. export) to let go. */
 #define STORE_BUSY_MS 5000
 
@@ -61,6 +61,8 @@
  *             take that back.  0 for every seat stored before.
  *   seats.stop_vote  1 when the seat's holder voted to stop the game:
  *             the channel was told the count of votes.
+ *
+ * Version 6:
  *   seats.formers  the ids (a JSON array) of the people whose seat it
  *             was before someone took it over: after a restart they still
  *             hear who has it.  '[]' for every seat stored before.
@@ -146,8 +148,8 @@ static const char *const migrations[STORE_VERSION] = {
 	("ALTER TABLE seats ADD COLUMN released INTEGER NOT NULL DEFAULT 0"
 	"  CHECK (released IN (0, 1));"
 	"ALTER TABLE seats ADD COLUMN stop_vote INTEGER NOT NULL DEFAULT 0"
-	"  CHECK (stop_vote IN (0, 1));"
-	"ALTER TABLE seats ADD COLUMN formers TEXT NOT NULL DEFAULT '[]';"
+	"  CHECK (stop_vote IN (0, 1));"),
+	("ALTER TABLE seats ADD COLUMN formers TEXT NOT NULL DEFAULT '[]';"
 	"ALTER TABLE games ADD COLUMN paused_until INTEGER NOT NULL DEFAULT 0;"),
 };
 

@@ -308,7 +308,7 @@ test_open_close(void **unused)
 	raw_query(db, "PRAGMA journal_mode", buf, sizeof(buf));
 	assert_string_equal(buf, "wal");
 	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
-	assert_string_equal(buf, "5");
+	assert_string_equal(buf, "6");
 	raw_query(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM "
 	    "sqlite_schema WHERE type = 'table' ORDER BY name)", buf,
 	    sizeof(buf));
@@ -422,7 +422,7 @@ test_lobbies(void **unused)
 	store_close(store);
 	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
 	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
-	assert_string_equal(buf, "5");
+	assert_string_equal(buf, "6");
 	raw_query(db, "SELECT count(*) FROM games WHERE channel = '#old'"
 	    " AND damaged IS NULL", buf,
 	    sizeof(buf));
@@ -751,6 +751,60 @@ test_duplicate_and_gap_refused(void **unused)
 	game_destroy(live);
 	game_destroy(src);
 	store_close(store);
+}
+
+/*
+ * A store of version 5 (seats given up and stop votes, no former owners
+ * nor pause deadlines) opens as version 6 with what it had.
+ */
+static void
+test_schema_5_to_6(void **unused)
+{
+	const struct store_place place = { "libera", "#v5" };
+	struct store_seat seats[GAME_MAX_SEATS];
+	struct collected c = { 0 };
+	struct store *store;
+	struct game *src;
+	struct temp t;
+	struct rng rng;
+	sqlite3 *db;
+	char buf[32];
+	int64_t id;
+
+	(void)unused;
+	rng_seed(&rng, 56);
+	src = random_wizard(&rng, 3, 0, 6);
+	temp_store(&t);
+	store = open_store(t.path);
+	default_seats(src, 1, seats);
+	seats[1].released = 1;
+	seats[1].computer = 1;
+	seats[0].stop_vote = 1;
+	id = store_replayed(store, &place, src, 5, seats, 1, -1);
+	assert_true(id > 0);
+	store_close(store);
+	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "ALTER TABLE seats DROP COLUMN"
+	    " formers; ALTER TABLE games DROP COLUMN paused_until;"
+	    " PRAGMA user_version = 5", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	store = open_store(t.path);
+	assert_int_equal(store_each_running(store, collect, &c), 0);
+	assert_int_equal(c.n, 1);
+	check_seats(c.g[0].seats, seats, 3);
+	assert_true(c.g[0].paused_until == 0);
+	collected_free(&c);
+	assert_int_equal(store_game_pause(store, id, 77), 0);
+	store_close(store);
+	assert_int_equal(sqlite3_open(t.path, &db), SQLITE_OK);
+	raw_query(db, "PRAGMA user_version", buf, sizeof(buf));
+	assert_string_equal(buf, "6");
+	raw_query(db, "SELECT paused_until FROM games", buf, sizeof(buf));
+	assert_string_equal(buf, "77");
+	sqlite3_close(db);
+	temp_remove(&t);
+	game_destroy(src);
 }
 
 static void
@@ -2038,6 +2092,7 @@ main(void)
 		cmocka_unit_test(test_every_game_round_trips),
 		cmocka_unit_test(test_duplicate_and_gap_refused),
 		cmocka_unit_test(test_seat_change_persisted),
+		cmocka_unit_test(test_schema_5_to_6),
 		cmocka_unit_test(test_running_ended_and_filters),
 		cmocka_unit_test(test_stats_hand_made),
 		cmocka_unit_test(test_top_lower_score_wins),
