@@ -1054,6 +1054,19 @@ def test_encrypted_rooms(ctx):
     h.stop()
 
 
+def carols_room(ctx, h, carol):
+    """Carol's own invite-only direct room with the bot, where the
+    private line "carol one" (outbox id 2) went; its id."""
+    dm = carol.create_room(preset="trusted_private_chat", is_direct=True,
+                           invite=[BOT])
+    wait_until(lambda: ctx.hs.state.rooms[dm].membership(BOT) == "join",
+               what="the bot in carol's room")
+    h.command(send_private=CAROL, text="carol one", id=2)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 2, 20, "sent 2")
+    assert bot_bodies(ctx, dm) == ["carol one"], bot_bodies(ctx, dm)
+    return dm
+
+
 def test_shared_direct_rooms(ctx):
     bob = ctx.client(BOB)
     carol = ctx.client(CAROL)
@@ -1078,13 +1091,7 @@ def test_shared_direct_rooms(ctx):
     # Carol's own direct room, where she may invite: once she lets Alice
     # in, nothing more for Carol goes there, not even the line that was
     # waiting to be sent (the homeserver holds it off with a 429).
-    dm = carol.create_room(preset="trusted_private_chat", is_direct=True,
-                           invite=[BOT])
-    wait_until(lambda: ctx.hs.state.rooms[dm].membership(BOT) == "join",
-               what="the bot in carol's room")
-    h.command(send_private=CAROL, text="carol one", id=2)
-    h.wait(lambda e: e["event"] == "sent" and e["id"] == 2, 20, "sent 2")
-    assert bot_bodies(ctx, dm) == ["carol one"], bot_bodies(ctx, dm)
+    dm = carols_room(ctx, h, carol)
     ctx.hs.limit_sends(1, 20000)
     h.command(send_private=CAROL, text="carol two", id=3)
     wait_until(lambda: ctx.hs.state.faults.limit_sends == 0,
@@ -1105,6 +1112,68 @@ def test_shared_direct_rooms(ctx):
         bot_bodies(ctx, new[0])
     assert bot_bodies(ctx, dm) == said, bot_bodies(ctx, dm)
     assert "someone else is in" in ctx.harness_log()
+    h.stop()
+
+
+def test_foreign_direct_rooms(ctx):
+    """Private lines go only to a room nobody else can ever read.  A
+    stranger who makes a public room flagged is_direct, invites the bot
+    and Alice, and leaves once Alice is in (all while the bot is down)
+    gets nothing: that room is not Alice's direct room, though it holds
+    just the two, for the stranger could join again and read it all (the
+    Matrix restart audit saw hands readable there).  A direct room whose
+    player opens it up later is left as if someone had come in."""
+    alice = ctx.client(ALICE)
+    carol = ctx.client(CAROL)
+    ctx.hs.state.register("mallory", "secret", "Mallory")
+    mallory = ctx.client("@mallory:localhost")
+    trap = mallory.create_room(preset="public_chat", is_direct=True,
+                               invite=[BOT, ALICE])
+    alice.join(trap)
+    mallory.leave(trap)
+    # Alice's own room, but anyone may read it without joining.
+    readable = alice.create_room(preset="trusted_private_chat",
+                                 is_direct=True, invite=[BOT])
+    alice.set_state(readable, "m.room.history_visibility",
+                    {"history_visibility": "world_readable"})
+    h = ctx.run(invites={"allow_users": [ALICE, CAROL,
+                                         "@mallory:localhost"]})
+    h.wait_connected()
+    wait_until(lambda: ctx.hs.state.rooms[trap].membership(BOT) == "join",
+               what="the bot in the stranger's room")
+    # Alice's readable room is left, with why, as soon as it is joined.
+    wait_until(lambda: ctx.hs.state.rooms[readable].membership(BOT) ==
+               "leave", what="the bot leaving the readable room")
+    assert len(bot_bodies(ctx, readable)) == 1 and "Others may read this " \
+        "room now" in bot_bodies(ctx, readable)[0], bot_bodies(ctx, readable)
+    h.command(send_private=ALICE, text="alice's hand", id=1)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 1, 20, "sent 1")
+    mine = ctx.hs.state.rooms_created_by(BOT)
+    assert len(mine) == 1, mine
+    assert bot_bodies(ctx, mine[0]) == ["alice's hand"], \
+        bot_bodies(ctx, mine[0])
+    # The stranger's room may be left the same way (it is hers in the
+    # bot's m.direct, as she invited it), but never gets a private line.
+    for r in (trap, readable):
+        assert all(b.startswith("Others may read this room now")
+                   for b in bot_bodies(ctx, r)), bot_bodies(ctx, r)
+    direct = ctx.hs.state.account_data(BOT, "m.direct") or {}
+    assert trap not in direct.get(ALICE, []), direct
+
+    # Carol's own invite-only direct room is hers; made public, it is
+    # left, and the next line goes to a room the bot opens.
+    dm = carols_room(ctx, h, carol)
+    carol.set_state(dm, "m.room.join_rules", {"join_rule": "public"})
+    wait_until(lambda: ctx.hs.state.rooms[dm].membership(BOT) == "leave",
+               what="the bot leaving the opened room")
+    said = bot_bodies(ctx, dm)
+    assert len(said) == 2 and "Others may read this room now" in said[1], \
+        said
+    h.command(send_private=CAROL, text="carol two", id=3)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 3, 20, "sent 3")
+    new = [r for r in ctx.hs.state.rooms_created_by(BOT) if r != mine[0]]
+    assert len(new) == 1 and bot_bodies(ctx, new[0]) == ["carol two"], \
+        [(r, bot_bodies(ctx, r)) for r in new]
     h.stop()
 
 
@@ -1358,6 +1427,7 @@ TESTS = [
     test_cut_timeline,
     test_encrypted_rooms,
     test_shared_direct_rooms,
+    test_foreign_direct_rooms,
     test_rejected_direct_room,
     test_shared_display_names,
     test_flapping_connection,

@@ -11,6 +11,10 @@
 #include "matrix_int.h"
 #include "xmalloc.h"
 
+/* How long a direct room may wait for the state of one just joined. */
+#define MX_DM_SETTLE_MS 5000
+#define MX_DM_SETTLE_STEP_MS 200
+
 /* m.direct */
 
 /* Adds every user -> room of from to to (both borrowed; to is changed). */
@@ -134,21 +138,27 @@ mx_direct_record(struct matrix *m, const char *user_id, const char *room_id)
 /* Direct rooms */
 
 /*
- * Whether room is private to the bot and user_id: the bot is in it, it
- * is clear (not encrypted, not being left), user_id is in it or invited,
- * and nobody else is in it or invited.  A direct room that someone else
- * was let into has become a group room, and a player's lines never go
- * there (see mx_dm_shared()).
+ * Whether only its members can ever read room, as far as the bot knows:
+ * the bot or user_id created it (nobody else holds its power levels),
+ * only an invitation lets people in, and its history is not readable
+ * from outside.  A room anyone may join (a "public" room flagged
+ * is_direct that a stranger made, invited a player to and left) would
+ * let them come back and read every hand said there.
  */
 static int
-dm_private_to(const struct matrix *m, const struct mx_room *room,
+dm_closed(const struct matrix *m, const struct mx_room *room,
     const char *user_id)
 {
-	int state = mx_person_state(room, user_id);
+	return room->creator != NULL && (strcmp(room->creator,
+	    m->cfg.user_id) == 0 || strcmp(room->creator, user_id) == 0) &&
+	    room->invite_only == 1 && !room->world_readable;
+}
 
-	if (!room->joined || room->encrypted || room->parting ||
-	    room->leaving != NULL || (state != MX_JOINED && state != MX_PENDING))
-		return 0;
+/* Whether nobody but the bot and user_id is in room or invited to it. */
+static int
+dm_nobody_else(const struct matrix *m, const struct mx_room *room,
+    const char *user_id)
+{
 	for (int i = 0; i < room->npeople; i++) {
 		const struct mx_person *p = &room->people[i];
 
@@ -157,6 +167,72 @@ dm_private_to(const struct matrix *m, const struct mx_room *room,
 			return 0;
 	}
 	return 1;
+}
+
+/*
+ * Whether room holds only the bot and user_id: the bot is in it, it is
+ * clear (not encrypted, not being left), user_id is in it or invited,
+ * and nobody else is in it or invited.
+ */
+static int
+dm_two_of_us(const struct matrix *m, const struct mx_room *room,
+    const char *user_id)
+{
+	int state = mx_person_state(room, user_id);
+
+	if (!room->joined || room->encrypted || room->parting ||
+	    room->leaving != NULL || (state != MX_JOINED && state != MX_PENDING))
+		return 0;
+	return dm_nobody_else(m, room, user_id);
+}
+
+/*
+ * Whether room is private to the bot and user_id: only the two of them
+ * (dm_two_of_us()) and closed (dm_closed()).  A direct room that someone
+ * else was let into, or that was opened up, has become a group room, and
+ * a player's lines never go there (see mx_dm_shared()).
+ */
+static int
+dm_private_to(const struct matrix *m, const struct mx_room *room,
+    const char *user_id)
+{
+	return dm_two_of_us(m, room, user_id) && dm_closed(m, room, user_id);
+}
+
+/*
+ * Whether a room of user_id's may do once its state is known: just joined
+ * (their invitation accepted), the /sync with its creator, join rule and
+ * members has not come yet, and nobody else is known to be in it.
+ */
+static int
+dm_settling(struct matrix *m, const struct mx_room *room,
+    const char *user_id)
+{
+	if (!room->joined || room->encrypted || room->parting ||
+	    room->leaving != NULL || mx_channel_of_room(m, room->id) != NULL ||
+	    !mx_direct_has(m->direct, user_id, room->id) ||
+	    (room->creator != NULL && room->invite_only != 0 &&
+	    mx_person_find(room, user_id) != NULL))
+		return 0;
+	return dm_nobody_else(m, room, user_id);
+}
+
+/*
+ * Whether user_id invited us to a direct room that we are joining, or
+ * joined and do not know well enough yet (dm_settling()).
+ */
+static int
+dm_invited(struct matrix *m, const char *user_id)
+{
+	for (const struct mx_join *j = m->joins; j != NULL; j = j->next)
+		if (!j->core && !j->done && !j->failed && j->is_direct &&
+		    j->inviter != NULL && strcmp(j->inviter, user_id) == 0)
+			return 1;
+	for (const struct mx_room *room = m->rooms; room != NULL;
+	    room = room->next)
+		if (dm_settling(m, room, user_id))
+			return 1;
+	return 0;
 }
 
 /*
@@ -271,6 +347,10 @@ on_dm_created(const struct mx_response *res, void *arg)
 		log_info("matrix %s: opened direct room %s with %s", mx_net(m),
 		    room_id, dm->user_id);
 		room->joined = 1;
+		/* As created below (private_chat: invitations only). */
+		free(room->creator);
+		room->creator = xstrdup(m->cfg.user_id);
+		room->invite_only = 1;
 		mx_person_set(room, m->cfg.user_id, MX_JOINED, NULL);
 		if (mx_person_state(room, dm->user_id) != MX_JOINED)
 			mx_person_set(room, dm->user_id, MX_PENDING, NULL);
@@ -320,6 +400,22 @@ mx_dm_start(struct mx_dm *dm)
 		mx_dm_free(dm);
 		mx_room_kick(room);
 		return;
+	}
+	/*
+	 * A room the player just opened with us is not known closed until
+	 * a /sync brings its state: wait for that a while rather than open
+	 * a second room.
+	 */
+	if (dm_invited(m, dm->user_id)) {
+		uint64_t now = loop_now(m->loop);
+
+		if (dm->settling_since == 0)
+			dm->settling_since = now;
+		if (now - dm->settling_since < MX_DM_SETTLE_MS) {
+			dm->timer = loop_timer(m->loop, MX_DM_SETTLE_STEP_MS,
+			    on_dm_timer, dm);
+			return;
+		}
 	}
 	/*
 	 * Nobody else may ever read the room: the player is invited at a
@@ -393,11 +489,14 @@ mx_dm_shared(struct matrix *m, struct mx_room *room)
 		    room->id))
 			owner = p->user_id;
 	}
-	if (owner == NULL || others < 2)
+	/* Opened up: anyone may join, or read it from outside. */
+	if (owner == NULL || (others < 2 && room->invite_only != -1 &&
+	    !room->world_readable))
 		return;
-	log_warn("matrix %s: someone else is in %s, the direct room of %s; "
-	    "leaving it and sending %d waiting messages to another room",
-	    mx_net(m), room->id, owner, room->queue.n);
+	log_warn("matrix %s: %s %s, the direct room of %s; leaving it and "
+	    "sending %d waiting messages to another room", mx_net(m),
+	    others >= 2 ? "someone else is in" : "anyone may now read",
+	    room->id, owner, room->queue.n);
 	if (room->sending != NULL) {
 		mx_http_cancel(m->http, room->sending);
 		room->sending = NULL;
@@ -412,14 +511,20 @@ mx_dm_shared(struct matrix *m, struct mx_room *room)
 	mx_queue_move(&waiting, &dm->queue);
 	mx_queue_move(&dm->queue, &waiting);
 	text_init(&t);
-	text_add(&t, "Someone else is in this room now, so I am leaving it: "
-	    "your cards and private messages come in a new direct room.");
+	text_add(&t, others >= 2 ? "Someone else is in this room now, so I "
+	    "am leaving it: your cards and private messages come in a new "
+	    "direct room." : "Others may read this room now, so I am leaving "
+	    "it: your cards and private messages come in a new direct room.");
 	if ((msg = mx_msg_new(m, &t, NULL, NULL)) != NULL)
 		mx_queue_push(&room->queue, msg);
 	text_finish(&t);
 	room->parting = 1;
 	mx_room_kick(room);
-	mx_dm_start(dm);
+	/* With nothing waiting, the next private line opens the new room. */
+	if (dm->queue.n == 0 && dm->req == NULL && dm->timer == 0)
+		mx_dm_free(dm);
+	else
+		mx_dm_start(dm);
 }
 
 static void

@@ -133,6 +133,43 @@ room_set_string(char **field, const char *value)
 	    NULL;
 }
 
+/*
+ * Who may read room, from its m.room.create, m.room.join_rules and
+ * m.room.history_visibility (state key ""): 1 when ev was one of them.
+ * A direct room that opens up is left (mx_dm_shared()).
+ */
+static int
+room_access(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
+{
+	const char *v;
+
+	if (strcmp(ev->type, "m.room.create") == 0) {
+		/* Room versions before 11 name the creator in the content. */
+		v = json_string_value(json_object_get(ev->content, "creator"));
+		if (v == NULL)
+			v = ev->sender;
+		free(room->creator);
+		room->creator = v != NULL ? xstrdup(v) : NULL;
+		return 1;
+	}
+	if (strcmp(ev->type, "m.room.join_rules") == 0) {
+		v = json_string_value(json_object_get(ev->content,
+		    "join_rule"));
+		room->invite_only = v != NULL && (strcmp(v, "invite") == 0 ||
+		    strcmp(v, "knock") == 0 || strcmp(v, "private") == 0) ?
+		    1 : -1;
+	} else if (strcmp(ev->type, "m.room.history_visibility") == 0) {
+		v = json_string_value(json_object_get(ev->content,
+		    "history_visibility"));
+		room->world_readable = v != NULL &&
+		    strcmp(v, "world_readable") == 0;
+	} else {
+		return 0;
+	}
+	mx_dm_shared(m, room);
+	return 1;
+}
+
 /* Members whose label may change with one member event (apply_state). */
 struct watch {
 	char **ids, **labels;
@@ -244,6 +281,8 @@ apply_state(struct matrix *m, struct mx_room *room,
 		    json_object_get(ev->content, "name")));
 		return 0;
 	}
+	if (ev->state_key[0] == '\0' && room_access(m, room, ev))
+		return 0;
 	if (strcmp(ev->type, "m.room.member") != 0)
 		return 0;
 	mx_member_parse(ev->content, &mem);

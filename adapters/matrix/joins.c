@@ -93,8 +93,14 @@ on_joined(const struct mx_response *res, void *arg)
 		j->attempt = 0;
 		mx_queue_move(&room->queue, &j->queue);
 		if (!j->core) {
-			if (j->is_direct && j->inviter != NULL)
+			if (j->is_direct && j->inviter != NULL) {
 				mx_direct_record(m, j->inviter, room_id);
+				/*
+				 * Its state may have come before we knew
+				 * whose it is: someone else in it, or open.
+				 */
+				mx_dm_shared(m, room);
+			}
 			mx_join_free(j);
 		}
 		mx_room_kick(room);

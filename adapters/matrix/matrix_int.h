@@ -130,6 +130,16 @@ struct mx_room {
 	char *alias;              /* m.room.canonical_alias, or NULL */
 	char *name;               /* m.room.name, or NULL */
 	int is_direct;            /* a member event here said is_direct */
+	/*
+	 * Who may read it, for private lines (mx_room_closed()): the
+	 * creator (m.room.create), whether only an invitation lets people
+	 * in (m.room.join_rules: 1 "invite", "knock" or "private", -1 any
+	 * other rule, 0 not seen yet) and whether anyone may read it
+	 * without joining (m.room.history_visibility "world_readable").
+	 */
+	char *creator;
+	int invite_only;
+	int world_readable;
 };
 
 /*
@@ -162,6 +172,8 @@ struct mx_dm {
 	struct mx_request *req;
 	uint64_t timer;
 	unsigned attempt;
+	/* Since when (loop ms) a room of theirs waits for its state; 0. */
+	uint64_t settling_since;
 };
 
 enum mx_phase { MX_STOPPED, MX_LOGIN, MX_FILTER, MX_DIRECT, MX_SYNC };

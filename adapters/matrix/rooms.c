@@ -48,6 +48,7 @@ mx_room_free(struct mx_room *r)
 	mx_http_cancel(m->http, r->members);
 	free(r->alias);
 	free(r->name);
+	free(r->creator);
 	loop_cancel(m->loop, r->send_timer);
 	mx_queue_clear(&r->queue);
 	for (int i = 0; i < r->npeople; i++) {
