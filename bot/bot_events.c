@@ -372,8 +372,8 @@ on_private_lost(void *data, struct adapter *adapter, const struct user *raw)
 	bot_leave(bot);
 }
 
-/* Whether the clean id of someone in members is user_id. */
-static int
+/* The one in members whose clean id is user_id, or NULL. */
+static const struct user *
 among(const struct user *members, size_t n, const char *user_id)
 {
 	char buf[512];
@@ -382,8 +382,8 @@ among(const struct user *members, size_t n, const char *user_id)
 	for (size_t i = 0; i < n; i++)
 		if (members[i].id != NULL && (id = user_id_clean(members[i].id,
 		    buf, sizeof(buf))) != NULL && strcmp(id, user_id) == 0)
-			return 1;
-	return 0;
+			return &members[i];
+	return NULL;
 }
 
 /*
@@ -413,8 +413,10 @@ on_members(void *data, struct adapter *adapter, const char *channel,
 	table = where->table;
 	for (int seat = table != NULL ? table_nseats(table) - 1 : -1;
 	    seat >= 0 && (table = where->table) != NULL; seat--) {
+		const struct user *here;
 		const struct seat *s;
-		int here;
+		struct user clean;
+		char buf[512];
 
 		if (seat >= table_nseats(table))
 			continue;
@@ -422,6 +424,15 @@ on_members(void *data, struct adapter *adapter, const char *channel,
 		if (s->computer || s->user_id[0] == '\0')
 			continue;
 		here = among(members, n, s->user_id);
+		/*
+		 * A name changed while the bot could not see it (a restart):
+		 * the seat goes by the name people see now.
+		 */
+		if (here != NULL && here->name != NULL &&
+		    user_clean(here, &clean, buf, sizeof(buf)) == 0 &&
+		    strcmp(clean.name, s->name) != 0)
+			table_rename(table, seat, &clean);
+		s = table_seat(table, seat);
 		if (here && s->away) {
 			struct user who = { .id = s->user_id, .name = s->name };
 

@@ -2630,6 +2630,29 @@ test_members_after_restart(void **state)
 	adapter_members(f->adapter, "#g", here, 3);
 	adapter_flush(f->adapter);
 	assert_false(table_seat(table, table_seat_of(table, "carol"))->away);
+	/* A name changed meanwhile: the seat goes by the new one, stored. */
+	{
+		const struct user renamed[] = {
+			{ .id = "alice", .name = "alice" },
+			{ .id = "carol", .name = "Caroline" },
+			{ .id = "mal", .name = "mal" },
+		};
+
+		adapter_members(f->adapter, "#g", renamed, 3);
+		adapter_flush(f->adapter);
+		assert_string_equal(table_seat(table, table_seat_of(table,
+		    "carol"))->name, "Caroline");
+		fx_restart(f, 0);
+		assert_int_equal(bot_restore(f->bot), 1);
+		adapter_flush(f->adapter);
+		table = table_of(f, "#g");
+		assert_string_equal(table_seat(table, table_seat_of(table,
+		    "carol"))->name, "Caroline");
+		adapter_members(f->adapter, "#g", here, 3);
+		adapter_flush(f->adapter);
+		assert_string_equal(table_seat(table, table_seat_of(table,
+		    "carol"))->name, "carol");
+	}
 	loop_advance(f->loop, 61 * 1000);
 	say(f, "#g", "erin", "!replace carol");
 	assert_int_equal(table_seat_of(table, "erin"), -1);
