@@ -1053,6 +1053,17 @@ def test_encrypted_rooms(ctx):
     assert direct == {ALICE: [dm]}, direct
     h.stop()
 
+    # Told once also across a restart (the audit: again after each one).
+    h = ctx.run()
+    h.wait_connected()
+    alice.send_encrypted(room)
+    alice.join(dm)
+    alice.say(dm, "after the restart")
+    h.wait_message("after the restart")
+    time.sleep(0.5)
+    assert bot_bodies(ctx, room) == notices, bot_bodies(ctx, room)
+    h.stop()
+
 
 def carols_room(ctx, h, carol):
     """Carol's own invite-only direct room with the bot, where the

@@ -50,7 +50,8 @@ handled_end(struct matrix *m)
 
 /*
  * Tells the sender of ev once per room that encrypted rooms are
- * unreadable (ev is marked handled: a restart does not say it again).
+ * unreadable (ev is marked handled, and who was told is stored with it:
+ * a restart does not say it again, nor for their next message).
  */
 static int
 encrypted_notice(struct matrix *m, struct mx_room *room,
@@ -59,14 +60,25 @@ encrypted_notice(struct matrix *m, struct mx_room *room,
 	const char *sender = ev->sender;
 	struct text t;
 	struct mx_msg *msg;
+	char *told;
 
-	if (room->warned == NULL)
-		room->warned = mx_json(json_object());
-	if (json_object_get(room->warned, sender) != NULL)
+	text_init(&t);
+	text_printf(&t, "%s %s", room->id, sender);
+	if (json_object_get(m->told, text_str(&t)) != NULL) {
+		text_finish(&t);
 		return 0;
-	mx_json_rc(json_object_set_new(room->warned, sender,
+	}
+	mx_json_rc(json_object_set_new(m->told, text_str(&t),
 	    mx_json(json_true())));
+	text_finish(&t);
 	handled_begin(m, ev->event_id);
+	/* In the transaction that marks the event handled. */
+	told = json_dumps(m->told, JSON_COMPACT);
+	if (m->store != NULL && (told == NULL ||
+	    store_kv_defer(m->store, m->key_told, told) != 0))
+		log_error("matrix %s: cannot store who was told about "
+		    "encryption", mx_net(m));
+	free(told);
 	log_info("matrix %s: %s wrote in encrypted room %s, which the bot "
 	    "cannot read; opening a direct room without encryption", mx_net(m),
 	    sender, room->id);

@@ -181,6 +181,7 @@ matrix_finish(struct adapter *adapter)
 	json_decref(m->direct_inflight);
 	json_decref(m->direct_put);
 	json_decref(m->handled);
+	json_decref(m->told);
 	free(m->dropped);
 	text_finish(&m->url);
 	mx_config_finish(&m->cfg);
@@ -234,6 +235,19 @@ matrix_start(struct adapter *adapter)
 	snprintf(m->key_txn, sizeof(m->key_txn), "matrix:%s:txn_prefix",
 	    mx_net(m));
 	txn_prefix_load(m);
+	snprintf(m->key_told, sizeof(m->key_told), "matrix:%s:encrypted_told",
+	    mx_net(m));
+	if (m->told == NULL) {
+		char *stored = m->store != NULL ? store_kv_get(m->store,
+		    m->key_told) : NULL;
+
+		m->told = stored != NULL ? json_loads(stored, 0, NULL) : NULL;
+		if (!json_is_object(m->told)) {
+			json_decref(m->told);
+			m->told = mx_json(json_object());
+		}
+		free(stored);
+	}
 	if (m->direct == NULL)
 		m->direct = mx_json(json_object());
 	if (m->direct_pending == NULL)

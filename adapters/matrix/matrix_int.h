@@ -119,7 +119,6 @@ struct mx_room {
 	struct mx_person *people;
 	int npeople, people_cap;
 	json_t *power;            /* owned: m.room.power_levels content */
-	json_t *warned;           /* owned: users told about encryption */
 	struct mx_queue queue;    /* the head is the message being sent */
 	struct mx_request *sending;
 	uint64_t send_timer;
@@ -242,6 +241,13 @@ struct matrix {
 	uint64_t lost_timer;      /* told to the core from the loop (direct.c) */
 	char key_since[192], key_device[192], key_handled[192];
 	char key_txn[192];
+	/*
+	 * Who was told that an encrypted room is unreadable: owned, an
+	 * object of "ROOM USER" -> true, stored (key_told) so that a
+	 * restart does not tell them again.
+	 */
+	json_t *told;
+	char key_told[192];
 	struct text url;          /* scratch for building URLs */
 };
 

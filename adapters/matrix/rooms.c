@@ -57,7 +57,6 @@ mx_room_free(struct mx_room *r)
 	}
 	free(r->people);
 	json_decref(r->power);
-	json_decref(r->warned);
 	free(r->id);
 	free(r);
 }
