@@ -65,6 +65,14 @@ struct table {
 };
 
 /*
+ * Stores which seats were told in lost_round that they were unreachable
+ * (table_private_lost()), so that a restart in the same round does not
+ * ask them again; table_lost_load() reads it back (table_restore.c).
+ */
+void table_lost_store(struct table *table);
+void table_lost_load(struct table *table);
+
+/*
  * Remembers that user_id owned seat before someone took it over (stored
  * with the seat by table_seat_changed(); table_seats.c).
  */

@@ -24,6 +24,47 @@ struct reload {
 	int found;
 };
 
+/* The key of a game's seats told they were unreachable (store kv). */
+static void
+lost_key(const struct table *table, char *key, size_t len)
+{
+	snprintf(key, len, "game:%lld:private_lost",
+	    (long long)table->game_id);
+}
+
+void
+table_lost_store(struct table *table)
+{
+	char key[64], value[64];
+
+	if (table->game_id <= 0)
+		return;
+	lost_key(table, key, sizeof(key));
+	snprintf(value, sizeof(value), "%d %u", table->lost_round,
+	    table->lost_told);
+	if (store_kv_set(table_bot(table)->store, key, value) != 0)
+		log_error("%s %s: could not store who was asked to accept the "
+		    "invitation", table->channel->network->adapter.network,
+		    table->channel->name);
+}
+
+void
+table_lost_load(struct table *table)
+{
+	char key[64], *value;
+	unsigned told;
+	int round;
+
+	lost_key(table, key, sizeof(key));
+	if ((value = store_kv_get(table_bot(table)->store, key)) == NULL)
+		return;
+	if (sscanf(value, "%d %u", &round, &told) == 2) {
+		table->lost_round = round;
+		table->lost_told = told;
+	}
+	free(value);
+}
+
 struct table *
 table_restore(struct channel *channel, const struct store_game *stored,
     char *err, size_t errlen)
@@ -68,6 +109,7 @@ table_restore(struct channel *channel, const struct store_game *stored,
 	table->seed = stored->seed;
 	/* Paused before the restart: the deadline the channel heard holds. */
 	table->paused_until = stored->paused_until;
+	table_lost_load(table);
 	json_array_foreach(stored->seats, i, seat) {
 		struct seat *s = &table->seats[table->nseats++];
 		const char *id = json_string_value(json_object_get(seat,

@@ -414,6 +414,8 @@ table_private_lost(struct table *table, int seat)
 	if (table->lost_told & (1u << seat))
 		return;
 	table->lost_told |= 1u << seat;
+	/* Stored before it is said: a restart in the round asks no more. */
+	table_lost_store(table);
 	text_init(&t);
 	text_seat(&t, table, seat, 1);
 	SAY(&t, table_lang(table), MSG_PRIVATE_LOST, "c", table_prefix(table));

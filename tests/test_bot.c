@@ -1277,6 +1277,20 @@ test_private_lost(void **state)
 	adapter_private_lost(f->adapter, &dave);
 	adapter_flush(f->adapter);
 	assert_int_equal(memory_count(f->adapter), mark);
+	/*
+	 * Nor after a restart in the same round (the Matrix audit: asked
+	 * again after each one, and a room opened each time).
+	 */
+	for (int clean = 0; clean < 2; clean++) {
+		fx_restart(f, clean);
+		assert_int_equal(bot_restore(f->bot), 1);
+		adapter_flush(f->adapter);
+		mark = memory_count(f->adapter);
+		adapter_private_lost(f->adapter, &carol);
+		adapter_flush(f->adapter);
+		assert_int_equal(count_since(f, mark,
+		    "could not reach you privately"), 0);
+	}
 }
 
 /* Two players of the same name: a seat is also found by its owner's id. */
