@@ -432,7 +432,6 @@ on_members(void *data, struct adapter *adapter, const char *channel,
 		    user_clean(here, &clean, buf, sizeof(buf)) == 0 &&
 		    strcmp(clean.name, s->name) != 0)
 			table_rename(table, seat, &clean);
-		s = table_seat(table, seat);
 		if (here && s->away) {
 			struct user who = { .id = s->user_id, .name = s->name };
 

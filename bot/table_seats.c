@@ -813,8 +813,9 @@ pause_store(struct table *table, int64_t until)
 
 /*
  * Computers never play to an empty room: with nobody seated (and no one
- * reading, as at the terminal) the game pauses between tricks (saying so once) and closes, its record kept,
- * after the lobby idle time; a person taking a seat resumes it.
+ * reading, as at the terminal) the game pauses between tricks (saying so
+ * once) and closes, its record kept, after the lobby idle time; a person
+ * taking a seat resumes it.
  */
 int
 table_paused(struct table *table, struct text *out)

@@ -154,6 +154,14 @@ dm_closed(const struct matrix *m, const struct mx_room *room,
 	    room->invite_only == 1 && !room->world_readable;
 }
 
+/* Whether the bot is in room, which is clear and not being left. */
+static int
+dm_room_usable(const struct mx_room *room)
+{
+	return room->joined && !room->encrypted && !room->parting &&
+	    room->leaving == NULL;
+}
+
 /* Whether nobody but the bot and user_id is in room or invited to it. */
 static int
 dm_nobody_else(const struct matrix *m, const struct mx_room *room,
@@ -180,8 +188,8 @@ dm_two_of_us(const struct matrix *m, const struct mx_room *room,
 {
 	int state = mx_person_state(room, user_id);
 
-	if (!room->joined || room->encrypted || room->parting ||
-	    room->leaving != NULL || (state != MX_JOINED && state != MX_PENDING))
+	if (!dm_room_usable(room) || (state != MX_JOINED &&
+	    state != MX_PENDING))
 		return 0;
 	return dm_nobody_else(m, room, user_id);
 }
@@ -208,8 +216,8 @@ static int
 dm_settling(struct matrix *m, const struct mx_room *room,
     const char *user_id)
 {
-	if (!room->joined || room->encrypted || room->parting ||
-	    room->leaving != NULL || mx_channel_of_room(m, room->id) != NULL ||
+	if (!dm_room_usable(room) ||
+	    mx_channel_of_room(m, room->id) != NULL ||
 	    !mx_direct_has(m->direct, user_id, room->id) ||
 	    (room->creator != NULL && room->invite_only != 0 &&
 	    mx_person_find(room, user_id) != NULL))

@@ -130,7 +130,7 @@ struct mx_room {
 	char *name;               /* m.room.name, or NULL */
 	int is_direct;            /* a member event here said is_direct */
 	/*
-	 * Who may read it, for private lines (mx_room_closed()): the
+	 * Who may read it, for private lines (dm_closed(), direct.c): the
 	 * creator (m.room.create), whether only an invitation lets people
 	 * in (m.room.join_rules: 1 "invite", "knock" or "private", -1 any
 	 * other rule, 0 not seen yet) and whether anyone may read it
