@@ -70,6 +70,8 @@ ACK_TIMEOUT = 4.0 * SLOW
 PROGRESS_TIMEOUT = 30.0 * SLOW
 TITLES = ("Wizard \u00b7", "BirdHead \u00b7", "Sticheln \u00b7",
           "No game is running")
+# A private `!status` from someone with no seat yet (the first start).
+NO_SEAT = "You have no seat at any table."
 RESUMED = "The game resumes"
 # What the bot answers a move it cannot take: the drivers type only legal
 # moves, so one of these means a command was handled twice.
@@ -233,19 +235,20 @@ class Driver(threading.Thread):
 
     # Talking.
 
-    def bot_lines_after(self, client, mark):
-        """First lines of the bot's messages in the room after index mark."""
-        events = client.timelines.get(self.room, [])
+    def bot_lines_after(self, client, mark, room=None):
+        """First lines of the bot's messages in room (the table's room by
+        default) after index mark."""
+        events = client.timelines.get(room or self.room, [])
         return [(i, first_line(e["content"])) for i, e in
                 enumerate(events) if i >= mark and e["sender"] == BOT
                 and e["type"] == "m.room.message"]
 
-    def wait_line(self, client, mark, predicate, timeout):
+    def wait_line(self, client, mark, predicate, timeout, room=None):
         """Syncs until a bot line after mark satisfies predicate; returns
         it, or None on a timeout or when the bot was restarted."""
         end = time.monotonic() + timeout
         while not self.ctx.stopping.is_set():
-            for _, line in self.bot_lines_after(client, mark):
+            for _, line in self.bot_lines_after(client, mark, room):
                 if predicate(line):
                     return line
             left = end - time.monotonic()
@@ -267,15 +270,22 @@ class Driver(threading.Thread):
 
     def barrier(self):
         """After a restart: wait until the new process answers `!status`,
-        by which time it has handled everything said before."""
+        by which time it has handled everything said before.  It is asked
+        privately: in the room, the bot does not repeat an answer it gave
+        there in the last ten seconds (the README's "The same answer is
+        not repeated"), such as one to the `!status` of the barrier before
+        a kill, which the new process answers from its backlog."""
         while not self.ctx.stopping.is_set():
             with self.ctx.bot.cond:
                 generation = self.ctx.bot.generation
             self.generation = generation
-            mark = self.say(0, "!status")
+            self.clients[0].sync(timeout_ms=0)
+            mark = len(self.clients[0].timelines.get(self.dms[0], []))
+            self.say(0, "!status", private=True)
             line = self.wait_line(self.clients[0], mark,
-                                  lambda l: l.startswith(TITLES),
-                                  ACK_TIMEOUT * 2)
+                                  lambda l: l.startswith(TITLES) or
+                                  l == NO_SEAT,
+                                  ACK_TIMEOUT * 2, room=self.dms[0])
             if line is not None and self.ctx.bot.generation == generation:
                 return
             time.sleep(0.05)

@@ -391,7 +391,62 @@ def test_rejected_and_namesakes(world):
           " the Sams told apart, kicked by id" % len(record["actions"]))
 
 
+DOWN = "#down:localhost"
+
+
+def test_moved_while_down(world):
+    """A bid typed while the bot is down (after a SIGTERM, then after a
+    SIGKILL) is handled before the game resumes: the room hears the bid
+    first, and the resume line asks the next bidder, not the one who has
+    just bid."""
+    st = world.state
+    people = [world.person(n.lower(), n, 40 + i)
+              for i, n in enumerate(("Mo", "Ned", "Ola"))]
+    room = people[0].client.create_room(preset="public_chat",
+                                        room_alias_name="down")
+    for p in people[1:]:
+        p.client.join(room)
+    world.write_config(world.config([{"name": DOWN, "game": "wizard"}]))
+    bot = world.run_bot()
+    wait_until(lambda: st.rooms[room].membership(BOT) == "join", 20,
+               "the bot in " + room)
+    people[0].say(room, "!option rounds=3")
+    for p in people:
+        p.say(room, "!join")
+    world.wait_bot_line(room, "(3 seated")
+    lines = len(world.bot_lines(room))
+    people[0].say(room, "!start")
+    prompt = world.wait_bot_line(room, " to bid", after=lines)[-1]
+    for how in ("SIGTERM", "SIGKILL"):
+        mover = re.search(r"(\w+) to bid", prompt).group(1)
+        if how == "SIGTERM":
+            check(bot.terminate() == 0, "SIGTERM: not a clean exit")
+        else:
+            bot.kill()
+        lines = len(world.bot_lines(room))
+        [p for p in people if p.name == mover][0].say(room, "!bid 0")
+        bot = world.run_bot()
+        world.wait_bot_line(room, "The game resumes", after=lines)
+        said = world.bot_lines(room)[lines:]
+        bid = [i for i, b in enumerate(said) if b.startswith(mover +
+                                                           " bids 0")]
+        resume = [i for i, b in enumerate(said)
+                  if b.startswith("The game resumes")]
+        check(bid and bid[0] < resume[0],
+              "after a %s, the bid typed meanwhile was not announced "
+              "before the resume: %r" % (how, said))
+        prompt = said[resume[0]]
+        check(" to bid" in prompt and mover + " to bid" not in prompt,
+              "after a %s, the resume asks %s to bid again: %r" %
+              (how, mover, prompt))
+    check(bot.terminate() == 0, "SIGTERM: not a clean exit")
+    world.check_log()
+    print("  a bid typed while the bot was down (SIGTERM, SIGKILL) is "
+          "announced before the resume, which asks the next bidder")
+
+
 def test_all(world):
+    test_moved_while_down(world)
     test_games(world)
     test_rejected_and_namesakes(world)
 

@@ -114,7 +114,14 @@ on_sync(const struct mx_response *res, void *arg)
 		step_failed(m, "/sync", res, MX_SYNC_RETRY_MAX);
 		return;
 	}
-	mx_outage_end(m);
+	/*
+	 * The homeserver answers.  Back from a start or an outage, the core
+	 * hears "connected" only once this response's events were handed
+	 * over (sync_apply): what people typed meanwhile is handled before
+	 * the tables resume, so that no resume prompts someone who moved.
+	 */
+	if (m->up)
+		mx_outage_end(m);
 	/* A first /sync only learns state: its cut timelines do not matter. */
 	if (m->since != NULL && m->phase == MX_SYNC && mx_gaps_start(m,
 	    res->body))
@@ -145,6 +152,7 @@ sync_apply(struct matrix *m, const json_t *body, const struct mx_response *res)
 	}
 	m->attempt = 0;
 	m->full_state = 0;
+	mx_outage_end(m);
 	if (!m->synced) {
 		struct mx_dm *dm, *next;
 
@@ -244,8 +252,12 @@ mx_sync(struct matrix *m)
 	case MX_SYNC:
 		mx_url(&m->url, m->cfg.homeserver, MX_API "/sync");
 		mx_url_param(&m->url, "filter", m->filter_id);
-		/* The first /sync (no stored position) only learns state. */
-		snprintf(n, sizeof(n), "%d", m->since != NULL ?
+		/*
+		 * The first /sync (no stored position) only learns state, and
+		 * one back from a start or an outage must not wait for news:
+		 * the tables resume once it is answered.
+		 */
+		snprintf(n, sizeof(n), "%d", m->since != NULL && m->up ?
 		    m->cfg.sync_timeout_ms : 0);
 		mx_url_param(&m->url, "timeout", n);
 		if (m->since != NULL)
