@@ -398,7 +398,8 @@ def test_moved_while_down(world):
     """A bid typed while the bot is down (after a SIGTERM, then after a
     SIGKILL) is handled before the game resumes: the room hears the bid
     first, and the resume line asks the next bidder, not the one who has
-    just bid."""
+    just bid.  Someone who took a new display name meanwhile is called by
+    it in the resume line."""
     st = world.state
     people = [world.person(n.lower(), n, 40 + i)
               for i, n in enumerate(("Mo", "Ned", "Ola"))]
@@ -425,6 +426,10 @@ def test_moved_while_down(world):
             bot.kill()
         lines = len(world.bot_lines(room))
         [p for p in people if p.name == mover][0].say(room, "!bid 0")
+        # Someone else takes a new name meanwhile.
+        other = [p for p in people if p.name != mover][0]
+        old_name, other.name = other.name, other.name + "x"
+        other.client.set_displayname(other.name)
         bot = world.run_bot()
         world.wait_bot_line(room, "The game resumes", after=lines)
         said = world.bot_lines(room)[lines:]
@@ -439,6 +444,10 @@ def test_moved_while_down(world):
         check(" to bid" in prompt and mover + " to bid" not in prompt,
               "after a %s, the resume asks %s to bid again: %r" %
               (how, mover, prompt))
+        check(other.name in prompt and
+              not re.search(r"\b%s\b" % old_name, prompt),
+              "after a %s, the resume calls %s by the old name %s: %r" %
+              (how, other.name, old_name, prompt))
     check(bot.terminate() == 0, "SIGTERM: not a clean exit")
     world.check_log()
     print("  a bid typed while the bot was down (SIGTERM, SIGKILL) is "
