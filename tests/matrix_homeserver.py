@@ -41,6 +41,9 @@ the helper methods of Homeserver):
   drop_syncs      the next N /sync requests are cut off mid-response
   drop_sends      the next N sends are stored, then the connection is cut
                   before the answer (the client must retry, same txnId)
+  drop_creates    the next N createRoom requests make their room, then the
+                  connection is cut before the answer (as a client killed
+                  or timed out meanwhile sees it)
   duplicate_syncs the next N /sync responses with events also repeat the
                   previous response's events
   hold_syncs      /sync answers nothing until released
@@ -85,6 +88,7 @@ class Faults:
         self.retry_after_ms = 200
         self.drop_syncs = 0
         self.drop_sends = 0
+        self.drop_creates = 0
         self.duplicate_syncs = 0
         self.duplicates_served = 0
         self.hold_syncs = False
@@ -658,6 +662,10 @@ class Handler(BaseHTTPRequestHandler):
     def r_create_room(self):
         self.auth()
         room = self.state.create_room(self.user_id, self.body)
+        with self.state.cond:
+            if self.state.faults.drop_creates > 0:
+                self.state.faults.drop_creates -= 1
+                raise Dropped()
         return 200, {"room_id": room.room_id}
 
     def r_send(self, room_id, type_, txn_id):
@@ -1077,6 +1085,10 @@ class Homeserver:
     def drop_sends(self, n):
         with self.state.cond:
             self.state.faults.drop_sends = n
+
+    def drop_creates(self, n):
+        with self.state.cond:
+            self.state.faults.drop_creates = n
 
     def duplicate_syncs(self, n):
         with self.state.cond:

@@ -200,6 +200,19 @@ def bot_bodies(ctx, room_id):
             ctx.hs.state.room_events(room_id, sender=BOT)]
 
 
+def sent_privately(ctx, h, user_id, text, id_):
+    """Has the bot send text to user_id privately and waits until it was
+    sent; asserts that it went to the one room the bot made, alone there,
+    and returns that room."""
+    h.command(send_private=user_id, text=text, id=id_)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == id_, 30,
+           "sent %d" % id_)
+    mine = ctx.hs.state.rooms_created_by(BOT)
+    assert len(mine) == 1, mine
+    assert bot_bodies(ctx, mine[0]) == [text], bot_bodies(ctx, mine[0])
+    return mine[0]
+
+
 def public_room(ctx, owner, alias):
     return owner.create_room(preset="public_chat", room_alias_name=alias)
 
@@ -622,6 +635,47 @@ def test_busy(ctx):
     h.command(busy="#busy1:localhost")
     b = h.wait(lambda e: e["event"] == "busy", 5, "busy", start=start)
     assert b["busy"] is False, b
+    h.stop()
+
+
+def test_direct_room_answer_lost(ctx):
+    """The homeserver made the direct room the bot asked for, but the
+    answer never came (a timeout; a kill before it): the bot takes the
+    room it made, in which the player is still invited, rather than
+    opening a second one and leaving an invitation that leads nowhere.
+    Within one run (the retry), and after a SIGKILL that came before the
+    answer."""
+    ctx.client(BOB)
+    ctx.client(CAROL)
+    ctx.hs.drop_creates(1)
+    h = ctx.run()
+    h.wait_connected()
+    created = [sent_privately(ctx, h, BOB, "hand 1", 31)]
+    assert ctx.hs.state.rooms[created[0]].membership(BOB) == "invite"
+    direct = wait_until(lambda: (lambda d: d if d and BOB in d else None)(
+        ctx.hs.state.account_data(BOT, "m.direct")), what="m.direct")
+    assert direct == {BOB: created}, direct
+    h.stop()
+
+    ctx.hs.drop_creates(1)
+    h = ctx.run()
+    h.wait_connected()
+    h.command(send_private=CAROL, text="hand 2", id=32)
+    carols = wait_until(lambda: [r for r in ctx.hs.state.rooms_created_by(BOT)
+                                 if r not in created],
+                        what="carol's room made")
+    # Killed before the retry: the line dies with the process.
+    h.kill()
+    h = ctx.run()
+    h.wait_connected()
+    h.command(send_private=CAROL, text="hand 3", id=33)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 33, 30, "sent 33")
+    now = [r for r in ctx.hs.state.rooms_created_by(BOT) if r not in created]
+    assert now == carols, (now, carols)
+    assert bot_bodies(ctx, carols[0]) == ["hand 3"], \
+        bot_bodies(ctx, carols[0])
+    assert "using the direct room %s that the bot opened" % carols[0] in \
+        ctx.harness_log(), ctx.harness_log()[-2000:]
     h.stop()
 
 
@@ -1157,12 +1211,7 @@ def test_foreign_direct_rooms(ctx):
                "leave", what="the bot leaving the readable room")
     assert len(bot_bodies(ctx, readable)) == 1 and "Others may read this " \
         "room now" in bot_bodies(ctx, readable)[0], bot_bodies(ctx, readable)
-    h.command(send_private=ALICE, text="alice's hand", id=1)
-    h.wait(lambda e: e["event"] == "sent" and e["id"] == 1, 20, "sent 1")
-    mine = ctx.hs.state.rooms_created_by(BOT)
-    assert len(mine) == 1, mine
-    assert bot_bodies(ctx, mine[0]) == ["alice's hand"], \
-        bot_bodies(ctx, mine[0])
+    mine = [sent_privately(ctx, h, ALICE, "alice's hand", 1)]
     # The stranger's room may be left the same way (it is hers in the
     # bot's m.direct, as she invited it), but never gets a private line.
     for r in (trap, readable):
@@ -1427,6 +1476,7 @@ TESTS = [
     test_outbox,
     test_busy,
     test_members_titles_and_dms,
+    test_direct_room_answer_lost,
     test_outage,
     test_relogin_and_lost_position,
     test_next_batch_contract,

@@ -243,24 +243,39 @@ dm_invited(struct matrix *m, const char *user_id)
 	return 0;
 }
 
+/* Whether the bot created room. */
+static int
+dm_ours(const struct matrix *m, const struct mx_room *room)
+{
+	return room->creator != NULL &&
+	    strcmp(room->creator, m->cfg.user_id) == 0;
+}
+
 /*
- * A direct room the player opened with the bot without its being in the
- * bot's m.direct (an invite accepted while m.direct could not be written,
- * or before the bot kept it): flagged is_direct, not a channel, clear,
- * and holding exactly the bot and user_id.  Recorded in m.direct once
- * found, so that it is the one used from then on.
+ * A direct room with user_id that is not in the bot's m.direct: flagged
+ * is_direct, not a channel, clear, and holding exactly the bot and
+ * user_id.  Either the player opened it (an invite accepted while
+ * m.direct could not be written, or before the bot kept it), or the bot
+ * did and never heard the answer to its createRoom (killed or timed out
+ * meanwhile), and the player is in it or still invited.  Adopting the
+ * latter, rather than opening another room, leaves the player no
+ * invitation that leads nowhere.  Recorded in m.direct once found, so
+ * that it is the one used from then on.
  */
 static struct mx_room *
 dm_room_opened(struct matrix *m, const char *user_id)
 {
 	for (struct mx_room *room = m->rooms; room != NULL;
 	    room = room->next) {
+		int state = mx_person_state(room, user_id);
+
 		if (!room->is_direct || !dm_private_to(m, room, user_id) ||
 		    mx_channel_of_room(m, room->id) != NULL ||
-		    mx_person_state(room, user_id) != MX_JOINED)
+		    (state != MX_JOINED && !dm_ours(m, room)))
 			continue;
 		log_info("matrix %s: using the direct room %s that %s opened",
-		    mx_net(m), room->id, user_id);
+		    mx_net(m), room->id, dm_ours(m, room) ? "the bot" :
+		    user_id);
 		mx_direct_record(m, user_id, room->id);
 		return room;
 	}
