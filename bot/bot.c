@@ -374,6 +374,12 @@ network_send_private(struct network *network, const char *user_id,
 }
 
 void
+network_skip_resent(struct network *network, int on)
+{
+	outbox_skip_resent(network->bot->outbox, on);
+}
+
+void
 bot_enter(struct bot *bot)
 {
 	if (!outbox_inside(bot->outbox))

@@ -188,6 +188,8 @@ int bot_is_admin(struct bot *bot, struct network *network,
 void channel_send(struct channel *channel, const struct text *text);
 void network_send_private(struct network *network, const char *user_id,
     const char *flow, const struct text *text);
+/* While on, see outbox_skip_resent(). */
+void network_skip_resent(struct network *network, int on);
 /*
  * Every event the core handles runs between bot_enter() and bot_leave():
  * one store batch holding its changes and the messages they cause (see

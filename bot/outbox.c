@@ -33,6 +33,13 @@ struct outbox {
 	int nflows, flows_cap;
 	char *names;
 	size_t names_len, names_cap;
+	/*
+	 * The private rows outbox_load() sent again, each matched at most
+	 * once by an identical message while skip_resent is on.
+	 */
+	struct captured *resent;
+	int nresent, resent_cap;
+	int skip_resent;
 	int tracked;             /* the last batch stored a change */
 	int open;                /* the store's batch began */
 	int stale;               /* rows outbox_load() found too old */
@@ -99,6 +106,9 @@ outbox_destroy(struct outbox *outbox)
 		store_batch_rollback(outbox->store);
 	captured_clear(outbox);
 	free(outbox->msgs);
+	for (int i = 0; i < outbox->nresent; i++)
+		captured_finish(&outbox->resent[i]);
+	free(outbox->resent);
 	free(outbox->flows);
 	free(outbox->names);
 	free(outbox);
@@ -270,12 +280,65 @@ outbox_flow_name(const struct outbox *outbox, int i)
 	return outbox->names + outbox->flows[2 * i + 1];
 }
 
+/* Copies a message into c (zeroed), its strings and text its own. */
+static void
+captured_copy(struct captured *c, const char *network, const char *target,
+    int private_, const char *flow, const struct text *text)
+{
+	const char *in[3] = { network, target, flow };
+	char *out[3];
+
+	memset(c, 0, sizeof(*c));
+	text_init(&c->text);
+	text_addn(&c->text, text->buf != NULL ? text->buf : "", text->len);
+	xstrdupv(out, in, 3);
+	c->network = out[0];
+	c->target = out[1];
+	c->flow = out[2];
+	c->private_ = private_;
+}
+
+/*
+ * Whether a private message is one that outbox_load() sent again (same
+ * network, target and text) and no message has matched yet; marks it
+ * matched.
+ */
+static int
+resent_match(struct outbox *outbox, const char *network, const char *target,
+    const struct text *text)
+{
+	for (int i = 0; i < outbox->nresent; i++) {
+		struct captured *r = &outbox->resent[i];
+
+		if (r->private_ && r->text.len == text->len &&
+		    strcmp(r->network, network) == 0 &&
+		    strcmp(r->target, target) == 0 &&
+		    memcmp(r->text.buf, text->buf, text->len) == 0) {
+			r->private_ = 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void
+outbox_skip_resent(struct outbox *outbox, int on)
+{
+	outbox->skip_resent = on;
+}
+
 void
 outbox_send(struct outbox *outbox, const char *network, const char *target,
     int private_, const char *flow, const struct text *text)
 {
 	struct captured *c;
 
+	if (outbox->skip_resent && private_ && text->len > 0 &&
+	    resent_match(outbox, network, target, text)) {
+		log_debug("%s: a line to %s that went out again at the start "
+		    "is not sent a second time", network, target);
+		return;
+	}
 	if (outbox->depth == 0) {
 		struct captured now = {
 			.network = (char *)network, .target = (char *)target,
@@ -289,19 +352,7 @@ outbox_send(struct outbox *outbox, const char *network, const char *target,
 	xarray_grow((void **)&outbox->msgs, &outbox->cap, outbox->nmsgs + 1,
 	    sizeof(*outbox->msgs));
 	c = &outbox->msgs[outbox->nmsgs];
-	memset(c, 0, sizeof(*c));
-	text_init(&c->text);
-	text_addn(&c->text, text->buf != NULL ? text->buf : "", text->len);
-	{
-		const char *in[3] = { network, target, flow };
-		char *out[3];
-
-		xstrdupv(out, in, 3);
-		c->network = out[0];
-		c->target = out[1];
-		c->flow = out[2];
-	}
-	c->private_ = private_;
+	captured_copy(c, network, target, private_, flow, text);
 	outbox->nmsgs++;
 }
 
@@ -338,6 +389,12 @@ load_one(const struct store_message *msg, void *arg)
 	text_init(&c.text);
 	text_add(&c.text, msg->body);
 	send_one(outbox, &c, (uint64_t)msg->id);
+	if (msg->private_) {
+		xarray_grow((void **)&outbox->resent, &outbox->resent_cap,
+		    outbox->nresent + 1, sizeof(*outbox->resent));
+		captured_copy(&outbox->resent[outbox->nresent++], c.network,
+		    c.target, 1, c.flow, &c.text);
+	}
 	text_finish(&c.text);
 }
 

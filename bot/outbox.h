@@ -69,6 +69,15 @@ void outbox_send(struct outbox *outbox, const char *network,
     const char *target, int private_, const char *flow,
     const struct text *text);
 
+/*
+ * While on, a private message identical (network, target, text) to one
+ * that outbox_load() sent again at this start is not sent a second time;
+ * each of those matches once.  A game resumed after a restart sends
+ * everyone their hand, and a hand the last run committed and perhaps
+ * never said is already on its way again.
+ */
+void outbox_skip_resent(struct outbox *outbox, int on);
+
 /* An adapter reported message id sent: the row goes with the next write. */
 void outbox_sent(struct outbox *outbox, uint64_t id);
 

@@ -857,9 +857,15 @@ table_resume(struct table *table, enum msg why)
 	status_summary(table, &t);
 	text_add(&t, "\n");
 	table_player_lines(table, &t);
-	/* After a restart nobody's client shows a current hand. */
-	if (why == MSG_RESUMED)
+	/*
+	 * After a restart nobody's client shows a current hand, except one
+	 * the last run committed and the outbox has just sent again.
+	 */
+	if (why == MSG_RESUMED) {
+		network_skip_resent(table->channel->network, 1);
 		send_hands(table);
+		network_skip_resent(table->channel->network, 0);
+	}
 	/* Everyone to act is told again, and their time starts now. */
 	table->prompted = 0;
 	free(table->prompt_said);

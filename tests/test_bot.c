@@ -1846,6 +1846,39 @@ test_outbox_after_crash(void **state)
 }
 
 /*
+ * A crash after the hands of a deal were committed but before the medium
+ * confirmed them: the restart sends them again from the outbox, and the
+ * resume, which sends everyone their hand, does not send an identical
+ * one a second time.
+ */
+static void
+test_resume_hand_once(void **state)
+{
+	static const char *const people[] = { "alice", "bob", "carol" };
+	struct fx *f = *state;
+	int hands[3] = { 0 };
+
+	seat_three(f, "#h", "wizard");
+	memory_hold(f->adapter, 1);
+	say(f, "#h", "alice", "!start");
+	fx_restart(f, 0);
+	assert_int_equal(bot_restore(f->bot), 1);
+	adapter_flush(f->adapter);
+	assert_true(sent_since(f, 0, "#h", "resumes"));
+	for (size_t i = 0; i < memory_count(f->adapter); i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		for (int p = 0; p < 3; p++)
+			if (l->user_id != NULL &&
+			    strcmp(l->user_id, people[p]) == 0 &&
+			    strstr(l->text, "your hand") != NULL)
+				hands[p]++;
+	}
+	for (int p = 0; p < 3; p++)
+		assert_int_equal(hands[p], 1);
+}
+
+/*
  * A change whose commit fails is not said: the table is what the store
  * holds, the channel is told once, and the same command works once the
  * store does.  A computer's move that cannot be stored is retried, more
@@ -3091,6 +3124,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_private_words,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_after_crash,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_hand_once,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_fails,
 		    setup, teardown),

@@ -3,7 +3,8 @@
  * stored a change are committed with it and handed over with their row
  * ids, in order; an event that changed nothing sends untracked; a failed
  * commit says nothing and names the flows it spoke for; rows not reported
- * sent go out again, first, after a restart; nested events are one.
+ * sent go out again, first, after a restart, and a resume's identical
+ * private line is not sent twice; nested events are one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -233,6 +234,59 @@ test_stale_rows(void **state)
 	remove_store(path);
 }
 
+/*
+ * After a restart, while skip_resent is on (a game's resume sending
+ * hands), a private line identical to one the restart sent again is not
+ * sent twice; each matches once, and only while on.
+ */
+static void
+test_skip_resent(void **state)
+{
+	struct handed h = { 0 };
+	char path[64], err[256];
+	struct store *store = temp_store(path, sizeof(path));
+	struct outbox *o = outbox_create(store, hand, &h);
+
+	(void)state;
+	outbox_enter(o);
+	assert_int_equal(store_lobby_put(store, "net", "#r", "{}"), 0);
+	say(o, "#r", 0, "#r", "round 1");
+	say(o, "alice", 1, "#r", "your hand: r5");
+	say(o, "bob", 1, "#r", "your hand: b7");
+	assert_int_equal(outbox_leave(o), 0);
+	outbox_destroy(o);
+	store_close(store);
+	store = store_open(path, err, sizeof(err));
+	assert_non_null(store);
+	memset(&h, 0, sizeof(h));
+	o = outbox_create(store, hand, &h);
+	assert_int_equal(outbox_load(o), 3);
+	assert_int_equal(h.n, 3);
+
+	outbox_skip_resent(o, 1);
+	outbox_enter(o);
+	/* The same hand: not again.  Another text, or the channel's line: sent. */
+	say(o, "alice", 1, "#r", "your hand: r5");
+	say(o, "bob", 1, "#r", "your hand: b7 g2");
+	say(o, "#r", 0, "#r", "round 1");
+	/* A second identical line has nothing left to match. */
+	say(o, "alice", 1, "#r", "your hand: r5");
+	assert_int_equal(outbox_leave(o), 0);
+	outbox_skip_resent(o, 0);
+	/* (A batch's lines go out in causal order: the channel's first.) */
+	assert_int_equal(h.n, 6);
+	assert_string_equal(h.lines[3], "net #r 0 #r round 1");
+	assert_string_equal(h.lines[4], "net bob 1 #r your hand: b7 g2");
+	assert_string_equal(h.lines[5], "net alice 1 #r your hand: r5");
+	/* Off: bob's hand, which matched nothing, goes out as asked. */
+	say(o, "bob", 1, "#r", "your hand: b7");
+	assert_int_equal(h.n, 7);
+	assert_string_equal(h.lines[6], "net bob 1 #r your hand: b7");
+	outbox_destroy(o);
+	store_close(store);
+	remove_store(path);
+}
+
 int
 main(void)
 {
@@ -240,6 +294,7 @@ main(void)
 		cmocka_unit_test(test_tracked_and_untracked),
 		cmocka_unit_test(test_failed_commit),
 		cmocka_unit_test(test_stale_rows),
+		cmocka_unit_test(test_skip_resent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
