@@ -1285,6 +1285,52 @@ def test_rejected_direct_room(ctx):
     h.stop()
 
 
+def test_refuses_every_room(ctx):
+    """A player whose client rejects every invitation: after the first
+    refusal one new room (for their hand again), after the second none,
+    however many private lines follow, and none after a restart either;
+    once they say something, one room more."""
+    alice = ctx.client(ALICE)
+    bob = ctx.client(BOB)
+    room = public_room(ctx, alice, "refuse")
+    bob.join(room)
+    h = joined_harness(ctx, "#refuse:localhost", room)
+
+    def sent(id_):
+        h.wait(lambda e: e["event"] == "sent" and e["id"] == id_, 20,
+               "sent %d" % id_)
+
+    for n in (1, 2):
+        h.command(send_private=BOB, text="line %d" % n, id=n)
+        sent(n)
+        rooms = ctx.hs.state.rooms_created_by(BOT)
+        assert len(rooms) == n, rooms
+        bob.leave(rooms[-1])
+        wait_until(lambda: ctx.hs.state.rooms[rooms[-1]].membership(BOT) ==
+                   "leave", what="the bot leaving refused room %d" % n)
+    # Two refusals in a row: these lines open nothing (and are done).
+    h.command(send_private=BOB, text="line 3", id=3)
+    h.command(send_private=BOB, text="line 4", id=4)
+    sent(4)
+    assert len(ctx.hs.state.rooms_created_by(BOT)) == 2
+    h.stop()
+    h = joined_harness(ctx, "#refuse:localhost", room)
+    h.command(send_private=BOB, text="line 5", id=5)
+    sent(5)
+    assert len(ctx.hs.state.rooms_created_by(BOT)) == 2
+    assert "refused 2 direct rooms in a row" in ctx.harness_log()
+    # Bob speaks: the answer may open one room again.
+    bob.say(room, "!hand")
+    h.wait_message("!hand")
+    h.command(send_private=BOB, text="line 6", id=6)
+    sent(6)
+    rooms = ctx.hs.state.rooms_created_by(BOT)
+    assert len(rooms) == 3, rooms
+    assert bot_bodies(ctx, rooms[-1]) == ["line 6"], \
+        bot_bodies(ctx, rooms[-1])
+    h.stop()
+
+
 def test_shared_display_names(ctx):
     """Two members called Sam are told apart as Matrix clients do: each
     is "Sam (@id)" to the core, in the room and privately; the first Sam
@@ -1490,6 +1536,7 @@ TESTS = [
     test_shared_direct_rooms,
     test_foreign_direct_rooms,
     test_rejected_direct_room,
+    test_refuses_every_room,
     test_shared_display_names,
     test_flapping_connection,
 ]

@@ -9,11 +9,21 @@
 #include "log.h"
 #include "loop.h"
 #include "matrix_int.h"
+#include "store.h"
 #include "xmalloc.h"
 
 /* How long a direct room may wait for the state of one just joined. */
 #define MX_DM_SETTLE_MS 5000
 #define MX_DM_SETTLE_STEP_MS 200
+
+/*
+ * A player whose direct rooms were rejected or left this many times in a
+ * row gets no new room until they say something: the first refusal
+ * brings one new room with their hand (the game room hears why), and a
+ * client that rejects every invitation is not sent one for each private
+ * line.
+ */
+#define MX_REFUSALS_MAX 2
 
 /* m.direct */
 
@@ -136,6 +146,50 @@ mx_direct_record(struct matrix *m, const char *user_id, const char *room_id)
 }
 
 /* Direct rooms */
+
+/* How many direct rooms in a row user_id rejected or left. */
+static int
+refusals(const struct matrix *m, const char *user_id)
+{
+	return (int)json_integer_value(json_object_get(m->refusers, user_id));
+}
+
+/*
+ * Sets how many rooms in a row user_id refused (0: none), stored with
+ * the /sync response being handled.
+ */
+static void
+refusals_set(struct matrix *m, const char *user_id, int n)
+{
+	char *s;
+
+	if (n == refusals(m, user_id))
+		return;
+	if (n > 0)
+		mx_json_rc(json_object_set_new(m->refusers, user_id,
+		    mx_json(json_integer(n))));
+	else
+		(void)json_object_del(m->refusers, user_id);
+	s = json_dumps(m->refusers, JSON_COMPACT);
+	if (m->store != NULL && (s == NULL ||
+	    store_kv_defer(m->store, m->key_refusers, s) != 0))
+		log_error("matrix %s: cannot store who refuses direct rooms",
+		    mx_net(m));
+	free(s);
+}
+
+void
+mx_dm_heard(struct matrix *m, const char *user_id, int joined)
+{
+	int n = refusals(m, user_id);
+
+	/* Speaking to the bot earns one room more; coming in, a clean slate. */
+	if (joined)
+		refusals_set(m, user_id, 0);
+	else if (n >= MX_REFUSALS_MAX)
+		refusals_set(m, user_id, MX_REFUSALS_MAX - 1);
+}
+
 
 /*
  * Whether only its members can ever read room, as far as the bot knows:
@@ -441,6 +495,19 @@ mx_dm_start(struct mx_dm *dm)
 		}
 	}
 	/*
+	 * Someone who refused the rooms before this one, again and again,
+	 * is not invited once more for every private line: those lines
+	 * go nowhere until the player says something.
+	 */
+	if (refusals(m, dm->user_id) >= MX_REFUSALS_MAX) {
+		log_info("matrix %s: %s refused %d direct rooms in a row; no new "
+		    "one until they say something", mx_net(m), dm->user_id,
+		    refusals(m, dm->user_id));
+		mx_queue_drop(m, &dm->queue, dm->user_id);
+		mx_dm_free(dm);
+		return;
+	}
+	/*
 	 * Nobody else may ever read the room: the player is invited at a
 	 * power level that cannot invite anyone (private_chat, inviting at
 	 * 100, which only the bot has), and someone let in all the same (a
@@ -595,6 +662,7 @@ mx_dm_left(struct matrix *m, struct mx_room *room, const char *user_id)
 	log_info("matrix %s: %s left or rejected the direct room %s; leaving "
 	    "it (%d messages waiting go to another room)", mx_net(m), user_id,
 	    room->id, room->queue.n);
+	refusals_set(m, user_id, refusals(m, user_id) + 1);
 	if (room->sending != NULL) {
 		mx_http_cancel(m->http, room->sending);
 		room->sending = NULL;

@@ -127,6 +127,8 @@ on_message(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
 	from.name = name;
 	from.mask = NULL;
 	handled_begin(m, ev->event_id);
+	/* What the core answers privately may need a room again. */
+	mx_dm_heard(m, ev->sender, 0);
 	if (m->adapter->listener != NULL)
 		adapter_message(m->adapter, priv ? NULL : label,
 		    &from, mx_message_text(ev->content));
@@ -252,6 +254,24 @@ watch_free(struct watch *w)
 }
 
 /*
+ * What a change of user_id's membership in room (old to now) means for
+ * direct rooms: someone coming in may make it no one's private room any
+ * more, and a player coming into their direct room wants private lines
+ * there again (dispatch: the change is news, not a restart's catching
+ * up).
+ */
+static void
+member_direct(struct matrix *m, struct mx_room *room, const char *user_id,
+    int old, int now, int dispatch)
+{
+	if (now != MX_OUT)
+		mx_dm_shared(m, room);
+	if (dispatch && old != MX_JOINED && now == MX_JOINED &&
+	    mx_direct_has(m->direct, user_id, room->id))
+		mx_dm_heard(m, user_id, 1);
+}
+
+/*
  * Applies a state event to room; with dispatch, membership changes of
  * others reach the core, and so do the names of members that a change
  * made ambiguous or no longer (mx_person_label).  Returns 1 when the core
@@ -317,8 +337,7 @@ apply_state(struct matrix *m, struct mx_room *room,
 		watch_begin(&w, room, ev->state_key, oldname, mem.displayname);
 	mx_person_set(room, ev->state_key, now, mem.displayname);
 	p = mx_person_find(room, ev->state_key);
-	if (now != MX_OUT)
-		mx_dm_shared(m, room);
+	member_direct(m, room, ev->state_key, old, now, dispatch);
 	/* A direct room left or rejected: the room goes (not used after). */
 	if (dispatch && old != MX_OUT && now == MX_OUT &&
 	    mx_direct_has(m->direct, ev->state_key, room->id)) {

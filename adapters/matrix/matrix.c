@@ -99,6 +99,20 @@ mx_kv_set(struct matrix *m, const char *key, const char *value)
 		log_error("matrix %s: cannot store %s", mx_net(m), key);
 }
 
+/* The JSON object stored under key (owned by the caller); {} if none. */
+static json_t *
+kv_object(struct matrix *m, const char *key)
+{
+	char *stored = m->store != NULL ? store_kv_get(m->store, key) : NULL;
+	json_t *o = stored != NULL ? json_loads(stored, 0, NULL) : NULL;
+
+	free(stored);
+	if (json_is_object(o))
+		return o;
+	json_decref(o);
+	return mx_json(json_object());
+}
+
 /* The adapter */
 
 static int
@@ -182,6 +196,7 @@ matrix_finish(struct adapter *adapter)
 	json_decref(m->direct_put);
 	json_decref(m->handled);
 	json_decref(m->told);
+	json_decref(m->refusers);
 	free(m->dropped);
 	text_finish(&m->url);
 	mx_config_finish(&m->cfg);
@@ -237,17 +252,12 @@ matrix_start(struct adapter *adapter)
 	txn_prefix_load(m);
 	snprintf(m->key_told, sizeof(m->key_told), "matrix:%s:encrypted_told",
 	    mx_net(m));
-	if (m->told == NULL) {
-		char *stored = m->store != NULL ? store_kv_get(m->store,
-		    m->key_told) : NULL;
-
-		m->told = stored != NULL ? json_loads(stored, 0, NULL) : NULL;
-		if (!json_is_object(m->told)) {
-			json_decref(m->told);
-			m->told = mx_json(json_object());
-		}
-		free(stored);
-	}
+	if (m->told == NULL)
+		m->told = kv_object(m, m->key_told);
+	snprintf(m->key_refusers, sizeof(m->key_refusers),
+	    "matrix:%s:refusers", mx_net(m));
+	if (m->refusers == NULL)
+		m->refusers = kv_object(m, m->key_refusers);
 	if (m->direct == NULL)
 		m->direct = mx_json(json_object());
 	if (m->direct_pending == NULL)

@@ -248,6 +248,14 @@ struct matrix {
 	 */
 	json_t *told;
 	char key_told[192];
+	/*
+	 * People who rejected or left the bot's direct rooms: owned, an
+	 * object of user id -> how many in a row, stored (key_refusers):
+	 * from some number on, no room is opened for them until they say
+	 * something or come into a direct room with the bot (direct.c).
+	 */
+	json_t *refusers;
+	char key_refusers[192];
 	struct text url;          /* scratch for building URLs */
 };
 
@@ -336,6 +344,8 @@ void mx_dm_start(struct mx_dm *dm);
 void mx_dm_send(struct matrix *m, const char *user_id, struct mx_msg *msg);
 void mx_dm_shared(struct matrix *m, struct mx_room *room);
 void mx_dm_left(struct matrix *m, struct mx_room *room, const char *user_id);
+/* user_id said something (joined 0) or came into their direct room. */
+void mx_dm_heard(struct matrix *m, const char *user_id, int joined);
 
 /* joins.c: joins of channels and invites */
 struct mx_join *mx_join_find(struct matrix *m, const char *name);
