@@ -1177,6 +1177,20 @@ def test_shared_direct_rooms(ctx):
         bot_bodies(ctx, new[0])
     assert bot_bodies(ctx, dm) == said, bot_bodies(ctx, dm)
     assert "someone else is in" in ctx.harness_log()
+    # Killed after saying why but before leaving (here: put back in the
+    # room): the next start says it again under the same transaction id,
+    # which the homeserver does not show twice.
+    h.kill()
+    ctx.hs.state.invite(CAROL, dm, BOT)
+    ctx.hs.state.join(BOT, dm)
+    repeated = ctx.hs.state.repeated_txns
+    h = ctx.run(invites={"allow_users": [CAROL]})
+    h.wait_connected()
+    wait_until(lambda: ctx.hs.state.rooms[dm].membership(BOT) == "leave",
+               what="the bot leaving the shared room again")
+    assert bot_bodies(ctx, dm) == said, bot_bodies(ctx, dm)
+    assert ctx.hs.state.repeated_txns == repeated + 1, \
+        (ctx.hs.state.repeated_txns, repeated)
     h.stop()
 
 

@@ -359,6 +359,27 @@ test_outbox_txn_ids(void **unused)
 }
 
 static void
+test_notice_txn_ids(void **unused)
+{
+	char a[96], b[96], c[96];
+
+	(void)unused;
+	/* The same notice in the same room: the same transaction. */
+	mx_txn_id_notice(a, sizeof(a), "00ff", "shared", "!r1:example.org");
+	mx_txn_id_notice(b, sizeof(b), "00ff", "shared", "!r1:example.org");
+	assert_string_equal(a, b);
+	mx_txn_id_notice(b, sizeof(b), "00ff", "shared", "!r2:example.org");
+	mx_txn_id_notice(c, sizeof(c), "00ff", "opened", "!r1:example.org");
+	assert_string_not_equal(a, b);
+	assert_string_not_equal(a, c);
+	mx_txn_id_outbox(b, sizeof(b), "00ff", 6);
+	assert_string_not_equal(a, b);
+	for (const char *p = a; *p != '\0'; p++)
+		assert_non_null(strchr("abcdefghijklmnopqrstuvwxyz0123456789.",
+		    *p));
+}
+
+static void
 test_line_content(void **unused)
 {
 	struct text t;
@@ -864,6 +885,7 @@ main(void)
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_txn_ids),
 		cmocka_unit_test(test_outbox_txn_ids),
+		cmocka_unit_test(test_notice_txn_ids),
 		cmocka_unit_test(test_line_content),
 		cmocka_unit_test(test_colour_contrast),
 		cmocka_unit_test(test_mentions),

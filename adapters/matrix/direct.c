@@ -605,8 +605,12 @@ mx_dm_shared(struct matrix *m, struct mx_room *room)
 	    "am leaving it: your cards and private messages come in a new "
 	    "direct room." : "Others may read this room now, so I am leaving "
 	    "it: your cards and private messages come in a new direct room.");
-	if ((msg = mx_msg_new(m, &t, NULL, NULL)) != NULL)
+	if ((msg = mx_msg_new(m, &t, NULL, NULL)) != NULL) {
+		/* Said once per room, even by a restart killed before leaving. */
+		mx_txn_id_notice(msg->txn, sizeof(msg->txn), m->txn_prefix,
+		    others >= 2 ? "shared" : "opened", room->id);
 		mx_queue_push(&room->queue, msg);
+	}
 	text_finish(&t);
 	room->parting = 1;
 	mx_room_kick(room);

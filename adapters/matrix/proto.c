@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hash.h"
 #include "json.h"
 #include "proto.h"
 
@@ -100,6 +101,15 @@ mx_txn_id_outbox(char *out, size_t outlen, const char *prefix, uint64_t id)
 {
 	snprintf(out, outlen, "stichbot.o.%s.%llu", prefix,
 	    (unsigned long long)id);
+}
+
+void
+mx_txn_id_notice(char *out, size_t outlen, const char *prefix,
+    const char *kind, const char *room_id)
+{
+	/* Hashed: room ids hold characters a transaction id must not. */
+	snprintf(out, outlen, "stichbot.n.%s.%s.%016llx", prefix, kind,
+	    (unsigned long long)hash_scoped(NULL, room_id, 0));
 }
 
 json_t *

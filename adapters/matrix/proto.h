@@ -57,6 +57,14 @@ void mx_txn_id(char *out, size_t outlen, uint64_t epoch, uint64_t counter);
  */
 void mx_txn_id_outbox(char *out, size_t outlen, const char *prefix,
     uint64_t id);
+/*
+ * The transaction id of a notice said at most once in a room (leaving a
+ * direct room that is not private any more): a function of the room id
+ * and what the notice is (kind), so that a restart which says it again
+ * (killed before the bot left) is recognised by the homeserver.
+ */
+void mx_txn_id_notice(char *out, size_t outlen, const char *prefix,
+    const char *kind, const char *room_id);
 
 
 /* The user ids mentioned in t (TEXT_MENTION marks), once each, or NULL. */
