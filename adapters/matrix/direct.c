@@ -190,7 +190,6 @@ mx_dm_heard(struct matrix *m, const char *user_id, int joined)
 		refusals_set(m, user_id, MX_REFUSALS_MAX - 1);
 }
 
-
 /*
  * Whether only its members can ever read room, as far as the bot knows:
  * the bot or user_id created it (nobody else holds its power levels),
@@ -501,9 +500,10 @@ mx_dm_start(struct mx_dm *dm)
 	 */
 	if (refusals(m, dm->user_id) >= MX_REFUSALS_MAX) {
 		log_info("matrix %s: %s refused %d direct rooms in a row; no new "
-		    "one until they say something", mx_net(m), dm->user_id,
-		    refusals(m, dm->user_id));
-		mx_queue_drop(m, &dm->queue, dm->user_id);
+		    "one until they say something (%d lines dropped)",
+		    mx_net(m), dm->user_id, refusals(m, dm->user_id),
+		    dm->queue.n);
+		mx_queue_drop(m, &dm->queue, NULL);
 		mx_dm_free(dm);
 		return;
 	}

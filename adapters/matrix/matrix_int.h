@@ -297,6 +297,7 @@ struct mx_msg *mx_msg_new(struct matrix *m, const struct text *text,
     const struct send_info *info, const char *private_to);
 void mx_msg_free(struct mx_msg *msg);
 void mx_sent_report(struct matrix *m, uint64_t id);
+/* where names the room or person for the warning; NULL: dropped quietly. */
 void mx_msg_dropped(struct matrix *m, const struct mx_msg *msg,
     const char *where);
 void mx_queue_drop(struct matrix *m, struct mx_queue *q, const char *where);

@@ -139,8 +139,9 @@ mx_msg_dropped(struct matrix *m, const struct mx_msg *msg, const char *where)
 
 	if (msg->id == 0)
 		return;
-	log_warn("matrix %s: message %llu for %s can never be sent; dropped",
-	    mx_net(m), (unsigned long long)msg->id, where);
+	if (where != NULL)
+		log_warn("matrix %s: message %llu for %s can never be sent; "
+		    "dropped", mx_net(m), (unsigned long long)msg->id, where);
 	if (m->ndropped == cap) {
 		cap = cap != 0 ? cap * 2 : 16;
 		grown = xreallocarray(m->dropped, cap, sizeof(*grown));
@@ -158,7 +159,7 @@ mx_queue_drop(struct matrix *m, struct mx_queue *q, const char *where)
 {
 	struct mx_msg *msg;
 
-	if (q->n > 0)
+	if (q->n > 0 && where != NULL)
 		log_warn("matrix %s: dropping %d messages for %s", mx_net(m),
 		    q->n, where);
 	while ((msg = mx_queue_pop(q)) != NULL) {
