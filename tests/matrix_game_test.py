@@ -417,7 +417,14 @@ def test_moved_while_down(world):
     world.wait_bot_line(room, "(3 seated")
     lines = len(world.bot_lines(room))
     people[0].say(room, "!start")
-    prompt = world.wait_bot_line(room, " to bid", after=lines)[-1]
+    prompt = world.wait_bot_line(room, " to ", after=lines)[-1]
+    chooser = re.search(r"(\w+) to choose trump", prompt)
+    if chooser is not None:
+        # A Wizard was turned up: the dealer names trump first.
+        lines = len(world.bot_lines(room))
+        [p for p in people if p.name == chooser.group(1)][0].say(
+            room, "!trump r")
+        prompt = world.wait_bot_line(room, " to bid", after=lines)[-1]
     for how in ("SIGTERM", "SIGKILL"):
         mover = re.search(r"(\w+) to bid", prompt).group(1)
         if how == "SIGTERM":
