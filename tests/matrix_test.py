@@ -1303,7 +1303,8 @@ def test_refuses_every_room(ctx):
     """A player whose client rejects every invitation: after the first
     refusal one new room (for their hand again), after the second none,
     however many private lines follow, and none after a restart either;
-    once they say something, one room more."""
+    the core hears of the first refusal only; once they say something,
+    one room more."""
     alice = ctx.client(ALICE)
     bob = ctx.client(BOB)
     room = public_room(ctx, alice, "refuse")
@@ -1322,11 +1323,16 @@ def test_refuses_every_room(ctx):
         bob.leave(rooms[-1])
         wait_until(lambda: ctx.hs.state.rooms[rooms[-1]].membership(BOT) ==
                    "leave", what="the bot leaving refused room %d" % n)
-    # Two refusals in a row: these lines open nothing (and are done).
+    # Two refusals in a row: these lines open nothing (and are done),
+    # and the core heard only of the first refusal (it asks Bob in the
+    # game room to accept the invitation that then comes).
     h.command(send_private=BOB, text="line 3", id=3)
     h.command(send_private=BOB, text="line 4", id=4)
     sent(4)
     assert len(ctx.hs.state.rooms_created_by(BOT)) == 2
+    with h.cond:
+        losts = [e for e in h.events if e["event"] == "private_lost"]
+    assert len(losts) == 1, losts
     h.stop()
     h = joined_harness(ctx, "#refuse:localhost", room)
     h.command(send_private=BOB, text="line 5", id=5)

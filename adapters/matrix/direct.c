@@ -684,7 +684,13 @@ mx_dm_left(struct matrix *m, struct mx_room *room, const char *user_id)
 		mx_dm_start(dm);
 	}
 	mx_room_leave(room);
-	if (m->adapter->listener == NULL || m->loop == NULL)
+	/*
+	 * The room offered after a refusal was refused too: nothing more is
+	 * offered, so the game room is not asked to accept an invitation
+	 * that is not there (the player was told once, and !hand works).
+	 */
+	if (m->adapter->listener == NULL || m->loop == NULL ||
+	    refusals(m, user_id) >= MX_REFUSALS_MAX)
 		return;
 	if (m->lost == NULL)
 		m->lost = mx_json(json_array());
