@@ -383,7 +383,12 @@ table_next_text(struct table *table, struct text *out)
 	struct text line;
 
 	table_timer_cancel(table);
-	if (table->game == NULL)
+	/*
+	 * A move handled before the network is back (typed while the bot
+	 * was away) prompts nobody and starts no clock: the resume that
+	 * follows prompts whoever is to act then, and their time starts.
+	 */
+	if (table->game == NULL || table->unresumed)
 		return;
 	phase = table->impl->phase(table->game->state);
 	if (phase == PHASE_OVER)

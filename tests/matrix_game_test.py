@@ -398,8 +398,8 @@ def test_moved_while_down(world):
     """A bid typed while the bot is down (after a SIGTERM, then after a
     SIGKILL) is handled before the game resumes: the room hears the bid
     first, and the resume line asks the next bidder, not the one who has
-    just bid.  Someone who took a new display name meanwhile is called by
-    it in the resume line."""
+    just bid; nobody is prompted before it.  Someone who took a new
+    display name meanwhile is called by it in the resume line."""
     st = world.state
     people = [world.person(n.lower(), n, 40 + i)
               for i, n in enumerate(("Mo", "Ned", "Ola"))]
@@ -447,6 +447,9 @@ def test_moved_while_down(world):
         check(bid and bid[0] < resume[0],
               "after a %s, the bid typed meanwhile was not announced "
               "before the resume: %r" % (how, said))
+        check(not [b for b in said[:resume[0]] if " to bid" in b],
+              "after a %s, someone was prompted before the resume: %r" %
+              (how, said))
         prompt = said[resume[0]]
         check(" to bid" in prompt and mover + " to bid" not in prompt,
               "after a %s, the resume asks %s to bid again: %r" %

@@ -1687,6 +1687,22 @@ test_stats_after_games(void **state)
 }
 
 /* While the network is down nobody's clock runs; after it, the game goes on. */
+/*
+ * A Wizard game of three people started at channel while connected, then
+ * the connection lost (what is said up to then is in the memory).
+ */
+static struct table *
+start_then_disconnect(struct fx *f, const char *channel)
+{
+	adapter_connected(f->adapter, 1);
+	adapter_flush(f->adapter);
+	seat_three(f, channel, "wizard");
+	say(f, channel, "alice", "!start");
+	adapter_connected(f->adapter, 0);
+	adapter_flush(f->adapter);
+	return table_of(f, channel);
+}
+
 static void
 test_reconnect(void **state)
 {
@@ -1695,15 +1711,9 @@ test_reconnect(void **state)
 	int before;
 	size_t mark;
 
-	adapter_connected(f->adapter, 1);
-	adapter_flush(f->adapter);
-	seat_three(f, "#c", "wizard");
-	say(f, "#c", "alice", "!start");
-	table = table_of(f, "#c");
+	table = start_then_disconnect(f, "#c");
 	before = table_game(table)->nactions;
 	mark = memory_count(f->adapter);
-	adapter_connected(f->adapter, 0);
-	adapter_flush(f->adapter);
 	loop_advance(f->loop, 600 * 1000);
 	assert_int_equal(table_game(table)->nactions, before);
 	adapter_connected(f->adapter, 1);
@@ -1793,6 +1803,40 @@ act_first(struct fx *f, const char *channel)
 	say(f, channel, table_seat(table, acting[0])->user_id, "!%s", cmd);
 }
 
+
+/*
+ * A move handled while the network is down (on Matrix: typed while the
+ * bot was away, handled before it counts as connected) is announced but
+ * prompts nobody and starts no clock; the resume does both.
+ */
+static void
+test_move_while_down(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int before;
+	size_t mark;
+
+	table = start_then_disconnect(f, "#d");
+	before = table_game(table)->nactions;
+	mark = memory_count(f->adapter);
+	act_first(f, "#d");
+	assert_int_equal(table_game(table)->nactions, before + 1);
+	assert_true(memory_count(f->adapter) > mark);
+	assert_int_equal(count_since(f, mark, " to bid"), 0);
+	assert_int_equal(count_since(f, mark, " to choose trump"), 0);
+	assert_int_equal(count_since(f, mark, "your turn"), 0);
+	/* No clock: nobody stands in however long it takes. */
+	loop_advance(f->loop, 600 * 1000);
+	assert_int_equal(table_game(table)->nactions, before + 1);
+	mark = memory_count(f->adapter);
+	adapter_connected(f->adapter, 1);
+	adapter_flush(f->adapter);
+	assert_true(sent_since(f, mark, "#d", "back online"));
+	assert_true(count_since(f, mark, " to bid") > 0);
+	loop_advance(f->loop, 121 * 1000);
+	assert_int_equal(table_game(table)->nactions, before + 2);
+}
 
 /*
  * What a stored change makes the bot say is kept until the medium reports
@@ -3126,6 +3170,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_outbox_after_crash,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_hand_once,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_move_while_down,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_fails,
 		    setup, teardown),
