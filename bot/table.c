@@ -223,6 +223,11 @@ table_deal_pending(struct table *table)
 static void
 send_hands(struct table *table)
 {
+	/* A deal before the network is back: the resume sends them, once. */
+	if (table->unresumed) {
+		table->hands_owed = 1;
+		return;
+	}
 	/*
 	 * One private line per deal: whoever must act at once gets the task
 	 * with the hand, and table_next_text() prompts them no further.
@@ -852,10 +857,13 @@ void
 table_resume(struct table *table, enum msg why)
 {
 	struct text t;
+	int owed;
 
 	if (table->game == NULL)
 		return;
 	table->unresumed = 0;
+	owed = table->hands_owed;
+	table->hands_owed = 0;
 	text_init(&t);
 	SAY0(&t, table_lang(table), why);
 	text_add(&t, " ");
@@ -863,10 +871,11 @@ table_resume(struct table *table, enum msg why)
 	text_add(&t, "\n");
 	table_player_lines(table, &t);
 	/*
-	 * After a restart nobody's client shows a current hand, except one
-	 * the last run committed and the outbox has just sent again.
+	 * After a restart nobody's client shows a current hand (except one
+	 * the last run committed and the outbox has just sent again), and
+	 * nobody has the hands of a deal made while the network was away.
 	 */
-	if (why == MSG_RESUMED) {
+	if (why == MSG_RESUMED || owed) {
 		network_skip_resent(table->channel->network, 1);
 		send_hands(table);
 		network_skip_resent(table->channel->network, 0);

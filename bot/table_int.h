@@ -51,6 +51,8 @@ struct table {
 	int64_t paused_until;
 	/* Restored or cut off: to be resumed once the network is up. */
 	int unresumed;
+	/* A deal came meanwhile: the resume sends everyone their hand. */
+	int hands_owed;
 	/* The lobby as last stored (table_lobby_save); NULL: none stored. */
 	char *lobby_saved;
 	/*

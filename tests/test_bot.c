@@ -41,6 +41,8 @@ struct fx {
 	int grace;
 	/* The network's configured prefixes; NULL: "!/". */
 	const char *prefixes;
+	/* 1: the next bot is not connected until the test runs the loop. */
+	int connect_later;
 };
 
 static struct bot *
@@ -69,7 +71,8 @@ fx_bot(struct fx *f)
 	assert_non_null(f->adapter);
 	assert_int_equal(bot_start(bot), 0);
 	/* The medium says it is connected from the loop, as real ones do. */
-	loop_advance(f->loop, 0);
+	if (!f->connect_later)
+		loop_advance(f->loop, 0);
 	return bot;
 }
 
@@ -1839,6 +1842,49 @@ test_move_while_down(void **state)
 }
 
 /*
+ * After a restart, a round that ends before the network is back (its
+ * last cards typed while the bot was away): the next deal's hands go out
+ * with the resume, once each, not also before it.
+ */
+static void
+test_deal_while_down(void **state)
+{
+	static const char *const people[] = { "alice", "bob", "carol" };
+	struct fx *f = *state;
+	struct table *table;
+	size_t mark;
+
+	seat_three(f, "#e", "wizard");
+	say(f, "#e", "alice", "!start");
+	f->connect_later = 1;
+	fx_restart(f, 0);
+	f->connect_later = 0;
+	assert_int_equal(bot_restore(f->bot), 1);
+	table = table_of(f, "#e");
+	mark = memory_count(f->adapter);
+	/* Round 1 holds one card each: bids (and trump), then three plays. */
+	while (table_impl(table)->round(table_game(table)->state) == 0)
+		act_first(f, "#e");
+	assert_int_equal(count_since(f, mark, "Round 2, your hand"), 0);
+	loop_advance(f->loop, 0);
+	adapter_flush(f->adapter);
+	assert_true(sent_since(f, mark, "#e", "resumes"));
+	for (int p = 0; p < 3; p++) {
+		int n = 0;
+
+		for (size_t i = mark; i < memory_count(f->adapter); i++) {
+			const struct memory_line *l = memory_line(f->adapter,
+			    i);
+
+			n += l->user_id != NULL &&
+			    strcmp(l->user_id, people[p]) == 0 &&
+			    strstr(l->text, "Round 2, your hand") != NULL;
+		}
+		assert_int_equal(n, 1);
+	}
+}
+
+/*
  * What a stored change makes the bot say is kept until the medium reports
  * it sent: after a crash before that, it goes out again first, in order,
  * under the same outbox ids; once reported, never again.
@@ -3172,6 +3218,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_resume_hand_once,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_move_while_down,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deal_while_down,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_fails,
 		    setup, teardown),
