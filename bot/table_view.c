@@ -421,7 +421,11 @@ table_private_lost(struct table *table, int seat)
 	SAY(&t, table_lang(table), MSG_PRIVATE_LOST, "c", table_prefix(table));
 	channel_send(table->channel, &t);
 	text_finish(&t);
-	send_hand(table, seat, 1);
+	/* Lost while the bot was away: the resume sends everyone's hand. */
+	if (table->unresumed)
+		table->hands_owed = 1;
+	else
+		send_hand(table, seat, 1);
 }
 
 /*

@@ -394,12 +394,24 @@ def test_rejected_and_namesakes(world):
 DOWN = "#down:localhost"
 
 
+def hands_since(world, person, pos):
+    """How many hands the bot sent person after position pos."""
+    st = world.state
+    return sum(1 for r in st.rooms_created_by(BOT)
+               if st.rooms[r].membership(person.user_id) is not None
+               for p, e in world.room_log(r)
+               if p > pos and e["sender"] == BOT and
+               "your hand" in e["content"].get("body", ""))
+
+
 def test_moved_while_down(world):
     """A bid typed while the bot is down (after a SIGTERM, then after a
     SIGKILL) is handled before the game resumes: the room hears the bid
     first, and the resume line asks the next bidder, not the one who has
     just bid; nobody is prompted before it.  Someone who took a new
-    display name meanwhile is called by it in the resume line."""
+    display name meanwhile is called by it in the resume line, and someone
+    who rejected their direct room meanwhile gets their hand once, in a
+    new room."""
     st = world.state
     people = [world.person(n.lower(), n, 40 + i)
               for i, n in enumerate(("Mo", "Ned", "Ola"))]
@@ -437,8 +449,27 @@ def test_moved_while_down(world):
         other = [p for p in people if p.name != mover][0]
         old_name, other.name = other.name, other.name + "x"
         other.client.set_displayname(other.name)
+        leaver, since = None, pos_now(world)
+        if how == "SIGKILL":
+            # The third rejects the invitation to their direct room.
+            leaver = [p for p in people if p.name != mover and
+                      p is not other][0]
+            for r in st.rooms_created_by(BOT):
+                if st.rooms[r].membership(leaver.user_id) == "invite":
+                    leaver.client.leave(r)
         bot = world.run_bot()
         world.wait_bot_line(room, "The game resumes", after=lines)
+        if leaver is not None:
+            # Their hand comes in a new room, once: not also again when
+            # the bot hears that the old room was left.
+            wait_until(lambda: hands_since(world, leaver, since) >= 1, 20,
+                       "%s's hand in a new room" % leaver.name)
+            world.wait_bot_line(room, "could not reach you privately",
+                                after=lines)
+            time.sleep(2)
+            check(hands_since(world, leaver, since) == 1,
+                  "%s got %d hands after leaving their room" %
+                  (leaver.name, hands_since(world, leaver, since)))
         said = world.bot_lines(room)[lines:]
         bid = [i for i, b in enumerate(said) if b.startswith(mover +
                                                            " bids 0")]

@@ -642,6 +642,11 @@ on_lost_timer(struct loop *loop, uint64_t id, void *arg)
 		adapter_private_lost(m->adapter, &who);
 	}
 	json_decref(lost);
+	/* Back from a start or an outage: the tables resume now (sync.c). */
+	if (m->up_after_lost) {
+		m->up_after_lost = 0;
+		mx_outage_end(m);
+	}
 }
 
 /*

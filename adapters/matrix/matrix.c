@@ -168,6 +168,7 @@ matrix_clear(struct matrix *m)
 	}
 	m->timer = m->direct_timer = m->outage_timer = 0;
 	m->report_timer = m->lost_timer = 0;
+	m->up_after_lost = 0;
 	json_decref(m->lost);
 	m->lost = NULL;
 	/* Dropped rows stay in the outbox: the next start tries again. */

@@ -239,6 +239,7 @@ struct matrix {
 	uint64_t report_timer;
 	json_t *lost;             /* owned: users who left their direct room, */
 	uint64_t lost_timer;      /* told to the core from the loop (direct.c) */
+	int up_after_lost;        /* "connected" waits for those reports */
 	char key_since[192], key_device[192], key_handled[192];
 	char key_txn[192];
 	/*

@@ -152,7 +152,15 @@ sync_apply(struct matrix *m, const json_t *body, const struct mx_response *res)
 	}
 	m->attempt = 0;
 	m->full_state = 0;
-	mx_outage_end(m);
+	/*
+	 * Direct rooms this response showed lost (left while the bot was
+	 * away) reach the core from the loop first: a table still waiting
+	 * for its resume then sends the player's hand once, with it.
+	 */
+	if (!m->up && m->lost_timer != 0)
+		m->up_after_lost = 1;
+	else
+		mx_outage_end(m);
 	if (!m->synced) {
 		struct mx_dm *dm, *next;
 
