@@ -9,7 +9,6 @@
 #include "log.h"
 #include "loop.h"
 #include "matrix_int.h"
-#include "store.h"
 #include "xmalloc.h"
 
 /* How long a direct room may wait for the state of one just joined. */
@@ -161,8 +160,6 @@ refusals(const struct matrix *m, const char *user_id)
 static void
 refusals_set(struct matrix *m, const char *user_id, int n)
 {
-	char *s;
-
 	if (n == refusals(m, user_id))
 		return;
 	if (n > 0)
@@ -170,12 +167,8 @@ refusals_set(struct matrix *m, const char *user_id, int n)
 		    mx_json(json_integer(n))));
 	else
 		(void)json_object_del(m->refusers, user_id);
-	s = json_dumps(m->refusers, JSON_COMPACT);
-	if (m->store != NULL && (s == NULL ||
-	    store_kv_defer(m->store, m->key_refusers, s) != 0))
-		log_error("matrix %s: cannot store who refuses direct rooms",
-		    mx_net(m));
-	free(s);
+	mx_kv_defer_json(m, m->key_refusers, m->refusers,
+	    "who refuses direct rooms");
 }
 
 void
@@ -190,6 +183,14 @@ mx_dm_heard(struct matrix *m, const char *user_id, int joined)
 		refusals_set(m, user_id, MX_REFUSALS_MAX - 1);
 }
 
+/* Whether the bot created room. */
+static int
+dm_ours(const struct matrix *m, const struct mx_room *room)
+{
+	return room->creator != NULL &&
+	    strcmp(room->creator, m->cfg.user_id) == 0;
+}
+
 /*
  * Whether only its members can ever read room, as far as the bot knows:
  * the bot or user_id created it (nobody else holds its power levels),
@@ -202,8 +203,8 @@ static int
 dm_closed(const struct matrix *m, const struct mx_room *room,
     const char *user_id)
 {
-	return room->creator != NULL && (strcmp(room->creator,
-	    m->cfg.user_id) == 0 || strcmp(room->creator, user_id) == 0) &&
+	return (dm_ours(m, room) || (room->creator != NULL &&
+	    strcmp(room->creator, user_id) == 0)) &&
 	    room->invite_only == 1 && !room->world_readable;
 }
 
@@ -294,14 +295,6 @@ dm_invited(struct matrix *m, const char *user_id)
 		if (dm_settling(m, room, user_id))
 			return 1;
 	return 0;
-}
-
-/* Whether the bot created room. */
-static int
-dm_ours(const struct matrix *m, const struct mx_room *room)
-{
-	return room->creator != NULL &&
-	    strcmp(room->creator, m->cfg.user_id) == 0;
 }
 
 /*

@@ -60,7 +60,6 @@ encrypted_notice(struct matrix *m, struct mx_room *room,
 	const char *sender = ev->sender;
 	struct text t;
 	struct mx_msg *msg;
-	char *told;
 
 	text_init(&t);
 	text_printf(&t, "%s %s", room->id, sender);
@@ -73,12 +72,8 @@ encrypted_notice(struct matrix *m, struct mx_room *room,
 	text_finish(&t);
 	handled_begin(m, ev->event_id);
 	/* In the transaction that marks the event handled. */
-	told = json_dumps(m->told, JSON_COMPACT);
-	if (m->store != NULL && (told == NULL ||
-	    store_kv_defer(m->store, m->key_told, told) != 0))
-		log_error("matrix %s: cannot store who was told about "
-		    "encryption", mx_net(m));
-	free(told);
+	mx_kv_defer_json(m, m->key_told, m->told,
+	    "who was told about encryption");
 	log_info("matrix %s: %s wrote in encrypted room %s, which the bot "
 	    "cannot read; opening a direct room without encryption", mx_net(m),
 	    sender, room->id);

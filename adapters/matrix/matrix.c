@@ -99,6 +99,20 @@ mx_kv_set(struct matrix *m, const char *key, const char *value)
 		log_error("matrix %s: cannot store %s", mx_net(m), key);
 }
 
+void
+mx_kv_defer_json(struct matrix *m, const char *key, const json_t *o,
+    const char *what)
+{
+	char *s;
+
+	if (m->store == NULL)
+		return;
+	s = json_dumps(o, JSON_COMPACT);
+	if (s == NULL || store_kv_defer(m->store, key, s) != 0)
+		log_error("matrix %s: cannot store %s", mx_net(m), what);
+	free(s);
+}
+
 /* The JSON object stored under key (owned by the caller); {} if none. */
 static json_t *
 kv_object(struct matrix *m, const char *key)

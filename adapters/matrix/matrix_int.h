@@ -264,6 +264,13 @@ struct matrix {
 const char *mx_net(const struct matrix *m);
 uint64_t mx_rand(struct matrix *m);
 void mx_kv_set(struct matrix *m, const char *key, const char *value);
+/*
+ * Stores o (borrowed) as JSON under key with the store's next write, the
+ * one that marks the /sync response being handled; what names it in the
+ * error logged when that fails.
+ */
+void mx_kv_defer_json(struct matrix *m, const char *key, const json_t *o,
+    const char *what);
 
 /* retry.c: what a response means, retries, outages */
 int mx_ok(const struct mx_response *res);
