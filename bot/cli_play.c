@@ -379,9 +379,11 @@ play_main(const struct cli_command *cmd, int argc, char **argv)
 			console_type(play.adapter, "!leave");
 		play_open(&play);
 	} else {
-		/* The arguments are for the next game, not this one. */
+		/*
+		 * The arguments are for the next game, not this one.  The
+		 * resume line that follows tells the table and the hand.
+		 */
 		console_notice(play.adapter, MSG_PLAY_RESUMING);
-		console_type(play.adapter, "!status");
 	}
 	if (bot_game_count(bot) == 0) {
 		cli_error(cmd, "the game did not start");

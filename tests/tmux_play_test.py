@@ -261,7 +261,7 @@ def wizard(state):
     term = Terminal(state, name="again")
     try:
         term.start(["play", "--delay", "50"])
-        term.wait("> !status")
+        term.wait("The game resumes where it stopped.")
         term.wait(lambda lines: prompts(lines) and "yes")
         # The lines typed last time are there for the Up arrow.
         term.key("Up")
