@@ -124,6 +124,85 @@ parse_suit(const char *s)
 	return -1;
 }
 
+/* Whether seat is one of the seats table waits for now. */
+static int
+seat_acts(struct table *table, int seat)
+{
+	int acting[GAME_MAX_SEATS];
+	int n = table_impl(table)->to_act(table_game(table)->state, acting);
+
+	while (n-- > 0)
+		if (acting[n] == seat)
+			return 1;
+	return 0;
+}
+
+/* The command of table's task that takes words as its arguments, or NULL. */
+static const struct command *
+task_command(struct table *table, char *const *words, int n)
+{
+	const struct command *command = NULL;
+	int value;
+
+	switch (table_impl(table)->phase(table_game(table)->state)) {
+	case PHASE_BID:
+	case PHASE_BID_SIMULTANEOUS:
+		if (n == 1 && parse_int(words[0], &value) == 0)
+			command = &cmd_bid_entry;
+		break;
+	case PHASE_TRUMP:
+		if (n == 1 && parse_suit(words[0]) >= 0)
+			command = &cmd_trump_entry;
+		break;
+	case PHASE_SELECT:
+	case PHASE_PLAY:
+		command = table_impl(table)->phase(table_game(table)->state) ==
+		    PHASE_PLAY ? &cmd_play_entry : &cmd_select_entry;
+		if (n < 1 || n > command->max_args)
+			return NULL;
+		for (int i = 0; i < n; i++)
+			if (table_impl(table)->parse_card(words[i]) < 0)
+				return NULL;
+		break;
+	default:
+		break;
+	}
+	return command;
+}
+
+/*
+ * A private prompt says "to bid: 0 1" or "to play (any card)", and the
+ * terminal sends every line without `!` privately: a player answering
+ * it with the move alone means that move.  Only where they must act now,
+ * and only when each word reads as the task's argument, so that a
+ * greeting or a typo stays an unknown command.  Someone whose move could
+ * go to two tables is asked which one, as for "bid 2" (ctx->channel
+ * stays NULL).
+ */
+const struct command *
+bare_move(struct ctx *ctx, char *const *words, int n)
+{
+	struct channel *tables[16];
+	const struct command *command = NULL, *found;
+	int ntables = user_tables(ctx->network, ctx->user->id, tables, 16);
+
+	for (int i = 0; i < ntables; i++) {
+		struct table *table = tables[i]->table;
+
+		if (table_game(table) == NULL ||
+		    !seat_acts(table, table_seat_of(table, ctx->user->id)) ||
+		    (found = task_command(table, words, n)) == NULL)
+			continue;
+		if (command != NULL) {
+			ctx->channel = NULL;
+			return command;
+		}
+		command = found;
+		ctx->channel = tables[i];
+	}
+	return command;
+}
+
 void
 commands_for_action(const struct game_impl *impl, const struct action *a,
     char *out, size_t len)

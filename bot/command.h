@@ -81,6 +81,14 @@ int may_steer(struct ctx *ctx);
 int parse_int(const char *s, int *out);
 /* Ends the table at once, saying so. */
 void stop_now(struct ctx *ctx, struct table *table);
+/*
+ * The command a line said privately stands for when it is a move alone
+ * ("2", "r7"): the task of a table where the person must act now, when
+ * every word reads as its argument.  Sets ctx->channel to that table's
+ * channel, or leaves it NULL when the move could go to two tables; NULL
+ * for anything else.
+ */
+const struct command *bare_move(struct ctx *ctx, char *const *words, int n);
 
 /*
  * The commands, one const entry each in the file of its kind (as tmux's

@@ -422,7 +422,7 @@ commands_handle(struct network *network, struct channel *channel,
 	char line[512];
 	char *words[MAX_ARGS + 2];
 	const char *p = text;
-	int n;
+	int n, bare = 0;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.bot = network->bot;
@@ -458,7 +458,17 @@ commands_handle(struct network *network, struct channel *channel,
 	snprintf(line, sizeof(line), "%s", p);
 	if ((n = split_words(line, words, MAX_ARGS + 1)) == 0)
 		goto answer;
-	ctx.command = command_find(words[0]);
+	/*
+	 * A move alone, said privately: every word is an argument.  It goes
+	 * before the commands, whose short aliases are also moves: "j" (the
+	 * Jester, or join) and "r", "g", "b" (a trump suit, or replace, game,
+	 * bid).
+	 */
+	if (channel == NULL && (ctx.command = bare_move(&ctx, words, n)) !=
+	    NULL)
+		bare = 1;
+	else
+		ctx.command = command_find(words[0]);
 	if (ctx.command == NULL && !crowd_allows(&ctx))
 		goto quiet;
 	if (ctx.command == NULL) {
@@ -466,9 +476,9 @@ commands_handle(struct network *network, struct channel *channel,
 		unknown_command(&ctx, words[0]);
 		goto answer;
 	}
-	ctx.argc = n > MAX_ARGS ? MAX_ARGS : n - 1;
+	ctx.argc = n > MAX_ARGS ? MAX_ARGS : n - 1 + bare;
 	for (int i = 0; i < ctx.argc; i++)
-		ctx.argv[i] = words[i + 1];
+		ctx.argv[i] = words[i + 1 - bare];
 	if (n > MAX_ARGS) {
 		usage(&ctx);
 		goto answer;
@@ -479,7 +489,7 @@ commands_handle(struct network *network, struct channel *channel,
 	}
 	if (channel == NULL && ctx.command->needs_table) {
 		/* The table's name, when given, is not an argument. */
-		if (resolve_private_table(&ctx) != 0)
+		if (ctx.channel == NULL && resolve_private_table(&ctx) != 0)
 			goto answer;
 		ctx.lang = ctx.channel->settings.lang;
 	}

@@ -3053,6 +3053,93 @@ test_already_bid(void **state)
 }
 
 /*
+ * A move typed alone in a private message ("1", "r7", "7 7") is the
+ * move of the table's task for the one who must act; anything else, or
+ * the same from someone who is not to act, stays an unknown command and
+ * changes nothing.  Every game, every phase a person acts in.
+ */
+static void
+test_bare_move(void **state)
+{
+	static const char *const games[] = { "wizard", "birdhead", "sticheln" };
+	struct fx *f = *state;
+
+	for (int g = 0; g < 3; g++) {
+		char channel[16];
+		struct table *table;
+
+		snprintf(channel, sizeof(channel), "#bare%d", g);
+		seat_three(f, channel, games[g]);
+		say(f, channel, "alice", "!start");
+		table = table_of(f, channel);
+		for (int moves = 0; moves < 40 && table_game(table) != NULL;
+		    moves++) {
+			struct action legal[GAME_MAX_ACTIONS];
+			int acting[GAME_MAX_SEATS];
+			const void *game_state = table_game(table)->state;
+			int n = table_impl(table)->to_act(game_state, acting);
+			int done = table_game(table)->nactions;
+			int seat = acting[moves % n];
+			int idle = (seat + 1) % 3;
+			const char *who = table_seat(table, seat)->user_id;
+			char cmd[64];
+			const char *bare;
+			size_t mark;
+
+			n = table_impl(table)->legal(game_state, seat, legal,
+			    GAME_MAX_ACTIONS);
+			assert_true(n > 0);
+			commands_for_action(table_impl(table),
+			    &legal[moves % n], cmd, sizeof(cmd));
+			bare = strchr(cmd, ' ') + 1;
+			/* Not to act, or not a move: nothing happens. */
+			for (int i = 0; i < 3; i++)
+				if (i != seat && !table_impl(table)->
+				    legal(game_state, i, legal, 1))
+					idle = i;
+			if (table_impl(table)->legal(game_state, idle, legal,
+			    1) == 0) {
+				say(f, NULL, table_seat(table, idle)->user_id,
+				    "%s", bare);
+				assert_int_equal(table_game(table)->nactions,
+				    done);
+			}
+			say(f, NULL, who, "hello");
+			assert_non_null(strstr(last_to(f, NULL, who),
+			    "Unknown command \"hello\""));
+			assert_int_equal(table_game(table)->nactions, done);
+			mark = memory_count(f->adapter);
+			say(f, NULL, who, "%s", bare);
+			assert_int_equal(table_game(table)->nactions, done + 1);
+			assert_false(sent_since(f, mark, NULL,
+			    "Unknown command"));
+			loop_advance(f->loop, 1);
+		}
+		say(f, channel, "alice", "!stop");
+		say(f, channel, "bob", "!stop");
+		assert_null(table_of(f, channel));
+	}
+	/* Hidden bids at two tables wait for everyone: which table? */
+	for (int t = 0; t < 2; t++) {
+		const char *channel = t == 0 ? "#hb0" : "#hb1";
+
+		seat_three(f, channel, "wizard");
+		say(f, channel, "alice", "!option hiddentip");
+		say(f, channel, "alice", "!start");
+	}
+	loop_advance(f->loop, 1000);
+	say(f, NULL, "alice", "0");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "#hb0, #hb1"));
+	assert_int_equal(table_game(table_of(f, "#hb0"))->nactions, 0);
+	assert_int_equal(table_game(table_of(f, "#hb1"))->nactions, 0);
+	say(f, NULL, "alice", "bid #hb1 0");
+	assert_int_equal(table_game(table_of(f, "#hb1"))->nactions, 1);
+	/* Now only one table waits for alice. */
+	say(f, NULL, "alice", "0");
+	assert_int_equal(table_game(table_of(f, "#hb0"))->nactions, 1);
+}
+
+/*
  * Sticheln: a card of the game not in the hand is "not held", privately;
  * a second penalty card is "already chosen".
  */
@@ -3152,6 +3239,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hidden_bids_after_trump,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bare_move, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_hidden_bids, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_secret_bids_stay_hidden,

@@ -159,6 +159,9 @@ def play_game(term, secret=None, checks=None):
         if secret is not None and secret(got, line):
             moves += 1
             continue
+        # Every other answer is the move alone, as the prompt reads.
+        if answered % 2 == 0:
+            line = line.split(" ", 1)[1]
         mark = len(term.lines())
         term.type(line)
         moves += 1
@@ -247,7 +250,7 @@ def wizard(state):
                      "Game over"):
             check(want in screen, "the screen shows %r" % want)
         for wrong in ("you joins", "You bids", "You takes", "You has",
-                      "[A"):
+                      "[A", "Unknown command"):
             check(wrong not in screen, "the screen never shows %r" % wrong)
         # Another game with the same table, then leave in the middle.
         mark = len(term.lines())
@@ -327,7 +330,7 @@ def sticheln_ja(state):
             "\x1b[0m", "").replace("\x1b(B", ""), "NO_COLOR: no colour")
         for want in ("あなたが針に参加", "順位: 1. ", "ゲーム終了"):
             check(want in screen, "the screen shows %r" % want)
-        for wrong in ("youが", "you 宣言する番", "meが"):
+        for wrong in ("youが", "you 宣言する番", "meが", "不明なコマンド"):
             check(wrong not in screen, "the screen never shows %r" % wrong)
         term.type("n")
         term.wait("EXIT=0")
