@@ -131,6 +131,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_BOT_ADDED] = "{1} ({2}) joins ({3} seated, {4}-{5} players).",
 	[MSG_BAD_LEVEL] = "Unknown level \"{1}\": easy, normal or hard.",
 	[MSG_NO_SUCH_SEAT] = "Nobody called \"{1}\" sits here.",
+	[MSG_SEAT_AMBIGUOUS] = "More than one seat here goes by \"{1}\"; "
+	    "name the one you mean by the user id the table shows.",
 	[MSG_NOT_REPLACEABLE] = "{1} plays their own seat.",
 	[MSG_REPLACED] = "{1} takes over the seat of {2}.",
 	[MSG_BACK] = "Welcome back, {1}: your seat is yours again.",

@@ -135,6 +135,8 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_BAD_LEVEL] = "不明なレベル「{1}」です: easy、normal、hard の"
 	    "どれかです。",
 	[MSG_NO_SUCH_SEAT] = "「{1}」という人はこの卓にいません。",
+	[MSG_SEAT_AMBIGUOUS] = "「{1}」という名前の席が複数あります。卓に"
+	    "表示されているユーザーIDで指定してください。",
 	[MSG_NOT_REPLACEABLE] = "{1}は本人がプレイしています。",
 	[MSG_REPLACED] = "{1}が{2}の席を引き継ぎました。",
 	[MSG_BACK] = "おかえりなさい、{1}。席が戻りました。",

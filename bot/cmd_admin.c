@@ -92,14 +92,14 @@ admin_restart(struct ctx *ctx, struct table *table)
 static void
 admin_kick(struct ctx *ctx, struct table *table)
 {
-	int seat;
+	int seat = -1;
 
 	if (table == NULL || (seat = table_seat_by_name(table,
 	    ctx->argv[1])) < 0) {
 		char quote[TEXT_QUOTE_SIZE];
 
-		SAY(&ctx->reply, ctx->lang, MSG_NO_SUCH_SEAT, "s",
-		    text_quote(quote, ctx->argv[1]));
+		SAY(&ctx->reply, ctx->lang, seat == -2 ? MSG_SEAT_AMBIGUOUS :
+		    MSG_NO_SUCH_SEAT, "s", text_quote(quote, ctx->argv[1]));
 		return;
 	}
 	if (table_game(table) == NULL) {

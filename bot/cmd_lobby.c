@@ -385,8 +385,8 @@ cmd_replace(struct ctx *ctx)
 	if ((seat = table_seat_by_name(table, ctx->argv[0])) < 0) {
 		char quote[TEXT_QUOTE_SIZE];
 
-		SAY(&ctx->reply, ctx->lang, MSG_NO_SUCH_SEAT, "s",
-		    text_quote(quote, ctx->argv[0]));
+		SAY(&ctx->reply, ctx->lang, seat == -2 ? MSG_SEAT_AMBIGUOUS :
+		    MSG_NO_SUCH_SEAT, "s", text_quote(quote, ctx->argv[0]));
 		return;
 	}
 	/* Only a seat given up, or whose owner is gone, changes hands. */

@@ -78,6 +78,7 @@ struct table *table_lobby_load(struct channel *channel, const char *lobby,
  */
 void table_close(struct table *table, int abandoned);
 int table_seat_of(const struct table *table, const char *user_id);
+/* The seat called name; -1 when none is, -2 when several are. */
 int table_seat_by_name(const struct table *table, const char *name);
 int table_humans(const struct table *table);
 /*

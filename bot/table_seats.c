@@ -170,21 +170,40 @@ table_seat_of(const struct table *table, const char *user_id)
 	return -1;
 }
 
+/* Whether seat shows name followed by the user id that tells it apart. */
+static int
+called_apart(const struct seat *seat, const char *name, size_t len)
+{
+	return !seat->computer && strncasecmp(seat->name, name, len) == 0 &&
+	    strncmp(seat->name + len, " (", 2) == 0;
+}
+
 /*
- * A seat by the name it shows, or by its owner's user id: where two
- * people share a name (a Matrix display name), the id tells them apart.
+ * A seat by its owner's user id, by the name it shows (any case), or by
+ * that name without the user id that tells two people apart ("Sam" for
+ * "Sam (@bob:x)", a Matrix display name shared).  -1 when no seat goes
+ * by name, -2 when several do: a command must not pick one of two Sams
+ * (or a person called CPU2 and the computer CPU2) by their order.
  */
 int
 table_seat_by_name(const struct table *table, const char *name)
 {
-	for (int i = 0; i < table->nseats; i++)
-		if (strcasecmp(table->seats[i].name, name) == 0)
+	size_t len = strlen(name);
+	int exact = -1, nexact = 0, apart = -1, napart = 0;
+
+	for (int i = 0; i < table->nseats; i++) {
+		const struct seat *seat = &table->seats[i];
+
+		if (!seat->computer && strcmp(seat->user_id, name) == 0)
 			return i;
-	for (int i = 0; i < table->nseats; i++)
-		if (!table->seats[i].computer &&
-		    strcmp(table->seats[i].user_id, name) == 0)
-			return i;
-	return -1;
+		if (strcasecmp(seat->name, name) == 0)
+			exact = i, nexact++;
+		else if (called_apart(seat, name, len))
+			apart = i, napart++;
+	}
+	if (nexact > 0)
+		return nexact > 1 ? -2 : exact;
+	return napart > 1 ? -2 : apart;
 }
 
 int
@@ -356,7 +375,7 @@ table_add_computer(struct table *table, int level, struct text *out)
 	}
 	do
 		snprintf(name, sizeof(name), "CPU%d", n++);
-	while (table_seat_by_name(table, name) >= 0);
+	while (table_seat_by_name(table, name) != -1);
 	seat = &table->seats[table->nseats];
 	memset(seat, 0, sizeof(*seat));
 	seat_fill(seat, "", name);

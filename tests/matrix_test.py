@@ -1393,6 +1393,20 @@ def test_shared_display_names(ctx):
     got = {}
     wait_until(lambda: len(renames(h, start, got)) >= 2, what="2 renames")
     assert got == {CAROL: "Carol", BOB: "Sam"}, got
+    # A name that only reads as Sam (a Cyrillic S, an invisible isolate
+    # the core strips) is told apart just the same.
+    start = len(h.events)
+    carol.set_displayname("\u0405am\u2066")
+    got = {}
+    wait_until(lambda: len(renames(h, start, got)) >= 2, what="2 renames")
+    assert got == {CAROL: "\u0405am\u2066 (%s)" % CAROL,
+                   BOB: "Sam (%s)" % BOB}, got
+    # A name that shows nothing is the user id; bob is plain again.
+    start = len(h.events)
+    carol.set_displayname("\u200b\u2066 ")
+    got = {}
+    wait_until(lambda: len(renames(h, start, got)) >= 2, what="2 renames")
+    assert got == {CAROL: CAROL, BOB: "Sam"}, got
     h.stop()
 
 

@@ -2567,6 +2567,49 @@ idle_until_standin(struct fx *f, const char *channel, const char *user)
 }
 
 /*
+ * Seats that go by one name (two Matrix users called Sam, told apart by
+ * their ids; a person called CPU1 beside the computer CPU1) are never
+ * picked by their order: the command asks for the id instead.
+ */
+static void
+test_seat_names_shared(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+
+	memory_say(f->adapter, "#sn", "@s1:x", "Sam (@s1:x)", "!game wizard");
+	memory_say(f->adapter, "#sn", "@s1:x", "Sam (@s1:x)", "!join");
+	memory_say(f->adapter, "#sn", "@s2:x", "Sam (@s2:x)", "!join");
+	memory_say(f->adapter, "#sn", "@s1:x", "Sam (@s1:x)", "!addbot");
+	memory_say(f->adapter, "#sn", "@c:x", "CPU1", "!join");
+	table = table_of(f, "#sn");
+	assert_int_equal(table_nseats(table), 4);
+	assert_int_equal(table_seat_by_name(table, "sam"), -2);
+	assert_int_equal(table_seat_by_name(table, "CPU1"), -2);
+	assert_int_equal(table_seat_by_name(table, "@s2:x"), 1);
+	assert_int_equal(table_seat_by_name(table, "Sam (@s2:x)"), 1);
+	assert_int_equal(table_seat_by_name(table, "Sa"), -1);
+	/* A further computer takes a name nobody has. */
+	memory_say(f->adapter, "#sn", "@s1:x", "Sam (@s1:x)", "!addbot");
+	assert_string_equal(table_seat(table, 4)->name, "CPU2");
+	memory_say(f->adapter, "#sn", "@s1:x", "Sam (@s1:x)", "!start");
+	say(f, "#sn", "mal", "!replace Sam");
+	assert_string_equal(last_to(f, "#sn", NULL),
+	    "More than one seat here goes by \"Sam\"; name the one you mean "
+	    "by the user id the table shows.");
+	say(f, "#sn", "mal", "!replace cpu1");
+	assert_non_null(strstr(last_to(f, "#sn", NULL),
+	    "More than one seat here goes by \"cpu1\""));
+	/* By id, the seat is found (and is not free: its owner plays it). */
+	say(f, "#sn", "mal", "!replace @s1:x");
+	assert_string_equal(last_to(f, "#sn", NULL),
+	    "Sam (@s1:x) plays their own seat.");
+	say(f, "#sn", "mal", "!replace CPU2");
+	assert_non_null(strstr(last_to(f, "#sn", NULL),
+	    "mal takes over the seat of CPU2"));
+}
+
+/*
  * A seat changes hands (replace) only once its owner is gone from the
  * channel past the grace time, or gave it up: never while they are here
  * and may say back.  Whoever lost their seat so hears who has it.
@@ -3328,6 +3371,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_pause_deadline_survives_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_seat_names_shared, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_replace_needs_owner_gone,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lobby_full_of_computers,

@@ -863,12 +863,41 @@ test_person_label(void **state)
 	assert_label(&room, "@carol:x", "Sam (@carol:x)");
 	mx_person_set(&room, "@carol:x", MX_OUT, NULL);
 	assert_label(&room, "@bob:x", "Sam");
-	/* Names compare exactly, as the spec says. */
+	/* Letters in another case read differently. */
 	mx_person_set(&room, "@eve:x", MX_JOINED, "sam");
 	assert_label(&room, "@bob:x", "Sam");
+	/*
+	 * Names that read the same are told apart however their bytes
+	 * differ: an invisible isolate, which the core strips, a zero-width
+	 * space, spaces around, a Cyrillic S, a fullwidth m.
+	 */
+	mx_person_set(&room, "@fake:x", MX_JOINED, "Sam\u2066");
+	assert_label(&room, "@bob:x", "Sam (@bob:x)");
+	assert_label(&room, "@fake:x", "Sam\u2066 (@fake:x)");
+	mx_person_set(&room, "@fake:x", MX_JOINED, " S\u200bam ");
+	assert_label(&room, "@bob:x", "Sam (@bob:x)");
+	mx_person_set(&room, "@fake:x", MX_JOINED, "\u0405a\uff4d");
+	assert_label(&room, "@bob:x", "Sam (@bob:x)");
+	mx_person_set(&room, "@fake:x", MX_JOINED, "Sammy");
+	assert_label(&room, "@bob:x", "Sam");
+	/* I, l and 1 look alike; so do O and 0; runs of spaces are one. */
+	mx_person_set(&room, "@bill:x", MX_JOINED, "BiII  0tto");
+	mx_person_set(&room, "@b2:x", MX_JOINED, "Bi1l Otto");
+	assert_label(&room, "@bill:x", "BiII  0tto (@bill:x)");
+	/* Nothing that shows: the user id, as clients show it. */
+	mx_person_set(&room, "@blank:x", MX_JOINED, "\u2066\u2069\u200b \x01");
+	assert_label(&room, "@blank:x", "@blank:x");
+	mx_person_set(&room, "@blank:x", MX_JOINED, "");
+	assert_label(&room, "@blank:x", "@blank:x");
+	/* A name that looks like a user id always shows the real one. */
+	mx_person_set(&room, "@mallory:x", MX_JOINED, "@bob:x");
+	assert_label(&room, "@mallory:x", "@bob:x (@mallory:x)");
+	mx_person_set(&room, "@mallory:x", MX_JOINED, "bob@home");
+	assert_label(&room, "@mallory:x", "bob@home");
 	for (int i = 0; i < room.npeople; i++) {
 		free(room.people[i].user_id);
 		free(room.people[i].name);
+		free(room.people[i].look);
 	}
 	free(room.people);
 }

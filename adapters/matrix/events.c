@@ -187,27 +187,32 @@ struct watch {
 
 /*
  * Notes the labels of the members other than user_id who are in room and
- * called a or b: a member event that gives or takes one of those names
- * may make theirs ambiguous, or no longer.
+ * whose name looks like a or b (mx_name_look): a member event that gives
+ * or takes one of those names may make theirs ambiguous, or no longer.
  */
 static void
 watch_begin(struct watch *w, const struct mx_room *room, const char *user_id,
     const char *a, const char *b)
 {
+	char *look_a = a != NULL ? mx_name_look(a) : NULL;
+	char *look_b = b != NULL ? mx_name_look(b) : NULL;
+
 	w->n = 0;
 	w->ids = xcalloc((size_t)room->npeople + 1, sizeof(*w->ids));
 	w->labels = xcalloc((size_t)room->npeople + 1, sizeof(*w->labels));
 	for (int i = 0; i < room->npeople; i++) {
 		const struct mx_person *q = &room->people[i];
 
-		if (q->state != MX_JOINED || q->name == NULL ||
+		if (q->state != MX_JOINED || q->look == NULL ||
 		    strcmp(q->user_id, user_id) == 0 ||
-		    ((a == NULL || strcmp(q->name, a) != 0) &&
-		    (b == NULL || strcmp(q->name, b) != 0)))
+		    ((look_a == NULL || strcmp(q->look, look_a) != 0) &&
+		    (look_b == NULL || strcmp(q->look, look_b) != 0)))
 			continue;
 		w->ids[w->n] = xstrdup(q->user_id);
 		w->labels[w->n++] = mx_person_label(room, q->user_id);
 	}
+	free(look_a);
+	free(look_b);
 }
 
 /*

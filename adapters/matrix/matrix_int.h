@@ -104,6 +104,7 @@ enum { MX_OUT, MX_JOINED, MX_PENDING };
 struct mx_person {
 	char *user_id;
 	char *name;               /* display name, or NULL */
+	char *look;               /* how name looks (mx_name_look), or NULL */
 	int state;                /* MX_OUT, MX_JOINED, MX_PENDING (invited) */
 };
 
@@ -337,6 +338,11 @@ void mx_person_set(struct mx_room *room, const char *user_id, int state,
     const char *name);
 int mx_room_joined_count(const struct mx_room *room);
 char *mx_person_label(const struct mx_room *room, const char *user_id);
+/*
+ * How a display name looks to a reader, for telling names apart (the
+ * caller frees it): "" when nothing of it shows.
+ */
+char *mx_name_look(const char *name);
 char *mx_user_label(struct matrix *m, const struct mx_room *room,
     const char *user_id, int priv);
 void mx_members_fetch(struct mx_room *room);

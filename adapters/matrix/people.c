@@ -3,6 +3,7 @@
  * members and their display names, from the room's state events and from
  * joined_members right after the bot joins.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,40 +47,198 @@ mx_person_set(struct mx_room *room, const char *user_id, int state,
 		room->people[room->npeople].user_id = xstrdup(user_id);
 		p = &room->people[room->npeople++];
 		p->name = NULL;
+		p->look = NULL;
 	}
 	p->state = state;
 	/* A member event without a name keeps the one we knew. */
 	if (copy != NULL || state == MX_OUT) {
 		free(p->name);
+		free(p->look);
 		p->name = copy;
+		p->look = copy != NULL ? mx_name_look(copy) : NULL;
 	}
+}
+
+/* The code point of the UTF-8 sequence at *s, moving *s past it. */
+static uint32_t
+next_code_point(const unsigned char **s)
+{
+	const unsigned char *p = *s;
+	uint32_t cp;
+	int n;
+
+	if (p[0] < 0x80)
+		n = 1, cp = p[0];
+	else if ((p[0] & 0xe0) == 0xc0)
+		n = 2, cp = p[0] & 0x1f;
+	else if ((p[0] & 0xf0) == 0xe0)
+		n = 3, cp = p[0] & 0x0f;
+	else if ((p[0] & 0xf8) == 0xf0)
+		n = 4, cp = p[0] & 0x07;
+	else
+		n = 1, cp = 0xfffd;
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80) {
+			*s = p + i;
+			return 0xfffd;
+		}
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	*s = p + n;
+	return cp;
+}
+
+/*
+ * Characters that show nothing: controls, bidirectional marks and
+ * controls, zero-width characters, fillers, variation selectors, tags.
+ */
+static int
+invisible(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0xad ||
+	    cp == 0x34f || cp == 0x61c || cp == 0x115f || cp == 0x1160 ||
+	    cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
+	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) ||
+	    cp == 0x3164 || (cp >= 0xfe00 && cp <= 0xfe0f) || cp == 0xfeff ||
+	    cp == 0xffa0 || (cp >= 0xe0000 && cp <= 0xe007f);
+}
+
+/* Spaces of any width, which a reader (and HTML) takes for one. */
+static int
+blank(uint32_t cp)
+{
+	return cp == ' ' || cp == 0xa0 || cp == 0x1680 ||
+	    (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
+	    cp == 0x202f || cp == 0x205f || cp == 0x3000;
+}
+
+/*
+ * The Latin letter a Cyrillic or Greek letter (or a digit, a bar, a
+ * fullwidth form) is read as, or cp itself: the letters of one
+ * confusable set all map to one.
+ */
+static uint32_t
+latin_look(uint32_t cp)
+{
+	/* Pairs of (look-alike, what it is read as). */
+	static const uint16_t pairs[][2] = {
+		{ '0', 'O' }, { '1', 'l' }, { 'I', 'l' }, { '|', 'l' },
+		{ 0x391, 'A' }, { 0x392, 'B' }, { 0x395, 'E' }, { 0x396, 'Z' },
+		{ 0x397, 'H' }, { 0x399, 'l' }, { 0x39a, 'K' }, { 0x39c, 'M' },
+		{ 0x39d, 'N' }, { 0x39f, 'O' }, { 0x3a1, 'P' }, { 0x3a4, 'T' },
+		{ 0x3a5, 'Y' }, { 0x3a7, 'X' }, { 0x3bf, 'o' }, { 0x3bd, 'v' },
+		{ 0x405, 'S' }, { 0x406, 'l' }, { 0x408, 'J' }, { 0x410, 'A' },
+		{ 0x412, 'B' }, { 0x415, 'E' }, { 0x41a, 'K' }, { 0x41c, 'M' },
+		{ 0x41d, 'H' }, { 0x41e, 'O' }, { 0x420, 'P' }, { 0x421, 'C' },
+		{ 0x422, 'T' }, { 0x425, 'X' }, { 0x430, 'a' }, { 0x435, 'e' },
+		{ 0x43e, 'o' }, { 0x440, 'p' }, { 0x441, 'c' }, { 0x443, 'y' },
+		{ 0x445, 'x' }, { 0x455, 's' }, { 0x456, 'i' }, { 0x458, 'j' },
+		{ 0x4ae, 'Y' }, { 0x4bb, 'h' }, { 0x4c0, 'l' }, { 0x4cf, 'l' },
+		{ 0x501, 'd' }, { 0x51a, 'Q' }, { 0x51b, 'q' }, { 0x51c, 'W' },
+		{ 0x51d, 'w' },
+	};
+
+	if (cp >= 0xff01 && cp <= 0xff5e)
+		cp -= 0xff01 - '!';
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		if (pairs[i][0] == cp)
+			return pairs[i][1];
+	return cp;
+}
+
+/* Appends cp to t as UTF-8. */
+static void
+add_code_point(struct text *t, uint32_t cp)
+{
+	char buf[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		buf[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		buf[0] = (char)(0xc0 | cp >> 6);
+		buf[1] = (char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		buf[0] = (char)(0xe0 | cp >> 12);
+		buf[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+		buf[2] = (char)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		buf[0] = (char)(0xf0 | cp >> 18);
+		buf[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+		buf[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+		buf[3] = (char)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	text_addn(t, buf, n);
+}
+
+/*
+ * Two display names that read the same must get the user id, as Element
+ * gives it (matrix-js-sdk compares names without hidden characters and
+ * with look-alike letters folded): "Sam", "Sam" + an invisible isolate
+ * (which the core strips before anyone sees it) and "Ѕam" with a
+ * Cyrillic Ѕ all look like "Sam".  So names are compared by their look:
+ * nothing invisible, every run of spaces one space and none at the ends,
+ * and look-alike letters as the Latin letter they are read as.
+ */
+char *
+mx_name_look(const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	struct text t;
+	int space = 0;
+
+	text_init(&t);
+	while (*s != '\0') {
+		uint32_t cp = next_code_point(&s);
+
+		if (invisible(cp))
+			continue;
+		if (blank(cp)) {
+			space = t.len > 0;
+			continue;
+		}
+		if (space)
+			text_addn(&t, " ", 1);
+		space = 0;
+		add_code_point(&t, latin_look(cp));
+	}
+	return t.buf != NULL ? t.buf : xstrdup("");
 }
 
 /*
  * The name user_id goes by in room, as Matrix clients show it: the
- * display name (the user id without one), followed by " (user_id)" when
- * another member, joined or invited, has the same display name; so two
- * players called Sam are told apart wherever the core names them.  The
- * caller frees it.
+ * display name (the user id without one, or when nothing of it shows),
+ * followed by " (user_id)" when another member, joined or invited, has
+ * a name that looks the same (mx_name_look), or when it looks like a
+ * user id itself; so two players called Sam are told apart wherever the
+ * core names them.  The caller frees it.
  */
 char *
 mx_person_label(const struct mx_room *room, const char *user_id)
 {
 	const struct mx_person *p = mx_person_find(room, user_id);
+	const char *at;
 	char *label;
+	int alike = 0;
 
-	if (p == NULL || p->name == NULL)
+	if (p == NULL || p->name == NULL || p->look[0] == '\0')
 		return xstrdup(user_id);
-	for (int i = 0; i < room->npeople; i++) {
+	for (int i = 0; i < room->npeople && !alike; i++) {
 		const struct mx_person *q = &room->people[i];
 
-		if (q == p || q->state == MX_OUT || q->name == NULL ||
-		    strcmp(q->name, p->name) != 0)
-			continue;
-		xasprintf(&label, "%s (%s)", p->name, user_id);
-		return label;
+		alike = q != p && q->state != MX_OUT && q->look != NULL &&
+		    strcmp(q->look, p->look) == 0;
 	}
-	return xstrdup(p->name);
+	/* "@alice:example.org" as a name could pass for that user. */
+	at = strchr(p->look, '@');
+	if (!alike && (at == NULL || strchr(at, ':') == NULL))
+		return xstrdup(p->name);
+	xasprintf(&label, "%s (%s)", p->name, user_id);
+	return label;
 }
 
 /*

@@ -54,6 +54,7 @@ mx_room_free(struct mx_room *r)
 	for (int i = 0; i < r->npeople; i++) {
 		free(r->people[i].user_id);
 		free(r->people[i].name);
+		free(r->people[i].look);
 	}
 	free(r->people);
 	json_decref(r->power);
