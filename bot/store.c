@@ -365,6 +365,7 @@ db_rollback(struct store *store)
 	if (!sqlite3_get_autocommit(store->db))
 		(void)db_run(store, db_stmt(store, STMT_ROLLBACK),
 		    "cannot roll back");
+	db_deferred_ended(store, 0);
 }
 
 /* Ends a read begun with db_begin(store, STMT_BEGIN). */
@@ -401,8 +402,10 @@ db_finish(struct store *store, int ok)
 		ok = -1;
 	}
 	if (ok == 0 && db_run(store, db_stmt(store, STMT_COMMIT),
-	    "cannot commit") == 0)
+	    "cannot commit") == 0) {
+		db_deferred_ended(store, 1);
 		return 0;
+	}
 	db_rollback(store);
 	return -1;
 }
@@ -778,6 +781,8 @@ store_batch_commit(struct store *store)
 	store->batch = 0;
 	/* A batch that wrote nothing has nothing to make durable. */
 	if (sqlite3_total_changes64(store->db) == store->batch_start) {
+		/* Its deferred rows changed nothing either: they are done. */
+		db_deferred_ended(store, 1);
 		db_rollback(store);
 		return 0;
 	}

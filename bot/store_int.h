@@ -72,11 +72,15 @@ struct store {
 	int64_t batch_start;
 	/* Rows of the batch that are not changes people hear about. */
 	int64_t batch_quiet;
-	/* Values and sent outbox rows waiting for the next transaction. */
+	/*
+	 * Values and sent outbox rows waiting for a transaction that
+	 * commits; the first kv_written and sent_written of them are written
+	 * in the open one (db_write_deferred()).
+	 */
 	struct deferred_kv *kv;
-	size_t nkv, kv_cap;
+	size_t nkv, kv_cap, kv_written;
 	int64_t *sent;
-	size_t nsent, sent_cap;
+	size_t nsent, sent_cap, sent_written;
 	/* Fault injection for tests: commits still to fail. */
 	int fail_commits;
 	/*
@@ -179,5 +183,10 @@ int db_prepare(struct store *store, char *err, size_t errlen);
 
 /* Writes the deferred values and sent rows (store_kv.c); 0 or -1. */
 int db_write_deferred(struct store *store);
+/*
+ * The open transaction ended: committed, what it wrote of the deferred
+ * values is forgotten; rolled back, all of it waits for the next one.
+ */
+void db_deferred_ended(struct store *store, int committed);
 
 #endif

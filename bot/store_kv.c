@@ -124,19 +124,34 @@ db_write_deferred(struct store *store)
 			return -1;
 	}
 	/*
-	 * Forgotten only once written: a transaction that fails leaves them
-	 * for the next one.  (The caller's COMMIT may still fail; the values
-	 * are then lost with it, which at worst repeats a message or a
-	 * Matrix event check, never loses a move.)
+	 * Forgotten only once committed (db_deferred_ended()): a COMMIT
+	 * refused by a full disk must leave the sent rows for the next one,
+	 * or a restart long after would say them again.
 	 */
-	for (size_t i = 0; i < store->nkv; i++) {
-		free(store->kv[i].key);
-		free(store->kv[i].value);
-	}
 	store->batch_quiet += sqlite3_total_changes64(store->db) - before;
-	store->nkv = 0;
-	store->nsent = 0;
+	store->kv_written = store->nkv;
+	store->sent_written = store->nsent;
 	return 0;
+}
+
+void
+db_deferred_ended(struct store *store, int committed)
+{
+	if (committed) {
+		for (size_t i = 0; i < store->kv_written; i++) {
+			free(store->kv[i].key);
+			free(store->kv[i].value);
+		}
+		memmove(store->kv, store->kv + store->kv_written,
+		    (store->nkv - store->kv_written) * sizeof(*store->kv));
+		store->nkv -= store->kv_written;
+		memmove(store->sent, store->sent + store->sent_written,
+		    (store->nsent - store->sent_written) *
+		    sizeof(*store->sent));
+		store->nsent -= store->sent_written;
+	}
+	store->kv_written = 0;
+	store->sent_written = 0;
 }
 
 int

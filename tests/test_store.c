@@ -1504,9 +1504,28 @@ test_batch_outbox(void **unused)
 	assert_int_equal(store_outbox_sent(store, first + 1), 0);
 	memset(&seen, 0, sizeof(seen));
 	assert_int_equal(store_each_outbox(store, collect_message, &seen), 2);
+	/*
+	 * A COMMIT refused (a full disk) keeps them for the next one, with
+	 * a value deferred meanwhile: a restart long after must not send
+	 * them again.  So does a batch that fails, and one that commits
+	 * carries them.
+	 */
+	store_fail_commits(store, 1);
+	assert_int_equal(store_flush(store), -1);
+	assert_int_equal(store_kv_defer(store, "k0", "v"), 0);
+	store_fail_commits(store, 1);
+	assert_int_equal(store_batch_begin(store), 0);
+	assert_int_equal(store_lobby_put(store, "libera", "#z", "{}"), 0);
+	assert_int_equal(store_batch_commit(store), -1);
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(store_each_outbox(store, collect_message, &seen), 2);
+	assert_null(store_kv_get(store, "k0"));
 	assert_int_equal(store_flush(store), 0);
 	memset(&seen, 0, sizeof(seen));
 	assert_int_equal(store_each_outbox(store, collect_message, &seen), 0);
+	v = store_kv_get(store, "k0");
+	assert_string_equal(v, "v");
+	free(v);
 	assert_int_equal(store_batch_begin(store), 0);
 	assert_int_equal(store_outbox_add(store, &msg), first + 2);
 	assert_int_equal(store_batch_commit(store), 0);
