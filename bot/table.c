@@ -372,6 +372,29 @@ prompt_repeated(struct table *table, const struct text *line)
 	return 0;
 }
 
+void
+table_prompt_heard(struct table *table)
+{
+	table->heard = 1;
+	table->heard_actions = table->game->nactions;
+	table->heard_deals = table->game->ndeals;
+}
+
+/*
+ * Whether the prompt now is one people heard before the table was read
+ * back (table_prompt_heard): said once, it is only noted.  Asked once.
+ */
+static int
+prompt_heard(struct table *table)
+{
+	int heard = table->heard &&
+	    table->heard_actions == table->game->nactions &&
+	    table->heard_deals == table->game->ndeals;
+
+	table->heard = 0;
+	return heard;
+}
+
 /*
  * Appends who is to act now (mentioning people so that their clients
  * highlight the line), prompts them privately, and arms the timers: the
@@ -439,7 +462,8 @@ table_next_text(struct table *table, struct text *out)
 		text_task(&line, table, phase);
 		text_play_hint(&line, table);
 	}
-	if (line.len > 0 && !prompt_repeated(table, &line)) {
+	if (line.len > 0 && !prompt_repeated(table, &line) &&
+	    !prompt_heard(table)) {
 		if (out->len > 0)
 			text_add(out, " · ");
 		text_append(out, &line);
@@ -884,6 +908,7 @@ table_resume(struct table *table, enum msg why)
 	table->prompted = 0;
 	free(table->prompt_said);
 	table->prompt_said = NULL;
+	table->heard = 0;
 	table_next_text(table, &t);
 	channel_send(table->channel, &t);
 	text_finish(&t);

@@ -40,6 +40,11 @@ struct table {
 	 */
 	char *prompt_said;
 	int prompt_actions, prompt_deals;
+	/*
+	 * The prompt of this state (actions and deals) was heard before the
+	 * table was read back from the store (table_prompt_heard).
+	 */
+	int heard, heard_actions, heard_deals;
 	uint64_t turn_timer, half_timer, computer_timer, idle_timer;
 	uint64_t grace_timer;    /* the earliest seat's grace_until */
 	/* Picks the table up again after a change could not be stored. */
@@ -130,6 +135,12 @@ void text_action_cards(struct text *t, const struct table *table,
 void text_task(struct text *t, struct table *table, enum game_phase phase);
 /* " · your turn to bid", to the one who reads the channel. */
 void your_turn(struct table *table, enum game_phase phase, struct text *out);
+/*
+ * The prompt of the state table is in now was heard before the table was
+ * read back from the store (a reload after a refused change):
+ * table_next_text() notes it without saying it again.
+ */
+void table_prompt_heard(struct table *table);
 /* Whether seat, to act now in phase, is prompted privately too. */
 int needs_prompt(struct table *table, int seat, enum game_phase phase);
 /* "Round 3/15 · dealer Bob · trump r" for the round just dealt. */

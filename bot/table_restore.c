@@ -318,8 +318,14 @@ table_reload(struct channel *channel)
 		table_hold(r.table);
 		return;
 	}
-	if (r.table->game == NULL)
+	if (r.table->game == NULL) {
 		table_idle_arm(r.table);
-	else
+	} else {
+		/*
+		 * The state read back is the one before the refused change,
+		 * whose prompt the channel (and each player) already has.
+		 */
+		table_prompt_heard(r.table);
 		table_retry(r.table);
+	}
 }

@@ -861,6 +861,7 @@ table_paused(struct table *table, struct text *out)
 		/* Once it goes on, whose turn it is is said again. */
 		free(table->prompt_said);
 		table->prompt_said = NULL;
+		table->heard = 0;
 		/*
 		 * The deadline is stored before it is said; after a restart
 		 * the one said before holds, and what is left of it is said.

@@ -1995,8 +1995,27 @@ test_commit_fails(void **state)
 	assert_int_equal(count_since(f, mark, "so it did not happen"), 1);
 	/* Only the refusal: nothing of the move was said. */
 	assert_int_equal(memory_count(f->adapter), mark + 1);
+	/* Picked up again: nothing is said twice (the prompt stands). */
+	loop_advance(f->loop, 5000);
+	assert_int_equal(memory_count(f->adapter), mark + 1);
 	act_first(f, "#f");
 	assert_int_equal(table_game(table_of(f, "#f"))->nactions, before + 1);
+
+	/* Hidden bids refused thrice: no prompt nor hand comes again. */
+	seat_three(f, "#fh", "wizard");
+	say(f, "#fh", "alice", "!option hiddentip");
+	say(f, "#fh", "alice", "!start");
+	loop_advance(f->loop, 1000);
+	mark = memory_count(f->adapter);
+	for (int i = 0; i < 3; i++) {
+		store_fail_commits(f->store, 1);
+		say(f, NULL, "bob", "bid #fh 0");
+		loop_advance(f->loop, 5000);
+	}
+	assert_int_equal(count_since(f, mark, "so it did not happen"), 3);
+	assert_int_equal(memory_count(f->adapter), mark + 3);
+	say(f, NULL, "bob", "bid #fh 0");
+	assert_int_equal(table_game(table_of(f, "#fh"))->nactions, 1);
 
 	/* A table of computers, but for alice, whose turn comes later. */
 	say(f, "#g", "alice", "!join");
@@ -2015,7 +2034,8 @@ test_commit_fails(void **state)
 
 	/*
 	 * The store deleted under the bot: the next write finds out, every
-	 * running table is told once, and nothing moves any more.
+	 * running table (#f, #fh, #g) is told once, and nothing moves any
+	 * more.
 	 */
 	table = table_of(f, "#g");
 	assert_int_equal(unlink(f->path), 0);
@@ -2025,9 +2045,9 @@ test_commit_fails(void **state)
 	before = table_game(table_of(f, "#g"))->nactions;
 	loop_advance(f->loop, 120 * 1000);
 	assert_int_equal(table_game(table_of(f, "#g"))->nactions, before);
-	assert_int_equal(count_since(f, mark, "can no longer save"), 2);
+	assert_int_equal(count_since(f, mark, "can no longer save"), 3);
 	assert_int_equal(bot_check_store(f->bot), -1);
-	assert_int_equal(count_since(f, mark, "can no longer save"), 2);
+	assert_int_equal(count_since(f, mark, "can no longer save"), 3);
 }
 
 /*
