@@ -496,10 +496,42 @@ lock_take(const char *path, int *fdp, char *why, size_t len)
 		return game_error(why, len, "another process is using it "
 		    "(it holds %s)", lock);
 	}
+	/* Only a pid, but the store's files are the owner's alone. */
+	(void)fchmod(fd, 0600);
 	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)n, 0) != n)
 		log_warn("store: cannot write the pid into %s: %s", lock,
 		    strerror(errno));
+	*fdp = fd;
+	return 0;
+}
+
+/*
+ * Locks the database file itself, as PATH.lock is locked: one database
+ * may have several paths, each with its own lock file (a symbolic or a
+ * hard link), and a lock file may be removed by hand while its bot runs.
+ * The descriptor stays open until SQLite has closed the file
+ * (store_close()), since closing any descriptor of a file drops the
+ * process's fcntl(2) locks on it, which are SQLite's.  -1 with why when
+ * another process holds it; 0 when the file does not exist yet.
+ */
+static int
+file_lock_take(const char *path, int *fdp, char *why, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : game_error(why, len,
+		    "cannot open it: %s", strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int saved = errno;
+
+		close(fd);
+		return game_error(why, len, saved == EWOULDBLOCK ?
+		    "another stichbot is using it under another path (a "
+		    "link to the same file, or its lock file was removed)" :
+		    "cannot lock it: %s", strerror(saved));
+	}
 	*fdp = fd;
 	return 0;
 }
@@ -509,20 +541,35 @@ store_open_locked(const char *path, char *err, size_t errlen)
 {
 	struct store *store;
 	char why[PATH_MAX + 128];
-	int fd = -1;
+	int fd = -1, file_fd = -1;
 
 	if (strcmp(path, ":memory:") != 0 &&
-	    lock_take(path, &fd, why, sizeof(why)) != 0) {
+	    (lock_take(path, &fd, why, sizeof(why)) != 0 ||
+	    file_lock_take(path, &file_fd, why, sizeof(why)) != 0)) {
 		game_error(err, errlen, "Cannot open the store %s: %s", path,
 		    why);
+		if (fd >= 0)
+			close(fd);
 		return NULL;
 	}
 	if ((store = store_open(path, err, errlen)) == NULL) {
+		if (file_fd >= 0)
+			close(file_fd);
 		if (fd >= 0)
 			close(fd);
 		return NULL;
 	}
 	store->lock_fd = fd;
+	store->file_fd = file_fd;
+	/* A store made just now is locked once SQLite has made it. */
+	why[0] = '\0';
+	if (fd >= 0 && file_fd < 0 && (file_lock_take(path, &store->file_fd,
+	    why, sizeof(why)) != 0 || store->file_fd < 0)) {
+		game_error(err, errlen, "Cannot open the store %s: %s", path,
+		    why[0] != '\0' ? why : "it vanished as it was made");
+		store_close(store);
+		return NULL;
+	}
 	/*
 	 * SQLite quietly opens a write-protected file read-only; a bot that
 	 * cannot store cannot keep its promise, so it must not start.
@@ -560,6 +607,7 @@ store_open(const char *path, char *err, size_t errlen)
 
 	store = xcalloc(1, sizeof(*store));
 	store->lock_fd = -1;
+	store->file_fd = -1;
 	/*
 	 * Games name the people who played them: the files are the owner's
 	 * alone whoever runs the bot and whatever its umask.  SQLite gives
@@ -678,6 +726,7 @@ store_open_readonly(const char *path, char *err, size_t errlen)
 
 	store = xcalloc(1, sizeof(*store));
 	store->lock_fd = -1;
+	store->file_fd = -1;
 	store_mem_install();
 	/*
 	 * A reader of a WAL store uses its -wal and -shm files, and makes
@@ -740,6 +789,8 @@ store_close(struct store *store)
 	if (sqlite3_close(store->db) != SQLITE_OK)
 		store_log("cannot close: %s", sqlite3_errmsg(store->db));
 	/* Closed after the database, so the next holder finds it done. */
+	if (store->file_fd >= 0)
+		close(store->file_fd);
 	if (store->lock_fd >= 0)
 		close(store->lock_fd);
 	free(store->path);

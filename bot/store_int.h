@@ -95,6 +95,7 @@ struct store {
 	ino_t ino, wal_ino;
 	int wal_known;
 	int lock_fd;             /* PATH.lock, held by store_open_locked() */
+	int file_fd;             /* PATH itself, held by store_open_locked() */
 	char failed[256];        /* why the store failed; empty while sound */
 	char damage[160];        /* why load_game() found a game damaged */
 

@@ -1679,6 +1679,28 @@ test_lock(void **unused)
 	}
 	store_close(reader);
 	assert_int_equal(store_kv_set(store, "k", "w"), 0);
+
+	/*
+	 * The same file by another path (a symbolic link: its own lock
+	 * file), or with its lock file removed by hand, is still taken.
+	 */
+	{
+		char link[320], link_lock[330];
+
+		snprintf(link, sizeof(link), "%s-link", t.path);
+		snprintf(link_lock, sizeof(link_lock), "%s.lock", link);
+		assert_int_equal(symlink(t.path, link), 0);
+		err[0] = '\0';
+		assert_null(store_open_locked(link, err, sizeof(err)));
+		assert_non_null(strstr(err, "another stichbot is using it "
+		    "under another path"));
+		assert_int_equal(unlink(link), 0);
+		assert_int_equal(unlink(link_lock), 0);
+		assert_int_equal(unlink(lock), 0);
+		err[0] = '\0';
+		assert_null(store_open_locked(t.path, err, sizeof(err)));
+		assert_non_null(strstr(err, "under another path"));
+	}
 	store_close(store);
 
 	/* Closed (or dead), the holder lets the next one in. */
