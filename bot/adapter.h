@@ -141,6 +141,13 @@ struct adapter_impl {
 	 * medium for a private command (a line without a prefix).
 	 */
 	const char *(*reader)(struct adapter *adapter, const char *channel);
+	/*
+	 * Optional (NULL: ids never change form): rewrites in place a user
+	 * id kept in the store by an older version into the form the
+	 * adapter gives now (IRC: the nick folded to one case), so that a
+	 * seat stored before still knows its owner.  Never longer.
+	 */
+	void (*canonical_id)(struct adapter *adapter, char *user_id);
 };
 
 /*

@@ -193,6 +193,13 @@ medium_self_name(struct adapter *adapter)
 }
 
 void
+medium_canonical_id(struct adapter *adapter, char *user_id)
+{
+	if (adapter->impl->canonical_id != NULL)
+		adapter->impl->canonical_id(adapter, user_id);
+}
+
+void
 medium_channel_title(struct adapter *adapter, const char *channel,
     char *out, size_t outlen)
 {

@@ -52,6 +52,7 @@ size_t medium_pending(const struct medium *medium);
 /* The optional operations of struct adapter_impl, with their defaults. */
 int medium_busy(struct adapter *adapter, const char *flow);
 const char *medium_self_name(struct adapter *adapter);
+void medium_canonical_id(struct adapter *adapter, char *user_id);
 void medium_channel_title(struct adapter *adapter, const char *channel,
     char *out, size_t outlen);
 const char *medium_reader(struct adapter *adapter, const char *channel);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "medium.h"
 #include "record.h"
 #include "loop.h"
 #include "store.h"
@@ -118,6 +119,7 @@ table_restore(struct channel *channel, const struct store_game *stored,
 		    "name"));
 
 		s->user_id = xstrdup(id != NULL ? id : "");
+		medium_canonical_id(&channel->network->adapter, s->user_id);
 		s->name = xstrdup(name != NULL ? name : "?");
 		user_sat(channel, s->user_id);
 		s->level = (int)json_integer_value(json_object_get(seat,
@@ -133,10 +135,17 @@ table_restore(struct channel *channel, const struct store_game *stored,
 		    "released"));
 		s->stop_vote = json_is_true(json_object_get(seat, "stop_vote"));
 		/* Who had it before still hears who has it now. */
-		json_array_foreach(json_object_get(seat, "formers"), fi, former)
-			if (json_is_string(former))
-				table_former_add(table,
-				    json_string_value(former), (int)i);
+		json_array_foreach(json_object_get(seat, "formers"), fi, former) {
+			char *former_id;
+
+			if (!json_is_string(former))
+				continue;
+			former_id = xstrdup(json_string_value(former));
+			medium_canonical_id(&channel->network->adapter,
+			    former_id);
+			table_former_add(table, former_id, (int)i);
+			free(former_id);
+		}
 		if (i + 1 >= GAME_MAX_SEATS)
 			break;
 	}

@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "loop.h"
+#include "medium.h"
 #include "store.h"
 #include "table_int.h"
 #include "xmalloc.h"
@@ -144,6 +145,7 @@ table_lobby_load(struct channel *channel, const char *lobby, char *err,
 		seat->stop_vote = !seat->computer && json_is_true(
 		    json_object_get(item, "stop_vote"));
 		seat->user_id = xstrdup(id);
+		medium_canonical_id(&channel->network->adapter, seat->user_id);
 		seat->name = xstrdup(name);
 		table->nseats++;
 		if (!seat->computer)

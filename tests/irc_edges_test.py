@@ -34,6 +34,12 @@
      channel and ann saw before the goodbye is said once, not again after
      the restart (before, the last lines were never confirmed by a PONG
      and the whole block came again).
+  7. a nick in another case is the same nick: bob quits and comes back as
+     BOB (same user and host; ngircd folds case as every server does):
+     his `!back` finds his seat, his hand comes privately, and mal's
+     `!replace bob` is refused.  A seat stored with the nick in another
+     case (as an older version stored "Bob!...") is BOB's after a
+     restart too.
 
 Exits 77 (skip) when ngircd is missing.  Standard library only.
 """
@@ -42,6 +48,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -387,6 +394,75 @@ def gone_while_down(world):
           "the restart; mal took his seat over")
 
 
+def said_in(client, channel, mark):
+    """The plain texts the bot said in channel since mark."""
+    return [irc_util.plain(p[-1]) for n, c, p in
+            map(irc_util.split_line, client.lines[mark:])
+            if n == BOT and c == "PRIVMSG" and p[0] == channel]
+
+
+def nick_case(world):
+    """bob comes back as BOB: the same person to the server and the bot."""
+    chans = [{"name": "#t", "game": "wizard", "options": ["rounds=3"]}]
+    ann, _ = game_started(world, chans)
+    bob = world.clients.pop("bob")
+    bob.send("QUIT :reconnecting")
+    ann.wait(lambda l: l.startswith(":bob!") and " QUIT " in l, 20)
+    bob.close()
+    mark = len(ann.lines)
+    big = world.client("BOB", "BOB", user="bob")
+    world.wait(lambda: any(l.startswith(":BOB!") and " JOIN " in l
+                           for l in ann.lines[mark:]), 20, "BOB's join")
+    big.send("PRIVMSG #t :!back")
+    world.wait(lambda: any("Your seat is already yours." in t
+                           for t in said_in(ann, "#t", mark)), 20,
+               "BOB's seat found")
+    big.send("PRIVMSG %s :hand" % BOT)
+    world.wait(lambda: any("your hand" in t for t in bot_private(big)), 20,
+               "BOB's hand")
+    mal = world.client("mal", "mal")
+    mal.send("PRIVMSG #t :!replace bob")
+    world.wait(lambda: any("plays their own seat" in t
+                           for t in said_in(ann, "#t", mark)), 20,
+               "mal refused")
+    check(not any("takes over" in t or "is gone" in t
+                  for t in said_in(ann, "#t", mark)),
+          "BOB lost his seat: %r" % said_in(ann, "#t", mark))
+    # As an older version stored it: the nick as it was typed.
+    world.bot.terminate()
+    check(world.bot.wait(30) == 0, "the bot's exit status")
+    db = sqlite3.connect(os.path.join(world.dir, "stichbot.db"))
+    with db:
+        changed = db.execute("UPDATE seats SET user_id = "
+                             "'BoB!~bob@127.0.0.1' WHERE user_id = "
+                             "'bob!~bob@127.0.0.1'").rowcount
+    db.close()
+    check(changed == 1, "bob's stored seat: %d rows" % changed)
+    mark = len(ann.lines)
+    world.start_bot(chans)
+    world.wait(lambda: any("The game resumes" in t
+                           for t in said_in(ann, "#t", mark)), 30,
+               "the resume")
+    # The resume sends the seat's hand (to the nick, which the server
+    # folds); the answer to "hand" must be the hand too, not "no seat".
+    before = len(bot_private(big))
+    big.send("PRIVMSG %s :hand" % BOT)
+
+    def answered():
+        got = bot_private(big)[before:]
+        return any("no seat" in t for t in got) or \
+            sum("your hand" in t for t in got) >= 2
+    world.wait(answered, 20, "BOB's hand after the restart")
+    check(not any("no seat" in t for t in bot_private(big)[before:]),
+          "BOB's seat after the restart: %r" % bot_private(big)[before:])
+    mal.send("PRIVMSG #t :!replace bob")
+    world.wait(lambda: sum("plays their own seat" in t
+                           for t in said_in(ann, "#t", mark)) >= 1, 20,
+               "mal refused after the restart")
+    print("ok - bob back as BOB kept his seat and his hand, also when it "
+          "was stored in another case")
+
+
 def clean_stop_repeats_nothing(world):
     """SIGTERM while the lines of a round's end leave at a slow pace: the
     stop confirms what the server got, and the restart says none of it
@@ -464,9 +540,10 @@ def main():
         Failure("the test ran out of time")))
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(
         Failure("stopped by SIGTERM")))
-    signal.alarm(290)
+    signal.alarm(390)
     for scenario in (rename_at_deal, restart_pace, reload_edges, kicked,
-                     gone_while_down, clean_stop_repeats_nothing):
+                     gone_while_down, clean_stop_repeats_nothing,
+                     nick_case):
         tmp = tempfile.mkdtemp(prefix="irc-edges-")
         os.chmod(tmp, 0o755)
         world = World(tmp, stichbot)

@@ -278,6 +278,22 @@ test_identity(void **state)
 	assert_int_equal(irc_identity(id, sizeof(id), "alice", "", "h", "*"),
 	    -1);
 	assert_int_equal(irc_identity(id, 8, "alice", "~al", "h", NULL), -1);
+	/*
+	 * The nick in one case, as the server folds it (RFC 1459, whatever
+	 * CASEMAPPING says); the user name, host and account as they are.
+	 */
+	assert_int_equal(irc_identity(id, sizeof(id), "Bob[X]~", "~Bob", "H",
+	    NULL), 0);
+	assert_string_equal(id, "bob{x}^!~Bob@H");
+	assert_int_equal(irc_identity(id, sizeof(id), "Bob", "~al", "h",
+	    "BobAcct"), 0);
+	assert_string_equal(id, "account:BobAcct");
+	snprintf(id, sizeof(id), "BoB!~bob@Host");
+	irc_identity_fold(id);
+	assert_string_equal(id, "bob!~bob@Host");
+	snprintf(id, sizeof(id), "account:BoB");
+	irc_identity_fold(id);
+	assert_string_equal(id, "account:BoB");
 	assert_false(irc_account_known(NULL));
 	assert_true(irc_account_known("bob"));
 }

@@ -335,6 +335,14 @@ irc_self_name(struct adapter *adapter)
 	return irc != NULL && irc->phase == PHASE_READY ? irc->nick : NULL;
 }
 
+/* Seats stored before ids had their nick in one case. */
+static void
+irc_canonical_id(struct adapter *adapter, char *user_id)
+{
+	(void)adapter;
+	irc_identity_fold(user_id);
+}
+
 /* A flow with IRC_FLOW_BUSY lines waiting takes no more for now. */
 static int
 irc_busy(struct adapter *adapter, const char *flow)
@@ -361,4 +369,5 @@ const struct adapter_impl irc_adapter = {
 	.channel_admin = NULL,
 	.self_name = irc_self_name,
 	.busy = irc_busy,
+	.canonical_id = irc_canonical_id,
 };

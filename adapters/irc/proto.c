@@ -386,5 +386,17 @@ irc_identity(char *out, size_t outlen, const char *nick, const char *user,
 		out[0] = '\0';
 		return -1;
 	}
+	irc_identity_fold(out);
 	return 0;
+}
+
+void
+irc_identity_fold(char *id)
+{
+	char *bang = strchr(id, '!');
+
+	if (strncmp(id, "account:", 8) == 0 || bang == NULL)
+		return;
+	for (char *p = id; p < bang; p++)
+		*p = (char)casefold(IRC_CASEMAP_RFC1459, (unsigned char)*p);
 }

@@ -109,11 +109,20 @@ int irc_names_entry(const struct irc_isupport *is, const char *entry,
 int irc_account_known(const char *account);
 /*
  * A person's identity for the core: "account:NAME" when the services
- * account is known, else "nick!user@host".  Returns -1 (out "") when it
- * cannot be told: no account and user or host unknown (NULL or "").
+ * account is known, else "nick!user@host" with the nick in one case
+ * (irc_identity_fold).  Returns -1 (out "") when it cannot be told: no
+ * account and user or host unknown (NULL or "").
  */
 int irc_identity(char *out, size_t outlen, const char *nick, const char *user,
     const char *host, const char *account);
+/*
+ * Folds the nick of a "nick!user@host" identity in place to one case,
+ * as RFC 1459 does (A-Z, and []\~ as {}|^): "Bob" and "BOB" are one nick
+ * to the server, so one person coming back in another case keeps the
+ * seat.  The fold of rfc1459, the widest casemap, whatever the server
+ * says: the user@host still tells people apart.  Accounts are left.
+ */
+void irc_identity_fold(char *id);
 
 /* Removes mIRC formatting (bold, colours, italics, ...) from s in place. */
 void irc_strip_codes(char *s);
