@@ -143,6 +143,23 @@ cmd_leave(struct ctx *ctx)
 		SAY(&ctx->reply, ctx->lang, MSG_NOT_SEATED, "c", ctx->prefix);
 		return;
 	}
+	/*
+	 * Said privately, a seat given up is still news to the table: the
+	 * channel hears it, as it does when a game's seat goes to a
+	 * computer (a refusal stays the person's).
+	 */
+	if (ctx->said_in == NULL) {
+		struct channel *channel = table_channel(table);
+		struct text news;
+
+		text_init(&news);
+		if (table_leave(table, seat, &news) == 0)
+			channel_send(channel, &news);
+		else
+			text_append(&ctx->reply, &news);
+		text_finish(&news);
+		return;
+	}
 	table_leave(table, seat, &ctx->reply);
 }
 
