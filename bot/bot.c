@@ -573,9 +573,13 @@ sitters_free(struct bot *bot)
 	free(bot->sitters);
 }
 
-int
-user_tables(struct network *network, const char *user_id,
-    struct channel **out, int max)
+/*
+ * The candidates of struct bot's sitters where user_id sits now, or
+ * (former) where a game's seat of theirs was taken over.
+ */
+static int
+sitter_tables(struct network *network, const char *user_id,
+    struct channel **out, int max, int former)
 {
 	struct bot *bot = network->bot;
 	struct sitter *sitter;
@@ -586,12 +590,31 @@ user_tables(struct network *network, const char *user_id,
 		return 0;
 	for (int i = 0; i < sitter->nchannels && n < max; i++) {
 		struct channel *channel = sitter->channels[i];
+		struct table *table = channel->table;
 
-		if (channel->table != NULL &&
-		    table_seat_of(channel->table, user_id) >= 0)
+		if (table == NULL)
+			continue;
+		if (!former ? table_seat_of(table, user_id) >= 0 :
+		    table_game(table) != NULL &&
+		    table_seat_of(table, user_id) < 0 &&
+		    table_former_seat(table, user_id) >= 0)
 			out[n++] = channel;
 	}
 	return n;
+}
+
+int
+user_tables(struct network *network, const char *user_id,
+    struct channel **out, int max)
+{
+	return sitter_tables(network, user_id, out, max, 0);
+}
+
+int
+user_former_tables(struct network *network, const char *user_id,
+    struct channel **out, int max)
+{
+	return sitter_tables(network, user_id, out, max, 1);
 }
 
 size_t

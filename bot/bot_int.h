@@ -210,6 +210,9 @@ void user_sat(struct channel *channel, const char *user_id);
 /* The tables of network where user_id sits (up to max); returns count. */
 int user_tables(struct network *network, const char *user_id,
     struct channel **out, int max);
+/* The running games of network where someone took over user_id's seat. */
+int user_former_tables(struct network *network, const char *user_id,
+    struct channel **out, int max);
 
 /* The short rules of a game or an option (`rules`), or why there are none. */
 void rules_say(struct text *out, enum lang lang, char prefix,

@@ -264,6 +264,15 @@ resolve_private_table(struct ctx *ctx)
 		ctx->channel = tables[0];
 		return 0;
 	}
+	/*
+	 * Someone whose seat was taken over hears who has it (the command
+	 * says so at that table), not that they never sat anywhere.
+	 */
+	if (n == 0 && user_former_tables(ctx->network, ctx->user->id, tables,
+	    16) > 0) {
+		ctx->channel = tables[0];
+		return 0;
+	}
 	if (n == 0) {
 		SAY0(&ctx->reply, ctx->lang, MSG_NO_TABLES);
 		return -1;

@@ -144,6 +144,8 @@ table_restore(struct channel *channel, const struct store_game *stored,
 			medium_canonical_id(&channel->network->adapter,
 			    former_id);
 			table_former_add(table, former_id, (int)i);
+			/* A private command of theirs finds this table. */
+			user_sat(channel, former_id);
 			free(former_id);
 		}
 		if (i + 1 >= GAME_MAX_SEATS)

@@ -2587,6 +2587,35 @@ idle_until_standin(struct fx *f, const char *channel, const char *user)
 }
 
 /*
+ * A seat given up privately is announced in the channel, as one given up
+ * there: the lobby shrinks, then closes, and everyone reading it knows.
+ */
+static void
+test_private_leave_announced(void **state)
+{
+	struct fx *f = *state;
+	size_t mark;
+
+	say(f, "#pl", "alice", "!game wizard");
+	say(f, "#pl", "alice", "!join");
+	say(f, "#pl", "bob", "!join");
+	mark = memory_count(f->adapter);
+	say(f, NULL, "alice", "leave");
+	assert_string_equal(last_to(f, "#pl", NULL), "alice leaves the table.");
+	assert_int_equal(table_nseats(table_of(f, "#pl")), 1);
+	assert_false(sent_since(f, mark, NULL, "leaves"));
+	/* Not seated: the refusal is the person's alone. */
+	mark = memory_count(f->adapter);
+	say(f, NULL, "alice", "leave");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "no seat"));
+	assert_false(sent_since(f, mark, "#pl", "seat"));
+	say(f, NULL, "bob", "l");
+	assert_string_equal(last_to(f, "#pl", NULL),
+	    "bob leaves the table. The table is closed.");
+	assert_null(table_of(f, "#pl"));
+}
+
+/*
  * Seats that go by one name (two Matrix users called Sam, told apart by
  * their ids; a person called CPU1 beside the computer CPU1) are never
  * picked by their order: the command asks for the id instead.
@@ -2690,6 +2719,15 @@ test_replace_needs_owner_gone(void **state)
 	assert_string_equal(last_to(f, "#q", NULL),
 	    "mal has taken over your seat; !join at the next game.");
 	assert_string_equal(table_seat(table, seat)->user_id, "mal");
+	/* Privately too (before: "You have no seat at any table."). */
+	for (int i = 0; i < 5; i++) {
+		static const char *const said[] = { "hand", "back", "bid 0",
+		    "play W", "leave" };
+
+		say(f, NULL, "alice", "%s", said[i]);
+		assert_string_equal(last_to(f, NULL, "alice"),
+		    "mal has taken over your seat; !join at the next game.");
+	}
 	/* A restart keeps who had the seat (before: "no seat at this table"). */
 	for (int clean = 0; clean < 2; clean++) {
 		fx_restart(f, clean);
@@ -2697,6 +2735,9 @@ test_replace_needs_owner_gone(void **state)
 		adapter_flush(f->adapter);
 		say(f, "#q", "alice", "!back");
 		assert_string_equal(last_to(f, "#q", NULL),
+		    "mal has taken over your seat; !join at the next game.");
+		say(f, NULL, "alice", "hand");
+		assert_string_equal(last_to(f, NULL, "alice"),
 		    "mal has taken over your seat; !join at the next game.");
 	}
 	table = table_of(f, "#q");
@@ -3391,6 +3432,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_pause_deadline_survives_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_private_leave_announced,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seat_names_shared, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_replace_needs_owner_gone,
