@@ -41,6 +41,11 @@ admin_reload(struct ctx *ctx, struct table *table)
 	(void)table;
 	if (ctx->bot->reload == NULL ||
 	    ctx->bot->reload(ctx->bot->reload_arg, err, sizeof(err)) != 0) {
+		/*
+		 * The reason names the configuration's paths and quotes its
+		 * text: the admin's to read, not the channel's.
+		 */
+		ctx->reply_private = 1;
 		SAY(&ctx->reply, ctx->lang, MSG_RELOAD_FAILED, "s",
 		    ctx->bot->reload == NULL ? "-" : err);
 		return;

@@ -1739,6 +1739,7 @@ test_admin(void **state)
 {
 	struct fx *f = *state;
 	int reloads = 0;
+	size_t mark;
 	struct table *table;
 	struct user admin = { .id = "root", .name = "root", .mask = "root!r@admin.example" };
 
@@ -1769,9 +1770,12 @@ test_admin(void **state)
 	assert_non_null(table);
 	assert_non_null(table_game(table));
 	assert_int_equal(table_game(table)->nactions, 0);
+	/* Why a reload failed is the admin's, not the channel's. */
+	mark = memory_count(f->adapter);
 	adapter_message(f->adapter, "#a", &admin, "!admin reload");
 	adapter_flush(f->adapter);
-	assert_non_null(strstr(last_to(f, "#a", NULL), "Reload failed"));
+	assert_non_null(strstr(last_to(f, NULL, admin.id), "Reload failed"));
+	assert_false(sent_since(f, mark, "#a", "Reload failed"));
 	bot_set_reload(f->bot, reload_ok, &reloads);
 	adapter_message(f->adapter, "#a", &admin, "!admin reload");
 	adapter_flush(f->adapter);
