@@ -215,14 +215,26 @@ db_fail(struct store *store, const char *what)
 {
 	int code = sqlite3_extended_errcode(store->db);
 	char msg[256];
+	int e;
 
 	/* The log line's place lookup would overwrite SQLite's message. */
 	snprintf(msg, sizeof(msg), "%s", sqlite3_errmsg(store->db));
-	if ((code & 0xff) == SQLITE_IOERR && last_errno(store) == EFBIG) {
+	e = (code & 0xff) == SQLITE_IOERR ? last_errno(store) : 0;
+	if (e == EFBIG) {
 		store_log("%s: database or disk is full (%s: the store "
 		    "reached the file size limit, ulimit -f)", what,
 		    strerror(EFBIG));
 		return -1;
+	}
+	/*
+	 * SQLite says "disk I/O error" for every failed read or write; the
+	 * system's reason (a file system gone read-only, EIO) is what an
+	 * operator can act on.
+	 */
+	if (e != 0) {
+		size_t n = strlen(msg);
+
+		snprintf(msg + n, sizeof(msg) - n, ": %s", strerror(e));
 	}
 	store_log("%s: %s", what, msg);
 	switch (code & 0xff) {

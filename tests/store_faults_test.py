@@ -22,7 +22,8 @@
    runs: the bot ignores SIGXFSZ, so the write fails with EFBIG and is
    handled as on a full disk: the move is refused, the log says the limit
    was reached, the bot lives on; with the limit raised, a new game is
-   stored.
+   stored and the outbox empties (sent rows whose deletion a refused
+   commit took with it are deleted by the next one).
 5. A read-only store file: `stichbot run` exits 1 saying so, before it
    says anything to the homeserver.
 
@@ -138,6 +139,14 @@ def count_actions(store, gid):
     try:
         return db.execute("SELECT count(*) FROM actions WHERE game_id = ?",
                           (gid,)).fetchone()[0]
+    finally:
+        db.close()
+
+
+def outbox_rows(store):
+    db = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
+    try:
+        return db.execute("SELECT count(*) FROM outbox").fetchone()[0]
     finally:
         db.close()
 
@@ -394,10 +403,14 @@ def test_file_size(world, manager):
     people[0].say(a, "!start")
     wait_until(lambda: games_stored(world.store) > before, 20,
                "a new game stored")
+    # Every row sent is forgotten, also those whose deletion a refused
+    # commit took with it: a restart must not say them again.
+    wait_until(lambda: outbox_rows(world.store) == 0, 20,
+               "an empty outbox")
     check(bot.alive(), "the bot died")
     check(bot.terminate() == 0, "SIGTERM: exit status")
     print("  file size limit %d: move refused, bot alive; limit raised: "
-          "stored" % limit)
+          "stored, outbox empty" % limit)
 
 
 def test_read_only(world, manager):
