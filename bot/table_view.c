@@ -460,8 +460,12 @@ send_hand(struct table *table, int seat, int prompt)
 			first = 0;
 			text_bold(&t, table_seat_name(table, other));
 			text_add(&t, " ");
-			text_codes(&t, table, mine.others[other],
-			    mine.nothers[other]);
+			/* Played already: said, not left blank. */
+			if (mine.nothers[other] == 0)
+				SAY0(&t, lang, MSG_HAND_EMPTY);
+			else
+				text_codes(&t, table, mine.others[other],
+				    mine.nothers[other]);
 		}
 	} else if (mine.nhand == 0) {
 		SAY0(&t, lang, MSG_HAND_EMPTY);
