@@ -50,25 +50,37 @@ act(struct ctx *ctx, struct table *table, int seat, struct action *action)
 static void
 secret_hint(struct ctx *ctx)
 {
-	struct text line;
+	struct channel *tables[2];
+	struct text line, args;
 	char quote[TEXT_QUOTE_SIZE];
 
 	/* Said back in the channel, the card or bid would be shown twice. */
 	ctx->reply_private = 1;
+	text_init(&args);
+	for (int i = 0; i < ctx->argc; i++) {
+		text_add(&args, i > 0 ? " " : "");
+		text_user(&args, ctx->argv[i]);
+	}
 	text_init(&line);
 	text_add(&line, ctx->command->name);
-	for (int i = 0; i < ctx->argc; i++) {
+	/*
+	 * Someone at two tables names this one (whole: a name is no user
+	 * text to cut short), or would be asked which.
+	 */
+	if (user_tables(ctx->network, ctx->user->id, tables, 2) > 1) {
 		text_add(&line, " ");
-		text_user(&line, ctx->argv[i]);
+		text_user(&line, ctx->said_in->name);
 	}
+	text_add(&line, " ");
+	text_add(&line, text_quote(quote, text_str(&args)));
 	if (channel_reader(ctx->said_in) != NULL)
 		SAY(&ctx->reply, ctx->lang, MSG_SECRET_HINT_TYPE, "bc",
-		    text_quote(quote, text_str(&line)), ctx->prefix);
+		    text_str(&line), ctx->prefix);
 	else
 		SAY(&ctx->reply, ctx->lang, MSG_SECRET_HINT, "bs",
-		    text_quote(quote, text_str(&line)),
-		    bot_self_name(ctx->network, ctx->lang));
+		    text_str(&line), bot_self_name(ctx->network, ctx->lang));
 	text_finish(&line);
+	text_finish(&args);
 }
 
 /* Hidden bids and selections said in a channel would give them away. */

@@ -2101,6 +2101,17 @@ test_private_words(void **state)
 		assert_string_equal(last_to(f, "#cv", NULL), expect);
 	}
 	json_decref(view);
+	/* Once the card is played, the others read that, not a blank. */
+	say(f, "#cv", user, "!play");
+	say(f, NULL, table_seat(table, other)->user_id, "hand #cv");
+	{
+		char expect[64];
+
+		snprintf(expect, sizeof(expect), "%s (no cards)",
+		    table_seat(table, acting[0])->name);
+		assert_non_null(strstr(last_to(f, NULL,
+		    table_seat(table, other)->user_id), expect));
+	}
 
 	/* secret: every bid, even one made for a player, shown to them. */
 	seat_three(f, "#sb", "wizard");
@@ -3236,6 +3247,10 @@ test_bare_move(void **state)
 		say(f, channel, "alice", "!start");
 	}
 	loop_advance(f->loop, 1000);
+	/* Said in a channel, the hint names the table to say it for. */
+	say(f, "#hb0", "alice", "!bid 0");
+	assert_string_equal(last_to(f, NULL, "alice"), "This is secret: send "
+	    "bid #hb0 0 privately to me.");
 	say(f, NULL, "alice", "0");
 	assert_non_null(strstr(last_to(f, NULL, "alice"), "#hb0, #hb1"));
 	assert_int_equal(table_game(table_of(f, "#hb0"))->nactions, 0);
