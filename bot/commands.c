@@ -428,6 +428,7 @@ commands_handle(struct network *network, struct channel *channel,
     const struct user *user, const char *text)
 {
 	struct ctx ctx;
+	struct text clean;
 	char line[512];
 	char *words[MAX_ARGS + 2];
 	const char *p = text;
@@ -459,12 +460,16 @@ commands_handle(struct network *network, struct channel *channel,
 	if (!command_allowed(&ctx))
 		return;
 	text_init(&ctx.reply);
-	if (strlen(p) >= sizeof(line)) {
+	text_init(&clean);
+	text_command_line(&clean, p);
+	if (clean.len >= sizeof(line)) {
 		/* Longer than any command; answered, not cut and obeyed. */
+		text_finish(&clean);
 		SAY0(&ctx.reply, ctx.lang, MSG_TOO_LONG);
 		goto answer;
 	}
-	snprintf(line, sizeof(line), "%s", p);
+	snprintf(line, sizeof(line), "%s", text_str(&clean));
+	text_finish(&clean);
 	if ((n = split_words(line, words, MAX_ARGS + 1)) == 0)
 		goto answer;
 	/*

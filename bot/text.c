@@ -159,6 +159,38 @@ text_user(struct text *t, const char *s)
 	}
 }
 
+void
+text_command_line(struct text *t, const char *s)
+{
+	int broken = 0;
+
+	while (*s != '\0') {
+		size_t n = text_char_length(s);
+
+		if (n > 0) {
+			text_addn(t, s, n);
+			s += n;
+			broken = 0;
+			continue;
+		}
+		if (*s == '\t') {
+			text_addn(t, " ", 1);
+		} else if (utf8_length((const unsigned char *)s) == 0) {
+			/* One mark for a run of bytes that are no UTF-8. */
+			if (!broken)
+				text_add(t, "\xef\xbf\xbd");
+			broken = 1;
+			s++;
+			continue;
+		} else {
+			/* A control character, valid but invisible: skipped whole. */
+			s += utf8_length((const unsigned char *)s) - 1;
+		}
+		broken = 0;
+		s++;
+	}
+}
+
 char *
 text_sanitize(const char *s)
 {

@@ -617,6 +617,10 @@ test_misuse(void **state)
 		{ "alice", "!top", "No finished games" },
 		{ "alice", "!help", "Commands:" },
 		{ "alice", "!help bid", "!bid N" },
+		/* Invisible bytes are not read; broken UTF-8 is quoted. */
+		{ "alice", "!add\x07""bot genius", "Unknown level" },
+		{ "alice", "!top\tx", "Unknown game \"x\"" },
+		{ "alice", "!top \xff\xfe", "Unknown game \"\xef\xbf\xbd\"" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

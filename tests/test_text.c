@@ -57,6 +57,23 @@ test_user_text_is_sanitized(void **unused)
 	free(s);
 }
 
+/* A command line: what cannot show goes, what cannot be read is marked. */
+static void
+test_command_line(void **unused)
+{
+	struct text t;
+
+	(void)unused;
+	text_init(&t);
+	text_command_line(&t, "!st\x07""atus\tnow\r\n");
+	assert_string_equal(text_str(&t), "!status now");
+	text_clear(&t);
+	/* One mark per run of broken bytes; C1 and bidi controls go whole. */
+	text_command_line(&t, "a\xff\xfe b\xc2\x85\xe2\x80\xae""c\xc3");
+	assert_string_equal(text_str(&t), "a\xef\xbf\xbd bc\xef\xbf\xbd");
+	text_finish(&t);
+}
+
 static void
 test_irc_rendering(void **unused)
 {
@@ -379,6 +396,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_user_text_is_sanitized),
+		cmocka_unit_test(test_command_line),
 		cmocka_unit_test(test_irc_rendering),
 		cmocka_unit_test(test_html_rendering_escapes),
 		cmocka_unit_test(test_ansi_rendering),
