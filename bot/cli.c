@@ -82,13 +82,33 @@ int
 cli_getopt(const struct cli_command *cmd, int argc, char **argv,
     const char *shortopts, const struct option *longopts)
 {
+	/* The options seen in this argv, by their letter. */
+	static char **seen_argv;
+	static unsigned char seen[256];
 	char opts[64];
-	int ch;
+	int ch, index = -1;
 
+	if (argv != seen_argv) {
+		seen_argv = argv;
+		memset(seen, 0, sizeof(seen));
+	}
 	/* A leading ':' makes a missing value ':' rather than '?'. */
 	snprintf(opts, sizeof(opts), ":%s", shortopts);
 	opterr = 0;
-	ch = getopt_long(argc, argv, opts, longopts, NULL);
+	ch = getopt_long(argc, argv, opts, longopts, &index);
+	/*
+	 * The second of two would silently win: "--config a --config b"
+	 * runs b.  Only a game option (--option) is given once per option.
+	 */
+	if (ch > 0 && ch < 256 && ch != 'o' && ch != '?' && ch != ':' &&
+	    seen[ch]++) {
+		if (index >= 0)
+			cli_error(cmd, "--%s given twice (try --help)",
+			    longopts[index].name);
+		else
+			cli_error(cmd, "-%c given twice (try --help)", ch);
+		return '?';
+	}
 	if (ch == ':') {
 		cli_error(cmd, "%s needs a value (try --help)",
 		    argv[optind - 1]);

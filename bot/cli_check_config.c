@@ -239,12 +239,13 @@ check_config_main(const struct cli_command *cmd, int argc, char **argv)
 		return 2;
 	}
 	file = argv[optind];
+	/* Its errors start as run's do: "stichbot check-config: FILE...". */
 	if ((config = config_load(file, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s\n", err);
+		cli_error(cmd, "%s", err);
 		return 1;
 	}
 	if (check_store(config->store_path, err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s: %s\n", file, err);
+		cli_error(cmd, "%s: %s", file, err);
 		config_destroy(config);
 		return 1;
 	}
@@ -257,9 +258,8 @@ check_config_main(const struct cli_command *cmd, int argc, char **argv)
 		for (size_t i = 0; i < config->nnetworks; i++) {
 			if (standin_credentials(config->networks[i].json,
 			    config->networks[i].path, &standins) != 0) {
-				fprintf(stderr, "%s: cannot make stand-in "
-				    "credentials: %s\n", file,
-				    strerror(errno));
+				cli_error(cmd, "%s: cannot make stand-in "
+				    "credentials: %s", file, strerror(errno));
 				standins_remove(&standins);
 				config_destroy(config);
 				return 1;
@@ -269,7 +269,7 @@ check_config_main(const struct cli_command *cmd, int argc, char **argv)
 			setenv("CREDENTIALS_DIRECTORY", standins.dir, 1);
 	}
 	if (cli_check_adapters(config, err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s: %s\n", file, err);
+		cli_error(cmd, "%s: %s", file, err);
 		standins_remove(&standins);
 		config_destroy(config);
 		return 1;

@@ -38,8 +38,13 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	/* `stichbot help COMMAND` is `stichbot COMMAND --help`. */
-	if (strcmp(argv[1], "help") == 0 && argc > 2) {
+	/*
+	 * `stichbot help COMMAND` (or `--help COMMAND`) is `stichbot COMMAND
+	 * --help`; `stichbot help help` is `stichbot help`.
+	 */
+	if ((strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) && argc > 2 &&
+	    strcmp(argv[2], "help") != 0) {
 		if (argc > 3) {
 			fprintf(stderr, "stichbot help: one command at most, "
 			    "not also \"%s\"\n", argv[3]);
@@ -56,6 +61,11 @@ main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
+		if (argc > 3) {
+			fprintf(stderr, "stichbot help: one command at most, "
+			    "not also \"%s\"\n", argv[3]);
+			return 2;
+		}
 		usage(stdout);
 		return 0;
 	}

@@ -130,6 +130,22 @@ def specific(stichbot):
                                                       "run"),
            "help run: exit %d %r" % (rc, out[:80]))
     refused(stichbot, ["help", "no-such"], 'unknown command "no-such"')
+    # --help COMMAND is help COMMAND; help help is help.
+    rc3, out3, _ = run(stichbot, ["--help", "run"])
+    expect(rc3 == 0 and out3 == out, "--help run: exit %d %r"
+           % (rc3, out3[:80]))
+    rc3, out3, _ = run(stichbot, ["help", "help"])
+    rc4, out4, _ = run(stichbot, ["help"])
+    expect(rc3 == 0 and out3 == out4 and "Commands:" in out3,
+           "help help: exit %d %r" % (rc3, out3[:80]))
+    refused(stichbot, ["--help", "run", "x"], 'not also "x"')
+    # The second of a flag would silently win: refused, by its name.
+    refused(stichbot, ["run", "--config", "a", "--config", "b"],
+            "--config given twice")
+    refused(stichbot, ["export", "--game", "1", "--game=2"],
+            "--game given twice")
+    refused(stichbot, ["play", "--players", "3", "--players", "4"],
+            "--players given twice")
     refused(stichbot, ["check-config", "a.json", "b.json"],
             'too many arguments: one FILE, not also "b.json"')
     refused(stichbot, ["check-config"], "the configuration FILE is missing")

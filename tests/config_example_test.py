@@ -81,9 +81,9 @@ def check_store(stichbot, tmp):
         return run(stichbot, [path])
 
     rc, out, err = check(tmp)
-    expect(rc == 1 and err.strip() == '%s: store: "%s" is a directory; '
-           'the store is a file in it, e.g. "%s/stichbot.db"'
-           % (path, tmp, tmp), "store a directory: got %d %r" % (rc, err))
+    expect(rc == 1 and err.strip() == 'stichbot check-config: %s: store: '
+           '"%s" is a directory; the store is a file in it, e.g. '
+           '"%s/stichbot.db"' % (path, tmp, tmp), "store a directory: got %d %r" % (rc, err))
     missing = os.path.join(tmp, "no-such-dir", "stichbot.db")
     rc, out, err = check(missing)
     expect(rc == 1 and ('store: "%s": the directory %s does not exist'
@@ -133,7 +133,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="stichbot-cfg-") as tmp:
         missing = os.path.join(tmp, "missing.json")
         rc, out, err = run(stichbot, [missing])
-        expect(rc == 1 and err.strip() ==
+        expect(rc == 1 and err.strip() == "stichbot check-config: " +
                missing + ": No such file or directory",
                "missing file: got %d %r" % (rc, err))
 
@@ -144,7 +144,7 @@ def main():
         with open(typo_path, "w", encoding="utf-8") as f:
             json.dump(typo, f)
         rc, out, err = run(stichbot, [typo_path])
-        expect(rc == 1 and err.strip() ==
+        expect(rc == 1 and err.strip() == "stichbot check-config: " +
                typo_path + ": log_levle: unknown key",
                "typo: got %d %r" % (rc, err))
 
@@ -153,7 +153,8 @@ def main():
         with open(broken, "w", encoding="utf-8") as f:
             f.write('{\n  "grace": 60,\n  "networks": [\n}\n')
         rc, out, err = run(stichbot, [broken])
-        expect(rc == 1 and err.startswith(broken + ":4:1: "),
+        expect(rc == 1 and err.startswith("stichbot check-config: " +
+                                          broken + ":4:1: "),
                "syntax error: got %d %r" % (rc, err))
 
         check_store(stichbot, tmp)
