@@ -423,53 +423,77 @@ info_repeated(struct ctx *ctx, struct channel *channel)
 	return 0;
 }
 
+/*
+ * Sets ctx up for text that user said in channel (NULL: privately) and
+ * returns the command after its prefix; NULL when it is ordinary
+ * conversation in a channel.
+ */
+static const char *
+ctx_begin(struct ctx *ctx, struct network *network, struct channel *channel,
+    const struct user *user, const char *text)
+{
+	const char *prefixes = channel != NULL ? channel->settings.prefixes :
+	    network->defaults.prefixes;
+	const char *p = text;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->bot = network->bot;
+	ctx->network = network;
+	ctx->said_in = channel;
+	ctx->channel = channel;
+	ctx->user = user;
+	ctx->lang = channel != NULL ? channel->settings.lang :
+	    network->defaults.lang;
+	ctx->prefix = prefixes[0] != '\0' ? prefixes[0] : '!';
+	if (*p != '\0' && strchr(prefixes, *p) != NULL) {
+		/* "!!status" is a command typed twice over. */
+		while (*p != '\0' && strchr(prefixes, *p) != NULL)
+			p++;
+	} else if (channel != NULL) {
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * The command p, cleaned (text_command_line()), into line; -1 with the
+ * reply when it is longer than any command: answered, not cut and obeyed.
+ */
+static int
+read_line(struct ctx *ctx, const char *p, char *line, size_t len)
+{
+	struct text clean;
+	int rc = 0;
+
+	text_init(&clean);
+	text_command_line(&clean, p);
+	if (clean.len >= len) {
+		SAY0(&ctx->reply, ctx->lang, MSG_TOO_LONG);
+		rc = -1;
+	} else {
+		snprintf(line, len, "%s", text_str(&clean));
+	}
+	text_finish(&clean);
+	return rc;
+}
+
 void
 commands_handle(struct network *network, struct channel *channel,
     const struct user *user, const char *text)
 {
 	struct ctx ctx;
-	struct text clean;
 	char line[512];
 	char *words[MAX_ARGS + 2];
-	const char *p = text;
+	const char *p;
 	int n, bare = 0;
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.bot = network->bot;
-	ctx.network = network;
-	ctx.said_in = channel;
-	ctx.channel = channel;
-	ctx.user = user;
-	ctx.lang = channel != NULL ? channel->settings.lang :
-	    network->defaults.lang;
-	ctx.prefix = '!';
-	{
-		const char *prefixes = channel != NULL ?
-		    channel->settings.prefixes : network->defaults.prefixes;
-
-		if (prefixes[0] != '\0')
-			ctx.prefix = prefixes[0];
-		if (*p != '\0' && strchr(prefixes, *p) != NULL) {
-			/* "!!status" is a command typed twice over. */
-			while (*p != '\0' && strchr(prefixes, *p) != NULL)
-				p++;
-		} else if (channel != NULL) {
-			return;         /* ordinary conversation */
-		}
-	}
+	if ((p = ctx_begin(&ctx, network, channel, user, text)) == NULL)
+		return;         /* ordinary conversation */
 	if (!command_allowed(&ctx))
 		return;
 	text_init(&ctx.reply);
-	text_init(&clean);
-	text_command_line(&clean, p);
-	if (clean.len >= sizeof(line)) {
-		/* Longer than any command; answered, not cut and obeyed. */
-		text_finish(&clean);
-		SAY0(&ctx.reply, ctx.lang, MSG_TOO_LONG);
+	if (read_line(&ctx, p, line, sizeof(line)) != 0)
 		goto answer;
-	}
-	snprintf(line, sizeof(line), "%s", text_str(&clean));
-	text_finish(&clean);
 	if ((n = split_words(line, words, MAX_ARGS + 1)) == 0)
 		goto answer;
 	/*
