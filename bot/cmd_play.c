@@ -153,10 +153,12 @@ seat_acts(struct table *table, int seat)
 static const struct command *
 task_command(struct table *table, char *const *words, int n)
 {
+	enum game_phase phase = table_impl(table)->phase(
+	    table_game(table)->state);
 	const struct command *command = NULL;
 	int value;
 
-	switch (table_impl(table)->phase(table_game(table)->state)) {
+	switch (phase) {
 	case PHASE_BID:
 	case PHASE_BID_SIMULTANEOUS:
 		if (n == 1 && parse_int(words[0], &value) == 0)
@@ -168,8 +170,8 @@ task_command(struct table *table, char *const *words, int n)
 		break;
 	case PHASE_SELECT:
 	case PHASE_PLAY:
-		command = table_impl(table)->phase(table_game(table)->state) ==
-		    PHASE_PLAY ? &cmd_play_entry : &cmd_select_entry;
+		command = phase == PHASE_PLAY ? &cmd_play_entry :
+		    &cmd_select_entry;
 		if (n < 1 || n > command->max_args)
 			return NULL;
 		for (int i = 0; i < n; i++)
