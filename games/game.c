@@ -38,6 +38,15 @@ game_error(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+const char *
+game_json_text(const json_t *value)
+{
+	const char *s = json_string_value(value);
+
+	return s != NULL && strlen(s) == json_string_length(value) ? s :
+	    NULL;
+}
+
 int
 game_text_prefix(const char *s, int max)
 {
@@ -398,6 +407,8 @@ card_from_json(const struct game_impl *impl, const json_t *value,
 
 	if (!json_is_string(value))
 		return game_error(err, errlen, "A card must be a string.");
+	if (game_json_text(value) == NULL)
+		return game_error(err, errlen, "A card code cannot hold \\u0000.");
 	face = impl->parse_card(json_string_value(value));
 	if (face < 0)
 		return game_error(err, errlen, "\"%.*s\" is not a %s card.",
@@ -492,7 +503,7 @@ action_from_json(const struct game_impl *impl, const json_t *obj,
 	} else if (strcmp(key, "trump") == 0) {
 		const char *p;
 
-		s = json_string_value(value);
+		s = game_json_text(value);
 		if (s == NULL || strlen(s) != 1 ||
 		    (p = strchr(suit_letters, tolower((unsigned char)s[0]))) ==
 		    NULL)

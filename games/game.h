@@ -406,6 +406,12 @@ int action_from_json(const struct game_impl *impl, const json_t *obj,
     struct action *out, char *err, size_t errlen);
 
 /*
+ * The text of a JSON string that holds no NUL character (a record may
+ * spell one as \u0000, which no code, name or word of RECORD.md holds),
+ * or NULL: for any other value too.
+ */
+const char *game_json_text(const json_t *value);
+/*
  * The length of the longest prefix of s, at most max bytes, that does not
  * cut a UTF-8 sequence: quote user text in a message with "%.*s", so the
  * message stays valid UTF-8 (JSON output and chat need it).

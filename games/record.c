@@ -4,6 +4,7 @@
  * game exported by the bot replays to exactly the state the bot had.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,8 +154,8 @@ deal_from_json(const struct game_impl *impl, int nseats, const json_t *obj,
 			    "cards.", seat, GAME_MAX_HAND);
 		for (size_t i = 0; i < json_array_size(hand); i++) {
 			const json_t *card = json_array_get(hand, i);
-			int face = json_is_string(card) ?
-			    impl->parse_card(json_string_value(card)) : -1;
+			int face = game_json_text(card) != NULL ?
+			    impl->parse_card(game_json_text(card)) : -1;
 
 			if (face < 0)
 				return game_error(err, errlen,
@@ -165,8 +166,8 @@ deal_from_json(const struct game_impl *impl, int nseats, const json_t *obj,
 	}
 	turned = json_object_get(obj, "turned");
 	if (turned != NULL && !json_is_null(turned)) {
-		int face = json_is_string(turned) ?
-		    impl->parse_card(json_string_value(turned)) : -1;
+		int face = game_json_text(turned) != NULL ?
+		    impl->parse_card(game_json_text(turned)) : -1;
 
 		if (face < 0)
 			return game_error(err, errlen,
@@ -326,7 +327,7 @@ game_from_record(const json_t *record, char *err, size_t errlen)
 		return NULL;
 	}
 	/* RECORD.md spells the games in lower case; commands take any. */
-	name = json_string_value(json_object_get(record, "game"));
+	name = game_json_text(json_object_get(record, "game"));
 	impl = game_find(name);
 	if (impl == NULL || strcmp(impl->name, name) != 0) {
 		game_error(err, errlen,
@@ -567,10 +568,36 @@ too_big(const char *p, size_t len)
 }
 
 /*
+ * Whether the JSON number of len bytes at p is a real beyond what a
+ * double holds ("1e400"): valid JSON that jansson refuses.
+ */
+static int
+real_overflows(const char *p, size_t len)
+{
+	char small[64], *copy = len < sizeof(small) ? small : malloc(len + 1);
+	double v;
+	int over;
+
+	if (copy == NULL)
+		return 0;
+	memcpy(copy, p, len);
+	copy[len] = '\0';
+	errno = 0;
+	v = strtod(copy, NULL);
+	over = errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL);
+	if (copy != small)
+		free(copy);
+	return over;
+}
+
+/*
  * Rewrites in place each JSON integer of text that json_int_t cannot hold
  * as a real of about its value and of the same length: its digits but the
- * last two and "e2", or 1e308 and blanks past what a double holds.  Every
- * other byte stays where it was, so any other error keeps its position.
+ * last two and "e2", or 1e308 and blanks past what a double holds; and
+ * each real beyond a double ("1e400", at least 5 bytes) as 1e308 and
+ * blanks.  RECORD.md makes any of them out of range where a number is
+ * expected.  Every other byte stays where it was, so any other error
+ * keeps its position.
  */
 static void
 widen_integers(char *text, size_t len)
@@ -601,6 +628,12 @@ widen_integers(char *text, size_t len)
 		plain = j < i && text[j] != '0';
 		for (; plain && j < i; j++)
 			plain = text[j] >= '0' && text[j] <= '9';
+		if (!plain && real_overflows(text + start, i - start)) {
+			j = start + (text[start] == '-');
+			memset(text + j, ' ', i - j);
+			memcpy(text + j, "1e308", 5);
+			continue;
+		}
 		if (!plain || !too_big(text + start, i - start))
 			continue;
 		if (i - start > 308) {
@@ -621,7 +654,8 @@ record_load(const char *text, size_t len, char *err, size_t errlen)
 	json_t *record;
 	char *copy;
 
-	record = json_loadb(text, len, JSON_REJECT_DUPLICATES, &error);
+	record = json_loadb(text, len, JSON_REJECT_DUPLICATES |
+	    JSON_ALLOW_NUL, &error);
 	/*
 	 * jansson refuses an integer beyond json_int_t as "too big", but it
 	 * is valid JSON: RECORD.md makes a seat, bid or option that large
@@ -632,7 +666,8 @@ record_load(const char *text, size_t len, char *err, size_t errlen)
 	    (copy = malloc(len > 0 ? len : 1)) != NULL) {
 		memcpy(copy, text, len);
 		widen_integers(copy, len);
-		record = json_loadb(copy, len, JSON_REJECT_DUPLICATES, &error);
+		record = json_loadb(copy, len, JSON_REJECT_DUPLICATES |
+		    JSON_ALLOW_NUL, &error);
 		free(copy);
 	}
 	if (record == NULL)

@@ -368,7 +368,8 @@ replay_line(const char *text, size_t len, json_t **output)
 	memcpy(copy, text, len);
 	blank(copy, text, &deals);
 	blank(copy, text, &actions);
-	rest = json_loadb(copy, len, JSON_REJECT_DUPLICATES, &error);
+	rest = json_loadb(copy, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
+	    &error);
 	free(copy);
 	if (rest == NULL ||
 	    (game = game_from_record(rest, err, sizeof(err))) == NULL)

@@ -497,6 +497,15 @@ test_numbers_out_of_range(void **unused)
 		    "It is seat 1's turn to bid, not seat 2's." },
 		{ ACTION("{\"seat\":1,\"bid\":0.5}"),
 		    "A bid must be an integer (a number of tricks)." },
+		/* Reals beyond a double are valid JSON too (jansson's not). */
+		{ ACTION("{\"seat\":1,\"bid\":1e400}"),
+		    "A bid must be 0 to 1." },
+		{ ACTION("{\"seat\":-1.5e999,\"bid\":0}"),
+		    "There is no seat -9223372036854775809 or less "
+		    "(seats 0-2)." },
+		/* A NUL in a card code is no code (a string may hold one). */
+		{ ACTION("{\"seat\":1,\"play\":\"W\\u0000\"}"),
+		    "A card code cannot hold \\u0000." },
 	};
 #undef ACTION
 	char huge[400], text[600];
@@ -560,6 +569,29 @@ test_record_load(void **unused)
 	    0), 1);
 	assert_true(n == LLONG_MAX);
 	json_decref(obj);
+	/* A name may hold a NUL; a game's name may not. */
+	{
+		char text[300];
+		json_t *out = NULL;
+
+		snprintf(text, sizeof(text), "{\"game\":\"wizard\",\"players\":"
+		    "[\"a\\u0000b\",\"b\",\"c\"],\"first\":0,\"options\":{},"
+		    "\"deals\":[],\"actions\":[]}");
+		obj = record_load(text, strlen(text), err, sizeof(err));
+		assert_non_null(obj);
+		assert_int_equal(replay_record(obj, &out), 0);
+		json_decref(out);
+		json_decref(obj);
+		snprintf(text, sizeof(text), "{\"game\":\"wizard\\u0000\","
+		    "\"players\":[\"a\",\"b\",\"c\"],\"first\":0,"
+		    "\"options\":{},\"deals\":[],\"actions\":[]}");
+		obj = record_load(text, strlen(text), err, sizeof(err));
+		assert_non_null(obj);
+		out = NULL;
+		assert_int_equal(replay_record(obj, &out), 2);
+		json_decref(out);
+		json_decref(obj);
+	}
 	/* The error after the long integer is where it is in the text. */
 	assert_null(record_load(broken, strlen(broken), err, sizeof(err)));
 	assert_string_equal(err, "The record is not valid JSON (line 2, "
