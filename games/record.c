@@ -290,7 +290,8 @@ game_options_from_json(const struct game_impl *impl, const json_t *obj,
 		if (json_is_true(value)) {
 			if (desc->bare < 0)
 				return game_error(err, errlen,
-				    "Option %s needs a number.", desc->name);
+				    "Option %s needs an integer from %d to %d.",
+				    desc->name, desc->min, desc->max);
 			v = desc->bare;
 		} else if (json_is_false(value)) {
 			v = 0;
@@ -302,9 +303,16 @@ game_options_from_json(const struct game_impl *impl, const json_t *obj,
 				    "Option %s takes a number from %d to %d.",
 				    desc->name, desc->min, desc->max);
 			v = (int)n;
+		} else if (desc->min == 0 && desc->max == 1) {
+			return game_error(err, errlen,
+			    "Option %s must be true or false.", desc->name);
+		} else if (desc->bare < 0) {
+			/* true is no value for it (above): only an integer. */
+			return game_error(err, errlen,
+			    "Option %s needs an integer from %d to %d.",
+			    desc->name, desc->min, desc->max);
 		} else {
-			return game_error(err, errlen, desc->min == 0 &&
-			    desc->max == 1 ? "Option %s must be true or false." :
+			return game_error(err, errlen,
 			    "Option %s must be true or an integer.", desc->name);
 		}
 		options->value[index] = v;

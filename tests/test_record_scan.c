@@ -258,6 +258,19 @@ test_contract_errors_agree(void **unused)
 		{ W3 "\"options\":{\"rounds\":100000000000000000000},"
 		    "\"deals\":[],\"actions\":[]}", 2,
 		    "Option rounds takes a number from 1 to 20." },
+		{ W3 "\"options\":{\"rounds\":1e400},"
+		    "\"deals\":[],\"actions\":[]}", 2,
+		    "Option rounds takes a number from 1 to 20." },
+		/* An option that needs a value is told so, true or not. */
+		{ W3 "\"options\":{\"rounds\":true},"
+		    "\"deals\":[],\"actions\":[]}", 2,
+		    "Option rounds needs an integer from 1 to 20." },
+		{ W3 "\"options\":{\"rounds\":\"2\"},"
+		    "\"deals\":[],\"actions\":[]}", 2,
+		    "Option rounds needs an integer from 1 to 20." },
+		{ W3 "\"options\":{\"notequal\":1},"
+		    "\"deals\":[],\"actions\":[]}", 2,
+		    "Option notequal must be true or false." },
 	};
 #undef W3
 #undef D3
