@@ -364,6 +364,15 @@ channel_send(struct channel *channel, const struct text *text)
 }
 
 void
+channel_reply(struct channel *channel, const struct text *text)
+{
+	if (text->len == 0)
+		return;
+	send_formatted(channel->network, channel, channel->name, 0, NULL,
+	    text);
+}
+
+void
 network_send_private(struct network *network, const char *user_id,
     const char *flow, const struct text *text)
 {

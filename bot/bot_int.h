@@ -186,6 +186,12 @@ int bot_is_admin(struct bot *bot, struct network *network,
  * changes and leaves when the event ends.
  */
 void channel_send(struct channel *channel, const struct text *text);
+/*
+ * A reply in channel that changed nothing: said outside the table's flow
+ * (struct send_info), so that people asking questions never hold back
+ * the table's own lines, however many ask.
+ */
+void channel_reply(struct channel *channel, const struct text *text);
 void network_send_private(struct network *network, const char *user_id,
     const char *flow, const struct text *text);
 /* While on, see outbox_skip_resent(). */

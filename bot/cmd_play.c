@@ -409,6 +409,7 @@ cmd_scores(struct ctx *ctx)
 
 const struct command cmd_bid_entry = {
 	.name = "bid",
+	.move = 1,
 	.aliases = "b tip",
 	.help = CMD_BID,
 	.where = ANYWHERE,
@@ -421,6 +422,7 @@ const struct command cmd_bid_entry = {
 
 const struct command cmd_trump_entry = {
 	.name = "trump",
+	.move = 1,
 	.aliases = "t",
 	.help = CMD_TRUMP,
 	.where = ANYWHERE,
@@ -433,6 +435,7 @@ const struct command cmd_trump_entry = {
 
 const struct command cmd_play_entry = {
 	.name = "play",
+	.move = 1,
 	.aliases = "p",
 	.help = CMD_PLAY,
 	.where = ANYWHERE,
@@ -445,6 +448,7 @@ const struct command cmd_play_entry = {
 
 const struct command cmd_select_entry = {
 	.name = "select",
+	.move = 1,
 	.aliases = "sel",
 	.help = CMD_SELECT,
 	.where = ANYWHERE,

@@ -47,6 +47,11 @@ struct command {
 	 * that game's.
 	 */
 	int game_only;
+	/*
+	 * A move of the game (bid, trump, play, select): it passes a busy
+	 * table, whose backlog is then the game's own, and is never dropped.
+	 */
+	int move;
 	/* How many arguments it takes; anything else gets the usage. */
 	int min_args, max_args;
 	/*

@@ -544,6 +544,7 @@ commands_handle(struct network *network, struct channel *channel,
 	 * already queued (hands, prompts) is ever dropped for it.
 	 */
 	if (ctx.channel != NULL && ctx.channel->table != NULL &&
+	    !ctx.command->move &&
 	    medium_busy(&network->adapter, ctx.channel->name)) {
 		if (!refusal_tell(&ctx, ctx.channel))
 			goto quiet;
@@ -565,6 +566,9 @@ answer:
 			network_send_private(network, user->id,
 			    ctx.channel != NULL ? ctx.channel->name : NULL,
 			    &ctx.reply);
+		} else if (store_batch_changes(ctx.bot->store) == 0) {
+			/* A question or a refusal: no news of the table. */
+			channel_reply(channel, &ctx.reply);
 		} else {
 			channel_send(channel, &ctx.reply);
 		}

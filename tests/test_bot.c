@@ -2265,6 +2265,33 @@ test_crowding(void **state)
 		loop_advance(f->loop, 1000);
 	assert_true(table_game(table)->nactions > before);
 
+	/*
+	 * A move passes a busy table (the line it adds is the game's own
+	 * progress; before, it was refused and told once a minute, so a
+	 * player's move was lost and the clock ran on).  Questions are no
+	 * table news: their answers are outside the table's flow, so they
+	 * never make it busy.
+	 */
+	seat_three(f, "#zb", "wizard");
+	say(f, "#zb", "alice", "!start");
+	memory_busy(f->adapter, "#zb");
+	before = table_game(table_of(f, "#zb"))->nactions;
+	act_first(f, "#zb");
+	assert_int_equal(table_game(table_of(f, "#zb"))->nactions, before + 1);
+	memory_busy(f->adapter, NULL);
+	mark = memory_count(f->adapter);
+	say(f, "#zb", "mal", "!rules");
+	say(f, "#zb", "mal", "!frobnicate");
+	assert_int_equal(memory_count(f->adapter), mark + 2);
+	for (size_t i = mark; i < mark + 2; i++) {
+		assert_string_equal(memory_line(f->adapter, i)->channel, "#zb");
+		assert_null(memory_line(f->adapter, i)->flow);
+	}
+	/* A change is the table's news, in its flow. */
+	mark = memory_count(f->adapter);
+	act_first(f, "#zb");
+	assert_string_equal(memory_line(f->adapter, mark)->flow, "#zb");
+
 	/* Alice leaves: the computers finish the trick, then wait. */
 	mark = memory_count(f->adapter);
 	say(f, "#z", "alice", "!leave");

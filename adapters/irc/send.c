@@ -204,11 +204,20 @@ irc_send_channel(struct adapter *adapter, const char *channel,
 {
 	struct irc *irc = adapter->priv;
 
+	char replies[IRC_LINE_MAX];
+
 	if (irc == NULL || irc_queue_get(irc) == NULL ||
 	    !irc_valid_channel(channel))
 		return -1;
+	/*
+	 * A line of no table's flow (a reply that changed nothing) goes in
+	 * the channel's flow of replies, served as people's replies are:
+	 * questions never hold back a table's lines.  A space is in no
+	 * channel's name, so no table's flow is called that.
+	 */
+	snprintf(replies, sizeof(replies), "replies %s", channel);
 	return queue_text(irc, "PRIVMSG", channel, NULL, info != NULL &&
-	    info->flow != NULL ? info->flow : channel, info != NULL ?
+	    info->flow != NULL ? info->flow : replies, info != NULL ?
 	    info->id : 0, text);
 }
 
