@@ -533,9 +533,21 @@ table_back(struct table *table, int seat, struct text *out)
 	/* Acting again is the clearest way of saying `back`: quietly. */
 	if (out == NULL)
 		return 0;
-	SAY(out, table_lang(table), MSG_BACK, "b", s->name);
+	/*
+	 * The channel hears it, however it was said, and then whose turn it
+	 * is (said again only when the turn line left the seat out while a
+	 * computer held it): the welcome before the prompt it explains.
+	 */
+	{
+		struct text t;
+
+		text_init(&t);
+		SAY(&t, table_lang(table), MSG_BACK, "b", s->name);
+		table_next_text(table, &t);
+		channel_send(table->channel, &t);
+		text_finish(&t);
+	}
 	table_send_hand(table, seat, 0);
-	table_next(table);
 	return 0;
 }
 

@@ -1381,9 +1381,70 @@ test_timeouts(void **state)
 	assert_true(sent_since(f, mark, "#t", "holds alice's seat"));
 	/* The stand-in plays on its own now. */
 	before = table_game(table)->nactions;
+	mark = memory_count(f->adapter);
 	say(f, NULL, "alice", "back");
 	assert_false(table_seat(table, seat)->standin);
-	assert_true(sent_since(f, mark, NULL, "Welcome back"));
+	/*
+	 * Said privately, the seat's return is still the table's news: the
+	 * channel hears it, she gets her hand.
+	 */
+	assert_true(sent_since(f, mark, "#t", "Welcome back, alice"));
+	assert_true(sent_since(f, mark, NULL, "your hand"));
+	/*
+	 * Back at her own turn while a computer held the seat (the turn
+	 * line left her out): the welcome comes first, then the prompt, in
+	 * one line.
+	 */
+	say(f, "#t", "alice", "!leave");
+	for (int guard = 0, others = 0; guard < 400; guard++) {
+		int n = table_impl(table)->to_act(table_game(table)->state,
+		    acting);
+		struct action legal[GAME_MAX_ACTIONS];
+		char cmd[64];
+
+		/* Her turn as it comes, not the one she left in. */
+		if (n == 1 && acting[0] == seat) {
+			if (others)
+				break;
+			loop_advance(f->loop, 1000);
+			continue;
+		}
+		others = 1;
+		if (n != 1) {
+			/* Penalty cards: a computer chooses alice's. */
+			loop_advance(f->loop, 1000);
+			for (int i = 0; i < n; i++) {
+				if (acting[i] == seat)
+					continue;
+				table_impl(table)->legal(
+				    table_game(table)->state, acting[i], legal,
+				    GAME_MAX_ACTIONS);
+				commands_for_action(table_impl(table),
+				    &legal[0], cmd, sizeof(cmd));
+				say(f, NULL, table_seat(table,
+				    acting[i])->user_id, "%s", cmd);
+			}
+			continue;
+		}
+		table_impl(table)->legal(table_game(table)->state, acting[0],
+		    legal, GAME_MAX_ACTIONS);
+		commands_for_action(table_impl(table), &legal[0], cmd,
+		    sizeof(cmd));
+		say(f, "#t", table_seat(table, acting[0])->user_id, "!%s", cmd);
+	}
+	assert_non_null(table_game(table));
+	mark = memory_count(f->adapter);
+	say(f, "#t", "alice", "!back");
+	{
+		const char *line = last_to(f, "#t", NULL);
+		const char *welcome = strstr(line, "Welcome back, alice");
+		const char *turn = strstr(line, "alice to ");
+
+
+		assert_non_null(welcome);
+		assert_non_null(turn);
+		assert_true(welcome < turn);
+	}
 	(void)before;
 }
 
