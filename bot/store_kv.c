@@ -137,7 +137,8 @@ db_write_deferred(struct store *store)
 void
 db_deferred_ended(struct store *store, int committed)
 {
-	if (committed) {
+	/* Nothing written: the arrays may not even exist (memmove(NULL)). */
+	if (committed && store->kv_written > 0) {
 		for (size_t i = 0; i < store->kv_written; i++) {
 			free(store->kv[i].key);
 			free(store->kv[i].value);
@@ -145,6 +146,8 @@ db_deferred_ended(struct store *store, int committed)
 		memmove(store->kv, store->kv + store->kv_written,
 		    (store->nkv - store->kv_written) * sizeof(*store->kv));
 		store->nkv -= store->kv_written;
+	}
+	if (committed && store->sent_written > 0) {
 		memmove(store->sent, store->sent + store->sent_written,
 		    (store->nsent - store->sent_written) *
 		    sizeof(*store->sent));
