@@ -721,6 +721,46 @@ test_queue_priority(void **state)
 }
 
 /*
+ * A channel's replies (answers that changed nothing) never hold its
+ * table back, and wait while the table has lines waiting: the channel
+ * reads the table's news (after a restart, its lines said again) before
+ * the answers queued after it.
+ */
+static void
+test_queue_channel_replies(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	char line[32];
+
+	(void)state;
+	q = recorded_queue(loop, &s, 1, 1000);
+	for (int i = 0; i < 6; i++) {
+		snprintf(line, sizeof(line), "t%d", i);
+		assert_int_equal(push_table(q, "#c", line), 0);
+	}
+	push(q, IRC_REPLIES_PREFIX "#c", "r0");
+	push(q, IRC_REPLIES_PREFIX "#c", "r1");
+	push(q, "bob!b@h", "p0");
+	irc_queue_run(q, 1);
+	loop_advance(loop, 20000);
+	assert_int_equal(s.n, 9);
+	/* A person's reply takes its turn after IRC_TABLE_SHARE lines. */
+	assert_string_equal(s.lines[IRC_TABLE_SHARE], "p0");
+	/* The channel's replies after all of its table's lines. */
+	for (int i = 0; i < 6; i++) {
+		snprintf(line, sizeof(line), "t%d", i);
+		assert_string_equal(s.lines[i + (i >= IRC_TABLE_SHARE)], line);
+	}
+	assert_string_equal(s.lines[7], "r0");
+	assert_string_equal(s.lines[8], "r1");
+	irc_queue_written(q);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
  * Issue 15.7: one busy table (or one chatty person) delayed every other
  * table's lines by its whole backlog.  Tables (flows with outbox ids)
  * take turns line by line: a table line queued behind another table's
@@ -1873,6 +1913,7 @@ main(void)
 		cmocka_unit_test(test_split_relayed_line),
 		cmocka_unit_test(test_queue_pace),
 		cmocka_unit_test(test_queue_priority),
+		cmocka_unit_test(test_queue_channel_replies),
 		cmocka_unit_test(test_queue_round_robin),
 		cmocka_unit_test(test_queue_tables_first),
 		cmocka_unit_test(test_irc_palette_hues),

@@ -436,6 +436,17 @@ flow_is_table(const struct qflow *f)
 	return f->count > f->untracked;
 }
 
+/* A channel's flow of replies while its table's flow has lines waiting. */
+static int
+behind_its_table(const struct irc_queue *q, const struct qflow *f)
+{
+	size_t n = sizeof(IRC_REPLIES_PREFIX) - 1;
+	const struct qflow *table;
+
+	return strncmp(f->name, IRC_REPLIES_PREFIX, n) == 0 &&
+	    (table = flow_find(q, f->name + n)) != NULL && table->head != NULL;
+}
+
 static int
 replies_waiting(const struct irc_queue *q)
 {
@@ -464,6 +475,8 @@ pick_kind(struct irc_queue *q, int tables, int *rr)
 		int i = ((*rr + k) % n + n) % n;
 		struct qflow *f = q->flows[i];
 
+		if (!tables && behind_its_table(q, f))
+			continue;
 		while (f->head != NULL && flow_is_table(f) == tables) {
 			struct qline *l = f->head;
 			int g = IRC_GATE_GO;

@@ -82,6 +82,16 @@ enum irc_class {
 /* Table lines in a row after which a waiting reply gets the turn. */
 #define IRC_TABLE_SHARE 4
 
+/*
+ * The flow of a channel's replies (answers said there that changed
+ * nothing) is this followed by the channel's name: it never holds back
+ * the table's flow, and waits while that has lines waiting, so the
+ * channel reads its table's news (a restart's lines said again among
+ * them) before the answers that came after it.  A space is in no
+ * channel's name.
+ */
+#define IRC_REPLIES_PREFIX "replies "
+
 /* Lines handed on after which a PING follows even with more waiting. */
 #define IRC_PING_BATCH 10
 /*

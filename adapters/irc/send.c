@@ -215,7 +215,7 @@ irc_send_channel(struct adapter *adapter, const char *channel,
 	 * questions never hold back a table's lines.  A space is in no
 	 * channel's name, so no table's flow is called that.
 	 */
-	snprintf(replies, sizeof(replies), "replies %s", channel);
+	snprintf(replies, sizeof(replies), IRC_REPLIES_PREFIX "%s", channel);
 	return queue_text(irc, "PRIVMSG", channel, NULL, info != NULL &&
 	    info->flow != NULL ? info->flow : replies, info != NULL ?
 	    info->id : 0, text);
