@@ -289,7 +289,9 @@ check_identity(const char *nick, const char *user, const char *host,
 	} else {
 		char whole[64];
 
+		/* The nick in one case, as the server folds it. */
 		snprintf(whole, sizeof(whole), "%s!%s@%s", nick, user, host);
+		irc_identity_fold(whole);
 		CHECK(strcmp(out, whole) == 0);
 		CHECK(nick[0] != '\0' && user[0] != '\0' && host[0] != '\0');
 	}
