@@ -136,19 +136,6 @@ parse_suit(const char *s)
 	return -1;
 }
 
-/* Whether seat is one of the seats table waits for now. */
-static int
-seat_acts(struct table *table, int seat)
-{
-	int acting[GAME_MAX_SEATS];
-	int n = table_impl(table)->to_act(table_game(table)->state, acting);
-
-	while (n-- > 0)
-		if (acting[n] == seat)
-			return 1;
-	return 0;
-}
-
 /* The command of table's task that takes words as its arguments, or NULL. */
 static const struct command *
 task_command(struct table *table, char *const *words, int n)
@@ -204,7 +191,7 @@ bare_move(struct ctx *ctx, char *const *words, int n)
 		struct table *table = tables[i]->table;
 
 		if (table_game(table) == NULL ||
-		    !seat_acts(table, table_seat_of(table, ctx->user->id)) ||
+		    !seat_to_act(table, table_seat_of(table, ctx->user->id)) ||
 		    (found = task_command(table, words, n)) == NULL)
 			continue;
 		if (command != NULL) {

@@ -81,6 +81,8 @@ int table_seat_of(const struct table *table, const char *user_id);
 /* The seat called name; -1 when none is, -2 when several are. */
 int table_seat_by_name(const struct table *table, const char *name);
 int table_humans(const struct table *table);
+/* Whether seat is among those the running game waits for now. */
+int seat_to_act(struct table *table, int seat);
 /*
  * Frees a lobby seat, saying so into out; closes (destroys) the table
  * when no person is left and returns 1 then.

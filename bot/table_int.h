@@ -121,8 +121,6 @@ enum lang table_lang(const struct table *table);
 int seat_is_human(const struct seat *seat);
 /* The channel's first command prefix, for "say !back". */
 char table_prefix(const struct table *table);
-/* Whether seat is among those to act now. */
-int seat_to_act(struct table *table, int seat);
 
 /* Words (table_view.c). */
 char table_card_color(const struct table *table, const char *code);
