@@ -122,6 +122,20 @@ utf8_length(const unsigned char *s)
 }
 
 size_t
+text_code_point(const char *s, unsigned int *cp)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t k = utf8_length(p);
+
+	if (k == 0)
+		return 0;
+	*cp = k == 1 ? p[0] : p[0] & (0x7f >> k);
+	for (size_t i = 1; i < k; i++)
+		*cp = *cp << 6 | (p[i] & 0x3f);
+	return k;
+}
+
+size_t
 text_char_length(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -301,17 +315,13 @@ code_point_columns(unsigned int cp)
 static size_t
 char_columns(const char *s, size_t n, int *cols)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t k = n > 0 ? utf8_length(p) : 0;
-	unsigned int cp;
+	unsigned int cp = 0;
+	size_t k = n > 0 ? text_code_point(s, &cp) : 0;
 
 	if (k == 0 || k > n) {
 		*cols = 1;
 		return 1;
 	}
-	cp = k == 1 ? p[0] : p[0] & (0x7f >> k);
-	for (size_t i = 1; i < k; i++)
-		cp = cp << 6 | (p[i] & 0x3f);
 	*cols = code_point_columns(cp);
 	return k;
 }

@@ -77,6 +77,11 @@ void text_user(struct text *t, const char *s);
  */
 void text_command_line(struct text *t, const char *s);
 /*
+ * The length of the valid UTF-8 character at s, its code point in *cp;
+ * 0 (and *cp unchanged) when s starts none, also at the end.
+ */
+size_t text_code_point(const char *s, unsigned int *cp);
+/*
  * The length of the character at s when it is valid UTF-8 and not a
  * control character (C0, DEL, C1); 0 otherwise (also at the end).
  */

@@ -3,7 +3,6 @@
  * members and their display names, from the room's state events and from
  * joined_members right after the bot joins.
  */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,41 +58,12 @@ mx_person_set(struct mx_room *room, const char *user_id, int state,
 	}
 }
 
-/* The code point of the UTF-8 sequence at *s, moving *s past it. */
-static uint32_t
-next_code_point(const unsigned char **s)
-{
-	const unsigned char *p = *s;
-	uint32_t cp;
-	int n;
-
-	if (p[0] < 0x80)
-		n = 1, cp = p[0];
-	else if ((p[0] & 0xe0) == 0xc0)
-		n = 2, cp = p[0] & 0x1f;
-	else if ((p[0] & 0xf0) == 0xe0)
-		n = 3, cp = p[0] & 0x0f;
-	else if ((p[0] & 0xf8) == 0xf0)
-		n = 4, cp = p[0] & 0x07;
-	else
-		n = 1, cp = 0xfffd;
-	for (int i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80) {
-			*s = p + i;
-			return 0xfffd;
-		}
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	*s = p + n;
-	return cp;
-}
-
 /*
  * Characters that show nothing: controls, bidirectional marks and
  * controls, zero-width characters, fillers, variation selectors, tags.
  */
 static int
-invisible(uint32_t cp)
+invisible(unsigned int cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0xad ||
 	    cp == 0x34f || cp == 0x61c || cp == 0x115f || cp == 0x1160 ||
@@ -105,7 +75,7 @@ invisible(uint32_t cp)
 
 /* Spaces of any width, which a reader (and HTML) takes for one. */
 static int
-blank(uint32_t cp)
+blank(unsigned int cp)
 {
 	return cp == ' ' || cp == 0xa0 || cp == 0x1680 ||
 	    (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
@@ -117,8 +87,8 @@ blank(uint32_t cp)
  * fullwidth form) is read as, or cp itself: the letters of one
  * confusable set all map to one.
  */
-static uint32_t
-latin_look(uint32_t cp)
+static unsigned int
+latin_look(unsigned int cp)
 {
 	/* Pairs of (look-alike, what it is read as). */
 	static const uint16_t pairs[][2] = {
@@ -146,35 +116,6 @@ latin_look(uint32_t cp)
 	return cp;
 }
 
-/* Appends cp to t as UTF-8. */
-static void
-add_code_point(struct text *t, uint32_t cp)
-{
-	char buf[4];
-	size_t n;
-
-	if (cp < 0x80) {
-		buf[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		buf[0] = (char)(0xc0 | cp >> 6);
-		buf[1] = (char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		buf[0] = (char)(0xe0 | cp >> 12);
-		buf[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		buf[2] = (char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		buf[0] = (char)(0xf0 | cp >> 18);
-		buf[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-		buf[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-		buf[3] = (char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	text_addn(t, buf, n);
-}
-
 /*
  * Two display names that read the same must get the user id, as Element
  * gives it (matrix-js-sdk compares names without hidden characters and
@@ -187,24 +128,41 @@ add_code_point(struct text *t, uint32_t cp)
 char *
 mx_name_look(const char *name)
 {
-	const unsigned char *s = (const unsigned char *)name;
 	struct text t;
 	int space = 0;
 
 	text_init(&t);
-	while (*s != '\0') {
-		uint32_t cp = next_code_point(&s);
+	while (*name != '\0') {
+		unsigned int cp = 0xfffd;
+		size_t k = text_code_point(name, &cp);
+		int broken = k == 0;
+		char latin;
 
-		if (invisible(cp))
+		/* A byte that starts no character reads as one U+FFFD. */
+		if (broken)
+			k = 1;
+		if (invisible(cp)) {
+			name += k;
 			continue;
+		}
 		if (blank(cp)) {
 			space = t.len > 0;
+			name += k;
 			continue;
 		}
 		if (space)
 			text_addn(&t, " ", 1);
 		space = 0;
-		add_code_point(&t, latin_look(cp));
+		/* Every look-alike is read as an ASCII letter or digit. */
+		if (latin_look(cp) != cp) {
+			latin = (char)latin_look(cp);
+			text_addn(&t, &latin, 1);
+		} else if (broken) {
+			text_add(&t, "\xef\xbf\xbd");
+		} else {
+			text_addn(&t, name, k);
+		}
+		name += k;
 	}
 	return t.buf != NULL ? t.buf : xstrdup("");
 }
