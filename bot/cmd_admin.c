@@ -101,10 +101,7 @@ admin_kick(struct ctx *ctx, struct table *table)
 
 	if (table == NULL || (seat = table_seat_by_name(table,
 	    ctx->argv[1])) < 0) {
-		char quote[TEXT_QUOTE_SIZE];
-
-		SAY(&ctx->reply, ctx->lang, seat == -2 ? MSG_SEAT_AMBIGUOUS :
-		    MSG_NO_SUCH_SEAT, "s", text_quote(quote, ctx->argv[1]));
+		seat_not_found(ctx, seat, ctx->argv[1]);
 		return;
 	}
 	if (table_game(table) == NULL) {

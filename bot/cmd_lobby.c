@@ -400,10 +400,7 @@ cmd_replace(struct ctx *ctx)
 		return;
 	}
 	if ((seat = table_seat_by_name(table, ctx->argv[0])) < 0) {
-		char quote[TEXT_QUOTE_SIZE];
-
-		SAY(&ctx->reply, ctx->lang, seat == -2 ? MSG_SEAT_AMBIGUOUS :
-		    MSG_NO_SUCH_SEAT, "s", text_quote(quote, ctx->argv[0]));
+		seat_not_found(ctx, seat, ctx->argv[0]);
 		return;
 	}
 	/* Only a seat given up, or whose owner is gone, changes hands. */

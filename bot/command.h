@@ -72,6 +72,11 @@ int ctx_admin(struct ctx *ctx);
 const struct command *command_find(const char *name);
 /* The running game of the command's table, or NULL with a reply. */
 struct table *running_table(struct ctx *ctx);
+/*
+ * The reply to a seat named that table_seat_by_name() did not find:
+ * nobody is called name (seat -1), or several seats go by it (-2).
+ */
+void seat_not_found(struct ctx *ctx, int seat, const char *name);
 /* The person's seat at table, or -1 with a reply. */
 int own_seat(struct ctx *ctx, struct table *table);
 /* The running table and the person's seat there, or NULL with a reply. */

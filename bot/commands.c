@@ -121,6 +121,15 @@ running_table(struct ctx *ctx)
 	return table;
 }
 
+void
+seat_not_found(struct ctx *ctx, int seat, const char *name)
+{
+	char quote[TEXT_QUOTE_SIZE];
+
+	SAY(&ctx->reply, ctx->lang, seat == -2 ? MSG_SEAT_AMBIGUOUS :
+	    MSG_NO_SUCH_SEAT, "s", text_quote(quote, name));
+}
+
 /* The caller's seat at a running table, or -1 (with the reason said). */
 int
 own_seat(struct ctx *ctx, struct table *table)
