@@ -203,7 +203,7 @@ irc_send_channel(struct adapter *adapter, const char *channel,
     const struct text *text, const struct send_info *info)
 {
 	struct irc *irc = adapter->priv;
-
+	const char *flow = info != NULL ? info->flow : NULL;
 	char replies[IRC_LINE_MAX];
 
 	if (irc == NULL || irc_queue_get(irc) == NULL ||
@@ -211,13 +211,15 @@ irc_send_channel(struct adapter *adapter, const char *channel,
 		return -1;
 	/*
 	 * A line of no table's flow (a reply that changed nothing) goes in
-	 * the channel's flow of replies, served as people's replies are:
-	 * questions never hold back a table's lines.  A space is in no
-	 * channel's name, so no table's flow is called that.
+	 * the channel's flow of replies (IRC_REPLIES_PREFIX): questions
+	 * never hold back a table's lines.
 	 */
-	snprintf(replies, sizeof(replies), IRC_REPLIES_PREFIX "%s", channel);
-	return queue_text(irc, "PRIVMSG", channel, NULL, info != NULL &&
-	    info->flow != NULL ? info->flow : replies, info != NULL ?
+	if (flow == NULL) {
+		snprintf(replies, sizeof(replies), IRC_REPLIES_PREFIX "%s",
+		    channel);
+		flow = replies;
+	}
+	return queue_text(irc, "PRIVMSG", channel, NULL, flow, info != NULL ?
 	    info->id : 0, text);
 }
 
