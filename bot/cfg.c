@@ -304,31 +304,40 @@ cfg_secret(const json_t *obj, const char *path, const char *key_file,
     int required, char **out, char *err, size_t errlen)
 {
 	const char *name, *dir;
-	char file[4096], *buf = NULL, *secret;
+	char file[4096], shown[4200], *buf = NULL, *secret;
 	size_t len = 0;
 	int rc, e;
 
 	if ((rc = cfg_string(obj, path, key_file, required, &name, err,
 	    errlen)) != 0)
 		return rc;
+	/*
+	 * A credential name is never repeated in a message: an admin who
+	 * typed the secret itself where its name belongs would find it in
+	 * the journal.  The key's path says which name is meant.  An
+	 * absolute path is shown, since it is what a fix needs.
+	 */
 	if (name[0] == '/') {
 		if (strlen(name) >= sizeof(file))
 			return cfg_fail(err, errlen, path, key_file,
 			    "the path is too long");
 		memcpy(file, name, strlen(name) + 1);
+		snprintf(shown, sizeof(shown), "%s", file);
 	} else if (name[0] != '\0' && strchr(name, '/') == NULL &&
 	    strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
 		dir = getenv("CREDENTIALS_DIRECTORY");
 		if (dir == NULL || *dir == '\0')
 			return cfg_fail(err, errlen, path, key_file,
-			    "\"%s\" is a credential name, but "
+			    "a credential name, but "
 			    "CREDENTIALS_DIRECTORY is not set (give an "
 			    "absolute path, or LoadCredential= in the "
-			    "service)", name);
+			    "service)");
 		if ((size_t)snprintf(file, sizeof(file), "%s/%s", dir, name) >=
 		    sizeof(file))
 			return cfg_fail(err, errlen, path, key_file,
-			    "the path of credential \"%s\" is too long", name);
+			    "the credential's path is too long");
+		snprintf(shown, sizeof(shown), "the credential it names in %s",
+		    dir);
 	} else {
 		return cfg_fail(err, errlen, path, key_file,
 		    "expected an absolute path or a credential name "
@@ -337,13 +346,13 @@ cfg_secret(const json_t *obj, const char *path, const char *key_file,
 	if ((e = cfg_read_file(file, &buf, &len)) != 0) {
 		if (e == EFBIG)
 			return cfg_fail(err, errlen, path, key_file,
-			    "%s is larger than %d bytes", file,
+			    "%s is larger than %d bytes", shown,
 			    CFG_SECRET_MAX);
 		if (e == EINVAL)
 			return cfg_fail(err, errlen, path, key_file,
-			    "%s is not a regular file", file);
+			    "%s is not a regular file", shown);
 		return cfg_fail(err, errlen, path, key_file, "cannot read %s: %s",
-		    file, strerror(e));
+		    shown, strerror(e));
 	}
 	/* One trailing newline is the file's end of line, not the secret. */
 	rc = 0;
@@ -357,19 +366,19 @@ cfg_secret(const json_t *obj, const char *path, const char *key_file,
 	 * as an IRC PASS, inject a command: refuse them outright.
 	 */
 	if (len == 0)
-		rc = cfg_fail(err, errlen, path, key_file, "%s is empty", file);
+		rc = cfg_fail(err, errlen, path, key_file, "%s is empty", shown);
 	else if (strlen(buf) != len)
 		rc = cfg_fail(err, errlen, path, key_file,
 		    "%s holds a NUL byte; it must hold the secret as one line",
-		    file);
+		    shown);
 	else if (strchr(buf, '\n') != NULL)
 		rc = cfg_fail(err, errlen, path, key_file,
 		    "%s holds more than one line; it must hold the secret as "
-		    "one line", file);
+		    "one line", shown);
 	else if (strchr(buf, '\r') != NULL)
 		rc = cfg_fail(err, errlen, path, key_file,
 		    "%s holds a carriage return (CR) that does not end its "
-		    "line; it must hold the secret as one line", file);
+		    "line; it must hold the secret as one line", shown);
 	if (rc != 0) {
 		cfg_wipe_free(buf, CFG_SECRET_MAX + 1);
 		return rc;

@@ -169,10 +169,11 @@ standin_credentials(const json_t *value, const char *path,
 		}
 		close(fd);
 		s->count++;
-		fprintf(stderr, "note: %s: credential \"%s\" not read "
+		/* The name is not shown: it might be a secret typed there. */
+		fprintf(stderr, "note: %s: credential not read "
 		    "($CREDENTIALS_DIRECTORY is not set); the service gets it "
-		    "with LoadCredential=%s:/path/to/file (or give an "
-		    "absolute path)\n", sub, name, name);
+		    "with LoadCredential=NAME:/path/to/file, NAME being this "
+		    "key's value (or give an absolute path)\n", sub);
 	}
 	return 0;
 }

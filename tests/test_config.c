@@ -401,7 +401,7 @@ test_secret_absolute(void **unused)
 static void
 test_secret_credentials(void **unused)
 {
-	char dir[128], file[256], expect[512], err[512], *secret = NULL;
+	char dir[128], expect[512], err[512], *secret = NULL;
 	json_t *obj = parse_json("{\"password_file\": \"libera-pw\"}");
 
 	(void)unused;
@@ -414,20 +414,24 @@ test_secret_credentials(void **unused)
 	assert_string_equal(secret, "s3cret");
 	cfg_secret_free(secret);
 
-	/* A missing credential names the file it looked for. */
+	/*
+	 * A missing credential names the directory it looked in, not the
+	 * name, which might be a secret typed in the wrong place.
+	 */
 	json_decref(obj);
 	obj = parse_json("{\"password_file\": \"other\"}");
-	snprintf(file, sizeof(file), "%s/other", dir);
 	assert_int_equal(cfg_secret(obj, "networks[0]", "password_file", 1,
 	    &secret, err, sizeof(err)), -1);
 	snprintf(expect, sizeof(expect), "networks[0].password_file: cannot "
-	    "read %s: No such file or directory", file);
+	    "read the credential it names in %s: No such file or directory",
+	    dir);
 	assert_string_equal(err, expect);
+	assert_null(strstr(err, "other"));
 
 	unsetenv("CREDENTIALS_DIRECTORY");
 	assert_int_equal(cfg_secret(obj, "networks[0]", "password_file", 1,
 	    &secret, err, sizeof(err)), -1);
-	assert_string_equal(err, "networks[0].password_file: \"other\" is a "
+	assert_string_equal(err, "networks[0].password_file: a "
 	    "credential name, but CREDENTIALS_DIRECTORY is not set (give an "
 	    "absolute path, or LoadCredential= in the service)");
 	json_decref(obj);
@@ -992,7 +996,7 @@ test_network_secret(void **unused)
 	config = parse_ok(NET(", \"password_file\": \"pw\""));
 	assert_int_equal(adapter_check(&config->networks[0], err,
 	    sizeof(err)), -1);
-	assert_string_equal(err, "networks[0].password_file: \"pw\" is a "
+	assert_string_equal(err, "networks[0].password_file: a "
 	    "credential name, but CREDENTIALS_DIRECTORY is not set (give an "
 	    "absolute path, or LoadCredential= in the service)");
 	config_destroy(config);
