@@ -38,6 +38,9 @@ class FakeIrcd:
         self.hold_pongs = False
         self.channel_members = {}  # channel -> [(nick, user, host, account)]
         self.users = {}          # nick -> (user, host, account): no channel
+        # Hold USERHOST answers, as they stood when asked, until released.
+        self.hold_userhost = False
+        self.held = []
         self.lock = threading.Lock()
         self.conn = None
         self.nick = None
@@ -52,6 +55,14 @@ class FakeIrcd:
         self.thread.start()
 
     # The test's side.
+
+    def release_userhost(self):
+        """Sends the USERHOST answers held so far, and stops holding."""
+        with self.lock:
+            held, self.held = self.held, []
+            self.hold_userhost = False
+        for line in held:
+            self.send(line)
 
     def send(self, line):
         """Sends a raw line to the connected client."""
@@ -283,8 +294,12 @@ class FakeIrcd:
                       if nick.lower() == mask.lower()]
             if found:
                 out.append("%s=+%s@%s" % found[0])
-        self._reply(conn, ":fake.test 302 %s :%s" % (st["nick"],
-                                                    " ".join(out)))
+        line = ":fake.test 302 %s :%s" % (st["nick"], " ".join(out))
+        with self.lock:
+            if self.hold_userhost:
+                self.held.append(line)
+                return
+        self._reply(conn, line)
 
     def _who(self, conn, st, args):
         """WHO of a channel or of one nick; WHOX fields come in the

@@ -914,6 +914,39 @@ def test_fake():
     check("accounts: private lines only to the account's nick; guests",
           account_gate)
 
+    def stale_answer():
+        # alice's nick changes hands while the bot asks who holds it.  The
+        # answer tells of the line queued before the question, not of the
+        # one queued while it was on its way: that one is asked about
+        # again.  (Stamped in milliseconds, an answer that came in the
+        # millisecond the second line was queued withheld alice's hand.)
+        srv = fake_ircd.FakeIrcd()
+        h = Harness(base_config(srv.port), "fake_stale")
+        try:
+            h.event("connected", up=True)
+            srv.users["alice"] = ("~mallory", "m.host", None)
+            srv.hold_userhost = True
+            mark = len(srv.lines)
+            h.send({"send_private": "alice!~a@a.host", "id": 1, "flow": "#t",
+                    "text": "SECRET hand"})
+            srv.wait_line(lambda l: l == "USERHOST alice", start=mark)
+            srv.users["alice"] = ("~a", "a.host", None)
+            h.send({"send_private": "alice!~a@a.host", "id": 2, "flow": "#t",
+                    "text": "your turn"})
+            srv.release_userhost()
+            assert h.event("sent")["id"] == 1
+            srv.wait_line(lambda l: l == "PRIVMSG alice :your turn",
+                          start=mark)
+            assert h.event("sent")["id"] == 2
+            asked = [l for l in srv.lines[mark:] if l == "USERHOST alice"]
+            assert len(asked) == 2, srv.lines[mark:]
+            assert not any("SECRET" in l for l in srv.lines), srv.lines
+        finally:
+            h.stop()
+            srv.close()
+    check("a line queued while the bot asks who holds a nick waits for a "
+          "newer answer", stale_answer)
+
     def nick_taken():
         srv = fake_ircd.FakeIrcd(nick_taken={"stichbot", "alt1"},
                                  banned={"#banned"})

@@ -327,7 +327,8 @@ on_privmsg(irc_session_t *session, const char *event, const char *origin,
 		irc_user_learn(irc, u, o.user, o.host, NULL);
 	} else {
 		/* Who holds the nick now, for a moment. */
-		irc_glimpse_note(irc, o.nick, o.user, o.host, NULL, 0);
+		irc_glimpse_note(irc, o.nick, o.user, o.host, NULL, 0,
+		    irc_mark(irc));
 		memset(&stranger, 0, sizeof(stranger));
 		stranger.nick = o.nick;
 		stranger.user = o.user;

@@ -75,7 +75,7 @@ struct irc_user {
 struct glimpse {
 	char nick[64], user[128], host[256], account[128];
 	int account_known, absent;
-	uint64_t at;
+	uint64_t mark;           /* learnt at (irc_mark()) */
 };
 
 /*
@@ -99,7 +99,8 @@ struct rename {
  */
 struct verify {
 	char nick[64];
-	uint64_t at;
+	uint64_t at;             /* asked (loop time) */
+	uint64_t mark;           /* the question's mark, once queued */
 	int answered;            /* a reply line came before the end */
 	int userhost;            /* asked by USERHOST */
 	uint64_t batch;          /* that USERHOST's number; 0: not sent yet */
@@ -258,6 +259,11 @@ void irc_set_watch(struct irc *irc, int fd, int *current, int events,
 int irc_send_now(struct irc *irc, const char *line);
 /* The queue, made at the first line; NULL before the loop is known. */
 struct irc_queue *irc_queue_get(struct irc *irc);
+/*
+ * A mark of the queue (irc_queue_mark()), to stamp what is learnt of a
+ * nick's holder with; 0 when there is no queue, which proves nothing.
+ */
+uint64_t irc_mark(struct irc *irc);
 /* Queues "COMMAND target" lines (JOIN, WHO, PART, NOTICE ...). */
 int irc_queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -345,9 +351,12 @@ void irc_monitor_reply(struct irc *irc, const char *list);
 
 /* verify.c: who holds a nick, before private lines go there. */
 
-/* Remembers who holds nick now (account NULL: not told; absent: nobody). */
+/*
+ * Remembers who holds nick (account NULL: not told; absent: nobody), as
+ * learnt at mark (irc_mark()): it tells of the messages queued before.
+ */
 void irc_glimpse_note(struct irc *irc, const char *nick, const char *user,
-    const char *host, const char *account, int absent);
+    const char *host, const char *account, int absent, uint64_t mark);
 /* nick changed hands (QUIT, NICK): what we knew of its holder is old. */
 void irc_glimpse_forget(struct irc *irc, const char *nick);
 /* The holder of old!user@host is now: their private lines follow. */

@@ -194,6 +194,13 @@ flows_compact(struct irc_queue *q)
 		q->rr_reply = q->nflows - 1;
 }
 
+uint64_t
+irc_queue_mark(struct irc_queue *q)
+{
+	/* Marks and messages count together: a message's number is its mark. */
+	return ++q->next_msg;
+}
+
 int
 irc_queue_push_message(struct irc_queue *q, const char *flow,
     const char *ident, int gated, uint64_t id, const char *const *lines,
@@ -227,7 +234,6 @@ irc_queue_push_message(struct irc_queue *q, const char *flow,
 
 		l->flow = f;
 		l->msg = msg;
-		l->at = loop_now(q->loop);
 		l->gated = gated;
 		l->tracked = id != 0;
 		if (last != NULL)
@@ -402,7 +408,7 @@ overtake(struct irc_queue *q, struct qflow *f)
 		if (l->ident != NULL && i < nheld)
 			g = IRC_GATE_WAIT;
 		else if (l->gated && q->ops.gate != NULL)
-			g = q->ops.gate(l->line, l->ident, l->at, q->ops.arg);
+			g = q->ops.gate(l->line, l->ident, l->msg, q->ops.arg);
 		else
 			g = IRC_GATE_GO;
 		if (g == IRC_GATE_GO) {
@@ -482,7 +488,7 @@ pick_kind(struct irc_queue *q, int tables, int *rr)
 			int g = IRC_GATE_GO;
 
 			if (l->gated && q->ops.gate != NULL)
-				g = q->ops.gate(l->line, l->ident, l->at,
+				g = q->ops.gate(l->line, l->ident, l->msg,
 				    q->ops.arg);
 			if (g == IRC_GATE_DROP) {
 				drop_message(q, f);

@@ -138,7 +138,7 @@ struct irc_queue_ops {
 	irc_send_fn send;
 	/*
 	 * Of a gated line; ident as queued (NULL for channel lines), and
-	 * when its message was queued (loop time).
+	 * its message's mark (irc_queue_mark()), taken when it was queued.
 	 */
 	int (*gate)(const char *line, const char *ident, uint64_t queued,
 	    void *arg);
@@ -170,6 +170,13 @@ int irc_queue_push(struct irc_queue *q, enum irc_class cls, const char *line);
 int irc_queue_push_message(struct irc_queue *q, const char *flow,
     const char *ident, int gated, uint64_t id, const char *const *lines,
     int n);
+/*
+ * A new mark: greater than that of every message queued so far and less
+ * than that of every message queued later.  What the adapter learns
+ * stamped with a mark holds for the messages queued before it; milliseconds
+ * could not tell a message queued in the same one.
+ */
+uint64_t irc_queue_mark(struct irc_queue *q);
 /* Starts (after registration) or pauses (disconnected) sending. */
 void irc_queue_run(struct irc_queue *q, int running);
 /* Sends what the bucket allows now and sets a timer for the rest. */

@@ -26,8 +26,7 @@ struct qline {
 	struct qline *next;
 	struct qflow *flow;      /* NULL: a line of a class */
 	uint64_t id;             /* on a message's last line; 0 elsewhere */
-	uint64_t msg;
-	uint64_t at;             /* when its message was queued */
+	uint64_t msg;            /* also its mark (irc_queue_mark()) */
 	const char *ident;
 	int gated, last;
 	int tracked;             /* its message has an id */
@@ -68,7 +67,7 @@ struct irc_queue {
 	int ping_soon;           /* a PING waits: 1 the event's end, 2 over */
 	size_t total;            /* waiting, every class and flow */
 	size_t untracked;        /* waiting flow lines without an id */
-	uint64_t next_msg;
+	uint64_t next_msg;       /* the last message number or mark given */
 	int running;
 	int flushing;            /* flush() is on the stack */
 	int warned;              /* "queue full" logged since it last emptied */

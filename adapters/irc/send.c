@@ -105,6 +105,14 @@ irc_queue_get(struct irc *irc)
 	return irc->queue;
 }
 
+uint64_t
+irc_mark(struct irc *irc)
+{
+	struct irc_queue *q = irc_queue_get(irc);
+
+	return q != NULL ? irc_queue_mark(q) : 0;
+}
+
 /* Queues "COMMAND target" lines (JOIN, WHO, PART, NOTICE ...). */
 int
 irc_queue_line(struct irc *irc, enum irc_class cls, const char *fmt, ...)

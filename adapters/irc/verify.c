@@ -31,10 +31,10 @@ irc_glimpse_forget(struct irc *irc, const char *nick)
 		*g = irc->glimpses[--irc->nglimpses];
 }
 
-/* Remembers who holds nick now; account NULL: not told. */
+/* Remembers who holds nick, learnt at mark; account NULL: not told. */
 void
 irc_glimpse_note(struct irc *irc, const char *nick, const char *user,
-    const char *host, const char *account, int absent)
+    const char *host, const char *account, int absent, uint64_t mark)
 {
 	struct glimpse *g = glimpse_find(irc, nick);
 
@@ -46,7 +46,7 @@ irc_glimpse_note(struct irc *irc, const char *nick, const char *user,
 		/* Full: the oldest makes room. */
 		g = &irc->glimpses[0];
 		for (int i = 1; i < irc->nglimpses; i++)
-			if (irc->glimpses[i].at < g->at)
+			if (irc->glimpses[i].mark < g->mark)
 				g = &irc->glimpses[i];
 	}
 	memset(g, 0, sizeof(*g));
@@ -60,7 +60,7 @@ irc_glimpse_note(struct irc *irc, const char *nick, const char *user,
 			    account);
 	}
 	g->absent = absent;
-	g->at = irc_now_ms(irc);
+	g->mark = mark;
 }
 
 /* Renames. */
@@ -184,6 +184,7 @@ userhost_send(struct loop *loop, uint64_t id, void *arg)
 {
 	struct irc *irc = arg;
 	char line[IRC_LINE_MAX];
+	uint64_t mark = 0;
 	size_t len;
 	int n;
 
@@ -201,9 +202,12 @@ userhost_send(struct loop *loop, uint64_t id, void *arg)
 			if (!v->userhost || v->batch != 0 ||
 			    awaits_who(irc, v->nick))
 				continue;
-			if (n == 0)
+			if (n == 0) {
 				irc->userhost_sent++;
+				mark = irc_mark(irc);
+			}
 			v->batch = irc->userhost_sent;
+			v->mark = mark;
 			len += (size_t)snprintf(line + len, sizeof(line) - len,
 			    " %s", v->nick);
 			n++;
@@ -241,6 +245,8 @@ verify_ask(struct irc *irc, const char *nick, int by_account)
 	v->answered = 0;
 	v->userhost = !by_account;
 	v->batch = 0;
+	/* A USERHOST's mark is taken as it is queued (userhost_send()). */
+	v->mark = v->userhost ? 0 : irc_mark(irc);
 	log_debug("irc %s: verifying who holds %s before private lines go "
 	    "there", irc->network, nick);
 	if (v->userhost) {
@@ -265,7 +271,12 @@ irc_verify_reply(struct irc *irc, const char *nick, const char *user,
 	if (v == NULL)
 		return;
 	v->answered = 1;
-	irc_glimpse_note(irc, nick, user, host, account, 0);
+	/*
+	 * The answer tells of the messages queued before the question, not
+	 * of those queued while it was on its way: by then the nick may have
+	 * changed hands again.
+	 */
+	irc_glimpse_note(irc, nick, user, host, account, 0, v->mark);
 }
 
 /* The end of a WHO: a verification without a reply found nobody. */
@@ -279,7 +290,8 @@ irc_verify_end(struct irc *irc, const char *mask)
 
 	if (v != NULL) {
 		if (!v->answered)
-			irc_glimpse_note(irc, mask, NULL, NULL, NULL, 1);
+			irc_glimpse_note(irc, mask, NULL, NULL, NULL, 1,
+			    v->mark);
 		verify_remove(irc, v);
 	}
 	/*
@@ -314,6 +326,7 @@ irc_userhost_reply(struct irc *irc, const char *list)
 {
 	char entry[512], *eq, *at, *user;
 	struct irc_user *u;
+	struct verify *asked;
 	size_t n;
 	uint64_t batch = ++irc->userhost_answered;
 
@@ -333,11 +346,15 @@ irc_userhost_reply(struct irc *irc, const char *list)
 					eq[-1] = '\0';
 				user = eq + 1 + (eq[1] == '+' || eq[1] == '-');
 				u = irc_user_find(irc, entry);
+				asked = verify_find(irc, entry);
 				if (u != NULL && !irc_is_self(irc, entry))
 					irc_user_learn(irc, u, user, at + 1,
 					    NULL);
-				irc_verify_reply(irc, entry, user, at + 1,
-				    NULL);
+				/* Not the answer to a question asked again. */
+				if (asked == NULL || !asked->userhost ||
+				    asked->batch == batch)
+					irc_verify_reply(irc, entry, user,
+					    at + 1, NULL);
 			}
 		}
 		list += n;
@@ -351,7 +368,8 @@ irc_userhost_reply(struct irc *irc, const char *list)
 			continue;
 		}
 		if (!v->answered)
-			irc_glimpse_note(irc, v->nick, NULL, NULL, NULL, 1);
+			irc_glimpse_note(irc, v->nick, NULL, NULL, NULL, 1,
+			    v->mark);
 		verify_remove(irc, v);
 	}
 	if (irc->queue != NULL)
@@ -360,12 +378,13 @@ irc_userhost_reply(struct irc *irc, const char *list)
 
 /*
  * May private lines for ident (a seat's identity: "account:NAME" or
- * nick!user@host), queued at queued, go to nick now?  Only when the
- * adapter knows who holds nick: a member of a channel we share (whose
- * QUIT or NICK we would see), or, for someone outside our channels, who
- * answered a WHO or spoke to us since the message was queued (their QUIT
- * would go unseen, so older knowledge proves nothing).  Otherwise the
- * lines wait while we ask.  Someone else: never.
+ * nick!user@host), of the message marked queued, go to nick now?  Only
+ * when the adapter knows who holds nick: a member of a channel we share
+ * (whose QUIT or NICK we would see), or, for someone outside our
+ * channels, who spoke to us since the message was queued or answered a
+ * question asked since (their QUIT would go unseen, so older knowledge
+ * proves nothing).  Otherwise the lines wait while we ask.  Someone else:
+ * never.
  */
 static int
 holder_gate(struct irc *irc, const char *nick, const char *ident,
@@ -382,7 +401,7 @@ holder_gate(struct irc *irc, const char *nick, const char *ident,
 		host = u->host;
 		account = u->account;
 		account_known = u->account_known;
-	} else if ((g = glimpse_find(irc, nick)) != NULL && g->at >= queued) {
+	} else if ((g = glimpse_find(irc, nick)) != NULL && g->mark > queued) {
 		if (g->absent) {
 			log_info("irc %s: not sending private lines for %s to "
 			    "%s: nobody holds that nick", irc->network, ident,
@@ -418,7 +437,7 @@ holder_gate(struct irc *irc, const char *nick, const char *ident,
 	if (verify_find(irc, nick) != NULL)
 		return IRC_GATE_WAIT;
 	if (g == NULL && ((g = glimpse_find(irc, nick)) == NULL ||
-	    g->at < queued)) {
+	    g->mark <= queued)) {
 		verify_ask(irc, nick, is_account);
 		return IRC_GATE_WAIT;
 	}
