@@ -436,6 +436,14 @@ flow_channel(struct bot *bot, int i)
 	    outbox_flow_name(bot->outbox, i), 0) : NULL;
 }
 
+void
+bot_clocks_check(struct bot *bot)
+{
+	for (int c = 0; c < bot->nchannels; c++)
+		if (bot->channels[c]->table != NULL)
+			table_clock_check(bot->channels[c]->table);
+}
+
 int
 bot_leave(struct bot *bot)
 {
@@ -443,9 +451,8 @@ bot_leave(struct bot *bot)
 
 	if (!outbox_inside(bot->outbox))
 		(void)bot_check_store(bot);
-	if (rc == 0 && !outbox_last_stored(bot->outbox))
-		return rc;
-	for (int i = 0; i < outbox_flow_count(bot->outbox); i++) {
+	for (int i = 0; (rc != 0 || outbox_last_stored(bot->outbox)) &&
+	    i < outbox_flow_count(bot->outbox); i++) {
 		struct channel *channel = flow_channel(bot, i);
 
 		if (channel == NULL)
@@ -463,6 +470,9 @@ bot_leave(struct bot *bot)
 			table_reload(channel);
 		}
 	}
+	/* The prompts this event said may start their turns' clocks. */
+	if (!outbox_inside(bot->outbox))
+		bot_clocks_check(bot);
 	return rc;
 }
 
@@ -510,6 +520,7 @@ medium_taken(void *data, uint64_t id)
 	struct bot *bot = data;
 
 	outbox_sent(bot->outbox, id);
+	bot_clocks_check(bot);
 }
 
 /* One person's candidate channels (struct bot's sitters). */

@@ -300,6 +300,7 @@ on_sent(void *data, struct adapter *adapter, uint64_t id)
 
 	(void)adapter;
 	outbox_sent(bot->outbox, id);
+	bot_clocks_check(bot);
 	if (bot->forget_timer == 0 && bot->loop != NULL && id != 0)
 		bot->forget_timer = loop_timer(bot->loop, SENT_FORGET_MS,
 		    on_forget_sent, bot);

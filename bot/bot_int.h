@@ -211,6 +211,8 @@ void bot_enter(struct bot *bot);
 const char *bot_self_name(struct network *network, enum lang lang);
 /* 0, or -1 when the event's batch could not be committed. */
 int bot_leave(struct bot *bot);
+/* Starts the turns' clocks whose prompts have been said (table_clock.c). */
+void bot_clocks_check(struct bot *bot);
 /* Remembers that user_id took a seat in channel (see struct bot). */
 void user_sat(struct channel *channel, const char *user_id);
 /* The tables of network where user_id sits (up to max); returns count. */

@@ -17,6 +17,15 @@ struct captured {
 	struct text text;
 };
 
+/*
+ * A tracked message of a flow handed to an adapter and not reported sent
+ * yet; flow indexes the outbox's flows_seen.
+ */
+struct unsent {
+	uint64_t id;
+	int flow;
+};
+
 struct outbox {
 	struct store *store;
 	outbox_send_fn send;
@@ -40,6 +49,15 @@ struct outbox {
 	struct captured *resent;
 	int nresent, resent_cap;
 	int skip_resent;
+	/*
+	 * What the flows' readers have not seen yet, oldest first, and
+	 * every network, flow pair that ever had such a message (interned:
+	 * one per table channel, so no allocation per message).
+	 */
+	struct unsent *unsent;
+	int nunsent, unsent_cap;
+	char **flows_seen;       /* network, flow, network, flow, ... */
+	int nflows_seen, flows_seen_cap;
 	int tracked;             /* the last batch stored a change */
 	int open;                /* the store's batch began */
 	int stale;               /* rows outbox_load() found too old */
@@ -111,6 +129,10 @@ outbox_destroy(struct outbox *outbox)
 	free(outbox->resent);
 	free(outbox->flows);
 	free(outbox->names);
+	free(outbox->unsent);
+	for (int i = 0; i < 2 * outbox->nflows_seen; i++)
+		free(outbox->flows_seen[i]);
+	free(outbox->flows_seen);
 	free(outbox);
 }
 
@@ -150,9 +172,43 @@ flow_note(struct outbox *outbox, const char *network, const char *flow)
 	outbox->nflows++;
 }
 
+/* The index of network, flow in flows_seen; -1 when never seen. */
+static int
+flow_seen_find(const struct outbox *outbox, const char *network,
+    const char *flow)
+{
+	for (int i = 0; i < outbox->nflows_seen; i++)
+		if (strcmp(outbox->flows_seen[2 * i], network) == 0 &&
+		    strcmp(outbox->flows_seen[2 * i + 1], flow) == 0)
+			return i;
+	return -1;
+}
+
+static int
+flow_seen_add(struct outbox *outbox, const char *network, const char *flow)
+{
+	int i = flow_seen_find(outbox, network, flow);
+
+	if (i >= 0)
+		return i;
+	xarray_grow((void **)&outbox->flows_seen, &outbox->flows_seen_cap,
+	    2 * (outbox->nflows_seen + 1), sizeof(*outbox->flows_seen));
+	outbox->flows_seen[2 * outbox->nflows_seen] = xstrdup(network);
+	outbox->flows_seen[2 * outbox->nflows_seen + 1] = xstrdup(flow);
+	return outbox->nflows_seen++;
+}
+
 static void
 send_one(struct outbox *outbox, const struct captured *c, uint64_t id)
 {
+	/* Noted first: an adapter may report it sent at once. */
+	if (id != 0 && c->flow != NULL) {
+		xarray_grow((void **)&outbox->unsent, &outbox->unsent_cap,
+		    outbox->nunsent + 1, sizeof(*outbox->unsent));
+		outbox->unsent[outbox->nunsent].id = id;
+		outbox->unsent[outbox->nunsent++].flow = flow_seen_add(outbox,
+		    c->network, c->flow);
+	}
 	if (outbox->send(outbox->arg, c->network, c->target, c->private_,
 	    c->flow, &c->text, id) != 0 && id != 0)
 		outbox_sent(outbox, id);
@@ -361,9 +417,44 @@ outbox_sent(struct outbox *outbox, uint64_t id)
 {
 	if (id == 0)
 		return;
+	/* Reports come mostly in order: the first is usually the one. */
+	for (int i = 0; i < outbox->nunsent; i++) {
+		if (outbox->unsent[i].id != id)
+			continue;
+		memmove(&outbox->unsent[i], &outbox->unsent[i + 1],
+		    (size_t)(outbox->nunsent - i - 1) *
+		    sizeof(*outbox->unsent));
+		outbox->nunsent--;
+		break;
+	}
 	if (store_outbox_sent(outbox->store, (int64_t)id) != 0)
 		log_error("out of memory: message %llu may be sent again "
 		    "after a restart", (unsigned long long)id);
+}
+
+uint64_t
+outbox_flow_unsent(const struct outbox *outbox, const char *network,
+    const char *flow)
+{
+	int f = flow_seen_find(outbox, network, flow);
+	uint64_t last = 0;
+
+	for (int i = 0; f >= 0 && i < outbox->nunsent; i++)
+		if (outbox->unsent[i].flow == f && outbox->unsent[i].id > last)
+			last = outbox->unsent[i].id;
+	return last;
+}
+
+int
+outbox_flow_sent(const struct outbox *outbox, const char *network,
+    const char *flow, uint64_t mark)
+{
+	int f = flow_seen_find(outbox, network, flow);
+
+	for (int i = 0; f >= 0 && i < outbox->nunsent; i++)
+		if (outbox->unsent[i].flow == f && outbox->unsent[i].id <= mark)
+			return 0;
+	return 1;
 }
 
 /*

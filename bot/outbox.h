@@ -81,6 +81,18 @@ void outbox_skip_resent(struct outbox *outbox, int on);
 /* An adapter reported message id sent: the row goes with the next write. */
 void outbox_sent(struct outbox *outbox, uint64_t id);
 
+/*
+ * What a flow's readers have not seen: the newest tracked message of flow
+ * on network handed to an adapter and not reported sent, or 0 when there
+ * is none; and whether every one of them up to mark has been reported
+ * since.  A table starts a turn's clock when its prompt has been said,
+ * not when it was stored (a slow IRC pace may hold it for seconds).
+ */
+uint64_t outbox_flow_unsent(const struct outbox *outbox, const char *network,
+    const char *flow);
+int outbox_flow_sent(const struct outbox *outbox, const char *network,
+    const char *flow, uint64_t mark);
+
 /* Sends the rows a previous run left unsent; returns how many, or -1. */
 int outbox_load(struct outbox *outbox);
 

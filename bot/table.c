@@ -156,8 +156,11 @@ table_timer_cancel(struct table *table)
 	loop_cancel(loop, table->half_timer);
 	loop_cancel(loop, table->computer_timer);
 	loop_cancel(loop, table->retry_timer);
+	loop_cancel(loop, table->clock_timer);
 	table->turn_timer = table->half_timer = table->computer_timer = 0;
-	table->retry_timer = 0;
+	table->retry_timer = table->clock_timer = 0;
+	table->clock_waits = 0;
+	table->clock_mark = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -474,14 +477,18 @@ table_next_text(struct table *table, struct text *out)
 	if (computers > 0)
 		table->computer_timer = loop_timer(bot->loop,
 		    (uint64_t)bot->computer_delay_ms, computer_cb, table);
-	if (n > computers && table->channel->settings.turn_timer > 0) {
-		uint64_t ms = (uint64_t)table->channel->settings.turn_timer *
-		    1000;
+	if (n > computers && table->channel->settings.turn_timer > 0)
+		table_clock_wait(table);
+}
 
-		table->turn_timer = loop_timer(bot->loop, ms, turn_cb, table);
-		table->half_timer = loop_timer(bot->loop, ms / 2, half_cb,
-		    table);
-	}
+void
+table_clock_start(struct table *table)
+{
+	struct bot *bot = table_bot(table);
+	uint64_t ms = (uint64_t)table->channel->settings.turn_timer * 1000;
+
+	table->turn_timer = loop_timer(bot->loop, ms, turn_cb, table);
+	table->half_timer = loop_timer(bot->loop, ms / 2, half_cb, table);
 }
 
 void

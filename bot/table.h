@@ -224,6 +224,11 @@ struct table *table_restart(struct table *table, struct text *out);
 /* No clock runs until table_next() or table_resume(). */
 void table_hold(struct table *table);
 /*
+ * A turn's clock starts once its prompt has been said: the bot calls this
+ * after each event and whenever an adapter reports messages sent.
+ */
+void table_clock_check(struct table *table);
+/*
  * The same, for a table whose network cannot speak (restored, or cut
  * off): table_resume() tells it where the game stands once it can.
  */

@@ -1,7 +1,7 @@
 /*
  * table_int.h - the table module's own header, for table.c and
  * table_view.c only (and table_seats.c, table_restore.c,
- * table_refusal.c): struct table, the words for a table (table_view.c)
+ * table_refusal.c, table_clock.c): struct table, the words for a table (table_view.c)
  * and the few facts about a table both read.  Only table.c changes a
  * table; table_view.c reads one and writes text; everyone else uses
  * table.h.
@@ -46,6 +46,13 @@ struct table {
 	 */
 	int heard, heard_actions, heard_deals;
 	uint64_t turn_timer, half_timer, computer_timer, idle_timer;
+	/*
+	 * A turn's clock waits until its prompt has been said: for the
+	 * table's messages up to clock_mark (0: not handed out yet) to be
+	 * reported sent, or for clock_timer, one turn's length at most.
+	 */
+	int clock_waits;
+	uint64_t clock_mark, clock_timer;
 	uint64_t grace_timer;    /* the earliest seat's grace_until */
 	/* Picks the table up again after a change could not be stored. */
 	uint64_t retry_timer;
@@ -98,6 +105,13 @@ void table_event(struct table *table, void (*run)(struct table *));
 int table_paused(struct table *table, struct text *out);
 void seat_clear(struct table *table, struct seat *seat);
 void table_timer_cancel(struct table *table);
+/*
+ * table_clock.c: the turn's clock waits until the prompt has been said
+ * (table_clock_check(), table.h), then table_clock_start() arms the turn
+ * timer and its reminder.
+ */
+void table_clock_wait(struct table *table);
+void table_clock_start(struct table *table);
 struct store_seat;
 void seat_store(const struct seat *seat, struct store_seat *out);
 /* Deletes a stored lobby: the table is a game now, or closed. */

@@ -40,6 +40,11 @@
      `!replace bob` is refused.  A seat stored with the nick in another
      case (as an older version stored "Bob!...") is BOB's after a
      restart too.
+  8. the turn's clock starts at the prompt: with lines at 1.5 s each and
+     a 10 s turn, ann's bid prompt waits behind a round's end; her
+     reminder comes at least 4.5 s and her timeout at least 9.5 s after
+     the prompt reached her client (before, the clock ran from when the
+     prompt was stored, and her reminder came 3.0 s after she read it).
 
 Exits 77 (skip) when ngircd is missing.  Standard library only.
 """
@@ -463,20 +468,27 @@ def nick_case(world):
           "was stored in another case")
 
 
+def ann_and_two_computers(world, chans, **net):
+    """ann in #t with the bot (started on chans, net changing its
+    network), seated with two computers; ann's client."""
+    ann = world.client("ann", "ann")
+    world.start_bot(chans, **net)
+    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
+                           for l in ann.lines), 20, "the bot in #t")
+    for command in ("!join", "!addbot", "!addbot"):
+        mark = channel_lines(ann, "#t")
+        ann.send("PRIVMSG #t :" + command)
+        world.wait(lambda: channel_lines(ann, "#t") > mark, 30, command)
+    return ann
+
+
 def clean_stop_repeats_nothing(world):
     """SIGTERM while the lines of a round's end leave at a slow pace: the
     stop confirms what the server got, and the restart says none of it
     again."""
     chans = [{"name": "#t", "game": "wizard", "options": ["rounds=2"]}]
     slow = {"flood": {"burst": 3, "interval_ms": 700}}
-    ann = world.client("ann", "ann")
-    world.start_bot(chans, **slow)
-    world.wait(lambda: any(l.startswith(":%s!" % BOT) and " JOIN " in l
-                           for l in ann.lines), 20, "the bot in #t")
-    for command in ("!join", "!addbot", "!addbot"):
-        mark = channel_lines(ann, "#t")
-        ann.send("PRIVMSG #t :" + command)
-        world.wait(lambda: channel_lines(ann, "#t") > mark, 20, command)
+    ann = ann_and_two_computers(world, chans, **slow)
 
     def asked(what):
         """Whether the bot asked ann to bid or play, in #t or to her."""
@@ -528,6 +540,52 @@ def clean_stop_repeats_nothing(world):
           "said again after the restart" % len(before))
 
 
+def turn_clock_from_prompt(world):
+    """At a slow pace the lines of a round's end keep the next prompt
+    waiting for seconds.  The turn's clock starts when the prompt has
+    reached the server, so the player's reminder and her timeout come a
+    full half turn and a full turn after the prompt reached her client.
+    (Before, the clock started when the prompt was stored: with 10 s a
+    turn and lines at 1.5 s each, her reminder came 3.0 s after she read
+    the prompt, not 5.)"""
+    chans = [{"name": "#t", "game": "wizard", "options": ["rounds=2"],
+              "turn_timer": 10}]
+    slow = {"flood": {"burst": 3, "interval_ms": 1500}}
+    ann = ann_and_two_computers(world, chans, **slow)
+
+    def said(start, text, private=False):
+        """Whether the bot said text (in #t, or to ann) since start."""
+        return any(n == BOT and c == "PRIVMSG" and
+                   (p[0] == "ann") == private and text in irc_util.plain(p[-1])
+                   for n, c, p in map(irc_util.split_line, ann.lines[start:]))
+    mark = len(ann.lines)
+    ann.send("PRIVMSG #t :!start")
+    world.wait(lambda: said(mark, "ann to bid"), 40, "ann's first bid")
+    ann.send("PRIVMSG #t :!bid 0")
+    world.wait(lambda: said(mark, "ann to play"), 40, "ann's first play")
+    hand = [t for t in bot_private(ann) if "your hand:" in t][-1]
+    mark = len(ann.lines)
+    ann.send("PRIVMSG #t :!play " + hand.split("your hand:")[1].split()[0])
+    # Round 2: ann's bid waits behind the round's end; she says nothing.
+    world.wait(lambda: said(mark, "ann to bid"), 60, "ann's second bid")
+    prompted = time.monotonic()
+    ends = sum(1 for n, c, p in map(irc_util.split_line, ann.lines[mark:])
+               if n == BOT and p[0] == "#t")
+    mark = len(ann.lines)
+    world.wait(lambda: said(mark, "seconds left", private=True), 30,
+               "the reminder")
+    reminded = time.monotonic() - prompted
+    world.wait(lambda: said(mark, "Time is up for ann"), 30, "the timeout")
+    timed_out = time.monotonic() - prompted
+    check(reminded >= 4.5, "the reminder came %.1f s after the prompt"
+          % reminded)
+    check(timed_out >= 9.5, "the time was up %.1f s after the prompt"
+          % timed_out)
+    print("ok - the prompt after %d lines at 1.5 s a line: the reminder "
+          "%.1f s and the timeout %.1f s after it reached ann (a 10 s turn)"
+          % (ends, reminded, timed_out))
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -543,7 +601,7 @@ def main():
     signal.alarm(390)
     for scenario in (rename_at_deal, restart_pace, reload_edges, kicked,
                      gone_while_down, clean_stop_repeats_nothing,
-                     nick_case):
+                     nick_case, turn_clock_from_prompt):
         tmp = tempfile.mkdtemp(prefix="irc-edges-")
         os.chmod(tmp, 0o755)
         world = World(tmp, stichbot)

@@ -1911,6 +1911,57 @@ test_move_while_down(void **state)
 }
 
 /*
+ * A turn's clock starts when its prompt has been said (the adapter
+ * reported it sent), not when it was stored: lines still waiting their
+ * turn on a slow network do not count against the player.  A medium that
+ * never reports cannot stop the game either: after five minutes the
+ * clock starts anyway.  (The channel's turn timer is 120 s.)
+ */
+static void
+test_turn_clock_waits_for_prompt(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	size_t mark;
+	int before;
+
+	seat_three(f, "#k", "wizard");
+	say(f, "#k", "alice", "!start");
+	loop_advance(f->loop, 0);
+	table = table_of(f, "#k");
+	memory_hold(f->adapter, 1);
+	before = table_game(table)->nactions;
+	act_first(f, "#k");
+	assert_int_equal(table_game(table)->nactions, before + 1);
+	mark = memory_count(f->adapter);
+	/* 100 s unsaid: no reminder, no timeout. */
+	loop_advance(f->loop, 100 * 1000);
+	assert_false(sent_since(f, mark, NULL, "seconds left"));
+	assert_int_equal(table_game(table)->nactions, before + 1);
+	/* Said now: the reminder at half time from here, the timeout later. */
+	memory_hold(f->adapter, 0);
+	loop_advance(f->loop, 59 * 1000);
+	assert_false(sent_since(f, mark, NULL, "seconds left"));
+	loop_advance(f->loop, 2 * 1000);
+	assert_true(sent_since(f, mark, NULL, "seconds left"));
+	loop_advance(f->loop, 58 * 1000);
+	assert_int_equal(table_game(table)->nactions, before + 1);
+	loop_advance(f->loop, 2 * 1000);
+	assert_int_equal(table_game(table)->nactions, before + 2);
+	assert_true(sent_since(f, mark, "#k", "Time is up"));
+
+	/* Never reported: the clock starts after five minutes. */
+	memory_hold(f->adapter, 1);
+	before = table_game(table)->nactions;
+	act_first(f, "#k");
+	loop_advance(f->loop, 419 * 1000);
+	assert_int_equal(table_game(table)->nactions, before + 1);
+	loop_advance(f->loop, 2 * 1000);
+	assert_int_equal(table_game(table)->nactions, before + 2);
+	memory_hold(f->adapter, 0);
+}
+
+/*
  * After a restart, a round that ends before the network is back (its
  * last cards typed while the bot was away): the next deal's hands go out
  * with the resume, once each, not also before it.
@@ -3520,6 +3571,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_outbox_after_crash,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_hand_once,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_turn_clock_waits_for_prompt,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_move_while_down,
 		    setup, teardown),

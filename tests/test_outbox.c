@@ -4,7 +4,8 @@
  * ids, in order; an event that changed nothing sends untracked; a failed
  * commit says nothing and names the flows it spoke for; rows not reported
  * sent go out again, first, after a restart, and a resume's identical
- * private line is not sent twice; nested events are one.
+ * private line is not sent twice; nested events are one; what a flow's
+ * readers have not seen yet.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,6 +85,70 @@ remove_store(const char *path)
 	unlink(side);
 	snprintf(side, sizeof(side), "%s-shm", path);
 	unlink(side);
+}
+
+/*
+ * What a flow's readers have not seen: the newest tracked message not
+ * reported sent, per flow, and whether those up to a mark have been.
+ */
+static void
+test_flow_unsent(void **state)
+{
+	struct handed h = { 0 };
+	char path[64];
+	struct store *store = temp_store(path, sizeof(path));
+	struct outbox *o = outbox_create(store, hand, &h);
+	uint64_t mark;
+
+	(void)state;
+	assert_true(outbox_flow_unsent(o, "net", "#a") == 0);
+	assert_int_equal(outbox_flow_sent(o, "net", "#a", 99), 1);
+	/* Untracked messages are nobody's wait. */
+	say(o, "#a", 0, "#a", "hello");
+	assert_true(outbox_flow_unsent(o, "net", "#a") == 0);
+
+	outbox_enter(o);
+	assert_int_equal(store_lobby_put(store, "net", "#a", "{}"), 0);
+	say(o, "#a", 0, "#a", "bob plays");
+	say(o, "#b", 0, "#b", "elsewhere");
+	say(o, "bob", 1, "#a", "your hand");
+	say(o, "carol", 1, NULL, "a reply");
+	assert_true(outbox_flow_unsent(o, "net", "#a") == 0);
+	assert_int_equal(outbox_leave(o), 0);
+	assert_int_equal(h.n, 5);
+	/*
+	 * Channel lines first: #a's line, #b's, then the private ones; the
+	 * reply to carol has no flow.
+	 */
+	mark = outbox_flow_unsent(o, "net", "#a");
+	assert_true(mark == h.ids[3] && mark != 0);
+	assert_true(outbox_flow_unsent(o, "net", "#b") == h.ids[2]);
+	assert_true(outbox_flow_unsent(o, "other", "#a") == 0);
+	assert_int_equal(outbox_flow_sent(o, "net", "#a", mark), 0);
+	/* Out of order: the hand first, then the channel line. */
+	outbox_sent(o, h.ids[3]);
+	assert_int_equal(outbox_flow_sent(o, "net", "#a", mark), 0);
+	assert_true(outbox_flow_unsent(o, "net", "#a") == h.ids[1]);
+	outbox_sent(o, h.ids[1]);
+	assert_int_equal(outbox_flow_sent(o, "net", "#a", mark), 1);
+	assert_true(outbox_flow_unsent(o, "net", "#a") == 0);
+	/* #b's line is still unsent; reporting it twice does no harm. */
+	assert_int_equal(outbox_flow_sent(o, "net", "#b", h.ids[2]), 0);
+	outbox_sent(o, h.ids[2]);
+	outbox_sent(o, h.ids[2]);
+	assert_int_equal(outbox_flow_sent(o, "net", "#b", h.ids[2]), 1);
+
+	/* A message the adapter refused counts as sent at once. */
+	h.refuse = 1;
+	outbox_enter(o);
+	assert_int_equal(store_lobby_put(store, "net", "#a", "{\"x\":1}"),
+	    0);
+	say(o, "#a", 0, "#a", "gone");
+	assert_int_equal(outbox_leave(o), 0);
+	assert_true(outbox_flow_unsent(o, "net", "#a") == 0);
+	outbox_destroy(o);
+	store_close(store);
+	remove_store(path);
 }
 
 static void
@@ -291,6 +356,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flow_unsent),
 		cmocka_unit_test(test_tracked_and_untracked),
 		cmocka_unit_test(test_failed_commit),
 		cmocka_unit_test(test_stale_rows),

@@ -1,0 +1,92 @@
+/*
+ * table_clock.c - a turn's clock starts when its prompt has been said.
+ *
+ * A prompt is stored with the move that made it and then waits behind
+ * the table's earlier lines: at a slow IRC pace the lines of a round's
+ * end take many seconds to say.  A clock started when the prompt was
+ * stored would count those seconds against a player who has not read
+ * it.  So the clock waits until the adapter has reported every message
+ * of the table's flow up to the prompt sent (outbox_flow_sent()), and
+ * CLOCK_WAIT_MAX_MS (or one turn's length, if longer) at most, so that a
+ * medium that never reports a message cannot stop a game.  A table with
+ * nothing unsent starts its clock as soon as its event is over.
+ */
+#include "log.h"
+#include "loop.h"
+#include "outbox.h"
+#include "table.h"
+#include "table_int.h"
+
+/*
+ * Far beyond any backlog a table makes (a round's end at one line in two
+ * seconds takes a quarter of a minute), short enough that a game whose
+ * lines are never confirmed still ends.
+ */
+#define CLOCK_WAIT_MAX_MS (5 * 60 * 1000)
+
+/* How long a clock waits for its prompt to be said, at most. */
+static int
+clock_wait_ms(const struct table *table)
+{
+	int turn_ms = table->channel->settings.turn_timer * 1000;
+
+	return turn_ms > CLOCK_WAIT_MAX_MS ? turn_ms : CLOCK_WAIT_MAX_MS;
+}
+
+static void
+clock_timeout_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	struct table *table = arg;
+
+	(void)loop;
+	(void)id;
+	table->clock_timer = 0;
+	if (!table->clock_waits)
+		return;
+	log_info("%s: %s: the prompt is not reported said after %d s; its "
+	    "clock starts now",
+	    table->channel->network->adapter.network,
+	    table->channel->name, clock_wait_ms(table) / 1000);
+	table->clock_waits = 0;
+	table_clock_start(table);
+}
+
+void
+table_clock_wait(struct table *table)
+{
+	struct bot *bot = table_bot(table);
+
+	table->clock_waits = 1;
+	table->clock_mark = 0;
+	loop_cancel(bot->loop, table->clock_timer);
+	table->clock_timer = loop_timer(bot->loop,
+	    (uint64_t)clock_wait_ms(table), clock_timeout_cb, table);
+	/* Outside an event the prompt has been handed out already. */
+	table_clock_check(table);
+}
+
+void
+table_clock_check(struct table *table)
+{
+	struct bot *bot = table_bot(table);
+	const char *network = table->channel->network->adapter.network;
+	const char *flow = table->channel->name;
+
+	if (!table->clock_waits || outbox_inside(bot->outbox))
+		return;
+	if (table->clock_mark == 0) {
+		/* The event is over: its messages have their ids. */
+		table->clock_mark = outbox_flow_unsent(bot->outbox, network,
+		    flow);
+		if (table->clock_mark != 0)
+			return;
+	} else if (!outbox_flow_sent(bot->outbox, network, flow,
+	    table->clock_mark)) {
+		return;
+	}
+	table->clock_waits = 0;
+	table->clock_mark = 0;
+	loop_cancel(bot->loop, table->clock_timer);
+	table->clock_timer = 0;
+	table_clock_start(table);
+}
