@@ -148,6 +148,14 @@ struct adapter_impl {
 	 * seat stored before still knows its owner.  Never longer.
 	 */
 	void (*canonical_id)(struct adapter *adapter, char *user_id);
+	/*
+	 * Optional (NULL: everything queued leaves in turn): the bot stops.
+	 * Messages with an id that have not begun to leave are dropped
+	 * without reporting them sent: their outbox rows go out after the
+	 * next start, first.  The goodbyes queued next are then said at
+	 * once, not after a backlog a slow pace needs minutes for.
+	 */
+	void (*withhold)(struct adapter *adapter);
 };
 
 /*

@@ -702,6 +702,15 @@ bot_say_goodbye(struct bot *bot)
 	if (bot->goodbye_said)
 		return;
 	bot->goodbye_said = 1;
+	/*
+	 * The goodbyes go before a backlog (a slow IRC pace may need a
+	 * minute for it): what is stored and not said yet is said after
+	 * the next start, as after a crash.
+	 */
+	for (int i = 0; i < bot->nnetworks; i++)
+		if (bot->networks[i]->started)
+			medium_withhold(bot->medium,
+			    bot->networks[i]->adapter.network);
 	for (int c = 0; c < bot->nchannels; c++) {
 		struct channel *channel = bot->channels[c];
 		struct text t;

@@ -15,6 +15,7 @@
 enum op_kind {
 	OP_SEND,
 	OP_PART,
+	OP_WITHHOLD,
 };
 
 struct op {
@@ -122,6 +123,12 @@ medium_part(struct medium *medium, const char *network, const char *channel)
 	(void)op_push(medium, OP_PART, network, channel, NULL);
 }
 
+void
+medium_withhold(struct medium *medium, const char *network)
+{
+	(void)op_push(medium, OP_WITHHOLD, network, NULL, NULL);
+}
+
 /* Hands one queued operation to its network's adapter. */
 static void
 op_run(struct medium *medium, struct op *op)
@@ -132,13 +139,19 @@ op_run(struct medium *medium, struct op *op)
 	int rc;
 
 	if (adapter == NULL) {
-		log_warn("%s: no longer running; %s to %s is dropped",
-		    op->network, op->kind == OP_PART ? "a part" : "a message",
-		    op->target);
+		if (op->kind != OP_WITHHOLD)
+			log_warn("%s: no longer running; %s to %s is dropped",
+			    op->network, op->kind == OP_PART ? "a part" :
+			    "a message", op->target);
 		return;
 	}
 	if (op->kind == OP_PART) {
 		adapter->impl->part(adapter, op->target);
+		return;
+	}
+	if (op->kind == OP_WITHHOLD) {
+		if (adapter->impl->withhold != NULL)
+			adapter->impl->withhold(adapter);
 		return;
 	}
 	rc = op->private_ ?

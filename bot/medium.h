@@ -44,6 +44,11 @@ void medium_send(struct medium *medium, const char *network,
 /* Queues leaving channel, after what was queued before. */
 void medium_part(struct medium *medium, const char *network,
     const char *channel);
+/*
+ * Queues the adapter's withhold() (adapter.h), after what was queued
+ * before: the bot stops, and its goodbyes go next.
+ */
+void medium_withhold(struct medium *medium, const char *network);
 /* Hands everything queued to the adapters now (the loop does it soon). */
 void medium_flush(struct medium *medium);
 /* Operations queued and not yet handed to an adapter. */

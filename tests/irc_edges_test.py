@@ -30,10 +30,12 @@
      ann and cy, who stayed, keep theirs.
   6. a clean stop repeats nothing: with a slow flood allowance (3 lines,
      then one per 700 ms), SIGTERM just after a move that ends a round
-     (the score sheet and the next deal, about ten lines); every line the
-     channel and ann saw before the goodbye is said once, not again after
-     the restart (before, the last lines were never confirmed by a PONG
-     and the whole block came again).
+     (the score sheet and the next deal, about ten lines); the goodbye is
+     said at once, before the QUIT, and the lines still held back wait
+     for the restart; every line the channel and ann saw before the
+     goodbye is said once, not again after the restart (before, the last
+     lines were never confirmed by a PONG and the whole block came again;
+     and the goodbye waited behind the backlog and was never said).
   7. a nick in another case is the same nick: bob quits and comes back as
      BOB (same user and host; ngircd folds case as every server does):
      his `!back` finds his seat, his hand comes privately, and mal's
@@ -517,9 +519,7 @@ def clean_stop_repeats_nothing(world):
                "the game resumed")
     # Lines a slow pace holds back would come before the resume line.
     world.pump(2)
-    # Before and after the bot's QUIT.  (The goodbye may not be among
-    # them: at this pace it waits behind the round's lines for longer
-    # than a stop waits.)
+    # Before and after the bot's QUIT.
     parts = ([], [])
     for n, c, p in map(irc_util.split_line, ann.lines[mark:]):
         if n == BOT and c == "QUIT":
@@ -528,16 +528,26 @@ def clean_stop_repeats_nothing(world):
         elif n == BOT and c in ("PRIVMSG", "NOTICE"):
             (parts[1] or parts[0]).append((p[0], irc_util.plain(p[-1])))
     before, after = parts[0], parts[1][1:]
-    check(len(before) >= 8, "the round's end before the stop: %r" % before)
+    check(any("Round 1 is over" in t for _, t in before),
+          "the round's end before the stop: %r" % before)
+    # The goodbye is said at once, before the QUIT; the lines the pace
+    # still held back wait for the restart (before, the goodbye waited
+    # behind them and was never said).
+    check(any("I am restarting" in t for _, t in before),
+          "no goodbye before the QUIT: %r" % before)
     check(any("resumes" in t for _, t in after), "no resume: %r" % after)
+    deal = [t for _, t in before + after if t.startswith("Round 2/2")]
+    check(len(deal) == 1, "round 2's deal said %d times" % len(deal))
     # The resume reminds whoever must move of their hand, on purpose.
     resumed = [i for i, (_, t) in enumerate(after) if "resumes" in t][0]
     after = [x for i, x in enumerate(after) if i < resumed or
              not (x[0] == "ann" and "your hand" in x[1])]
     again = [x for x in before if x in after]
     check(not again, "said again after the restart: %r" % again)
-    print("ok - a clean stop with %d lines just sent at 700 ms a line: none "
-          "said again after the restart" % len(before))
+    held = [t for _, t in after[:resumed] if "resumes" not in t]
+    print("ok - a clean stop at 700 ms a line: the goodbye said after %d "
+          "lines, %d held back for the restart and said once, before the "
+          "resume" % (len(before) - 1, len(held)))
 
 
 def turn_clock_from_prompt(world):

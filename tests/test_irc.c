@@ -893,6 +893,49 @@ test_queue_tables_first(void **state)
 }
 
 /*
+ * The bot stops: the stored messages that have not begun to leave are
+ * dropped without being reported (the next start says them), a message
+ * begun is finished, replies stay, and what comes next (the goodbye)
+ * leaves at once.
+ */
+static void
+test_queue_withhold(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	const char *two[2] = { "PRIVMSG #t :begun 1", "PRIVMSG #t :begun 2" };
+
+	(void)state;
+	q = recorded_queue(loop, &s, 1, 1000);
+	irc_queue_run(q, 1);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 5, two, 2),
+	    0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(push_table(q, "#t", "PRIVMSG #t :stored 1"), 0);
+	assert_int_equal(push(q, "#t", "PRIVMSG #t :a reply"), 0);
+	assert_int_equal(push_table(q, "#u", "PRIVMSG #u :stored 2"), 0);
+	assert_int_equal(push_table(q, "#t", "PRIVMSG #t :stored 3"), 0);
+	/* Four waiting, one in flight. */
+	assert_int_equal(irc_queue_depth(q), 6);
+	assert_int_equal(irc_queue_withhold(q), 3);
+	assert_int_equal(irc_queue_depth(q), 3);
+	assert_int_equal(push(q, "#t", "PRIVMSG #t :goodbye"), 0);
+	loop_advance(loop, 5000);
+	assert_int_equal(s.n, 4);
+	assert_string_equal(s.lines[1], "PRIVMSG #t :begun 2");
+	assert_string_equal(s.lines[2], "PRIVMSG #t :a reply");
+	assert_string_equal(s.lines[3], "PRIVMSG #t :goodbye");
+	irc_queue_written(q);
+	/* Only the message begun is reported; the others are the store's. */
+	assert_int_equal(s.ndone, 1);
+	assert_true(s.done[0] == 5 && s.dropped[0] == 0);
+	assert_int_equal(irc_queue_withhold(q), 0);
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
  * A gate holds a message (the same person's later lines wait behind it;
  * lines of the flow for others pass a private line whose holder is being
  * verified, other flows go on) or drops a message (the rest of it,
@@ -1918,6 +1961,7 @@ main(void)
 		cmocka_unit_test(test_queue_tables_first),
 		cmocka_unit_test(test_irc_palette_hues),
 		cmocka_unit_test(test_queue_pace_for_server),
+		cmocka_unit_test(test_queue_withhold),
 		cmocka_unit_test(test_queue_gate),
 		cmocka_unit_test(test_queue_requeue_and_limits),
 		cmocka_unit_test(test_queue_retarget),

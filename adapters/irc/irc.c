@@ -353,6 +353,20 @@ irc_busy(struct adapter *adapter, const char *flow)
 	    irc_queue_flow_depth(irc->queue, flow) >= IRC_FLOW_BUSY;
 }
 
+/* The bot stops: the tables' backlog waits for the next start. */
+static void
+irc_withhold(struct adapter *adapter)
+{
+	struct irc *irc = adapter->priv;
+	size_t n;
+
+	if (irc == NULL || irc->queue == NULL)
+		return;
+	if ((n = irc_queue_withhold(irc->queue)) > 0)
+		log_info("irc %s: %zu stored messages not sent yet are said "
+		    "after the next start", irc->network, n);
+}
+
 const struct adapter_impl irc_adapter = {
 	.name = "irc",
 	/* Confirmed by the server's PONG, so kept until then. */
@@ -370,4 +384,5 @@ const struct adapter_impl irc_adapter = {
 	.self_name = irc_self_name,
 	.busy = irc_busy,
 	.canonical_id = irc_canonical_id,
+	.withhold = irc_withhold,
 };

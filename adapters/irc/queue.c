@@ -242,6 +242,7 @@ irc_queue_push_message(struct irc_queue *q, const char *flow,
 			first = l;
 		last = l;
 	}
+	first->first = 1;
 	last->last = 1;
 	last->id = id;
 	if (f->tail != NULL)
@@ -358,6 +359,37 @@ drop_message(struct irc_queue *q, struct qflow *f)
 			q->ops.done(l->id, 1, q->ops.arg);
 		free(l);
 	}
+}
+
+size_t
+irc_queue_withhold(struct irc_queue *q)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < q->nflows; i++) {
+		struct qflow *f = q->flows[i];
+		struct qline *prev = NULL, *l = f->head;
+
+		/* A message begun is finished: its rest would come alone. */
+		while (l != NULL && !l->first) {
+			prev = l;
+			l = l->next;
+		}
+		while (l != NULL) {
+			struct qline *next = l->next;
+
+			if (l->tracked) {
+				flow_unlink(q, prev, l);
+				n += l->last;
+				free(l);
+			} else {
+				prev = l;
+			}
+			l = next;
+		}
+	}
+	flows_compact(q);
+	return n;
 }
 
 /*

@@ -177,6 +177,12 @@ int irc_queue_push_message(struct irc_queue *q, const char *flow,
  * could not tell a message queued in the same one.
  */
 uint64_t irc_queue_mark(struct irc_queue *q);
+/*
+ * The bot stops: drops the waiting messages with an id that have not
+ * begun to leave, without done(): they are sent again after the next
+ * start (adapter.h's withhold()).  Returns how many.
+ */
+size_t irc_queue_withhold(struct irc_queue *q);
 /* Starts (after registration) or pauses (disconnected) sending. */
 void irc_queue_run(struct irc_queue *q, int running);
 /* Sends what the bucket allows now and sets a timer for the rest. */

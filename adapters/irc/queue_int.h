@@ -28,7 +28,7 @@ struct qline {
 	uint64_t id;             /* on a message's last line; 0 elsewhere */
 	uint64_t msg;            /* also its mark (irc_queue_mark()) */
 	const char *ident;
-	int gated, last;
+	int gated, first, last;
 	int tracked;             /* its message has an id */
 	uint64_t batch;          /* in flight: the PING after it; 0 none yet */
 	char line[];
