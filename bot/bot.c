@@ -178,6 +178,7 @@ bot_destroy(struct bot *bot)
 		channel_destroy(bot->channels[i]);
 	free(bot->channels);
 	free(bot->index);
+	free(bot->clock_tables);
 	sitters_free(bot);
 	buckets_destroy(bot->commands_allowed);
 	buckets_destroy(bot->crowd_told);
@@ -437,11 +438,34 @@ flow_channel(struct bot *bot, int i)
 }
 
 void
+bot_clock_wait(struct bot *bot, struct table *table, int waits)
+{
+	int i;
+
+	for (i = 0; i < bot->nclock_tables; i++)
+		if (bot->clock_tables[i] == table)
+			break;
+	if (waits && i == bot->nclock_tables) {
+		xarray_grow((void **)&bot->clock_tables,
+		    &bot->clock_tables_cap, bot->nclock_tables + 1,
+		    sizeof(*bot->clock_tables));
+		bot->clock_tables[bot->nclock_tables++] = table;
+	} else if (!waits && i < bot->nclock_tables) {
+		bot->clock_tables[i] =
+		    bot->clock_tables[--bot->nclock_tables];
+	}
+}
+
+void
 bot_clocks_check(struct bot *bot)
 {
-	for (int c = 0; c < bot->nchannels; c++)
-		if (bot->channels[c]->table != NULL)
-			table_clock_check(bot->channels[c]->table);
+	/*
+	 * Downwards: a table whose clock starts leaves the list, and the
+	 * last one, already asked, takes its place.
+	 */
+	for (int i = bot->nclock_tables - 1; i >= 0; i--)
+		if (i < bot->nclock_tables)
+			table_clock_check(bot->clock_tables[i]);
 }
 
 int

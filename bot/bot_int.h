@@ -129,6 +129,9 @@ struct bot {
 	int not_saved_told;
 	int store_lost;          /* the store failed for good (fail-stop) */
 	int goodbye_said;        /* bot_say_goodbye() ran */
+	/* The tables whose turn's clock waits (bot_clock_wait()). */
+	struct table **clock_tables;
+	int nclock_tables, clock_tables_cap;
 	/* Called by the admin command `reload` (set by `stichbot run`). */
 	int (*reload)(void *arg, char *err, size_t errlen);
 	void *reload_arg;
@@ -211,7 +214,12 @@ void bot_enter(struct bot *bot);
 const char *bot_self_name(struct network *network, enum lang lang);
 /* 0, or -1 when the event's batch could not be committed. */
 int bot_leave(struct bot *bot);
-/* Starts the turns' clocks whose prompts have been said (table_clock.c). */
+/*
+ * The tables whose turn's clock waits for its prompt to be said
+ * (table_clock.c tells the bot, waits 1 or 0); bot_clocks_check() asks
+ * each of them again, after every event and every message reported sent.
+ */
+void bot_clock_wait(struct bot *bot, struct table *table, int waits);
 void bot_clocks_check(struct bot *bot);
 /* Remembers that user_id took a seat in channel (see struct bot). */
 void user_sat(struct channel *channel, const char *user_id);

@@ -19,11 +19,13 @@ struct captured {
 
 /*
  * A tracked message of a flow handed to an adapter and not reported sent
- * yet; flow indexes the outbox's flows_seen.
+ * yet.  The flow is known by flow_key(): two flows with one key (one
+ * chance in 2^64) would only make one table's clock wait for the other's
+ * lines.
  */
 struct unsent {
 	uint64_t id;
-	int flow;
+	uint64_t flow;
 };
 
 struct outbox {
@@ -49,15 +51,9 @@ struct outbox {
 	struct captured *resent;
 	int nresent, resent_cap;
 	int skip_resent;
-	/*
-	 * What the flows' readers have not seen yet, oldest first, and
-	 * every network, flow pair that ever had such a message (interned:
-	 * one per table channel, so no allocation per message).
-	 */
+	/* What the flows' readers have not seen yet, oldest first. */
 	struct unsent *unsent;
 	int nunsent, unsent_cap;
-	char **flows_seen;       /* network, flow, network, flow, ... */
-	int nflows_seen, flows_seen_cap;
 	int tracked;             /* the last batch stored a change */
 	int open;                /* the store's batch began */
 	int stale;               /* rows outbox_load() found too old */
@@ -130,9 +126,6 @@ outbox_destroy(struct outbox *outbox)
 	free(outbox->flows);
 	free(outbox->names);
 	free(outbox->unsent);
-	for (int i = 0; i < 2 * outbox->nflows_seen; i++)
-		free(outbox->flows_seen[i]);
-	free(outbox->flows_seen);
 	free(outbox);
 }
 
@@ -172,30 +165,20 @@ flow_note(struct outbox *outbox, const char *network, const char *flow)
 	outbox->nflows++;
 }
 
-/* The index of network, flow in flows_seen; -1 when never seen. */
-static int
-flow_seen_find(const struct outbox *outbox, const char *network,
-    const char *flow)
+/* A flow's key: FNV-1a over the network's name, a NUL and the flow's. */
+static uint64_t
+flow_key(const char *network, const char *flow)
 {
-	for (int i = 0; i < outbox->nflows_seen; i++)
-		if (strcmp(outbox->flows_seen[2 * i], network) == 0 &&
-		    strcmp(outbox->flows_seen[2 * i + 1], flow) == 0)
-			return i;
-	return -1;
-}
+	uint64_t h = 14695981039346656037ULL;
 
-static int
-flow_seen_add(struct outbox *outbox, const char *network, const char *flow)
-{
-	int i = flow_seen_find(outbox, network, flow);
-
-	if (i >= 0)
-		return i;
-	xarray_grow((void **)&outbox->flows_seen, &outbox->flows_seen_cap,
-	    2 * (outbox->nflows_seen + 1), sizeof(*outbox->flows_seen));
-	outbox->flows_seen[2 * outbox->nflows_seen] = xstrdup(network);
-	outbox->flows_seen[2 * outbox->nflows_seen + 1] = xstrdup(flow);
-	return outbox->nflows_seen++;
+	for (const char *p = network; ; p++) {
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		if (*p == '\0')
+			break;
+	}
+	for (const char *p = flow; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h;
 }
 
 static void
@@ -206,8 +189,8 @@ send_one(struct outbox *outbox, const struct captured *c, uint64_t id)
 		xarray_grow((void **)&outbox->unsent, &outbox->unsent_cap,
 		    outbox->nunsent + 1, sizeof(*outbox->unsent));
 		outbox->unsent[outbox->nunsent].id = id;
-		outbox->unsent[outbox->nunsent++].flow = flow_seen_add(outbox,
-		    c->network, c->flow);
+		outbox->unsent[outbox->nunsent++].flow = flow_key(c->network,
+		    c->flow);
 	}
 	if (outbox->send(outbox->arg, c->network, c->target, c->private_,
 	    c->flow, &c->text, id) != 0 && id != 0)
@@ -436,10 +419,9 @@ uint64_t
 outbox_flow_unsent(const struct outbox *outbox, const char *network,
     const char *flow)
 {
-	int f = flow_seen_find(outbox, network, flow);
-	uint64_t last = 0;
+	uint64_t f = flow_key(network, flow), last = 0;
 
-	for (int i = 0; f >= 0 && i < outbox->nunsent; i++)
+	for (int i = 0; i < outbox->nunsent; i++)
 		if (outbox->unsent[i].flow == f && outbox->unsent[i].id > last)
 			last = outbox->unsent[i].id;
 	return last;
@@ -449,9 +431,9 @@ int
 outbox_flow_sent(const struct outbox *outbox, const char *network,
     const char *flow, uint64_t mark)
 {
-	int f = flow_seen_find(outbox, network, flow);
+	uint64_t f = flow_key(network, flow);
 
-	for (int i = 0; f >= 0 && i < outbox->nunsent; i++)
+	for (int i = 0; i < outbox->nunsent; i++)
 		if (outbox->unsent[i].flow == f && outbox->unsent[i].id <= mark)
 			return 0;
 	return 1;

@@ -159,6 +159,8 @@ table_timer_cancel(struct table *table)
 	loop_cancel(loop, table->clock_timer);
 	table->turn_timer = table->half_timer = table->computer_timer = 0;
 	table->retry_timer = table->clock_timer = 0;
+	if (table->clock_waits)
+		bot_clock_wait(table_bot(table), table, 0);
 	table->clock_waits = 0;
 	table->clock_mark = 0;
 }

@@ -43,6 +43,7 @@ clock_timeout_cb(struct loop *loop, uint64_t id, void *arg)
 	table->clock_timer = 0;
 	if (!table->clock_waits)
 		return;
+	bot_clock_wait(table_bot(table), table, 0);
 	log_info("%s: %s: the prompt is not reported said after %d s; its "
 	    "clock starts now",
 	    table->channel->network->adapter.network,
@@ -58,6 +59,7 @@ table_clock_wait(struct table *table)
 
 	table->clock_waits = 1;
 	table->clock_mark = 0;
+	bot_clock_wait(bot, table, 1);
 	loop_cancel(bot->loop, table->clock_timer);
 	table->clock_timer = loop_timer(bot->loop,
 	    (uint64_t)clock_wait_ms(table), clock_timeout_cb, table);
@@ -86,6 +88,7 @@ table_clock_check(struct table *table)
 	}
 	table->clock_waits = 0;
 	table->clock_mark = 0;
+	bot_clock_wait(bot, table, 0);
 	loop_cancel(bot->loop, table->clock_timer);
 	table->clock_timer = 0;
 	table_clock_start(table);
