@@ -63,7 +63,10 @@ table_clock_wait(struct table *table)
 	loop_cancel(bot->loop, table->clock_timer);
 	table->clock_timer = loop_timer(bot->loop,
 	    (uint64_t)clock_wait_ms(table), clock_timeout_cb, table);
-	/* Outside an event the prompt has been handed out already. */
+	/*
+	 * Outside an event (no batch) the prompt will leave untracked: only
+	 * the tracked messages before it can hold the clock.
+	 */
 	table_clock_check(table);
 }
 
