@@ -20,6 +20,7 @@
  *   {"busy": FLOW}                      prints {"event": "busy"}
  *   {"self_name": true}                 prints {"event": "self_name"}
  *   {"channel_title": ROOM}             prints {"event": "channel_title"}
+ *   {"withhold": true}                  the stop's withhold() (adapter.h)
  *   {"stop": GOODBYE}                   or the end of stdin
  *
  * A stop does what the core does at SIGTERM: it runs the loop until
@@ -302,6 +303,9 @@ command(const char *line)
 		    title, sizeof(title));
 		emit(json_pack("{s:s, s:s}", "event", "channel_title", "title",
 		    title));
+	} else if (json_object_get(cmd, "withhold") != NULL) {
+		if (impl->withhold != NULL)
+			impl->withhold(&harness_adapter);
 	} else if (json_object_get(cmd, "stop") != NULL)
 		drain();
 	else

@@ -638,6 +638,45 @@ def test_busy(ctx):
     h.stop()
 
 
+def test_withhold(ctx):
+    """The bot stops: the stored messages waiting behind a backlog are
+    dropped unreported (their outbox rows go out after the next start),
+    the one being sent is finished, replies stay, and the goodbye queued
+    next is said without waiting for the backlog."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "hold1")
+    h = joined_harness(ctx, "#hold1:localhost", room, outage_ms=60000)
+    ctx.hs.stop()
+    for i in range(10):
+        h.command(send_channel="#hold1:localhost", text="stored %d" % i,
+                  id=i + 1, flow="#hold1:localhost")
+    h.command(send_channel="#hold1:localhost", text="a reply")
+    # The first is on its way (the homeserver is down): it stays.
+    time.sleep(0.5)
+    h.command(withhold=True)
+    h.command(send_channel="#hold1:localhost", text="goodbye",
+              flow="#hold1:localhost")
+    ctx.hs.start()
+    alice.wait_for(lambda c: any(m.get("body") == "goodbye" for m in
+                                 c.messages(room, BOT)), 30)
+    texts = [m.get("body") for m in alice.messages(room, BOT)]
+    assert texts == ["stored 0", "a reply", "goodbye"], texts
+    # The homeserver's answer to the last send may still be on its way.
+    deadline = time.monotonic() + 10
+    while True:
+        start = len(h.events)
+        h.command(queue_depth=True)
+        d = h.wait(lambda e: e["event"] == "queue_depth", 5, "queue depth",
+                   start=start)
+        if d["depth"] == 0:
+            break
+        assert time.monotonic() < deadline, d
+        time.sleep(0.1)
+    sent = [e["id"] for e in h.events if e["event"] == "sent"]
+    assert sent == [1], sent
+    h.stop()
+
+
 def test_direct_room_answer_lost(ctx):
     """The homeserver made the direct room the bot asked for, but the
     answer never came (a timeout; a kill before it): the bot takes the
@@ -1555,6 +1594,7 @@ TESTS = [
     test_sync_failures,
     test_outbox,
     test_busy,
+    test_withhold,
     test_members_titles_and_dms,
     test_direct_room_answer_lost,
     test_outage,

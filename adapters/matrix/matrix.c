@@ -418,6 +418,20 @@ mx_clock_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* The bot stops: the tables' backlog waits for the next start. */
+static void
+matrix_withhold(struct adapter *adapter)
+{
+	struct matrix *m = adapter->priv;
+	size_t n;
+
+	if (m == NULL || m->phase == MX_STOPPED)
+		return;
+	if ((n = mx_withhold(m)) > 0)
+		log_info("matrix %s: %zu stored messages not sent yet are "
+		    "said after the next start", mx_net(m), n);
+}
+
 static void
 matrix_stop(struct adapter *adapter, const char *goodbye)
 {
@@ -617,4 +631,5 @@ const struct adapter_impl matrix_adapter = {
 	.self_name = matrix_self_name,
 	.channel_title = matrix_channel_title,
 	.busy = matrix_busy,
+	.withhold = matrix_withhold,
 };

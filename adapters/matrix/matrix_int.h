@@ -310,6 +310,11 @@ void mx_sent_report(struct matrix *m, uint64_t id);
 void mx_msg_dropped(struct matrix *m, const struct mx_msg *msg,
     const char *where);
 void mx_queue_drop(struct matrix *m, struct mx_queue *q, const char *where);
+/*
+ * The bot stops: drops the tracked messages whose sending has not begun,
+ * unreported (adapter.h's withhold()); returns how many.
+ */
+size_t mx_withhold(struct matrix *m);
 int mx_flow_count(const struct matrix *m, const char *flow);
 int mx_flow_held(const struct matrix *m, const struct mx_room *room,
     const struct mx_msg *msg);

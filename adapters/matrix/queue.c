@@ -168,6 +168,52 @@ mx_queue_drop(struct matrix *m, struct mx_queue *q, const char *where)
 	}
 }
 
+/*
+ * Drops q's tracked messages except keep (one whose sending began: the
+ * homeserver may have it), without telling the core: their outbox rows
+ * go out after the next start.  Returns how many.
+ */
+static size_t
+queue_withhold(struct mx_queue *q, const struct mx_msg *keep)
+{
+	struct mx_msg **link = &q->head, *msg;
+	size_t n = 0;
+
+	q->tail = NULL;
+	while ((msg = *link) != NULL) {
+		if (msg != keep && msg->id != 0) {
+			*link = msg->next;
+			mx_msg_free(msg);
+			q->n--;
+			n++;
+			continue;
+		}
+		q->tail = msg;
+		link = &msg->next;
+	}
+	return n;
+}
+
+size_t
+mx_withhold(struct matrix *m)
+{
+	size_t n = 0;
+
+	for (struct mx_room *r = m->rooms; r != NULL; r = r->next) {
+		int begun = r->sending != NULL || r->send_timer != 0 ||
+		    r->send_attempt > 0;
+
+		n += queue_withhold(&r->queue, begun ? r->queue.head : NULL);
+	}
+	for (struct mx_join *j = m->joins; j != NULL; j = j->next)
+		n += queue_withhold(&j->queue, NULL);
+	for (struct mx_dm *d = m->dms; d != NULL; d = d->next)
+		n += queue_withhold(&d->queue, NULL);
+	/* What stays (replies, the goodbyes next) goes on at once. */
+	mx_rooms_kick(m);
+	return n;
+}
+
 /* Messages of flow older than seq waiting in q. */
 static int
 queue_count(const struct mx_queue *q, const char *flow, uint64_t seq)
