@@ -29,13 +29,15 @@
      over (before, the seat counted as bob's for the rest of the game);
      ann and cy, who stayed, keep theirs.
   6. a clean stop repeats nothing: with a slow flood allowance (3 lines,
-     then one per 700 ms), SIGTERM just after a move that ends a round
+     then one per 1500 ms), SIGTERM just after a move that ends a round
      (the score sheet and the next deal, about ten lines); the goodbye is
-     said at once, before the QUIT, and the lines still held back wait
-     for the restart; every line the channel and ann saw before the
+     said before the QUIT as soon as the message begun is finished, and
+     the lines still held back wait for the restart; every line the channel and ann saw before the
      goodbye is said once, not again after the restart (before, the last
      lines were never confirmed by a PONG and the whole block came again;
-     and the goodbye waited behind the backlog and was never said).
+     the goodbye waited behind the backlog and was never said; and with a
+     five-second wait the round's end, one message of several lines begun
+     at this pace, was cut by the QUIT and said again after the restart).
   7. a nick in another case is the same nick: bob quits and comes back as
      BOB (same user and host; ngircd folds case as every server does):
      his `!back` finds his seat, his hand comes privately, and mal's
@@ -489,7 +491,7 @@ def clean_stop_repeats_nothing(world):
     stop confirms what the server got, and the restart says none of it
     again."""
     chans = [{"name": "#t", "game": "wizard", "options": ["rounds=2"]}]
-    slow = {"flood": {"burst": 3, "interval_ms": 700}}
+    slow = {"flood": {"burst": 3, "interval_ms": 1500}}
     ann = ann_and_two_computers(world, chans, **slow)
 
     def asked(what):
@@ -545,7 +547,7 @@ def clean_stop_repeats_nothing(world):
     again = [x for x in before if x in after]
     check(not again, "said again after the restart: %r" % again)
     held = [t for _, t in after[:resumed] if "resumes" not in t]
-    print("ok - a clean stop at 700 ms a line: the goodbye said after %d "
+    print("ok - a clean stop at 1500 ms a line: the goodbye said after %d "
           "lines, %d held back for the restart and said once, before the "
           "resume" % (len(before) - 1, len(held)))
 
