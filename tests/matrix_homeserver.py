@@ -99,6 +99,7 @@ class Faults:
         self.fail_users = set()
         self.fail_rng = random.Random(0)
         self.failed_paths = []
+        self.fail_rooms = set()   # sends into these rooms get 500
 
 
 class User:
@@ -676,6 +677,8 @@ class Handler(BaseHTTPRequestHandler):
                 st.faults.limit_sends -= 1
                 raise MatrixError(429, "M_LIMIT_EXCEEDED", "Too many requests",
                                   retry_after_ms=st.faults.retry_after_ms)
+            if room_id in st.faults.fail_rooms:
+                raise MatrixError(500, "M_UNKNOWN", "injected: room failing")
             key = (self.user_id, self.device_id, txn_id)
             if key in st.txns:
                 st.repeated_txns += 1
@@ -1077,6 +1080,14 @@ class Homeserver:
         with self.state.cond:
             self.state.faults.limit_sends = n
             self.state.faults.retry_after_ms = retry_after_ms
+
+    def fail_room_sends(self, room_id, on):
+        """Sends into room_id (its id) fail with 500 while on."""
+        with self.state.cond:
+            if on:
+                self.state.faults.fail_rooms.add(room_id)
+            else:
+                self.state.faults.fail_rooms.discard(room_id)
 
     def drop_syncs(self, n):
         with self.state.cond:

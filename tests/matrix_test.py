@@ -677,6 +677,47 @@ def test_withhold(ctx):
     h.stop()
 
 
+def test_shared_direct_room(ctx):
+    """One direct room carries a player's private lines from two tables.
+    Sends into table A's room fail for a while: A's lines wait (its hand
+    behind its room's line), but table B's hand, queued behind A's hand
+    in the same direct room, and B's room lines go on meanwhile."""
+    alice = ctx.client(ALICE)
+    room_a = public_room(ctx, alice, "share-a")
+    room_b = public_room(ctx, alice, "share-b")
+    h = joined_harness(ctx, "#share-a:localhost", room_a, outage_ms=60000)
+    h.command(join="#share-b:localhost")
+    wait_until(lambda: ctx.hs.state.rooms[room_b].membership(BOT) ==
+               "join", what="the bot in room B")
+    dm = sent_privately(ctx, h, ALICE, "hello", 1)
+    ctx.hs.fail_room_sends(room_a, True)
+    h.command(send_channel="#share-a:localhost", text="A line", id=2,
+              flow="#share-a:localhost")
+    h.command(send_private=ALICE, text="A hand", id=3,
+              flow="#share-a:localhost")
+    h.command(send_channel="#share-b:localhost", text="B line", id=4,
+              flow="#share-b:localhost")
+    h.command(send_private=ALICE, text="B hand", id=5,
+              flow="#share-b:localhost")
+    h.command(send_channel="#share-b:localhost", text="B after", id=6,
+              flow="#share-b:localhost")
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 6, 15,
+           "table B's lines while room A fails")
+    assert bot_bodies(ctx, room_b) == ["B line", "B after"], \
+        bot_bodies(ctx, room_b)
+    assert bot_bodies(ctx, dm) == ["hello", "B hand"], bot_bodies(ctx, dm)
+    assert bot_bodies(ctx, room_a) == [], bot_bodies(ctx, room_a)
+    sent = [e["id"] for e in h.events if e["event"] == "sent"]
+    assert 2 not in sent and 3 not in sent, sent
+    ctx.hs.fail_room_sends(room_a, False)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 3, 60,
+           "table A's hand once its room takes lines again")
+    assert bot_bodies(ctx, room_a) == ["A line"], bot_bodies(ctx, room_a)
+    assert bot_bodies(ctx, dm) == ["hello", "B hand", "A hand"], \
+        bot_bodies(ctx, dm)
+    h.stop()
+
+
 def test_direct_room_answer_lost(ctx):
     """The homeserver made the direct room the bot asked for, but the
     answer never came (a timeout; a kill before it): the bot takes the
@@ -1595,6 +1636,7 @@ TESTS = [
     test_outbox,
     test_busy,
     test_withhold,
+    test_shared_direct_room,
     test_members_titles_and_dms,
     test_direct_room_answer_lost,
     test_outage,

@@ -318,6 +318,7 @@ size_t mx_withhold(struct matrix *m);
 int mx_flow_count(const struct matrix *m, const char *flow);
 int mx_flow_held(const struct matrix *m, const struct mx_room *room,
     const struct mx_msg *msg);
+struct mx_msg *mx_queue_unheld(const struct matrix *m, struct mx_queue *q);
 
 /* rooms.c: rooms and sending to them */
 struct mx_room *mx_room_find(struct matrix *m, const char *id);

@@ -270,3 +270,31 @@ mx_flow_held(const struct matrix *m, const struct mx_room *room,
 	return msg->flow != NULL &&
 	    flow_count(m, room, msg->flow, msg->seq) > 0;
 }
+
+/*
+ * The room's head is held by its table's order: moves to the head the
+ * first message behind it that is not (another table's, or a reply), and
+ * returns it; NULL when every one waits.  One room (a player's direct
+ * room) carries the private lines of several tables: a table whose room
+ * cannot be sent to for a while must not hold back the others.
+ */
+struct mx_msg *
+mx_queue_unheld(const struct matrix *m, struct mx_queue *q)
+{
+	struct mx_msg *prev = q->head, *msg;
+
+	for (msg = prev != NULL ? prev->next : NULL; msg != NULL;
+	    prev = msg, msg = msg->next) {
+		/* Counted in every queue, this one too: its own order. */
+		if (msg->flow != NULL &&
+		    flow_count(m, NULL, msg->flow, msg->seq) > 0)
+			continue;
+		prev->next = msg->next;
+		if (q->tail == msg)
+			q->tail = prev;
+		msg->next = q->head;
+		q->head = msg;
+		return msg;
+	}
+	return NULL;
+}

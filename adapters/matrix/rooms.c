@@ -205,7 +205,11 @@ mx_room_kick(struct mx_room *room)
 
 	if (msg == NULL || m->token == NULL || m->http == NULL ||
 	    room->sending != NULL || room->send_timer != 0 ||
-	    room->leaving != NULL || mx_flow_held(m, room, msg))
+	    room->leaving != NULL)
+		return;
+	/* A head not begun may let another table's message go first. */
+	if (mx_flow_held(m, room, msg) &&
+	    (msg = mx_queue_unheld(m, &room->queue)) == NULL)
 		return;
 	mx_url(&m->url, m->cfg.homeserver,
 	    MX_API "/rooms/%s/send/m.room.message/%s", room->id, msg->txn);
