@@ -147,22 +147,31 @@ table_destroy(struct table *table)
 	free(table);
 }
 
-void
-table_timer_cancel(struct table *table)
+/* Stops the turn's clock: its timer and reminder, or its wait. */
+static void
+clock_cancel(struct table *table)
 {
 	struct loop *loop = table_bot(table)->loop;
 
 	loop_cancel(loop, table->turn_timer);
 	loop_cancel(loop, table->half_timer);
-	loop_cancel(loop, table->computer_timer);
-	loop_cancel(loop, table->retry_timer);
 	loop_cancel(loop, table->clock_timer);
-	table->turn_timer = table->half_timer = table->computer_timer = 0;
-	table->retry_timer = table->clock_timer = 0;
+	table->turn_timer = table->half_timer = table->clock_timer = 0;
 	if (table->clock_waits)
 		bot_clock_wait(table_bot(table), table, 0);
 	table->clock_waits = 0;
 	table->clock_mark = 0;
+}
+
+void
+table_timer_cancel(struct table *table)
+{
+	struct loop *loop = table_bot(table)->loop;
+
+	clock_cancel(table);
+	loop_cancel(loop, table->computer_timer);
+	loop_cancel(loop, table->retry_timer);
+	table->computer_timer = table->retry_timer = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -412,10 +421,18 @@ table_next_text(struct table *table, struct text *out)
 	int acting[GAME_MAX_SEATS];
 	int hands[GAME_MAX_SEATS];
 	int n, computers = 0, fresh = 0, nhands = 0;
+	/* One move in a step all take at once leaves the others' clock. */
+	int clock_on = table_clock_goes_on(table);
 	enum game_phase phase;
 	struct text line;
 
-	table_timer_cancel(table);
+	if (clock_on) {
+		loop_cancel(bot->loop, table->computer_timer);
+		loop_cancel(bot->loop, table->retry_timer);
+		table->computer_timer = table->retry_timer = 0;
+	} else {
+		table_timer_cancel(table);
+	}
 	/*
 	 * A move handled before the network is back (typed while the bot
 	 * was away) prompts nobody and starts no clock: the resume that
@@ -479,7 +496,8 @@ table_next_text(struct table *table, struct text *out)
 	if (computers > 0)
 		table->computer_timer = loop_timer(bot->loop,
 		    (uint64_t)bot->computer_delay_ms, computer_cb, table);
-	if (n > computers && table->channel->settings.turn_timer > 0)
+	if (n > computers && table->channel->settings.turn_timer > 0 &&
+	    !clock_on)
 		table_clock_wait(table);
 }
 

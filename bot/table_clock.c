@@ -10,6 +10,10 @@
  * CLOCK_WAIT_MAX_MS (or one turn's length, if longer) at most, so that a
  * medium that never reports a message cannot stop a game.  A table with
  * nothing unsent starts its clock as soon as its event is over.
+ *
+ * In a step everyone takes at once (hidden bids, Sticheln's penalty
+ * cards) one player's move does not start the others' clock again: it
+ * runs from their prompt (table_clock_goes_on()).
  */
 #include "log.h"
 #include "loop.h"
@@ -50,6 +54,27 @@ clock_timeout_cb(struct loop *loop, uint64_t id, void *arg)
 	    table->channel->name, clock_wait_ms(table) / 1000);
 	table->clock_waits = 0;
 	table_clock_start(table);
+}
+
+int
+table_clock_goes_on(struct table *table)
+{
+	int acting[GAME_MAX_SEATS], n;
+	enum game_phase phase;
+
+	if (table->game == NULL || table->unresumed ||
+	    (table->turn_timer == 0 && !table->clock_waits))
+		return 0;
+	phase = table->impl->phase(table->game->state);
+	if (phase != PHASE_BID_SIMULTANEOUS && phase != PHASE_SELECT)
+		return 0;
+	/* Everyone still to act was prompted in this step: its clock runs. */
+	n = table->impl->to_act(table->game->state, acting);
+	for (int i = 0; i < n; i++)
+		if (seat_is_human(&table->seats[acting[i]]) &&
+		    !(table->prompted & (1u << acting[i])))
+			return 0;
+	return n > 0;
 }
 
 void

@@ -112,6 +112,11 @@ void table_timer_cancel(struct table *table);
  */
 void table_clock_wait(struct table *table);
 void table_clock_start(struct table *table);
+/*
+ * 1 when the clock running belongs to the step still going on: everyone
+ * still to act (all at once: hidden bids, penalty cards) was prompted.
+ */
+int table_clock_goes_on(struct table *table);
 struct store_seat;
 void seat_store(const struct seat *seat, struct store_seat *out);
 /* Deletes a stored lobby: the table is a game now, or closed. */

@@ -550,6 +550,54 @@ test_hidden_bids(void **state)
 	assert_true(sent_since(f, mark, "#h", "bob 0"));
 }
 
+/*
+ * Hidden bids are made at once: one player's bid does not start the
+ * others' clock again.  Their reminder comes half a turn after the
+ * prompt, and their time is up a turn after it (the turn is 120 s).
+ */
+static void
+test_hidden_bids_one_clock(void **state)
+{
+	struct fx *f = *state;
+	const char *channel = "#hc";
+	struct table *table;
+	int acting[GAME_MAX_SEATS];
+	size_t mark;
+
+	seat_three(f, channel, "wizard");
+	say(f, channel, "alice", "!option hiddentip");
+	say(f, channel, "alice", "!start");
+	table = table_of(f, channel);
+	/* A turned Wizard asks the dealer for trump first. */
+	if (table_impl(table)->phase(table_game(table)->state) ==
+	    PHASE_TRUMP) {
+		table_impl(table)->to_act(table_game(table)->state, acting);
+		say(f, channel, table_seat(table, acting[0])->user_id,
+		    "!trump r");
+	}
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state),
+	    PHASE_BID_SIMULTANEOUS);
+	loop_advance(f->loop, 0);
+	assert_int_equal(table_impl(table)->to_act(table_game(table)->state,
+	    acting), 3);
+	loop_advance(f->loop, 50 * 1000);
+	mark = memory_count(f->adapter);
+	say(f, NULL, "carol", "bid 0");
+	assert_int_equal(table_impl(table)->to_act(table_game(table)->state,
+	    acting), 2);
+	loop_advance(f->loop, 9 * 1000);
+	assert_int_equal(count_since(f, mark, "seconds left"), 0);
+	loop_advance(f->loop, 2 * 1000);
+	/* Alice and bob, from the prompt at 0 s, not from carol's bid. */
+	assert_int_equal(count_since(f, mark, "seconds left"), 2);
+	loop_advance(f->loop, 58 * 1000);
+	assert_int_equal(table_impl(table)->phase(table_game(table)->state),
+	    PHASE_BID_SIMULTANEOUS);
+	loop_advance(f->loop, 2 * 1000);
+	assert_true(sent_since(f, mark, channel, "Time is up for alice"));
+	assert_int_equal(count_since(f, mark, "seconds left"), 2);
+}
+
 static void
 test_secret_bids_stay_hidden(void **state)
 {
@@ -3571,6 +3619,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_outbox_after_crash,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_hand_once,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hidden_bids_one_clock,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_turn_clock_waits_for_prompt,
 		    setup, teardown),
