@@ -721,7 +721,15 @@ bot_start(struct bot *bot)
 }
 
 void
-bot_say_goodbye(struct bot *bot)
+bot_hold(struct bot *bot)
+{
+	for (int c = 0; c < bot->nchannels; c++)
+		if (bot->channels[c]->table != NULL)
+			table_hold(bot->channels[c]->table);
+}
+
+void
+bot_say_goodbye(struct bot *bot, int withhold)
 {
 	if (bot->goodbye_said)
 		return;
@@ -731,7 +739,7 @@ bot_say_goodbye(struct bot *bot)
 	 * minute for it): what is stored and not said yet is said after
 	 * the next start, as after a crash.
 	 */
-	for (int i = 0; i < bot->nnetworks; i++)
+	for (int i = 0; withhold && i < bot->nnetworks; i++)
 		if (bot->networks[i]->started)
 			medium_withhold(bot->medium,
 			    bot->networks[i]->adapter.network);
@@ -775,16 +783,11 @@ void
 bot_stop(struct bot *bot, const char *goodbye)
 {
 	if (goodbye != NULL)
-		bot_say_goodbye(bot);
+		bot_say_goodbye(bot, 1);
 	/* What is queued reaches the adapters before they stop. */
 	medium_flush(bot->medium);
 	/* Nothing may fire once the adapters are gone. */
-	for (int c = 0; c < bot->nchannels; c++) {
-		struct table *table = bot->channels[c]->table;
-
-		if (table != NULL)
-			table_hold(table);
-	}
+	bot_hold(bot);
 	for (int i = 0; i < bot->nnetworks; i++) {
 		struct network *network = bot->networks[i];
 

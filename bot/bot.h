@@ -91,12 +91,20 @@ int bot_restore(struct bot *bot);
 /* Starts (connects) every adapter not yet started. */
 int bot_start(struct bot *bot);
 /*
- * Says goodbye where games are running, in each channel's language, and
- * stops their clocks: the first step of a clean stop, after which the
- * caller lets the loop run until bot_queue_depth() is 0 (or a few
- * seconds pass) so that the goodbyes leave within the flood budget.
+ * The first step of a clean stop: no table moves on its own any more
+ * (clocks and computers stop), while the caller lets what is queued
+ * leave for a few seconds.
  */
-void bot_say_goodbye(struct bot *bot);
+void bot_hold(struct bot *bot);
+/*
+ * Says goodbye where games are running, in each channel's language, and
+ * stops their clocks; with withhold, the stored messages still waiting
+ * that have not begun to leave go first to the next start (adapter.h's
+ * withhold()), so that the goodbye is not stuck behind them.  The caller
+ * then lets the loop run until bot_queue_depth() is 0 (or some seconds
+ * pass) so that the goodbyes leave within the flood budget.
+ */
+void bot_say_goodbye(struct bot *bot, int withhold);
 /* Messages the started adapters still hold. */
 size_t bot_queue_depth(const struct bot *bot);
 /*

@@ -53,7 +53,9 @@ struct run {
 	uint64_t watchdog_ms;    /* keep-alive period; 0: no watchdog */
 	int started;             /* bot_start() was called */
 	int stopping;
+	uint64_t backlog_until;  /* a clean stop lets the tables' lines go */
 	uint64_t drain_until;    /* a clean stop waits for its goodbyes */
+	int goodbye_queued;
 	/* The counts the service manager last heard (report_status()). */
 	size_t told_tables, told_games;
 	int told;
@@ -207,12 +209,16 @@ admin_reload(void *arg, char *err, size_t errlen)
 
 
 /*
- * How long a clean stop waits for the goodbyes to leave.  The backlog is
- * withheld for the next start, but a message begun is finished first (a
- * score sheet of five lines at one line in two seconds takes ten), or the
- * restart would say its first lines again.  With the adapters' own flush
- * and confirmation it stays well within systemd's TimeoutStopSec=30s.
+ * A clean stop first lets the tables' lines leave for BACKLOG_MS: a short
+ * backlog is said before the goodbye, as people expect.  What a slow pace
+ * still holds back then is withheld for the next start, and the goodbye
+ * goes as soon as the messages already begun are finished (a score sheet
+ * of five lines at one line in two seconds takes ten; cut, the restart
+ * would say its first lines again), DRAIN_MS after the stop at most.
+ * With the adapters' own flush and confirmation it stays well within
+ * systemd's TimeoutStopSec=30s.
  */
+#define BACKLOG_MS 5000
 #define DRAIN_MS 20000
 #define DRAIN_STEP_MS 50
 
@@ -238,15 +244,23 @@ stop_now(struct run *run)
 	loop_timer(run->loop, 0, on_stopped, run);
 }
 
-/* The goodbyes leave at the pace of each network; then the adapters go. */
+/*
+ * The backlog leaves, or is withheld, then the goodbyes leave at the pace
+ * of each network; then the adapters go.
+ */
 static void
 on_drain(struct loop *loop, uint64_t id, void *arg)
 {
 	struct run *run = arg;
+	uint64_t now = loop_now(loop);
+	size_t depth = bot_queue_depth(run->bot);
 
 	(void)id;
-	if (bot_queue_depth(run->bot) == 0 ||
-	    loop_now(loop) >= run->drain_until) {
+	if (!run->goodbye_queued && (depth == 0 || now >= run->backlog_until)) {
+		bot_say_goodbye(run->bot, depth > 0);
+		run->goodbye_queued = 1;
+	} else if (run->goodbye_queued &&
+	    (depth == 0 || now >= run->drain_until)) {
 		stop_now(run);
 		return;
 	}
@@ -264,7 +278,8 @@ stop(struct run *run)
 	run->stopping = 1;
 	log_info("stopping");
 	notify_stopping();
-	bot_say_goodbye(run->bot);
+	bot_hold(run->bot);
+	run->backlog_until = loop_now(run->loop) + BACKLOG_MS;
 	run->drain_until = loop_now(run->loop) + DRAIN_MS;
 	loop_timer(run->loop, 0, on_drain, run);
 }
