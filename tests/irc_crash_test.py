@@ -387,21 +387,36 @@ def verify_channels(world):
         # last run said again among this run's new ones would mean the
         # two runs talked at once (a dead run's lines still on their way).
         block_windows, in_block = set(), False
+        # The action each line was first heard for; within a block of
+        # repeats, the last action repeated.
+        said, last_repeat = {}, -1
         # In order: the next stored action, else a line sent again
         # after a kill (a move of the last few), else a line for a move a
         # little further on (the ones between were never said), else a
         # move that was never stored.  The next action is tried first:
-        # a repeat may look like a later move (the same bid a round on).
+        # a repeat may look like a later move (the same bid a round on),
+        # except inside a block of repeats, where the very line heard
+        # before for the action right after the last one repeated is that
+        # action again (a second Jester played by the same player looks
+        # like the first; the same text in an earlier game is no repeat).
         for ts, line in lines:
             acks = [j for j in range(max(0, k - REPEAT_WINDOW),
                                      min(k + 8, len(actions)))
                     if crash_test.acknowledges(line, *actions[j])]
-            if k in acks:
+            before = said.get(line)
+            if in_block and before is not None and \
+                    before == last_repeat + 1 and before < k:
+                repeated += 1
+                last_repeat = before
+            elif k in acks:
+                said.setdefault(line, k)
                 announced += 1
                 k += 1
                 in_block = False
             elif any(j < k for j in acks):
                 repeated += 1
+                last_repeat = before if before is not None and \
+                    before < k else max(j for j in acks if j < k)
                 if not in_block:
                     window = sum(1 for when, _ in world.starts
                                  if when <= ts)
