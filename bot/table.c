@@ -163,15 +163,22 @@ clock_cancel(struct table *table)
 	table->clock_mark = 0;
 }
 
-void
-table_timer_cancel(struct table *table)
+/* Stops the computers' move and the retry after a failed store. */
+static void
+moves_cancel(struct table *table)
 {
 	struct loop *loop = table_bot(table)->loop;
 
-	clock_cancel(table);
 	loop_cancel(loop, table->computer_timer);
 	loop_cancel(loop, table->retry_timer);
 	table->computer_timer = table->retry_timer = 0;
+}
+
+void
+table_timer_cancel(struct table *table)
+{
+	clock_cancel(table);
+	moves_cancel(table);
 }
 
 /* ------------------------------------------------------------------ */
@@ -426,13 +433,10 @@ table_next_text(struct table *table, struct text *out)
 	enum game_phase phase;
 	struct text line;
 
-	if (clock_on) {
-		loop_cancel(bot->loop, table->computer_timer);
-		loop_cancel(bot->loop, table->retry_timer);
-		table->computer_timer = table->retry_timer = 0;
-	} else {
+	if (clock_on)
+		moves_cancel(table);
+	else
 		table_timer_cancel(table);
-	}
 	/*
 	 * A move handled before the network is back (typed while the bot
 	 * was away) prompts nobody and starts no clock: the resume that
@@ -507,6 +511,8 @@ table_clock_start(struct table *table)
 	struct bot *bot = table_bot(table);
 	uint64_t ms = (uint64_t)table->channel->settings.turn_timer * 1000;
 
+	/* The wait is over. */
+	clock_cancel(table);
 	table->turn_timer = loop_timer(bot->loop, ms, turn_cb, table);
 	table->half_timer = loop_timer(bot->loop, ms / 2, half_cb, table);
 }

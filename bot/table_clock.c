@@ -47,12 +47,10 @@ clock_timeout_cb(struct loop *loop, uint64_t id, void *arg)
 	table->clock_timer = 0;
 	if (!table->clock_waits)
 		return;
-	bot_clock_wait(table_bot(table), table, 0);
 	log_info("%s: %s: the prompt is not reported said after %d s; its "
 	    "clock starts now",
 	    table->channel->network->adapter.network,
 	    table->channel->name, clock_wait_ms(table) / 1000);
-	table->clock_waits = 0;
 	table_clock_start(table);
 }
 
@@ -114,10 +112,5 @@ table_clock_check(struct table *table)
 	    table->clock_mark)) {
 		return;
 	}
-	table->clock_waits = 0;
-	table->clock_mark = 0;
-	bot_clock_wait(bot, table, 0);
-	loop_cancel(bot->loop, table->clock_timer);
-	table->clock_timer = 0;
 	table_clock_start(table);
 }

@@ -107,8 +107,8 @@ void seat_clear(struct table *table, struct seat *seat);
 void table_timer_cancel(struct table *table);
 /*
  * table_clock.c: the turn's clock waits until the prompt has been said
- * (table_clock_check(), table.h), then table_clock_start() arms the turn
- * timer and its reminder.
+ * (table_clock_check(), table.h), then table_clock_start() ends the wait
+ * and arms the turn timer and its reminder.
  */
 void table_clock_wait(struct table *table);
 void table_clock_start(struct table *table);
