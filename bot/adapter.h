@@ -153,9 +153,10 @@ struct adapter_impl {
 	 * Messages with an id that have not begun to leave are dropped
 	 * without reporting them sent: their outbox rows go out after the
 	 * next start, first.  The goodbyes queued next are then said at
-	 * once, not after a backlog a slow pace needs minutes for.
+	 * once, not after a backlog a slow pace needs minutes for.  Returns
+	 * how many messages it withheld.
 	 */
-	void (*withhold)(struct adapter *adapter);
+	size_t (*withhold)(struct adapter *adapter);
 };
 
 /*

@@ -150,8 +150,12 @@ op_run(struct medium *medium, struct op *op)
 		return;
 	}
 	if (op->kind == OP_WITHHOLD) {
-		if (adapter->impl->withhold != NULL)
-			adapter->impl->withhold(adapter);
+		size_t n = adapter->impl->withhold != NULL ?
+		    adapter->impl->withhold(adapter) : 0;
+
+		if (n > 0)
+			log_info("%s: %zu stored messages not sent yet are "
+			    "said after the next start", op->network, n);
 		return;
 	}
 	rc = op->private_ ?

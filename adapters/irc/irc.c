@@ -354,17 +354,13 @@ irc_busy(struct adapter *adapter, const char *flow)
 }
 
 /* The bot stops: the tables' backlog waits for the next start. */
-static void
+static size_t
 irc_withhold(struct adapter *adapter)
 {
 	struct irc *irc = adapter->priv;
-	size_t n;
 
-	if (irc == NULL || irc->queue == NULL)
-		return;
-	if ((n = irc_queue_withhold(irc->queue)) > 0)
-		log_info("irc %s: %zu stored messages not sent yet are said "
-		    "after the next start", irc->network, n);
+	return irc != NULL && irc->queue != NULL ?
+	    irc_queue_withhold(irc->queue) : 0;
 }
 
 const struct adapter_impl irc_adapter = {

@@ -419,17 +419,12 @@ mx_clock_ms(void)
 }
 
 /* The bot stops: the tables' backlog waits for the next start. */
-static void
+static size_t
 matrix_withhold(struct adapter *adapter)
 {
 	struct matrix *m = adapter->priv;
-	size_t n;
 
-	if (m == NULL || m->phase == MX_STOPPED)
-		return;
-	if ((n = mx_withhold(m)) > 0)
-		log_info("matrix %s: %zu stored messages not sent yet are "
-		    "said after the next start", mx_net(m), n);
+	return m != NULL && m->phase != MX_STOPPED ? mx_withhold(m) : 0;
 }
 
 static void
