@@ -387,36 +387,37 @@ def verify_channels(world):
         # last run said again among this run's new ones would mean the
         # two runs talked at once (a dead run's lines still on their way).
         block_windows, in_block = set(), False
-        # The action each line was first heard for; within a block of
-        # repeats, the last action repeated.
-        said, last_repeat = {}, -1
+        # The actions each line was heard for as news; within a block of
+        # repeats, the actions the last line may have repeated.
+        heard_for, last_repeats = {}, set()
         # In order: the next stored action, else a line sent again
         # after a kill (a move of the last few), else a line for a move a
         # little further on (the ones between were never said), else a
         # move that was never stored.  The next action is tried first:
         # a repeat may look like a later move (the same bid a round on),
-        # except inside a block of repeats, where the very line heard
-        # before for the action right after the last one repeated is that
-        # action again (a second Jester played by the same player looks
-        # like the first; the same text in an earlier game is no repeat).
+        # except inside a block of repeats.  A block goes on with the
+        # action after the last one repeated, up to the last one heard,
+        # so there a line heard before for that very action is that
+        # action again: a second Jester by the same player reads like the
+        # first, and a game's first bids read like the last game's.
         for ts, line in lines:
             acks = [j for j in range(max(0, k - REPEAT_WINDOW),
                                      min(k + 8, len(actions)))
                     if crash_test.acknowledges(line, *actions[j])]
-            before = said.get(line)
-            if in_block and before is not None and \
-                    before == last_repeat + 1 and before < k:
+            before = [j for j in heard_for.get(line, ())
+                      if k - REPEAT_WINDOW <= j < k]
+            going_on = {j + 1 for j in last_repeats} & set(before)
+            if in_block and going_on:
                 repeated += 1
-                last_repeat = before
+                last_repeats = going_on
             elif k in acks:
-                said.setdefault(line, k)
+                heard_for.setdefault(line, []).append(k)
                 announced += 1
                 k += 1
                 in_block = False
             elif any(j < k for j in acks):
                 repeated += 1
-                last_repeat = before if before is not None and \
-                    before < k else max(j for j in acks if j < k)
+                last_repeats = set(before) or {j for j in acks if j < k}
                 if not in_block:
                     window = sum(1 for when, _ in world.starts
                                  if when <= ts)
@@ -432,6 +433,7 @@ def verify_channels(world):
                     print("never announced:", actions[k:later], "before",
                           repr(line))
                 unannounced += later - k
+                heard_for.setdefault(line, []).append(later)
                 announced += 1
                 k = later + 1
             elif looks_like_move(line, spec["nicks"]):
