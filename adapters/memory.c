@@ -183,6 +183,7 @@ memory_add(struct adapter *adapter, const char *channel, const char *user_id,
 	line->text = xstrdup(text_str(&plain));
 	line->marked = xstrdup(text_str(text));
 	line->id = info->id;
+	line->expires = info->expires;
 	line->flow = info->flow != NULL ? xstrdup(info->flow) : NULL;
 	text_finish(&plain);
 	m->nlines++;

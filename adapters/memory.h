@@ -19,6 +19,7 @@ struct memory_line {
 	char *marked;            /* the structured text with its marks */
 	uint64_t id;             /* the outbox row (struct send_info), or 0 */
 	char *flow;              /* the table it belongs to, or NULL */
+	uint64_t expires;        /* struct send_info: kept, never applied */
 };
 
 size_t memory_count(const struct adapter *adapter);

@@ -66,6 +66,15 @@ struct user {
 struct send_info {
 	uint64_t id;
 	const char *flow;
+	/*
+	 * 0, or the loop time (loop_now(), ms) after which the message is no
+	 * use: an adapter drops it if it has not begun to send it by then,
+	 * and when it reports the connection lost (connected 0), since it
+	 * speaks of a clock that the core stops then and starts afresh when
+	 * the connection is back (the turn timer's half-time reminder).  Such
+	 * a message is never stored (id 0).
+	 */
+	uint64_t expires;
 };
 
 struct adapter_impl {

@@ -55,8 +55,8 @@ settings_copy(struct channel_settings *to, const struct channel_settings *from)
 }
 
 static int outbox_to_adapter(void *arg, const char *network,
-    const char *target, int private_, const char *flow,
-    const struct text *text, uint64_t id);
+    const char *target, int private_, const struct text *text,
+    const struct send_info *info);
 static struct adapter *medium_adapter(void *data, const char *name);
 static void medium_taken(void *data, uint64_t id);
 
@@ -339,19 +339,20 @@ bot_is_admin(struct bot *bot, struct network *network, const char *channel,
 static void
 send_formatted(struct network *network, const struct channel *channel,
     const char *target, int private, const char *flow,
-    const struct text *text)
+    const struct text *text, uint64_t expires)
 {
 	struct text plain;
 
 	if (channel == NULL || !channel->settings.plain) {
-		outbox_send(network->bot->outbox, network->adapter.network,
-		    target, private, flow, text);
+		outbox_send_until(network->bot->outbox,
+		    network->adapter.network, target, private, flow, text,
+		    expires);
 		return;
 	}
 	text_init(&plain);
 	text_render(text, TEXT_FORMAT_PLAIN, &plain);
-	outbox_send(network->bot->outbox, network->adapter.network, target,
-	    private, flow, &plain);
+	outbox_send_until(network->bot->outbox, network->adapter.network,
+	    target, private, flow, &plain, expires);
 	text_finish(&plain);
 }
 
@@ -361,7 +362,7 @@ channel_send(struct channel *channel, const struct text *text)
 	if (text->len == 0)
 		return;
 	send_formatted(channel->network, channel, channel->name, 0,
-	    channel->name, text);
+	    channel->name, text, 0);
 }
 
 void
@@ -370,17 +371,24 @@ channel_reply(struct channel *channel, const struct text *text)
 	if (text->len == 0)
 		return;
 	send_formatted(channel->network, channel, channel->name, 0, NULL,
-	    text);
+	    text, 0);
 }
 
 void
 network_send_private(struct network *network, const char *user_id,
     const char *flow, const struct text *text)
 {
+	network_send_private_until(network, user_id, flow, text, 0);
+}
+
+void
+network_send_private_until(struct network *network, const char *user_id,
+    const char *flow, const struct text *text, uint64_t expires)
+{
 	if (text->len == 0 || user_id == NULL || user_id[0] == '\0')
 		return;
 	send_formatted(network, flow != NULL ? channel_get(network, flow, 0) :
-	    NULL, user_id, 1, flow, text);
+	    NULL, user_id, 1, flow, text, expires);
 }
 
 void
@@ -515,7 +523,7 @@ bot_self_name(struct network *network, enum lang lang)
  */
 static int
 outbox_to_adapter(void *arg, const char *name, const char *target,
-    int private_, const char *flow, const struct text *text, uint64_t id)
+    int private_, const struct text *text, const struct send_info *info)
 {
 	struct bot *bot = arg;
 
@@ -524,7 +532,7 @@ outbox_to_adapter(void *arg, const char *name, const char *target,
 		    "dropped", name, target);
 		return -1;
 	}
-	medium_send(bot->medium, name, target, private_, flow, text, id);
+	medium_send(bot->medium, name, target, private_, text, info);
 	return 0;
 }
 

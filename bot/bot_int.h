@@ -197,6 +197,14 @@ void channel_send(struct channel *channel, const struct text *text);
 void channel_reply(struct channel *channel, const struct text *text);
 void network_send_private(struct network *network, const char *user_id,
     const char *flow, const struct text *text);
+/*
+ * As network_send_private(), for a line of no use after the loop time
+ * expires, nor once the medium has lost its connection (struct
+ * send_info): the turn timer's reminder.
+ */
+void network_send_private_until(struct network *network,
+    const char *user_id, const char *flow, const struct text *text,
+    uint64_t expires);
 /* While on, see outbox_skip_resent(). */
 void network_skip_resent(struct network *network, int on);
 /*

@@ -26,6 +26,7 @@ struct op {
 	char *flow;              /* may be NULL */
 	struct text text;
 	uint64_t id;
+	uint64_t expires;        /* struct send_info */
 };
 
 struct medium {
@@ -108,12 +109,13 @@ op_push(struct medium *medium, enum op_kind kind, const char *network,
 
 void
 medium_send(struct medium *medium, const char *network, const char *target,
-    int private_, const char *flow, const struct text *text, uint64_t id)
+    int private_, const struct text *text, const struct send_info *info)
 {
-	struct op *op = op_push(medium, OP_SEND, network, target, flow);
+	struct op *op = op_push(medium, OP_SEND, network, target, info->flow);
 
 	op->private_ = private_;
-	op->id = id;
+	op->id = info->id;
+	op->expires = info->expires;
 	text_append(&op->text, text);
 }
 
@@ -135,7 +137,9 @@ op_run(struct medium *medium, struct op *op)
 {
 	struct adapter *adapter = medium->listener.adapter(
 	    medium->listener.data, op->network);
-	struct send_info info = { .id = op->id, .flow = op->flow };
+	struct send_info info = {
+		.id = op->id, .flow = op->flow, .expires = op->expires,
+	};
 	int rc;
 
 	if (adapter == NULL) {

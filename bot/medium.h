@@ -37,10 +37,13 @@ struct medium *medium_create(struct loop *loop,
 /* Drops what is still queued; NULL is fine. */
 void medium_destroy(struct medium *medium);
 
-/* Queues a message (text copied); id 0 for an untracked one. */
+/*
+ * Queues a message (text and info copied; info->id 0 for an untracked
+ * one).
+ */
 void medium_send(struct medium *medium, const char *network,
-    const char *target, int private_, const char *flow,
-    const struct text *text, uint64_t id);
+    const char *target, int private_, const struct text *text,
+    const struct send_info *info);
 /* Queues leaving channel, after what was queued before. */
 void medium_part(struct medium *medium, const char *network,
     const char *channel);

@@ -15,6 +15,7 @@ struct captured {
 	char *network, *target, *flow;
 	int private_;
 	struct text text;
+	uint64_t expires;        /* struct send_info; never stored if set */
 };
 
 /*
@@ -192,8 +193,12 @@ send_one(struct outbox *outbox, const struct captured *c, uint64_t id)
 		outbox->unsent[outbox->nunsent++].flow = flow_key(c->network,
 		    c->flow);
 	}
+	struct send_info info = {
+		.id = id, .flow = c->flow, .expires = c->expires,
+	};
+
 	if (outbox->send(outbox->arg, c->network, c->target, c->private_,
-	    c->flow, &c->text, id) != 0 && id != 0)
+	    &c->text, &info) != 0 && id != 0)
 		outbox_sent(outbox, id);
 }
 
@@ -245,7 +250,10 @@ outbox_leave(struct outbox *outbox)
 			.body = text_str(&c->text),
 		};
 
-		if ((ids[i] = store_outbox_add(outbox->store, &m)) < 0)
+		/* A message that expires is no use after a restart. */
+		if (c->expires != 0)
+			ids[i] = 0;
+		else if ((ids[i] = store_outbox_add(outbox->store, &m)) < 0)
 			rc = -1;
 	}
 	if (!outbox->open) {
@@ -370,6 +378,14 @@ void
 outbox_send(struct outbox *outbox, const char *network, const char *target,
     int private_, const char *flow, const struct text *text)
 {
+	outbox_send_until(outbox, network, target, private_, flow, text, 0);
+}
+
+void
+outbox_send_until(struct outbox *outbox, const char *network,
+    const char *target, int private_, const char *flow,
+    const struct text *text, uint64_t expires)
+{
 	struct captured *c;
 
 	if (outbox->skip_resent && private_ && text->len > 0 &&
@@ -382,7 +398,7 @@ outbox_send(struct outbox *outbox, const char *network, const char *target,
 		struct captured now = {
 			.network = (char *)network, .target = (char *)target,
 			.flow = (char *)flow, .private_ = private_,
-			.text = *text,
+			.text = *text, .expires = expires,
 		};
 
 		send_one(outbox, &now, 0);
@@ -392,6 +408,7 @@ outbox_send(struct outbox *outbox, const char *network, const char *target,
 	    sizeof(*outbox->msgs));
 	c = &outbox->msgs[outbox->nmsgs];
 	captured_copy(c, network, target, private_, flow, text);
+	c->expires = expires;
 	outbox->nmsgs++;
 }
 

@@ -23,6 +23,7 @@
 
 #include <stdint.h>
 
+#include "adapter.h"
 #include "text.h"
 
 struct bot;
@@ -30,13 +31,14 @@ struct store;
 struct outbox;
 
 /*
- * send(arg, network, target, private, flow, text, id) hands one message
- * to the adapter of network; it returns -1 when there is no such network
- * any more (the message is then forgotten).
+ * send(arg, network, target, private, text, info) hands one message to
+ * the adapter of network (info: its row id, flow and expiry, borrowed);
+ * it returns -1 when there is no such network any more (the message is
+ * then forgotten).
  */
 typedef int (*outbox_send_fn)(void *arg, const char *network,
-    const char *target, int private_, const char *flow,
-    const struct text *text, uint64_t id);
+    const char *target, int private_, const struct text *text,
+    const struct send_info *info);
 
 struct outbox *outbox_create(struct store *store, outbox_send_fn send,
     void *arg);
@@ -68,6 +70,14 @@ int outbox_inside(const struct outbox *outbox);
 void outbox_send(struct outbox *outbox, const char *network,
     const char *target, int private_, const char *flow,
     const struct text *text);
+/*
+ * As outbox_send(), for a message of no use after the loop time expires
+ * (struct send_info): it is never stored, even when its event changes
+ * something, so a restart does not say it late.
+ */
+void outbox_send_until(struct outbox *outbox, const char *network,
+    const char *target, int private_, const char *flow,
+    const struct text *text, uint64_t expires);
 
 /*
  * While on, a private message identical (network, target, text) to one

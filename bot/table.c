@@ -532,7 +532,14 @@ static void
 half_run(struct table *table)
 {
 	int acting[GAME_MAX_SEATS];
-	int n;
+	int n, half = table->channel->settings.turn_timer / 2;
+	/*
+	 * The reminder is no use once the turn is over, nor after an outage
+	 * (the clock starts afresh): the medium drops it if it waits that
+	 * long (struct send_info).
+	 */
+	uint64_t expires = loop_now(table_bot(table)->loop) +
+	    (uint64_t)half * 1000;
 
 	table->half_timer = 0;
 	if (table->game == NULL)
@@ -546,9 +553,9 @@ half_run(struct table *table)
 			continue;
 		text_init(&t);
 		text_table_tag(&t, table);
-		SAY(&t, table_lang(table), MSG_REMINDER, "d", table->channel->settings.turn_timer / 2);
-		network_send_private(table->channel->network, s->user_id,
-		    table->channel->name, &t);
+		SAY(&t, table_lang(table), MSG_REMINDER, "d", half);
+		network_send_private_until(table->channel->network,
+		    s->user_id, table->channel->name, &t, expires);
 		text_finish(&t);
 	}
 }
@@ -946,13 +953,6 @@ table_resume(struct table *table, enum msg why)
 	channel_send(table->channel, &t);
 	text_finish(&t);
 }
-
-/* ------------------------------------------------------------------ */
-/* Restore. */
-
-/* ------------------------------------------------------------------ */
-/* Rebuilding a table from the store. */
-
 
 /* ------------------------------------------------------------------ */
 /*

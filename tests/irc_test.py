@@ -559,11 +559,16 @@ def test_identity():
         def reconnect_keeps_lines():
             nonlocal watcher
             # ngircd dies while 30 stored lines wait: none is lost, each
-            # id is confirmed once, and the lines arrive in order.
+            # id is confirmed once, and the lines arrive in order.  A
+            # reminder among them (it expires) is dropped at the loss:
+            # the core starts its clock afresh after the reconnection.
             mark = len(h.seen)
             for i in range(30):
                 h.send({"send_channel": "#t", "id": 100 + i, "flow": "#t",
                         "text": "line %02d" % i})
+                if i == 20:
+                    h.send({"send_channel": "#t", "flow": "#t",
+                            "text": "a reminder", "expires_in": 600000})
             watcher.privmsgs("#t", 2, 10, "stichbot")
             ircd.kill()
             h.event("connected", up=False, timeout=10)
@@ -574,7 +579,10 @@ def test_identity():
             got = []
             while "line 29" not in got:
                 (text, _), = watcher.privmsgs("#t", 1, 30, "stichbot")
+                assert text != "a reminder", got
                 got.append(text)
+            assert "messages of no use after the reconnection are " \
+                "dropped" in h.logtext()
             # What reached the watcher after the restart is in order and
             # ends with the last line; nothing after the first is skipped.
             nums = [int(t.split()[1]) for t in got]
@@ -588,7 +596,8 @@ def test_identity():
                 assert time.monotonic() < deadline, "lines still queued"
                 time.sleep(0.2)
         check("a reconnect loses no queued line; ids confirmed once, in "
-              "order", reconnect_keeps_lines)
+              "order; a reminder that waited is dropped",
+              reconnect_keeps_lines)
     finally:
         for c in (alice, mallory, watcher):
             if c is not None:

@@ -17,6 +17,10 @@ only from the bot's direct messages.
 3. A Wizard table opened there by a person whose display name is long
    and full of HTML's specials: `!scores` shows it whole, escaped, as the
    header of an HTML table.
+Before them: a half-time reminder held up until the homeserver's outage
+is declared is dropped, and the fresh turn's reminder comes after "I am
+back online"; and a bid typed while the bot was down (SIGTERM, SIGKILL)
+is announced before the resume.
 Checks, for every game: "Game over" in the room; no card a person still
 holds and no hidden bid before its reveal in any room message (and this
 check itself catches planted leaks); the export of the store replays to
@@ -32,6 +36,7 @@ import os
 import re
 import sys
 import time
+from urllib.parse import unquote
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -404,6 +409,34 @@ def hands_since(world, person, pos):
                "your hand" in e["content"].get("body", ""))
 
 
+def people_in_room(world, names, seed, alias):
+    """(people called names, a public room #alias they are all in)."""
+    people = [world.person(n.lower(), n, seed + i)
+              for i, n in enumerate(names)]
+    room = people[0].client.create_room(preset="public_chat",
+                                        room_alias_name=alias)
+    for p in people[1:]:
+        p.client.join(room)
+    return people, room
+
+
+def run_and_start(world, room, people, options):
+    """Starts the bot and, once it is in room, a game of everyone there
+    with options; (the bot, the room's lines before !start, the first
+    prompt)."""
+    bot = world.run_bot()
+    wait_until(lambda: world.state.rooms[room].membership(BOT) == "join",
+               20, "the bot in " + room)
+    for o in options:
+        people[0].say(room, "!option " + o)
+    for p in people:
+        p.say(room, "!join")
+    world.wait_bot_line(room, "(%d seated" % len(people))
+    lines = len(world.bot_lines(room))
+    people[0].say(room, "!start")
+    return bot, lines, world.wait_bot_line(room, " to ", after=lines)[-1]
+
+
 def test_moved_while_down(world):
     """A bid typed while the bot is down (after a SIGTERM, then after a
     SIGKILL) is handled before the game resumes: the room hears the bid
@@ -413,23 +446,9 @@ def test_moved_while_down(world):
     who rejected their direct room meanwhile gets their hand once, in a
     new room."""
     st = world.state
-    people = [world.person(n.lower(), n, 40 + i)
-              for i, n in enumerate(("Mo", "Ned", "Ola"))]
-    room = people[0].client.create_room(preset="public_chat",
-                                        room_alias_name="down")
-    for p in people[1:]:
-        p.client.join(room)
+    people, room = people_in_room(world, ("Mo", "Ned", "Ola"), 40, "down")
     world.write_config(world.config([{"name": DOWN, "game": "wizard"}]))
-    bot = world.run_bot()
-    wait_until(lambda: st.rooms[room].membership(BOT) == "join", 20,
-               "the bot in " + room)
-    people[0].say(room, "!option rounds=3")
-    for p in people:
-        p.say(room, "!join")
-    world.wait_bot_line(room, "(3 seated")
-    lines = len(world.bot_lines(room))
-    people[0].say(room, "!start")
-    prompt = world.wait_bot_line(room, " to ", after=lines)[-1]
+    bot, lines, prompt = run_and_start(world, room, people, ["rounds=3"])
     chooser = re.search(r"(\w+) to choose trump", prompt)
     if chooser is not None:
         # A Wizard was turned up: the dealer names trump first.
@@ -495,7 +514,78 @@ def test_moved_while_down(world):
           "announced before the resume, which asks the next bidder")
 
 
+REMIND = "#remind:localhost"
+REMINDER = "seconds left before a computer"
+
+
+def send_puts(world, room_id):
+    """How many times the bot has asked to send into room_id."""
+    with world.state.cond:
+        return sum(1 for m, path, user in world.state.requests
+                   if m == "PUT" and user == BOT and
+                   "/rooms/%s/send/" % room_id in unquote(path))
+
+
+def test_reminder_after_outage(world):
+    """The turn timer's half-time reminder that could not leave before
+    the homeserver's outage was declared is dropped, not said after it:
+    the clock it spoke of stopped, and "I am back online" starts the turn
+    afresh, whose own reminder then comes in time (before, the stale one
+    came first, ahead of the room's "back online")."""
+    st = world.state
+    people, room = people_in_room(world, ("Pia", "Quin", "Rue"), 60,
+                                  "remind")
+    world.write_config(world.config(
+        [{"name": REMIND, "game": "wizard", "turn_timer": 30}],
+        outage_ms=3000))
+    bot, lines, prompt = run_and_start(world, room, people, [])
+    mover = [p for p in people
+             if re.search(r"%s to (bid|choose trump)" % p.name, prompt)][0]
+    # The mover's direct room refuses the bot's lines from now on, so
+    # the reminder (at 15 s) keeps failing until the outage.
+    dm = [r for r in st.rooms_created_by(BOT) if r != room and
+          st.rooms[r].membership(mover.user_id) in ("join", "invite")][0]
+    # Her hand first: its clock starts once it has been said.
+    wait_until(lambda: [e for _, e in world.room_log(dm)
+                        if "your hand" in e["content"].get("body", "")],
+               30, "%s's hand" % mover.name)
+    tries = send_puts(world, dm)
+    world.hs.fail_room_sends(dm, True)
+    wait_until(lambda: send_puts(world, dm) > tries, 40,
+               "the reminder's first try")
+    world.hs.stop()
+    wait_until(lambda: "matrix mx: disconnected" in world.bot_log(), 30,
+               "the outage declared")
+    world.hs.fail_room_sends(dm, False)
+    world.hs.start()
+    back = world.wait_bot_line(room, "I am back online", 60,
+                               after=lines)[-1]
+    check(mover.name + " to " in back,
+          "the line after the outage does not prompt %s: %r" %
+          (mover.name, back))
+    # The fresh turn's reminder comes 15 s after it.
+    wait_until(lambda: [e for _, e in world.room_log(dm)
+                        if REMINDER in e["content"].get("body", "")],
+               45, "the fresh turn's reminder")
+    with st.cond:
+        back_pos = [p for p, e in st.rooms[room].events
+                    if e["type"] == "m.room.message" and
+                    "I am back online" in e["content"].get("body", "")][0]
+    reminders = [p for p, e in world.room_log(dm)
+                 if REMINDER in e["content"].get("body", "")]
+    check(reminders and min(reminders) > back_pos,
+          "a reminder came before \"I am back online\" (positions %r, "
+          "back at %d)" % (reminders, back_pos))
+    check("of no use after the outage are dropped" in world.bot_log(),
+          "the log does not say the stale reminder was dropped")
+    check(bot.terminate() == 0, "SIGTERM: not a clean exit")
+    world.check_log()
+    print("  a reminder held up by an outage is dropped; the fresh turn's "
+          "comes after \"I am back online\"")
+
+
 def test_all(world):
+    test_reminder_after_outage(world)
     test_moved_while_down(world)
     test_games(world)
     test_rejected_and_namesakes(world)

@@ -12,7 +12,8 @@
  *
  *   {"send_channel": ROOM, "text": T}   T may carry text.h marks
  *   {"send_private": USER, "text": T}
- *   (either may add "id": N and "flow": F, the core's struct send_info;
+ *   (either may add "id": N and "flow": F, the core's struct send_info,
+ *   and "expires_in": MS for its expiry, MS from now;
  *   adapter_sent() is reported as {"event": "sent", "id": N})
  *   {"join": ROOM}  {"part": ROOM}
  *   {"channel_admin": [ROOM, USER]}     prints {"event": "channel_admin"}
@@ -257,7 +258,7 @@ command(const char *line)
 	json_t *cmd = json_loads(line, 0, &error), *v;
 	const char *text = json_string_value(json_object_get(cmd, "text"));
 	struct text t;
-	struct send_info info;
+	struct send_info info = { 0 };
 	int rc = 0;
 
 	if (!json_is_object(cmd)) {
@@ -272,6 +273,9 @@ command(const char *line)
 	/* "id" and "flow" are the core's struct send_info. */
 	info.id = (uint64_t)json_integer_value(json_object_get(cmd, "id"));
 	info.flow = json_string_value(json_object_get(cmd, "flow"));
+	if ((v = json_object_get(cmd, "expires_in")) != NULL)
+		info.expires = loop_now(harness_loop) +
+		    (uint64_t)json_integer_value(v);
 	if ((v = json_object_get(cmd, "send_channel")) != NULL)
 		rc = impl->send_channel(&harness_adapter, json_string_value(v),
 		    &t, &info);

@@ -677,6 +677,51 @@ def test_withhold(ctx):
     h.stop()
 
 
+def test_expire(ctx):
+    """A message that expires (the turn timer's reminder) is dropped when
+    it cannot leave before its time, and when the homeserver's outage is
+    declared (the core stops the clock it speaks of, and starts it afresh
+    when the homeserver is back); the lines behind it go on, and one that
+    leaves in time is said."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "exp1")
+    h = joined_harness(ctx, "#exp1:localhost", room, outage_ms=2000)
+    flow = "#exp1:localhost"
+    h.command(send_channel=flow, text="in time", flow=flow,
+              expires_in=60000)
+    wait_until(lambda: bot_bodies(ctx, room) == ["in time"], 30,
+               "the line in time")
+    # The room refuses the bot's lines past the reminder's time.
+    ctx.hs.fail_room_sends(room, True)
+    h.command(send_channel=flow, text="too late", flow=flow,
+              expires_in=1000)
+    h.command(send_channel=flow, text="behind it", id=1, flow=flow)
+    time.sleep(2.0)
+    ctx.hs.fail_room_sends(room, False)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 1, 60,
+           "the line behind the late one")
+    assert bot_bodies(ctx, room) == ["in time", "behind it"], \
+        bot_bodies(ctx, room)
+    # An outage: what expires goes when it is declared, even in time.
+    start = len(h.events)
+    ctx.hs.stop()
+    h.command(send_channel=flow, text="before the outage", flow=flow,
+              expires_in=600000)
+    h.command(send_channel=flow, text="kept", id=2, flow=flow)
+    h.wait(lambda e: e["event"] == "connected" and not e["up"], 30,
+           "the outage", start=start)
+    ctx.hs.start()
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 2, 60,
+           "the stored line after the outage", start=start)
+    assert bot_bodies(ctx, room) == ["in time", "behind it", "kept"], \
+        bot_bodies(ctx, room)
+    h.stop()
+    with open(ctx.log_path) as f:
+        log = f.read()
+    assert "could not leave in time" in log and \
+        "no use after the outage" in log, log[-2000:]
+
+
 def test_shared_direct_room(ctx):
     """One direct room carries a player's private lines from two tables.
     Sends into table A's room fail for a while: A's lines wait (its hand
@@ -1636,6 +1681,7 @@ TESTS = [
     test_outbox,
     test_busy,
     test_withhold,
+    test_expire,
     test_shared_direct_room,
     test_members_titles_and_dms,
     test_direct_room_answer_lost,

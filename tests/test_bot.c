@@ -1398,8 +1398,17 @@ test_timeouts(void **state)
 	seat = table_seat_of(table, "alice");
 	mark = memory_count(f->adapter);
 	loop_advance(f->loop, 60 * 1000);
-	/* The reminder at half time, privately. */
+	/*
+	 * The reminder at half time, privately; of no use once the turn is
+	 * over, so a medium that cannot say it by then drops it.
+	 */
 	assert_true(sent_since(f, mark, NULL, "seconds left"));
+	for (size_t i = mark; i < memory_count(f->adapter); i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		assert_true(l->expires == (strstr(l->text, "seconds left") ?
+		    loop_now(f->loop) + 60 * 1000 : 0));
+	}
 	before = table_game(table)->nactions;
 	loop_advance(f->loop, 60 * 1000 + 1);
 	assert_int_equal(table_game(table)->nactions, before + 1);

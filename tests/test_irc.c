@@ -627,7 +627,7 @@ push(struct irc_queue *q, const char *flow, const char *line)
 {
 	const char *lines[1] = { line };
 
-	return irc_queue_push_message(q, flow, NULL, 0, 0, lines, 1);
+	return irc_queue_push_message(q, flow, NULL, 0, 0, 0, lines, 1);
 }
 
 /* Queues a one-line table message (an outbox id, no gate) to flow. */
@@ -637,7 +637,7 @@ push_table(struct irc_queue *q, const char *flow, const char *line)
 	static uint64_t id = 1000;
 	const char *lines[1] = { line };
 
-	return irc_queue_push_message(q, flow, NULL, 0, id++, lines, 1);
+	return irc_queue_push_message(q, flow, NULL, 0, id++, 0, lines, 1);
 }
 
 static void
@@ -784,7 +784,7 @@ test_queue_round_robin(void **state)
 	for (int i = 0; i < 100; i++) {
 		snprintf(line, sizeof(line), "a%d", i);
 		assert_int_equal(irc_queue_push_message(q, "#busy", NULL, 0,
-		    (uint64_t)(i + 1), one, 1), 0);
+		    (uint64_t)(i + 1), 0, one, 1), 0);
 	}
 	irc_queue_run(q, 1);
 	loop_advance(loop, 1000);
@@ -792,7 +792,7 @@ test_queue_round_robin(void **state)
 	for (int i = 0; i < 3; i++) {
 		snprintf(line, sizeof(line), "b%d", i);
 		assert_int_equal(irc_queue_push_message(q, "#quiet", NULL, 0,
-		    (uint64_t)(200 + i), one, 1), 0);
+		    (uint64_t)(200 + i), 0, one, 1), 0);
 		snprintf(line, sizeof(line), "c%d", i);
 		push(q, "alice!a@h", line);
 	}
@@ -858,7 +858,7 @@ test_queue_tables_first(void **state)
 	irc_queue_run(q, 1);
 	loop_advance(loop, 500);
 	assert_int_equal(s.n, 6);
-	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 7, one, 1),
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 7, 0, one, 1),
 	    0);
 	loop_advance(loop, 200);
 	assert_int_equal(s.n, 8);
@@ -882,7 +882,7 @@ test_queue_tables_first(void **state)
 	assert_int_equal(s.n, 4);
 	loop_advance(loop, 1000);
 	assert_int_equal(s.n, 14);
-	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 8, one, 1),
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 8, 0, one, 1),
 	    0);
 	assert_int_equal(s.n, 15);
 	assert_string_equal(s.lines[14], one[0]);
@@ -909,7 +909,7 @@ test_queue_withhold(void **state)
 	(void)state;
 	q = recorded_queue(loop, &s, 1, 1000);
 	irc_queue_run(q, 1);
-	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 5, two, 2),
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 5, 0, two, 2),
 	    0);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(push_table(q, "#t", "PRIVMSG #t :stored 1"), 0);
@@ -936,6 +936,71 @@ test_queue_withhold(void **state)
 }
 
 /*
+ * A message that expires (the turn timer's reminder) is dropped when its
+ * time has passed before it could begin to leave, and when the
+ * connection is lost (irc_queue_expire(UINT64_MAX)); one that begun is
+ * finished, and one in time leaves as any other.
+ */
+static void
+test_queue_expire(void **state)
+{
+	struct loop *loop = loop_create(1);
+	struct sent s;
+	struct irc_queue *q;
+	uint64_t t0 = loop_now(loop);
+	const char *late[1] = { "PRIVMSG alice :60 seconds left" };
+	const char *soon[1] = { "PRIVMSG bob :60 seconds left" };
+	const char *two[2] = { "PRIVMSG cy :part 1", "PRIVMSG cy :part 2" };
+	const char *lost[1] = { "PRIVMSG dee :60 seconds left" };
+
+	(void)state;
+	q = recorded_queue(loop, &s, 1, 1000);
+	irc_queue_run(q, 1);
+	/* Three table lines ahead of alice's reminder, one a second. */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(push_table(q, "#t", "PRIVMSG #t :move"), 0);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 0,
+	    t0 + 1500, late, 1), 0);
+	assert_int_equal(push(q, "#t", "PRIVMSG #t :after"), 0);
+	/* The first move is in flight. */
+	assert_int_equal(irc_queue_depth(q), 5);
+	loop_advance(loop, 5000);
+	assert_int_equal(s.n, 4);
+	assert_string_equal(s.lines[2], "PRIVMSG #t :move");
+	assert_string_equal(s.lines[3], "PRIVMSG #t :after");
+	irc_queue_written(q);
+	assert_int_equal(irc_queue_depth(q), 0);
+
+	/* In time: it leaves. */
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 0,
+	    loop_now(loop) + 10000, soon, 1), 0);
+	loop_advance(loop, 1000);
+	assert_int_equal(s.n, 5);
+	assert_string_equal(s.lines[4], soon[0]);
+
+	/* Begun before its time: its second line follows after it. */
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 0,
+	    loop_now(loop) + 500, two, 2), 0);
+	loop_advance(loop, 3000);
+	assert_int_equal(s.n, 7);
+	assert_string_equal(s.lines[6], "PRIVMSG cy :part 2");
+
+	/* The connection is lost: it goes, the reply stays. */
+	irc_queue_run(q, 0);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 0,
+	    loop_now(loop) + 60000, lost, 1), 0);
+	assert_int_equal(push(q, "#t", "PRIVMSG #t :a reply"), 0);
+	assert_int_equal(irc_queue_expire(q, UINT64_MAX), 1);
+	assert_int_equal(irc_queue_expire(q, UINT64_MAX), 0);
+	irc_queue_run(q, 1);
+	loop_advance(loop, 3000);
+	assert_int_equal(s.n, 8);
+	assert_string_equal(s.lines[7], "PRIVMSG #t :a reply");
+	irc_queue_destroy(q);
+	loop_destroy(loop);
+}
+
+/*
  * A gate holds a message (the same person's later lines wait behind it;
  * lines of the flow for others pass a private line whose holder is being
  * verified, other flows go on) or drops a message (the rest of it,
@@ -956,13 +1021,13 @@ test_queue_gate(void **state)
 	q = recorded_queue(loop, &s, 10, 100);
 	s.hold = 1;
 	irc_queue_run(q, 1);
-	assert_int_equal(irc_queue_push_message(q, "#t", "hold", 1, 7, hand,
+	assert_int_equal(irc_queue_push_message(q, "#t", "hold", 1, 7, 0, hand,
 	    2), 0);
-	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 8, chan, 1),
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 8, 0, chan, 1),
 	    0);
-	assert_int_equal(irc_queue_push_message(q, "#t", "hold", 1, 12,
+	assert_int_equal(irc_queue_push_message(q, "#t", "hold", 1, 12, 0,
 	    later, 1), 0);
-	assert_int_equal(irc_queue_push_message(q, "#u", NULL, 1, 9, other, 1),
+	assert_int_equal(irc_queue_push_message(q, "#u", NULL, 1, 9, 0, other, 1),
 	    0);
 	loop_advance(loop, 500);
 	/* The channel line passed alice's hand; her lines wait, in order. */
@@ -989,9 +1054,9 @@ test_queue_gate(void **state)
 	assert_true(s.done[2] == 7 && s.done[3] == 12);
 	/* Someone else holds the nick: the message is dropped, reported. */
 	s.drop = 1;
-	assert_int_equal(irc_queue_push_message(q, "#t", "drop", 1, 10, hand,
+	assert_int_equal(irc_queue_push_message(q, "#t", "drop", 1, 10, 0, hand,
 	    2), 0);
-	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 11, chan, 1),
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 11, 0, chan, 1),
 	    0);
 	assert_int_equal(s.n, 6);
 	assert_string_equal(s.lines[5], "PRIVMSG #t :after the hand");
@@ -1001,11 +1066,11 @@ test_queue_gate(void **state)
 	assert_int_equal(s.ndone, 6);
 	/* Behind a held message, one for another nick's stranger too. */
 	s.hold = 1;
-	assert_int_equal(irc_queue_push_message(q, "#t", "hold", 1, 13, hand,
+	assert_int_equal(irc_queue_push_message(q, "#t", "hold", 1, 13, 0, hand,
 	    2), 0);
-	assert_int_equal(irc_queue_push_message(q, "#t", "drop", 1, 14, hand,
+	assert_int_equal(irc_queue_push_message(q, "#t", "drop", 1, 14, 0, hand,
 	    2), 0);
-	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 15, chan, 1),
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 15, 0, chan, 1),
 	    0);
 	assert_int_equal(s.n, 7);
 	assert_string_equal(s.lines[6], "PRIVMSG #t :after the hand");
@@ -1039,7 +1104,7 @@ test_queue_requeue_and_limits(void **state)
 
 	(void)state;
 	q = recorded_queue(loop, &s, 2, 1000);
-	irc_queue_push_message(q, "#t", NULL, 0, 5, three, 3);
+	irc_queue_push_message(q, "#t", NULL, 0, 5, 0, three, 3);
 	push(q, "#t", "y");
 	irc_queue_run(q, 1);
 	assert_int_equal(s.n, 2);
@@ -1066,11 +1131,11 @@ test_queue_requeue_and_limits(void **state)
 	assert_int_equal(refused, 5);
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(irc_queue_push_message(q, "bob!b@h", NULL, 0,
-		    (uint64_t)(100 + i), three, 1), 0);
+		    (uint64_t)(100 + i), 0, three, 1), 0);
 	assert_int_equal(irc_queue_flow_depth(q, "bob!b@h"),
 	    IRC_FLOW_UNTRACKED_MAX + 10);
 	/* An empty message has left at once. */
-	irc_queue_push_message(q, "#t", NULL, 0, 42, three, 0);
+	irc_queue_push_message(q, "#t", NULL, 0, 42, 0, three, 0);
 	assert_true(s.ndone == 2 && s.done[1] == 42);
 	irc_queue_destroy(q);
 	loop_destroy(loop);
@@ -1139,8 +1204,8 @@ test_queue_ping(void **state)
 	q = irc_queue_create(loop, 5, 100, &ops);
 	irc_queue_run(q, 1);
 	/* Two messages of one event: one PING after both, once it ends. */
-	irc_queue_push_message(q, "#t", NULL, 0, 1, two, 2);
-	irc_queue_push_message(q, "#t", NULL, 0, 2, one, 1);
+	irc_queue_push_message(q, "#t", NULL, 0, 1, 0, two, 2);
+	irc_queue_push_message(q, "#t", NULL, 0, 2, 0, one, 1);
 	assert_int_equal(s.n, 3);
 	loop_advance(loop, 0);
 	assert_int_equal(s.n, 4);
@@ -1150,7 +1215,7 @@ test_queue_ping(void **state)
 	assert_int_equal(s.ndone, 0);
 	assert_int_equal(irc_queue_depth(q), 3);
 	/* A line after the PING waits for the next one. */
-	irc_queue_push_message(q, "#t", NULL, 0, 3, one, 1);
+	irc_queue_push_message(q, "#t", NULL, 0, 3, 0, one, 1);
 	loop_advance(loop, 0);
 	assert_int_equal(s.n, 5);
 	/* Someone else's token, or an old one, confirms nothing. */
@@ -1190,7 +1255,7 @@ test_queue_ping(void **state)
 	 */
 	s.n = 0;
 	for (int i = 0; i < 60; i++)
-		irc_queue_push_message(q, "#t", NULL, 0, (uint64_t)(100 + i),
+		irc_queue_push_message(q, "#t", NULL, 0, (uint64_t)(100 + i), 0,
 		    one, 1);
 	for (int step = 0; step < 200 && s.n < 256; step++) {
 		loop_advance(loop, 100);
@@ -1242,7 +1307,7 @@ test_queue_ping_last(void **state)
 	assert_int_equal(s.n, 0);
 	/* Two lines take the bucket; the event's PING waits for a token. */
 	for (uint64_t id = 1; id <= 3; id++)
-		irc_queue_push_message(q, "#t", NULL, 0, id, one, 1);
+		irc_queue_push_message(q, "#t", NULL, 0, id, 0, one, 1);
 	loop_advance(loop, 0);
 	assert_int_equal(s.n, 2);
 	assert_int_equal(irc_queue_ping_since(q), 0);
@@ -1276,7 +1341,7 @@ push_private(struct irc_queue *q, const char *line)
 {
 	const char *lines[1] = { line };
 
-	assert_int_equal(irc_queue_push_message(q, "#t", "alice!a@h", 1, 0,
+	assert_int_equal(irc_queue_push_message(q, "#t", "alice!a@h", 1, 0, 0,
 	    lines, 1), 0);
 }
 
@@ -1296,11 +1361,11 @@ test_queue_inflight_to(void **state)
 	(void)state;
 	q = recorded_queue(loop, &s, 10, 100);
 	irc_queue_run(q, 1);
-	assert_int_equal(irc_queue_push_message(q, "#t", "bob!b@h", 1, 5, hand,
+	assert_int_equal(irc_queue_push_message(q, "#t", "bob!b@h", 1, 5, 0, hand,
 	    2), 0);
 	/* A reply is not kept once handed on; a channel line is no target. */
 	push_private(q, "PRIVMSG bob :reply");
-	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 6, chan, 1),
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 1, 6, 0, chan, 1),
 	    0);
 	assert_int_equal(s.n, 4);
 	assert_int_equal(irc_queue_inflight_to(q, IRC_CASEMAP_RFC1459, "BOB"),
@@ -1962,6 +2027,7 @@ main(void)
 		cmocka_unit_test(test_irc_palette_hues),
 		cmocka_unit_test(test_queue_pace_for_server),
 		cmocka_unit_test(test_queue_withhold),
+		cmocka_unit_test(test_queue_expire),
 		cmocka_unit_test(test_queue_gate),
 		cmocka_unit_test(test_queue_requeue_and_limits),
 		cmocka_unit_test(test_queue_retarget),

@@ -5,7 +5,8 @@
  * commit says nothing and names the flows it spoke for; rows not reported
  * sent go out again, first, after a restart, and a resume's identical
  * private line is not sent twice; nested events are one; what a flow's
- * readers have not seen yet.
+ * readers have not seen yet; a message that expires is handed over with
+ * its expiry and never stored.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,22 +28,24 @@
 struct handed {
 	char lines[32][160];
 	uint64_t ids[32];
+	uint64_t expires[32];
 	int n;
 	int refuse;              /* 1: the "network" is gone */
 };
 
 static int
 hand(void *arg, const char *network, const char *target, int private_,
-    const char *flow, const struct text *text, uint64_t id)
+    const struct text *text, const struct send_info *info)
 {
 	struct handed *h = arg;
 
 	if (h->refuse)
 		return -1;
 	snprintf(h->lines[h->n], sizeof(h->lines[0]), "%s %s %d %s %s",
-	    network, target, private_, flow != NULL ? flow : "-",
+	    network, target, private_, info->flow != NULL ? info->flow : "-",
 	    text_str(text));
-	h->ids[h->n++] = id;
+	h->expires[h->n] = info->expires;
+	h->ids[h->n++] = info->id;
 	return 0;
 }
 
@@ -227,6 +230,61 @@ test_tracked_and_untracked(void **state)
 	remove_store(path);
 }
 
+/*
+ * A message that expires (the turn timer's reminder) goes to the adapter
+ * with its expiry and is never stored, even in an event that stored a
+ * change: a restart must not say it late.
+ */
+static void
+test_expiring(void **state)
+{
+	struct handed h = { 0 };
+	char path[64], err[256];
+	struct store *store = temp_store(path, sizeof(path));
+	struct outbox *o = outbox_create(store, hand, &h);
+	struct text t;
+
+	(void)state;
+	text_init(&t);
+	text_add(&t, "60 seconds left");
+	/* Outside an event: at once, untracked, with its expiry. */
+	outbox_send_until(o, "net", "alice", 1, "#a", &t, 5000);
+	assert_int_equal(h.n, 1);
+	assert_true(h.ids[0] == 0 && h.expires[0] == 5000);
+
+	/* In an event that stored a change: the others are rows, not it. */
+	outbox_enter(o);
+	assert_int_equal(store_lobby_put(store, "net", "#a", "{}"), 0);
+	say(o, "#a", 0, "#a", "alice joins");
+	outbox_send_until(o, "net", "alice", 1, "#a", &t, 7000);
+	say(o, "bob", 1, "#a", "your hand");
+	assert_int_equal(outbox_leave(o), 0);
+	assert_int_equal(h.n, 4);
+	assert_string_equal(h.lines[1], "net #a 0 #a alice joins");
+	assert_true(h.ids[1] > 0 && h.expires[1] == 0);
+	assert_string_equal(h.lines[2], "net alice 1 #a 60 seconds left");
+	assert_true(h.ids[2] == 0 && h.expires[2] == 7000);
+	assert_string_equal(h.lines[3], "net bob 1 #a your hand");
+	assert_true(h.ids[3] == h.ids[1] + 1 && h.expires[3] == 0);
+	/* Only the tracked one holds its flow's clock. */
+	assert_true(outbox_flow_unsent(o, "net", "#a") == h.ids[3]);
+	text_finish(&t);
+
+	/* A restart says the stored two again, not the reminder. */
+	outbox_destroy(o);
+	store_close(store);
+	store = store_open(path, err, sizeof(err));
+	assert_non_null(store);
+	memset(&h, 0, sizeof(h));
+	o = outbox_create(store, hand, &h);
+	assert_int_equal(outbox_load(o), 2);
+	assert_string_equal(h.lines[0], "net #a 0 #a alice joins");
+	assert_string_equal(h.lines[1], "net bob 1 #a your hand");
+	outbox_destroy(o);
+	store_close(store);
+	remove_store(path);
+}
+
 static int
 count_lobby(const char *network, const char *channel, const char *lobby,
     void *arg)
@@ -358,6 +416,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flow_unsent),
 		cmocka_unit_test(test_tracked_and_untracked),
+		cmocka_unit_test(test_expiring),
 		cmocka_unit_test(test_failed_commit),
 		cmocka_unit_test(test_stale_rows),
 		cmocka_unit_test(test_skip_resent),

@@ -68,6 +68,8 @@ schedule_reconnect(struct irc *irc)
 void
 irc_connection_close(struct irc *irc)
 {
+	size_t n;
+
 	irc_tls_destroy(irc->up);
 	irc->up = NULL;
 	irc->up_fd = -1;
@@ -133,6 +135,14 @@ irc_connection_close(struct irc *irc)
 		 * reached the server: they go again, in order.
 		 */
 		irc_queue_requeue(irc->queue);
+		/*
+		 * A message that expires speaks of a clock that the core
+		 * stops now and starts afresh on the next connection.
+		 */
+		n = irc_queue_expire(irc->queue, UINT64_MAX);
+		if (n > 0)
+			log_info("irc %s: %zu messages of no use after the "
+			    "reconnection are dropped", irc->network, n);
 		/* This connection's JOINs and WHOs mean nothing later. */
 		irc_queue_clear(irc->queue, IRC_CLASS_CONTROL);
 		irc_queue_clear(irc->queue, IRC_CLASS_BACKGROUND);

@@ -307,7 +307,7 @@ irc_part(struct adapter *adapter, const char *channel)
 
 		/* Behind the channel's lines, so that they still leave. */
 		snprintf(line, sizeof(line), "PART %s", c->name);
-		if (irc_queue_push_message(irc->queue, c->name, NULL, 0, 0,
+		if (irc_queue_push_message(irc->queue, c->name, NULL, 0, 0, 0,
 		    lines, 1) != 0)
 			irc_queue_line(irc, IRC_CLASS_CONTROL, "PART %s",
 			    c->name);

@@ -203,8 +203,8 @@ irc_queue_mark(struct irc_queue *q)
 
 int
 irc_queue_push_message(struct irc_queue *q, const char *flow,
-    const char *ident, int gated, uint64_t id, const char *const *lines,
-    int n)
+    const char *ident, int gated, uint64_t id, uint64_t expires,
+    const char *const *lines, int n)
 {
 	struct qline *first = NULL, *last = NULL;
 	struct qflow *f;
@@ -236,6 +236,7 @@ irc_queue_push_message(struct irc_queue *q, const char *flow,
 		l->msg = msg;
 		l->gated = gated;
 		l->tracked = id != 0;
+		l->expires = expires;
 		if (last != NULL)
 			last->next = l;
 		else
@@ -256,6 +257,8 @@ irc_queue_push_message(struct irc_queue *q, const char *flow,
 		f->untracked += (size_t)n;
 		q->untracked += (size_t)n;
 	}
+	if (expires != 0)
+		q->expiring += (size_t)n;
 	irc_queue_flush(q);
 	return 0;
 }
@@ -289,6 +292,8 @@ flow_unlink(struct irc_queue *q, struct qline *prev, struct qline *l)
 		f->untracked--;
 		q->untracked--;
 	}
+	if (l->expires != 0)
+		q->expiring--;
 	q->total--;
 	l->next = NULL;
 }
@@ -332,6 +337,8 @@ queue_unpop(struct irc_queue *q, int cls, struct qline *l)
 			f->untracked++;
 			q->untracked++;
 		}
+		if (l->expires != 0)
+			q->expiring++;
 	} else {
 		l->next = q->head[cls];
 		q->head[cls] = l;
@@ -394,7 +401,7 @@ irc_queue_withhold(struct irc_queue *q)
 
 /*
  * Drops the message whose first line l follows prev in f (someone else
- * holds its nick) and reports its id as done.
+ * holds its nick, or it expired) and reports its id as done.
  */
 static void
 drop_after(struct irc_queue *q, struct qline *prev, struct qline *l)
@@ -410,6 +417,29 @@ drop_after(struct irc_queue *q, struct qline *prev, struct qline *l)
 		free(l);
 		l = next;
 	}
+}
+
+size_t
+irc_queue_expire(struct irc_queue *q, uint64_t now)
+{
+	size_t n = 0;
+
+	for (int i = 0; q->expiring > 0 && i < q->nflows; i++) {
+		struct qflow *f = q->flows[i];
+		struct qline *prev = NULL, *l = f->head;
+
+		while (l != NULL) {
+			if (l->first && l->expires != 0 && l->expires <= now) {
+				drop_after(q, prev, l);
+				n++;
+				l = prev != NULL ? prev->next : f->head;
+			} else {
+				prev = l;
+				l = l->next;
+			}
+		}
+	}
+	return n;
 }
 
 /* Distinct people whose private lines one scan of a flow passes over. */
@@ -700,6 +730,14 @@ irc_queue_flush(struct irc_queue *q)
 	if (q->flushing)
 		return;
 	q->flushing = 1;
+	/* A message of no use any more does not take a token. */
+	if (q->expiring > 0) {
+		size_t n = irc_queue_expire(q, loop_now(q->loop));
+
+		if (n > 0)
+			log_info("irc: %zu messages could not leave in time "
+			    "and are dropped", n);
+	}
 	while (q->running && q->total > 0) {
 		uint64_t now = loop_now(q->loop);
 		struct qline *l;

@@ -166,10 +166,18 @@ int irc_queue_push(struct irc_queue *q, enum irc_class cls, const char *line);
  * Appends a message of n lines to flow.  ident (copied, may be NULL) is
  * handed to the gate with each line when gated.  id 0: a reply, refused
  * past the limits above (-1, logged); otherwise done(id) follows.
+ * expires: 0, or the loop time after which the message, if it has not
+ * begun to leave, is dropped (struct send_info).
  */
 int irc_queue_push_message(struct irc_queue *q, const char *flow,
-    const char *ident, int gated, uint64_t id, const char *const *lines,
-    int n);
+    const char *ident, int gated, uint64_t id, uint64_t expires,
+    const char *const *lines, int n);
+/*
+ * Drops the waiting messages that expire at or before now and have not
+ * begun to leave (UINT64_MAX: every one that expires, as the connection
+ * is lost); returns how many.  The queue does it itself before sending.
+ */
+size_t irc_queue_expire(struct irc_queue *q, uint64_t now);
 /*
  * A new mark: greater than that of every message queued so far and less
  * than that of every message queued later.  What the adapter learns

@@ -31,6 +31,7 @@ struct qline {
 	int gated, first, last;
 	int tracked;             /* its message has an id */
 	uint64_t batch;          /* in flight: the PING after it; 0 none yet */
+	uint64_t expires;        /* its message's (struct send_info); 0 none */
 	char line[];
 };
 
@@ -67,6 +68,7 @@ struct irc_queue {
 	int ping_soon;           /* a PING waits: 1 the event's end, 2 over */
 	size_t total;            /* waiting, every class and flow */
 	size_t untracked;        /* waiting flow lines without an id */
+	size_t expiring;         /* waiting flow lines that expire */
 	uint64_t next_msg;       /* the last message number or mark given */
 	int running;
 	int flushing;            /* flush() is on the stack */

@@ -172,7 +172,7 @@ push_line(const char *line, size_t len, void *arg)
  */
 static int
 queue_text(struct irc *irc, const char *command, const char *target,
-    const char *ident, const char *flow, uint64_t id,
+    const char *ident, const char *flow, uint64_t id, uint64_t expires,
     const struct text *text)
 {
 	struct push_ctx ctx = { command, target, NULL, 0, 0 };
@@ -196,7 +196,7 @@ queue_text(struct irc *irc, const char *command, const char *target,
 	text_finish(&out);
 	if (n >= 0)
 		rc = irc_queue_push_message(irc->queue, flow, ident, 1, id,
-		    (const char *const *)ctx.lines, ctx.n);
+		    expires, (const char *const *)ctx.lines, ctx.n);
 	if (rc != 0)
 		log_warn("irc %s: could not queue a message to %s",
 		    irc->network, target);
@@ -228,7 +228,7 @@ irc_send_channel(struct adapter *adapter, const char *channel,
 		flow = replies;
 	}
 	return queue_text(irc, "PRIVMSG", channel, NULL, flow, info != NULL ?
-	    info->id : 0, text);
+	    info->id : 0, info != NULL ? info->expires : 0, text);
 }
 
 /*
@@ -295,5 +295,5 @@ irc_send_private(struct adapter *adapter, const char *user_id,
 	 */
 	return queue_text(irc, irc->cfg.notice ? "NOTICE" : "PRIVMSG", nick,
 	    user_id, info != NULL && info->flow != NULL ? info->flow : user_id,
-	    id, text);
+	    id, info != NULL ? info->expires : 0, text);
 }

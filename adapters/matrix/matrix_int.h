@@ -91,6 +91,7 @@ struct mx_msg {
 	uint64_t id;              /* the core's outbox row; 0: untracked */
 	char *flow;               /* owned: its table's channel, or NULL */
 	uint64_t seq;             /* the order the core gave it (causal order) */
+	uint64_t expires;         /* struct send_info; 0: never */
 };
 
 struct mx_queue {
@@ -315,6 +316,13 @@ void mx_queue_drop(struct matrix *m, struct mx_queue *q, const char *where);
  * unreported (adapter.h's withhold()); returns how many.
  */
 size_t mx_withhold(struct matrix *m);
+/*
+ * Drops the messages of q, none being sent, that expire at or before now
+ * (struct send_info); returns how many.  mx_expire() does it for every
+ * queue, keeping the messages being sent.
+ */
+size_t mx_queue_expire(struct mx_queue *q, uint64_t now);
+size_t mx_expire(struct matrix *m, uint64_t now);
 int mx_flow_count(const struct matrix *m, const char *flow);
 int mx_flow_held(const struct matrix *m, const struct mx_room *room,
     const struct mx_msg *msg);

@@ -78,6 +78,8 @@ mx_msg_new(struct matrix *m, const struct text *text,
 	if (info != NULL && info->flow != NULL)
 		msg->flow = xstrdup(info->flow);
 	msg->seq = ++m->msg_seq;
+	if (info != NULL)
+		msg->expires = info->expires;
 	if (info != NULL && info->id != 0) {
 		msg->id = info->id;
 		mx_txn_id_outbox(msg->txn, sizeof(msg->txn), m->txn_prefix,
@@ -168,20 +170,36 @@ mx_queue_drop(struct matrix *m, struct mx_queue *q, const char *where)
 	}
 }
 
+/* Withheld at a stop: a tracked message (its row is said next start). */
+static int
+withheld(const struct mx_msg *msg, uint64_t now)
+{
+	(void)now;
+	return msg->id != 0;
+}
+
+/* Of no use any more (struct send_info). */
+static int
+expired(const struct mx_msg *msg, uint64_t now)
+{
+	return msg->expires != 0 && msg->expires <= now;
+}
+
 /*
- * Drops q's tracked messages except keep (one whose sending began: the
- * homeserver may have it), without telling the core: their outbox rows
- * go out after the next start.  Returns how many.
+ * Drops the messages of q that goes() picks, except keep (one whose
+ * sending began: the homeserver may have it), without telling the core.
+ * Returns how many.
  */
 static size_t
-queue_withhold(struct mx_queue *q, const struct mx_msg *keep)
+queue_drop_if(struct mx_queue *q, const struct mx_msg *keep,
+    int (*goes)(const struct mx_msg *, uint64_t), uint64_t now)
 {
 	struct mx_msg **link = &q->head, *msg;
 	size_t n = 0;
 
 	q->tail = NULL;
 	while ((msg = *link) != NULL) {
-		if (msg != keep && msg->id != 0) {
+		if (msg != keep && goes(msg, now)) {
 			*link = msg->next;
 			mx_msg_free(msg);
 			q->n--;
@@ -203,14 +221,36 @@ mx_withhold(struct matrix *m)
 		int begun = r->sending != NULL || r->send_timer != 0 ||
 		    r->send_attempt > 0;
 
-		n += queue_withhold(&r->queue, begun ? r->queue.head : NULL);
+		n += queue_drop_if(&r->queue, begun ? r->queue.head : NULL,
+		    withheld, 0);
 	}
 	for (struct mx_join *j = m->joins; j != NULL; j = j->next)
-		n += queue_withhold(&j->queue, NULL);
+		n += queue_drop_if(&j->queue, NULL, withheld, 0);
 	for (struct mx_dm *d = m->dms; d != NULL; d = d->next)
-		n += queue_withhold(&d->queue, NULL);
+		n += queue_drop_if(&d->queue, NULL, withheld, 0);
 	/* What stays (replies, the goodbyes next) goes on at once. */
 	mx_rooms_kick(m);
+	return n;
+}
+
+size_t
+mx_queue_expire(struct mx_queue *q, uint64_t now)
+{
+	return queue_drop_if(q, NULL, expired, now);
+}
+
+size_t
+mx_expire(struct matrix *m, uint64_t now)
+{
+	size_t n = 0;
+
+	for (struct mx_room *r = m->rooms; r != NULL; r = r->next)
+		n += queue_drop_if(&r->queue, r->sending != NULL ?
+		    r->queue.head : NULL, expired, now);
+	for (struct mx_join *j = m->joins; j != NULL; j = j->next)
+		n += queue_drop_if(&j->queue, NULL, expired, now);
+	for (struct mx_dm *d = m->dms; d != NULL; d = d->next)
+		n += queue_drop_if(&d->queue, NULL, expired, now);
 	return n;
 }
 

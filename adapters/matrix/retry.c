@@ -94,6 +94,8 @@ mx_retry_delay(struct matrix *m, const struct mx_response *res,
 static void
 mx_set_up(struct matrix *m, int up)
 {
+	size_t n;
+
 	if (m->up == up)
 		return;
 	/* The first connection after a start is no return from an outage. */
@@ -103,6 +105,13 @@ mx_set_up(struct matrix *m, int up)
 		m->was_up = 1;
 	m->up = up;
 	log_info("matrix %s: %s", mx_net(m), up ? "connected" : "disconnected");
+	/*
+	 * A message that expires speaks of a clock that the core stops now
+	 * and starts afresh when the homeserver is back.
+	 */
+	if (!up && (n = mx_expire(m, UINT64_MAX)) > 0)
+		log_info("matrix %s: %zu messages of no use after the outage "
+		    "are dropped", mx_net(m), n);
 	if (up)
 		mx_kick_all(m);
 	if (m->adapter->listener != NULL)

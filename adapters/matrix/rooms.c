@@ -202,11 +202,27 @@ mx_room_kick(struct mx_room *room)
 {
 	struct matrix *m = room->m;
 	struct mx_msg *msg = room->queue.head;
+	uint64_t now;
+	size_t n;
 
 	if (msg == NULL || m->token == NULL || m->http == NULL ||
 	    room->sending != NULL || room->send_timer != 0 ||
 	    room->leaving != NULL)
 		return;
+	/*
+	 * A message of no use any more is not sent; the table's messages
+	 * it held back elsewhere may go on.  The retries counted were the
+	 * head's.
+	 */
+	now = loop_now(m->loop);
+	if (msg->expires != 0 && msg->expires <= now)
+		room->send_attempt = 0;
+	if ((n = mx_queue_expire(&room->queue, now)) > 0) {
+		log_info("matrix %s: %zu messages to %s could not leave in "
+		    "time and are dropped", mx_net(m), n, room->id);
+		mx_rooms_kick(m);
+		return;
+	}
 	/* A head not begun may let another table's message go first. */
 	if (mx_flow_held(m, room, msg) &&
 	    (msg = mx_queue_unheld(m, &room->queue)) == NULL)
