@@ -1158,6 +1158,35 @@ def test_restart_before_joins(ctx):
     h.stop()
 
 
+def test_rows_before_resume(ctx):
+    """After a restart the rows the last run left unsent wait for the
+    room's join; the first /sync may make the room known before the join
+    answers, and the resume line sent then goes to the room at once.  It
+    must still come after those rows, in the order the core gave them
+    (before, it went first: "The game resumes" ahead of the bids the last
+    run had stored)."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "rows")
+    ctx.hs.state.join(BOT, room)
+    ctx.hs.slow_joins(2.0)
+    h = ctx.run()
+    # As the core does at a start: the join, then the stored rows (the
+    # loop hands them over), which wait for the join's answer.
+    h.command(join=room)
+    h.command(send_channel=room, text="stored 1", id=1, flow=room)
+    h.command(send_channel=room, text="stored 2", id=2, flow=room)
+    h.wait_connected()
+    # Connected (the first /sync handled), the join not answered yet.
+    h.command(send_channel=room, text="the game resumes", flow=room)
+    wait_until(lambda: len(bot_bodies(ctx, room)) == 3, 30,
+               "the three lines")
+    assert bot_bodies(ctx, room) == ["stored 1", "stored 2",
+                                     "the game resumes"], \
+        bot_bodies(ctx, room)
+    ctx.hs.slow_joins(0)
+    h.stop()
+
+
 def test_cut_timeline(ctx):
     """More messages than a /sync timeline holds (100) said while the bot
     was away: the adapter fetches the rest with /messages, page by page,
@@ -1682,6 +1711,7 @@ TESTS = [
     test_busy,
     test_withhold,
     test_expire,
+    test_rows_before_resume,
     test_shared_direct_room,
     test_members_titles_and_dms,
     test_direct_room_answer_lost,

@@ -424,7 +424,7 @@ on_dm_created(const struct mx_response *res, void *arg)
 		if (mx_person_state(room, dm->user_id) != MX_JOINED)
 			mx_person_set(room, dm->user_id, MX_PENDING, NULL);
 		mx_direct_record(m, dm->user_id, room_id);
-		mx_queue_move(&room->queue, &dm->queue);
+		mx_room_take(room, &dm->queue);
 		mx_dm_free(dm);
 		mx_room_kick(room);
 		return;
@@ -465,7 +465,7 @@ mx_dm_start(struct mx_dm *dm)
 	    dm->req != NULL || dm->timer != 0)
 		return;
 	if ((room = mx_dm_room_for(m, dm->user_id)) != NULL) {
-		mx_queue_move(&room->queue, &dm->queue);
+		mx_room_take(room, &dm->queue);
 		mx_dm_free(dm);
 		mx_room_kick(room);
 		return;

@@ -91,7 +91,7 @@ on_joined(const struct mx_response *res, void *arg)
 		mx_members_fetch(room);
 		j->done = 1;
 		j->attempt = 0;
-		mx_queue_move(&room->queue, &j->queue);
+		mx_room_take(room, &j->queue);
 		if (!j->core) {
 			if (j->is_direct && j->inviter != NULL) {
 				mx_direct_record(m, j->inviter, room_id);

@@ -303,6 +303,14 @@ void mx_queue_push(struct mx_queue *q, struct mx_msg *msg);
 struct mx_msg *mx_queue_pop(struct mx_queue *q);
 void mx_queue_clear(struct mx_queue *q);
 void mx_queue_move(struct mx_queue *to, struct mx_queue *from);
+/*
+ * Moves the messages that waited for room (its join, its direct room
+ * being found) into its queue in the order the core gave every message
+ * (seq): a line queued for the room meanwhile, once the room was known,
+ * does not go before them (after a restart, a resume line before the
+ * rows the last run left unsent).
+ */
+void mx_room_take(struct mx_room *room, struct mx_queue *from);
 struct mx_msg *mx_msg_new(struct matrix *m, const struct text *text,
     const struct send_info *info, const char *private_to);
 void mx_msg_free(struct mx_msg *msg);

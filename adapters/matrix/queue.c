@@ -58,6 +58,24 @@ mx_queue_move(struct mx_queue *to, struct mx_queue *from)
 		mx_queue_push(to, msg);
 }
 
+void
+mx_room_take(struct mx_room *room, struct mx_queue *from)
+{
+	struct mx_queue *to = &room->queue, out = { 0 };
+
+	/* The message on its way stays first: it may have arrived. */
+	if (room->sending != NULL && to->head != NULL)
+		mx_queue_push(&out, mx_queue_pop(to));
+	while (to->head != NULL || from->head != NULL) {
+		struct mx_queue *q = to->head == NULL ? from :
+		    from->head == NULL ? to :
+		    from->head->seq < to->head->seq ? from : to;
+
+		mx_queue_push(&out, mx_queue_pop(q));
+	}
+	*to = out;
+}
+
 /*
  * A message for text; info (may be NULL) is the core's, private_to the
  * recipient of a private line (NULL in a room).  A tracked message's
