@@ -19,6 +19,7 @@ struct memory {
 	uint64_t *unsent;
 	int nunsent, unsent_cap;
 	int hold;
+	int held_from;           /* the first line sent while hold is on */
 	uint64_t report_timer;
 	char **joined;
 	int njoined, joined_cap;
@@ -273,6 +274,19 @@ memory_queue_depth(const struct adapter *adapter)
 	return 0;
 }
 
+/* While held, every line of flow kept since is still waiting. */
+static size_t
+memory_flow_waiting(struct adapter *adapter, const char *flow)
+{
+	const struct memory *m = adapter->priv;
+	size_t n = 0;
+
+	for (int i = m->hold ? m->held_from : m->nlines; i < m->nlines; i++)
+		n += m->lines[i].flow != NULL &&
+		    strcmp(m->lines[i].flow, flow) == 0;
+	return n;
+}
+
 const struct adapter_impl memory_adapter = {
 	.name = "memory",
 	.reports_sent = 1,
@@ -285,6 +299,7 @@ const struct adapter_impl memory_adapter = {
 	.send_channel = memory_send_channel,
 	.send_private = memory_send_private,
 	.queue_depth = memory_queue_depth,
+	.flow_waiting = memory_flow_waiting,
 	.channel_admin = memory_channel_admin,
 	.busy = memory_busy_impl,
 	.self_name = memory_self_name_impl,
@@ -327,6 +342,7 @@ memory_clear(struct adapter *adapter)
 		free(m->lines[i].flow);
 	}
 	m->nlines = 0;
+	m->held_from = 0;
 }
 
 int
@@ -366,7 +382,10 @@ memory_hold(struct adapter *adapter, int hold)
 {
 	struct memory *m = adapter->priv;
 
+	if (hold && !m->hold)
+		m->held_from = m->nlines;
 	m->hold = hold;
 	if (!hold)
 		report(m);
 }
+

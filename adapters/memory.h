@@ -36,7 +36,8 @@ int memory_joined(const struct adapter *adapter, const char *channel);
 
 /*
  * hold 1: lines are kept but not reported sent (adapter_sent), as when a
- * medium has not yet confirmed them; 0 reports what was held.  Otherwise
+ * medium has not yet confirmed them, and the lines of a flow kept since
+ * count as waiting (flow_waiting()); 0 reports what was held.  Otherwise
  * lines are reported after each memory_say() and from the loop.
  */
 void memory_hold(struct adapter *adapter, int hold);

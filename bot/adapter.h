@@ -118,6 +118,12 @@ struct adapter_impl {
 	/* Messages waiting to be sent (flood control, retries); for status. */
 	size_t (*queue_depth)(const struct adapter *adapter);
 	/*
+	 * Optional (NULL: 0): the messages of flow (a table's, struct
+	 * send_info) the adapter still holds, tracked or not.  A turn's
+	 * clock whose prompt was not stored (a resume) waits for 0.
+	 */
+	size_t (*flow_waiting)(struct adapter *adapter, const char *flow);
+	/*
 	 * Optional (NULL): 1 when the medium itself makes user_id an admin of
 	 * channel (a Matrix room admin); configured admins need no help.
 	 */

@@ -199,6 +199,24 @@ medium_pending(const struct medium *medium)
 	return medium->nops;
 }
 
+size_t
+medium_flow_waiting(const struct medium *medium, struct adapter *adapter,
+    const char *flow)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < medium->nops; i++) {
+		const struct op *op = &medium->ops[i];
+
+		n += op->kind == OP_SEND && op->flow != NULL &&
+		    strcmp(op->flow, flow) == 0 &&
+		    strcmp(op->network, adapter->network) == 0;
+	}
+	if (adapter->impl->flow_waiting != NULL)
+		n += adapter->impl->flow_waiting(adapter, flow);
+	return n;
+}
+
 int
 medium_busy(struct adapter *adapter, const char *flow)
 {

@@ -57,6 +57,13 @@ void medium_flush(struct medium *medium);
 /* Operations queued and not yet handed to an adapter. */
 size_t medium_pending(const struct medium *medium);
 
+/*
+ * The messages of flow on adapter's network not sent yet: queued here
+ * and held by the adapter (its optional flow_waiting(), 0 without).
+ */
+size_t medium_flow_waiting(const struct medium *medium,
+    struct adapter *adapter, const char *flow);
+
 /* The optional operations of struct adapter_impl, with their defaults. */
 int medium_busy(struct adapter *adapter, const char *flow);
 const char *medium_self_name(struct adapter *adapter);

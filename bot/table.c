@@ -147,22 +147,6 @@ table_destroy(struct table *table)
 	free(table);
 }
 
-/* Stops the turn's clock: its timer and reminder, or its wait. */
-static void
-clock_cancel(struct table *table)
-{
-	struct loop *loop = table_bot(table)->loop;
-
-	loop_cancel(loop, table->turn_timer);
-	loop_cancel(loop, table->half_timer);
-	loop_cancel(loop, table->clock_timer);
-	table->turn_timer = table->half_timer = table->clock_timer = 0;
-	if (table->clock_waits)
-		bot_clock_wait(table_bot(table), table, 0);
-	table->clock_waits = 0;
-	table->clock_mark = 0;
-}
-
 /* Stops the computers' move and the retry after a failed store. */
 static void
 moves_cancel(struct table *table)
@@ -177,7 +161,7 @@ moves_cancel(struct table *table)
 void
 table_timer_cancel(struct table *table)
 {
-	clock_cancel(table);
+	table_clock_cancel(table);
 	moves_cancel(table);
 }
 
@@ -512,7 +496,7 @@ table_clock_start(struct table *table)
 	uint64_t ms = (uint64_t)table->channel->settings.turn_timer * 1000;
 
 	/* The wait is over. */
-	clock_cancel(table);
+	table_clock_cancel(table);
 	table->turn_timer = loop_timer(bot->loop, ms, turn_cb, table);
 	table->half_timer = loop_timer(bot->loop, ms / 2, half_cb, table);
 }

@@ -11,12 +11,21 @@
  * medium that never reports a message cannot stop a game.  A table with
  * nothing unsent starts its clock as soon as its event is over.
  *
+ * A prompt that was not stored (the resume after a restart or a
+ * reconnection: it changes nothing) is never reported sent.  Its clock
+ * waits while the medium still holds any message of the table's flow
+ * (medium_flow_waiting()), looking again every CLOCK_POLL_MS: after a
+ * reconnection the resume and its prompt wait for the channel's JOIN and
+ * the flood pace like any other line.
+ *
  * In a step everyone takes at once (hidden bids, Sticheln's penalty
  * cards) one player's move does not start the others' clock again: it
  * runs from their prompt (table_clock_goes_on()).
  */
+#include "bot_int.h"
 #include "log.h"
 #include "loop.h"
+#include "medium.h"
 #include "outbox.h"
 #include "table.h"
 #include "table_int.h"
@@ -27,6 +36,8 @@
  * lines are never confirmed still ends.
  */
 #define CLOCK_WAIT_MAX_MS (5 * 60 * 1000)
+/* How often an untracked prompt's clock asks the medium again. */
+#define CLOCK_POLL_MS 250
 
 /* How long a clock waits for its prompt to be said, at most. */
 static int
@@ -93,11 +104,23 @@ table_clock_wait(struct table *table)
 	table_clock_check(table);
 }
 
+static void
+clock_poll_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	struct table *table = arg;
+
+	(void)loop;
+	(void)id;
+	table->clock_poll = 0;
+	table_clock_check(table);
+}
+
 void
 table_clock_check(struct table *table)
 {
 	struct bot *bot = table_bot(table);
-	const char *network = table->channel->network->adapter.network;
+	struct adapter *adapter = &table->channel->network->adapter;
+	const char *network = adapter->network;
 	const char *flow = table->channel->name;
 
 	if (!table->clock_waits || outbox_inside(bot->outbox))
@@ -108,9 +131,33 @@ table_clock_check(struct table *table)
 		    flow);
 		if (table->clock_mark != 0)
 			return;
+		/* Untracked (a resume): said once the medium holds none. */
+		if (medium_flow_waiting(bot->medium, adapter, flow) > 0) {
+			if (table->clock_poll == 0)
+				table->clock_poll = loop_timer(bot->loop,
+				    CLOCK_POLL_MS, clock_poll_cb, table);
+			return;
+		}
 	} else if (!outbox_flow_sent(bot->outbox, network, flow,
 	    table->clock_mark)) {
 		return;
 	}
 	table_clock_start(table);
+}
+
+void
+table_clock_cancel(struct table *table)
+{
+	struct loop *loop = table_bot(table)->loop;
+
+	loop_cancel(loop, table->turn_timer);
+	loop_cancel(loop, table->half_timer);
+	loop_cancel(loop, table->clock_timer);
+	loop_cancel(loop, table->clock_poll);
+	table->turn_timer = table->half_timer = table->clock_timer = 0;
+	table->clock_poll = 0;
+	if (table->clock_waits)
+		bot_clock_wait(table_bot(table), table, 0);
+	table->clock_waits = 0;
+	table->clock_mark = 0;
 }

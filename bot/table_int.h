@@ -53,6 +53,11 @@ struct table {
 	 */
 	int clock_waits;
 	uint64_t clock_mark, clock_timer;
+	/*
+	 * A prompt that went untracked (a resume) leaves no report: while
+	 * the medium still holds the table's messages, this looks again.
+	 */
+	uint64_t clock_poll;
 	uint64_t grace_timer;    /* the earliest seat's grace_until */
 	/* Picks the table up again after a change could not be stored. */
 	uint64_t retry_timer;
@@ -112,6 +117,8 @@ void table_timer_cancel(struct table *table);
  */
 void table_clock_wait(struct table *table);
 void table_clock_start(struct table *table);
+/* Stops the turn's clock: its timer and reminder, or its wait. */
+void table_clock_cancel(struct table *table);
 /*
  * 1 when the clock running belongs to the step still going on: everyone
  * still to act (all at once: hidden bids, penalty cards) was prompted.

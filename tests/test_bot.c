@@ -1968,6 +1968,44 @@ test_move_while_down(void **state)
 }
 
 /*
+ * The resume after a reconnection changes nothing, so its prompt is not
+ * stored and never reported sent: its clock waits while the medium still
+ * holds the table's lines (flow_waiting(); on IRC they wait for the
+ * JOIN and the flood pace), not a moment longer.  Before, it started at
+ * once, and a player was timed out 6 s after a 10 s turn's prompt.
+ */
+static void
+test_resume_clock_waits(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int before;
+	size_t mark;
+
+	table = start_then_disconnect(f, "#rc");
+	before = table_game(table)->nactions;
+	memory_hold(f->adapter, 1);
+	mark = memory_count(f->adapter);
+	adapter_connected(f->adapter, 1);
+	adapter_flush(f->adapter);
+	assert_true(sent_since(f, mark, "#rc", "back online"));
+	/* 200 s with the resume still waiting: no reminder, no timeout. */
+	loop_advance(f->loop, 200 * 1000);
+	assert_false(sent_since(f, mark, NULL, "seconds left"));
+	assert_int_equal(table_game(table)->nactions, before);
+	/* Said now: the reminder at half time from here, the timeout later. */
+	memory_hold(f->adapter, 0);
+	loop_advance(f->loop, 60 * 1000);
+	assert_false(sent_since(f, mark, NULL, "seconds left"));
+	loop_advance(f->loop, 1 * 1000);
+	assert_true(sent_since(f, mark, NULL, "seconds left"));
+	loop_advance(f->loop, 58 * 1000);
+	assert_int_equal(table_game(table)->nactions, before);
+	loop_advance(f->loop, 2 * 1000);
+	assert_int_equal(table_game(table)->nactions, before + 1);
+}
+
+/*
  * A turn's clock starts when its prompt has been said (the adapter
  * reported it sent), not when it was stored: lines still waiting their
  * turn on a slow network do not count against the player.  A medium that
@@ -3630,6 +3668,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_resume_hand_once,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hidden_bids_one_clock,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_clock_waits,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_turn_clock_waits_for_prompt,
 		    setup, teardown),

@@ -353,6 +353,16 @@ irc_busy(struct adapter *adapter, const char *flow)
 	    irc_queue_flow_depth(irc->queue, flow) >= IRC_FLOW_BUSY;
 }
 
+/* A flow's lines not yet handed to the server. */
+static size_t
+irc_flow_waiting(struct adapter *adapter, const char *flow)
+{
+	struct irc *irc = adapter->priv;
+
+	return irc != NULL && irc->queue != NULL ?
+	    irc_queue_flow_depth(irc->queue, flow) : 0;
+}
+
 /* The bot stops: the tables' backlog waits for the next start. */
 static size_t
 irc_withhold(struct adapter *adapter)
@@ -376,6 +386,7 @@ const struct adapter_impl irc_adapter = {
 	.send_channel = irc_send_channel,
 	.send_private = irc_send_private,
 	.queue_depth = irc_queue_depth_impl,
+	.flow_waiting = irc_flow_waiting,
 	.channel_admin = NULL,
 	.self_name = irc_self_name,
 	.busy = irc_busy,

@@ -418,6 +418,15 @@ mx_clock_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* A table's messages not yet accepted by the homeserver. */
+static size_t
+matrix_flow_waiting(struct adapter *adapter, const char *flow)
+{
+	const struct matrix *m = adapter->priv;
+
+	return m != NULL ? (size_t)mx_flow_count(m, flow) : 0;
+}
+
 /* The bot stops: the tables' backlog waits for the next start. */
 static size_t
 matrix_withhold(struct adapter *adapter)
@@ -622,6 +631,7 @@ const struct adapter_impl matrix_adapter = {
 	.send_channel = matrix_send_channel,
 	.send_private = matrix_send_private,
 	.queue_depth = matrix_queue_depth,
+	.flow_waiting = matrix_flow_waiting,
 	.channel_admin = matrix_channel_admin,
 	.self_name = matrix_self_name,
 	.channel_title = matrix_channel_title,
