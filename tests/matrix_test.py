@@ -722,6 +722,34 @@ def test_expire(ctx):
         "no use after the outage" in log, log[-2000:]
 
 
+def test_goodbye_past_failing_room(ctx):
+    """The bot stops while a table's hand keeps failing in a player's
+    direct room: the table's goodbye, queued after the withhold, still
+    reaches the table's room (before, it waited behind that hand, in the
+    table's order across rooms, and was never said)."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "bye")
+    h = joined_harness(ctx, "#bye:localhost", room, outage_ms=60000)
+    flow = "#bye:localhost"
+    dm = sent_privately(ctx, h, ALICE, "hello", 1)
+
+    def puts():
+        return sum(1 for m, p, u in ctx.hs.state.requests
+                   if m == "PUT" and u == BOT and
+                   "/rooms/%s/send/" % dm in unquote(p))
+    before = puts()
+    ctx.hs.fail_room_sends(dm, True)
+    h.command(send_private=ALICE, text="a hand", id=2, flow=flow)
+    wait_until(lambda: puts() > before, 10, "the hand's first try")
+    h.command(withhold=True)
+    h.command(send_channel=flow, text="goodbye", flow=flow)
+    wait_until(lambda: bot_bodies(ctx, room) == ["goodbye"], 15,
+               "the goodbye while the direct room fails")
+    assert bot_bodies(ctx, dm) == ["hello"], bot_bodies(ctx, dm)
+    ctx.hs.fail_room_sends(dm, False)
+    h.stop()
+
+
 def test_shared_direct_room(ctx):
     """One direct room carries a player's private lines from two tables.
     Sends into table A's room fail for a while: A's lines wait (its hand
@@ -1712,6 +1740,7 @@ TESTS = [
     test_withhold,
     test_expire,
     test_rows_before_resume,
+    test_goodbye_past_failing_room,
     test_shared_direct_room,
     test_members_titles_and_dms,
     test_direct_room_answer_lost,

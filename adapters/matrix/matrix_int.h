@@ -202,6 +202,7 @@ struct matrix {
 	struct rng rng;
 	enum mx_phase phase;
 	int stopping;             /* stop() is flushing the queues */
+	int withheld;             /* withhold(): flows hold rooms no more */
 	char *token;              /* secret: the access token in use */
 	char *device_id;
 	char *filter_id;

@@ -246,7 +246,13 @@ mx_withhold(struct matrix *m)
 		n += queue_drop_if(&j->queue, NULL, withheld, 0);
 	for (struct mx_dm *d = m->dms; d != NULL; d = d->next)
 		n += queue_drop_if(&d->queue, NULL, withheld, 0);
-	/* What stays (replies, the goodbyes next) goes on at once. */
+	/*
+	 * What stays (replies, the goodbyes next) goes on at once, each
+	 * room in its own order: a table's goodbye does not wait for its
+	 * message begun in another room, which may be failing for good (a
+	 * player's direct room refusing the bot's lines).
+	 */
+	m->withheld = 1;
 	mx_rooms_kick(m);
 	return n;
 }
@@ -325,7 +331,7 @@ int
 mx_flow_held(const struct matrix *m, const struct mx_room *room,
     const struct mx_msg *msg)
 {
-	return msg->flow != NULL &&
+	return msg->flow != NULL && !m->withheld &&
 	    flow_count(m, room, msg->flow, msg->seq) > 0;
 }
 
