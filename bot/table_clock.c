@@ -38,6 +38,8 @@
 #define CLOCK_WAIT_MAX_MS (5 * 60 * 1000)
 /* How often an untracked prompt's clock asks the medium again. */
 #define CLOCK_POLL_MS 250
+/* clock_mark of a prompt that went untracked. */
+#define CLOCK_UNTRACKED UINT64_MAX
 
 /* How long a clock waits for its prompt to be said, at most. */
 static int
@@ -126,20 +128,26 @@ table_clock_check(struct table *table)
 	if (!table->clock_waits || outbox_inside(bot->outbox))
 		return;
 	if (table->clock_mark == 0) {
-		/* The event is over: its messages have their ids. */
-		table->clock_mark = outbox_flow_unsent(bot->outbox, network,
-		    flow);
-		if (table->clock_mark != 0)
-			return;
-		/* Untracked (a resume): said once the medium holds none. */
+		/*
+		 * The event is over: its messages have their ids, unless it
+		 * stored nothing (a resume), when older rows of the flow (a
+		 * restart's) may be all that has ids, and the prompt waits
+		 * behind them untracked.
+		 */
+		table->clock_mark = outbox_last_stored(bot->outbox) ?
+		    outbox_flow_unsent(bot->outbox, network, flow) :
+		    CLOCK_UNTRACKED;
+	}
+	if (table->clock_mark == CLOCK_UNTRACKED) {
+		/* Said once the medium holds none of the table's lines. */
 		if (medium_flow_waiting(bot->medium, adapter, flow) > 0) {
 			if (table->clock_poll == 0)
 				table->clock_poll = loop_timer(bot->loop,
 				    CLOCK_POLL_MS, clock_poll_cb, table);
 			return;
 		}
-	} else if (!outbox_flow_sent(bot->outbox, network, flow,
-	    table->clock_mark)) {
+	} else if (table->clock_mark != 0 && !outbox_flow_sent(bot->outbox,
+	    network, flow, table->clock_mark)) {
 		return;
 	}
 	table_clock_start(table);
