@@ -835,7 +835,8 @@ test_queue_round_robin(void **state)
 
 /*
  * Twenty people's replies wait, 10 each: a table's line queued after
- * them leaves next (or after one reply), not after 200.
+ * them leaves next (or after one reply), not after 200; so does a turn's
+ * reminder (it expires), untracked as it is.
  */
 static void
 test_queue_tables_first(void **state)
@@ -845,6 +846,7 @@ test_queue_tables_first(void **state)
 	struct irc_queue *q;
 	char line[32], flow[32];
 	const char *one[1] = { "PRIVMSG #t :your move" };
+	const char *reminder[1] = { "NOTICE ann :60 seconds left" };
 
 	(void)state;
 	q = recorded_queue(loop, &s, 1, 100);
@@ -867,6 +869,24 @@ test_queue_tables_first(void **state)
 	/* Every reply still leaves: none is dropped. */
 	loop_advance(loop, 100 * 200);
 	assert_int_equal(s.n, 201);
+	irc_queue_destroy(q);
+	/* A reminder (it expires) goes with the tables, not the replies. */
+	q = recorded_queue(loop, &s, 1, 100);
+	for (int p = 0; p < 20; p++) {
+		snprintf(flow, sizeof(flow), "p%d!u@h", p);
+		push(q, flow, "NOTICE p :help");
+	}
+	irc_queue_run(q, 1);
+	loop_advance(loop, 500);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 0,
+	    loop_now(loop) + 5000, reminder, 1), 0);
+	loop_advance(loop, 200);
+	assert_int_equal(s.n, 8);
+	assert_true(strcmp(s.lines[6], reminder[0]) == 0 ||
+	    strcmp(s.lines[7], reminder[0]) == 0);
+	loop_advance(loop, 100 * 20);
+	assert_int_equal(s.n, 21);
 	irc_queue_destroy(q);
 	/*
 	 * With a burst, replies leave one token for the tables: a move

@@ -14,7 +14,8 @@
  * verify.c: who holds a nick now, before private lines go to it.
  * conf.c: the network's configuration.
  * The parts without state: proto.h (parsing, formatting, capabilities),
- * queue.h (the outgoing queue), tls.h and fingerprint.h (the server
+ * queue.h (the outgoing queue: queue.c, queue_private.c, and pace.c for
+ * the pace each server allows), tls.h and fingerprint.h (the server
  * connection).
  */
 #ifndef STICHBOT_IRC_INT_H

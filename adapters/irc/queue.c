@@ -4,7 +4,6 @@
  * lines, paced by a bucket; lines with an outbox id stay in flight until
  * the server's PONG confirms them, and go again after a reconnect.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,8 +256,10 @@ irc_queue_push_message(struct irc_queue *q, const char *flow,
 		f->untracked += (size_t)n;
 		q->untracked += (size_t)n;
 	}
-	if (expires != 0)
+	if (expires != 0) {
+		f->expiring += (size_t)n;
 		q->expiring += (size_t)n;
+	}
 	irc_queue_flush(q);
 	return 0;
 }
@@ -292,8 +293,10 @@ flow_unlink(struct irc_queue *q, struct qline *prev, struct qline *l)
 		f->untracked--;
 		q->untracked--;
 	}
-	if (l->expires != 0)
+	if (l->expires != 0) {
+		f->expiring--;
 		q->expiring--;
+	}
 	q->total--;
 	l->next = NULL;
 }
@@ -337,8 +340,10 @@ queue_unpop(struct irc_queue *q, int cls, struct qline *l)
 			f->untracked++;
 			q->untracked++;
 		}
-		if (l->expires != 0)
+		if (l->expires != 0) {
+			f->expiring++;
 			q->expiring++;
+		}
 	} else {
 		l->next = q->head[cls];
 		q->head[cls] = l;
@@ -497,11 +502,15 @@ overtake(struct irc_queue *q, struct qflow *f)
 	return NULL;
 }
 
-/* A table's flow: it holds lines of messages with an outbox id. */
+/*
+ * A table's flow: it holds lines of messages with an outbox id, or of
+ * messages that expire (a turn's reminder: of no use once late, so not
+ * one to wait behind people's questions).
+ */
 static int
 flow_is_table(const struct qflow *f)
 {
-	return f->count > f->untracked;
+	return f->count > f->untracked - f->expiring;
 }
 
 /* A channel's flow of replies while its table's flow has lines waiting. */
@@ -950,50 +959,4 @@ irc_queue_set_pace(struct irc_queue *q, int burst, int interval_ms)
 		q->bucket.credit = tokens * q->bucket.interval;
 	if (!q->flushing && q->running)
 		irc_queue_flush(q);
-}
-
-/*
- * Server software by the version it names in RPL_MYINFO (004), and the
- * pace each lets an ordinary client hold without holding it back:
- *
- * - ngIRCd: measured with bench/bench_irc_pace.py on its defaults: about
- *   three lines a second pass unheld, more build up a lag; 2.5 a second
- *   after a burst of 5 keeps a margin.
- * - ircd-hybrid and its descendants (ratbox, charybdis, solanum: EFnet,
- *   OFTC, Libera.Chat): flood_recalc() lets a client's lines be parsed at
- *   MAX_FLOOD (5) a second after a burst; 2 a second stays far below, so
- *   the server's receive queue never grows towards "Excess Flood".
- * - Everything else (ircu, IRCnet's ircd, UnrealIRCd, InspIRCd, unknown):
- *   RFC 1459 section 8.10, one line per 2 s beyond a 10 s allowance (a
- *   burst of 4 with room to spare), which the others also meet.
- */
-void
-irc_pace_for_server(const char *version, int *burst, int *interval_ms)
-{
-	static const struct {
-		const char *name;
-		int burst, interval_ms;
-	} known[] = {
-		{ "ngircd", 5, 400 },
-		{ "hybrid", 5, 500 },
-		{ "ratbox", 5, 500 },
-		{ "charybdis", 5, 500 },
-		{ "solanum", 5, 500 },
-	};
-	char lower[128];
-	size_t i;
-
-	for (i = 0; version != NULL && version[i] != '\0' &&
-	    i + 1 < sizeof(lower); i++)
-		lower[i] = (char)tolower((unsigned char)version[i]);
-	lower[i] = '\0';
-	*burst = IRC_PACE_BURST;
-	*interval_ms = IRC_PACE_INTERVAL_MS;
-	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		if (strstr(lower, known[i].name) != NULL) {
-			*burst = known[i].burst;
-			*interval_ms = known[i].interval_ms;
-			return;
-		}
-	}
 }

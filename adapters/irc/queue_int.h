@@ -41,6 +41,7 @@ struct qflow {
 	struct qline *head, *tail;
 	size_t count;            /* waiting */
 	size_t untracked;        /* waiting lines of messages without an id */
+	size_t expiring;         /* of those, lines that expire (a reminder) */
 	size_t inflight;         /* handed on, not yet known written */
 	int warned;              /* dropped replies logged */
 };
