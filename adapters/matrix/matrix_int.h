@@ -331,6 +331,8 @@ size_t mx_withhold(struct matrix *m);
  * queue, keeping the messages being sent.
  */
 size_t mx_queue_expire(struct mx_queue *q, uint64_t now);
+/* Whether msg is of no use at now (struct send_info's expires). */
+int mx_msg_expired(const struct mx_msg *msg, uint64_t now);
 size_t mx_expire(struct matrix *m, uint64_t now);
 int mx_flow_count(const struct matrix *m, const char *flow);
 int mx_flow_held(const struct matrix *m, const struct mx_room *room,

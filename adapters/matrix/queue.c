@@ -196,9 +196,8 @@ withheld(const struct mx_msg *msg, uint64_t now)
 	return msg->id != 0;
 }
 
-/* Of no use any more (struct send_info). */
-static int
-expired(const struct mx_msg *msg, uint64_t now)
+int
+mx_msg_expired(const struct mx_msg *msg, uint64_t now)
 {
 	return msg->expires != 0 && msg->expires <= now;
 }
@@ -230,22 +229,36 @@ queue_drop_if(struct mx_queue *q, const struct mx_msg *keep,
 	return n;
 }
 
-size_t
-mx_withhold(struct matrix *m)
+/*
+ * queue_drop_if() over every queue.  A room's head stays when it is on
+ * its way, or with retried also when its sending began and waits for a
+ * retry (the homeserver may have it).
+ */
+static size_t
+drop_everywhere(struct matrix *m, int (*goes)(const struct mx_msg *,
+    uint64_t), uint64_t now, int retried)
 {
 	size_t n = 0;
 
 	for (struct mx_room *r = m->rooms; r != NULL; r = r->next) {
-		int begun = r->sending != NULL || r->send_timer != 0 ||
-		    r->send_attempt > 0;
+		int begun = r->sending != NULL || (retried &&
+		    (r->send_timer != 0 || r->send_attempt > 0));
 
 		n += queue_drop_if(&r->queue, begun ? r->queue.head : NULL,
-		    withheld, 0);
+		    goes, now);
 	}
 	for (struct mx_join *j = m->joins; j != NULL; j = j->next)
-		n += queue_drop_if(&j->queue, NULL, withheld, 0);
+		n += queue_drop_if(&j->queue, NULL, goes, now);
 	for (struct mx_dm *d = m->dms; d != NULL; d = d->next)
-		n += queue_drop_if(&d->queue, NULL, withheld, 0);
+		n += queue_drop_if(&d->queue, NULL, goes, now);
+	return n;
+}
+
+size_t
+mx_withhold(struct matrix *m)
+{
+	size_t n = drop_everywhere(m, withheld, 0, 1);
+
 	/*
 	 * What stays (replies, the goodbyes next) goes on at once, each
 	 * room in its own order: a table's goodbye does not wait for its
@@ -260,22 +273,13 @@ mx_withhold(struct matrix *m)
 size_t
 mx_queue_expire(struct mx_queue *q, uint64_t now)
 {
-	return queue_drop_if(q, NULL, expired, now);
+	return queue_drop_if(q, NULL, mx_msg_expired, now);
 }
 
 size_t
 mx_expire(struct matrix *m, uint64_t now)
 {
-	size_t n = 0;
-
-	for (struct mx_room *r = m->rooms; r != NULL; r = r->next)
-		n += queue_drop_if(&r->queue, r->sending != NULL ?
-		    r->queue.head : NULL, expired, now);
-	for (struct mx_join *j = m->joins; j != NULL; j = j->next)
-		n += queue_drop_if(&j->queue, NULL, expired, now);
-	for (struct mx_dm *d = m->dms; d != NULL; d = d->next)
-		n += queue_drop_if(&d->queue, NULL, expired, now);
-	return n;
+	return drop_everywhere(m, mx_msg_expired, now, 0);
 }
 
 /* Messages of flow older than seq waiting in q. */

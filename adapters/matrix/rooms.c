@@ -215,7 +215,7 @@ mx_room_kick(struct mx_room *room)
 	 * head's.
 	 */
 	now = loop_now(m->loop);
-	if (msg->expires != 0 && msg->expires <= now)
+	if (mx_msg_expired(msg, now))
 		room->send_attempt = 0;
 	if ((n = mx_queue_expire(&room->queue, now)) > 0) {
 		log_info("matrix %s: %zu messages to %s could not leave in "
