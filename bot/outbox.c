@@ -185,6 +185,10 @@ flow_key(const char *network, const char *flow)
 static void
 send_one(struct outbox *outbox, const struct captured *c, uint64_t id)
 {
+	struct send_info info = {
+		.id = id, .flow = c->flow, .expires = c->expires,
+	};
+
 	/* Noted first: an adapter may report it sent at once. */
 	if (id != 0 && c->flow != NULL) {
 		xarray_grow((void **)&outbox->unsent, &outbox->unsent_cap,
@@ -193,10 +197,6 @@ send_one(struct outbox *outbox, const struct captured *c, uint64_t id)
 		outbox->unsent[outbox->nunsent++].flow = flow_key(c->network,
 		    c->flow);
 	}
-	struct send_info info = {
-		.id = id, .flow = c->flow, .expires = c->expires,
-	};
-
 	if (outbox->send(outbox->arg, c->network, c->target, c->private_,
 	    &c->text, &info) != 0 && id != 0)
 		outbox_sent(outbox, id);

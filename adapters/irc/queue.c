@@ -510,7 +510,7 @@ overtake(struct irc_queue *q, struct qflow *f)
 static int
 flow_is_table(const struct qflow *f)
 {
-	return f->count > f->untracked - f->expiring;
+	return f->count + f->expiring > f->untracked;
 }
 
 /* A channel's flow of replies while its table's flow has lines waiting. */
