@@ -834,6 +834,41 @@ test_queue_round_robin(void **state)
 }
 
 /*
+ * Twenty people's replies wait, per_person each; a message (id,
+ * expires_in ms from now; 0: none) queued after them leaves next or after
+ * one reply, and every reply still leaves: none is dropped.
+ */
+static void
+leaves_before_crowd(struct loop *loop, int per_person, uint64_t id,
+    uint64_t expires_in, const char *line)
+{
+	struct sent s;
+	struct irc_queue *q = recorded_queue(loop, &s, 1, 100);
+	char text[32], flow[32];
+	const char *one[1] = { line };
+
+	for (int p = 0; p < 20; p++) {
+		snprintf(flow, sizeof(flow), "p%d!u@h", p);
+		for (int i = 0; i < per_person; i++) {
+			snprintf(text, sizeof(text), "NOTICE p%d :help %d", p, i);
+			push(q, flow, text);
+		}
+	}
+	irc_queue_run(q, 1);
+	loop_advance(loop, 500);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, id,
+	    expires_in != 0 ? loop_now(loop) + expires_in : 0, one, 1), 0);
+	loop_advance(loop, 200);
+	assert_int_equal(s.n, 8);
+	assert_true(strcmp(s.lines[6], line) == 0 ||
+	    strcmp(s.lines[7], line) == 0);
+	loop_advance(loop, 100 * 20 * (uint64_t)per_person);
+	assert_int_equal(s.n, 20 * per_person + 1);
+	irc_queue_destroy(q);
+}
+
+/*
  * Twenty people's replies wait, 10 each: a table's line queued after
  * them leaves next (or after one reply), not after 200; so does a turn's
  * reminder (it expires), untracked as it is.
@@ -844,50 +879,12 @@ test_queue_tables_first(void **state)
 	struct loop *loop = loop_create(1);
 	struct sent s;
 	struct irc_queue *q;
-	char line[32], flow[32];
+	char flow[32];
 	const char *one[1] = { "PRIVMSG #t :your move" };
-	const char *reminder[1] = { "NOTICE ann :60 seconds left" };
 
 	(void)state;
-	q = recorded_queue(loop, &s, 1, 100);
-	for (int p = 0; p < 20; p++) {
-		snprintf(flow, sizeof(flow), "p%d!u@h", p);
-		for (int i = 0; i < 10; i++) {
-			snprintf(line, sizeof(line), "NOTICE p%d :help %d", p, i);
-			push(q, flow, line);
-		}
-	}
-	irc_queue_run(q, 1);
-	loop_advance(loop, 500);
-	assert_int_equal(s.n, 6);
-	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 7, 0, one, 1),
-	    0);
-	loop_advance(loop, 200);
-	assert_int_equal(s.n, 8);
-	assert_true(strcmp(s.lines[6], one[0]) == 0 ||
-	    strcmp(s.lines[7], one[0]) == 0);
-	/* Every reply still leaves: none is dropped. */
-	loop_advance(loop, 100 * 200);
-	assert_int_equal(s.n, 201);
-	irc_queue_destroy(q);
-	/* A reminder (it expires) goes with the tables, not the replies. */
-	q = recorded_queue(loop, &s, 1, 100);
-	for (int p = 0; p < 20; p++) {
-		snprintf(flow, sizeof(flow), "p%d!u@h", p);
-		push(q, flow, "NOTICE p :help");
-	}
-	irc_queue_run(q, 1);
-	loop_advance(loop, 500);
-	assert_int_equal(s.n, 6);
-	assert_int_equal(irc_queue_push_message(q, "#t", NULL, 0, 0,
-	    loop_now(loop) + 5000, reminder, 1), 0);
-	loop_advance(loop, 200);
-	assert_int_equal(s.n, 8);
-	assert_true(strcmp(s.lines[6], reminder[0]) == 0 ||
-	    strcmp(s.lines[7], reminder[0]) == 0);
-	loop_advance(loop, 100 * 20);
-	assert_int_equal(s.n, 21);
-	irc_queue_destroy(q);
+	leaves_before_crowd(loop, 10, 7, 0, one[0]);
+	leaves_before_crowd(loop, 1, 0, 5000, "NOTICE ann :60 seconds left");
 	/*
 	 * With a burst, replies leave one token for the tables: a move
 	 * queued behind a crowd leaves at once, and the crowd keeps its

@@ -78,6 +78,21 @@ temp_store(char *path, size_t len)
 	return store;
 }
 
+/*
+ * A restart on the store at path (its last outbox and store closed by
+ * the caller): *store opened again, h cleared, and a new outbox on them.
+ */
+static struct outbox *
+restart(const char *path, struct store **store, struct handed *h)
+{
+	char err[256];
+
+	*store = store_open(path, err, sizeof(err));
+	assert_non_null(*store);
+	memset(h, 0, sizeof(*h));
+	return outbox_create(*store, hand, h);
+}
+
 static void
 remove_store(const char *path)
 {
@@ -197,14 +212,7 @@ test_tracked_and_untracked(void **state)
 	/* Not reported sent: a restart hands both over again, first. */
 	outbox_destroy(o);
 	store_close(store);
-	{
-		char err[256];
-
-		store = store_open(path, err, sizeof(err));
-		assert_non_null(store);
-	}
-	memset(&h, 0, sizeof(h));
-	o = outbox_create(store, hand, &h);
+	o = restart(path, &store, &h);
 	assert_int_equal(outbox_load(o), 2);
 	assert_string_equal(h.lines[0], "net #a 0 #a alice joins");
 	assert_string_equal(h.lines[1], "net alice 1 #a your hand");
@@ -239,7 +247,7 @@ static void
 test_expiring(void **state)
 {
 	struct handed h = { 0 };
-	char path[64], err[256];
+	char path[64];
 	struct store *store = temp_store(path, sizeof(path));
 	struct outbox *o = outbox_create(store, hand, &h);
 	struct text t;
@@ -273,10 +281,7 @@ test_expiring(void **state)
 	/* A restart says the stored two again, not the reminder. */
 	outbox_destroy(o);
 	store_close(store);
-	store = store_open(path, err, sizeof(err));
-	assert_non_null(store);
-	memset(&h, 0, sizeof(h));
-	o = outbox_create(store, hand, &h);
+	o = restart(path, &store, &h);
 	assert_int_equal(outbox_load(o), 2);
 	assert_string_equal(h.lines[0], "net #a 0 #a alice joins");
 	assert_string_equal(h.lines[1], "net bob 1 #a your hand");
@@ -327,7 +332,7 @@ static void
 test_stale_rows(void **state)
 {
 	struct handed h = { 0 };
-	char path[64], err[256];
+	char path[64];
 	struct store *store = temp_store(path, sizeof(path));
 	struct outbox *o = outbox_create(store, hand, &h);
 	sqlite3 *db;
@@ -345,10 +350,7 @@ test_stale_rows(void **state)
 	    " created - 7200 WHERE body = 'long ago'", NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(db);
-	store = store_open(path, err, sizeof(err));
-	assert_non_null(store);
-	memset(&h, 0, sizeof(h));
-	o = outbox_create(store, hand, &h);
+	o = restart(path, &store, &h);
 	assert_int_equal(outbox_load(o), 2);
 	assert_int_equal(h.n, 1);
 	assert_string_equal(h.lines[0], "net #s 0 #s just now");
@@ -366,7 +368,7 @@ static void
 test_skip_resent(void **state)
 {
 	struct handed h = { 0 };
-	char path[64], err[256];
+	char path[64];
 	struct store *store = temp_store(path, sizeof(path));
 	struct outbox *o = outbox_create(store, hand, &h);
 
@@ -379,10 +381,7 @@ test_skip_resent(void **state)
 	assert_int_equal(outbox_leave(o), 0);
 	outbox_destroy(o);
 	store_close(store);
-	store = store_open(path, err, sizeof(err));
-	assert_non_null(store);
-	memset(&h, 0, sizeof(h));
-	o = outbox_create(store, hand, &h);
+	o = restart(path, &store, &h);
 	assert_int_equal(outbox_load(o), 3);
 	assert_int_equal(h.n, 3);
 
