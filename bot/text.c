@@ -155,6 +155,18 @@ text_char_length(const char *s)
 	if (n == 3 && p[0] == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa &&
 	    p[2] <= 0xae) || (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
 		return 0;
+	/*
+	 * And what shows nothing and marks nothing: the zero-width space
+	 * (U+200B), the word joiner and invisible operators (U+2060..U+2064)
+	 * and the byte order mark (U+FEFF), which would make "!sta<ZWSP>tus"
+	 * an unknown command or two equal names differ.  The joiners and
+	 * the direction marks (U+200C..U+200F) stay: scripts, emoji and
+	 * right-to-left names need them.
+	 */
+	if (n == 3 && ((p[0] == 0xe2 && ((p[1] == 0x80 && p[2] == 0x8b) ||
+	    (p[1] == 0x81 && p[2] >= 0xa0 && p[2] <= 0xa4))) ||
+	    (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)))
+		return 0;
 	return n;
 }
 
@@ -173,35 +185,61 @@ text_user(struct text *t, const char *s)
 	}
 }
 
+/*
+ * The length of the tab or line break s starts with (CR, LF, VT, FF,
+ * U+0085 NEL, U+2028, U+2029), or 0.
+ */
+static size_t
+line_break_length(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (p[0] == '\t' || p[0] == '\r' || p[0] == '\n' || p[0] == '\v' ||
+	    p[0] == '\f')
+		return 1;
+	if (p[0] == 0xc2 && p[1] == 0x85)
+		return 2;
+	if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
+		return 3;
+	return 0;
+}
+
 void
 text_command_line(struct text *t, const char *s)
 {
 	int broken = 0;
 
 	while (*s != '\0') {
-		size_t n = text_char_length(s);
+		size_t n = line_break_length(s);
 
 		if (n > 0) {
+			/*
+			 * A tab, or a line break (Matrix messages may hold
+			 * several lines), parts words: "!option rounds=1" and
+			 * "5" on the next line are not "rounds=15".
+			 */
+			text_addn(t, " ", 1);
+			s += n;
+			broken = 0;
+			continue;
+		}
+		if ((n = text_char_length(s)) > 0) {
 			text_addn(t, s, n);
 			s += n;
 			broken = 0;
 			continue;
 		}
-		if (*s == '\t') {
-			text_addn(t, " ", 1);
-		} else if (utf8_length((const unsigned char *)s) == 0) {
+		if ((n = utf8_length((const unsigned char *)s)) == 0) {
 			/* One mark for a run of bytes that are no UTF-8. */
 			if (!broken)
 				text_add(t, "\xef\xbf\xbd");
 			broken = 1;
 			s++;
 			continue;
-		} else {
-			/* A control character, valid but invisible: skipped whole. */
-			s += utf8_length((const unsigned char *)s) - 1;
 		}
+		/* A control character, valid but invisible: skipped whole. */
+		s += n;
 		broken = 0;
-		s++;
 	}
 }
 

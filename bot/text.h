@@ -71,8 +71,9 @@ void text_printf(struct text *t, const char *fmt, ...)
 void text_user(struct text *t, const char *s);
 /*
  * A command line as the bot reads it: what text_user() drops, but a tab
- * read as a space and each broken UTF-8 sequence as U+FFFD, so that
- * "!st<BEL>atus" is !status and a refusal quotes what cannot be read as
+ * or a line break read as a space and each broken UTF-8 sequence as
+ * U+FFFD, so that "!st<BEL>atus" is !status, "!game wiz<LF>ard" is two
+ * words, not "wizard", and a refusal quotes what cannot be read as
  * "\xef\xbf\xbd", not as nothing.
  */
 void text_command_line(struct text *t, const char *s);

@@ -669,6 +669,12 @@ test_misuse(void **state)
 		{ "alice", "!add\x07""bot genius", "Unknown level" },
 		{ "alice", "!top\tx", "Unknown game \"x\"" },
 		{ "alice", "!top \xff\xfe", "Unknown game \"\xef\xbf\xbd\"" },
+		/* A second line is not glued to the first (Matrix). */
+		{ "alice", "!game wiz\nard", "Usage: !game NAME" },
+		{ "alice", "!option rounds=1\n5", "Unknown option \"5\"" },
+		{ "alice", "!join\n!option rounds=2", "Usage: !join" },
+		{ "alice", "!option", "Options: -" },
+		{ "alice", "!top\xe2\x80\x8b x", "Unknown game \"x\"" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -65,12 +65,26 @@ test_command_line(void **unused)
 
 	(void)unused;
 	text_init(&t);
-	text_command_line(&t, "!st\x07""atus\tnow\r\n");
+	text_command_line(&t, "!st\x07""atus\tnow");
 	assert_string_equal(text_str(&t), "!status now");
 	text_clear(&t);
 	/* One mark per run of broken bytes; C1 and bidi controls go whole. */
-	text_command_line(&t, "a\xff\xfe b\xc2\x85\xe2\x80\xae""c\xc3");
+	text_command_line(&t, "a\xff\xfe b\xc2\x81\xe2\x80\xae""c\xc3");
 	assert_string_equal(text_str(&t), "a\xef\xbf\xbd bc\xef\xbf\xbd");
+	text_clear(&t);
+	/* Line breaks part words: a second line is not glued to the first. */
+	text_command_line(&t, "!option rounds=1\n5\r\nx\vy\fz\xc2\x85"
+	    "" "a\xe2\x80\xa8""b\xe2\x80\xa9""c");
+	assert_string_equal(text_str(&t), "!option rounds=1 5  x y z a b c");
+	text_clear(&t);
+	/*
+	 * What shows nothing and marks nothing goes: the zero-width space,
+	 * the word joiner, the byte order mark; joiners and marks stay.
+	 */
+	text_command_line(&t, "!sta\xe2\x80\x8btus \xef\xbb\xbf"
+	    "a\xe2\x81\xa0""b\xe2\x80\x8e""c\xe2\x80\x8d""d");
+	assert_string_equal(text_str(&t),
+	    "!status ab\xe2\x80\x8e""c\xe2\x80\x8d""d");
 	text_finish(&t);
 }
 
