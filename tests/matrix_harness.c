@@ -19,6 +19,7 @@
  *   {"channel_admin": [ROOM, USER]}     prints {"event": "channel_admin"}
  *   {"queue_depth": true}               prints {"event": "queue_depth"}
  *   {"busy": FLOW}                      prints {"event": "busy"}
+ *   {"flow_waiting": FLOW}              prints {"event": "flow_waiting"}
  *   {"self_name": true}                 prints {"event": "self_name"}
  *   {"channel_title": ROOM}             prints {"event": "channel_title"}
  *   {"withhold": true}                  the stop's withhold() (adapter.h)
@@ -294,6 +295,10 @@ command(const char *line)
 	else if (json_object_get(cmd, "queue_depth") != NULL)
 		emit(json_pack("{s:s, s:i}", "event", "queue_depth", "depth",
 		    (int)impl->queue_depth(&harness_adapter)));
+	else if ((v = json_object_get(cmd, "flow_waiting")) != NULL)
+		emit(json_pack("{s:s, s:i}", "event", "flow_waiting", "n",
+		    (int)impl->flow_waiting(&harness_adapter,
+		    json_string_value(v))));
 	else if ((v = json_object_get(cmd, "busy")) != NULL)
 		emit(json_pack("{s:s, s:b}", "event", "busy", "busy",
 		    impl->busy(&harness_adapter, json_string_value(v))));

@@ -18,7 +18,8 @@ Endpoints (under /_matrix/client):
        v3/rooms/{r}/invite, v3/rooms/{r}/kick, v3/rooms/{r}/ban
   POST v3/createRoom (preset, is_direct, invite, initial_state, name,
        room_alias_name, power_level_content_override)
-  PUT  v3/rooms/{r}/send/{type}/{txnId} (idempotent per device and txnId,
+  PUT  v3/rooms/{r}/send/{type}/{txnId} (the sender's power level must
+       reach the type's or events_default; idempotent per device and txnId,
        as the spec scopes transaction ids since v1.7: a client that logs
        in again on the same device may repeat a transaction)
   PUT  v3/rooms/{r}/state/{type}/{key}, GET v3/rooms/{r}/state(/{type}/{key})
@@ -688,6 +689,15 @@ class Handler(BaseHTTPRequestHandler):
                 raise MatrixError(403, "M_FORBIDDEN",
                                   "User %s not in room %s" %
                                   (self.user_id, room_id))
+            # The spec's authorization rules: the sender's power level
+            # must reach the event type's level, else events_default.
+            pl = room.state_content("m.room.power_levels") or {}
+            need = pl.get("events", {}).get(type_,
+                                            pl.get("events_default", 0))
+            if room.power(self.user_id) < need:
+                raise MatrixError(403, "M_FORBIDDEN",
+                                  "You don't have permission to post "
+                                  "that to the room")
             event = st.add_event(room, self.user_id, type_, self.body)
             st.txns[key] = event["event_id"]
             if st.faults.drop_sends > 0:

@@ -535,9 +535,10 @@ def test_outbox(ctx):
     """The core's outbox rows (send_info.id): each is reported sent once
     the homeserver answered its PUT, under a transaction id made from the
     row id, so a row the core sends again after a restart is dropped by
-    the homeserver as the same transaction: one event in the room.  A
-    row for a room the bot cannot send to is reported too (it can never
-    be sent).  Tracked messages keep their order through an outage."""
+    the homeserver as the same transaction: one event in the room.
+    Tracked messages keep their order through an outage, and wait,
+    unreported, while the bot is kicked from the room, until it is
+    invited back."""
     alice = ctx.client(ALICE)
     room = public_room(ctx, alice, "outbox")
     h = joined_harness(ctx, "#outbox:localhost", room, outage_ms=2000)
@@ -596,17 +597,35 @@ def test_outbox(ctx):
               flow="#outbox:localhost")
     h.wait(lambda e: e["event"] == "sent" and e["id"] == 30, 20, "sent 30")
 
-    # Kicked: a row for that room can never be sent, and is reported.
+    dm = ctx.hs.state.rooms_created_by(BOT)[0]
+
+    # Kicked: the table's rows wait, unreported, for an invitation (the
+    # store keeps them); its private line waits behind them, in the
+    # table's order, and so does its clock (flow_waiting).  A reply goes.
     alice.kick(room, BOT, "enough")
     wait_until(lambda: "removed from" in ctx.harness_log(),
                what="the kick")
-    h.command(send_channel="#outbox:localhost", text="lost", id=40,
+    h.command(send_channel="#outbox:localhost", text="kept", id=40,
               flow="#outbox:localhost")
-    h.wait(lambda e: e["event"] == "sent" and e["id"] == 40, 20,
-           "the dropped row reported")
+    h.command(send_private=BOB, text="after kept", id=41,
+              flow="#outbox:localhost")
+    h.command(send_private=BOB, text="a reply")
+    wait_until(lambda: bot_bodies(ctx, dm)[-1:] == ["a reply"],
+               what="the reply, past the table's waiting line")
+    h.command(flow_waiting="#outbox:localhost")
+    waiting = h.wait(lambda e: e["event"] == "flow_waiting", 5, "waiting")
+    assert waiting["n"] == 2, waiting
+    assert 40 not in sent_ids(h) and 41 not in sent_ids(h), sent_ids(h)
+    # Invited back (a configured channel is joined whoever invites), the
+    # bot says them, in order.
+    alice.invite(room, BOT)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 41, 30,
+           "the rows said after the invitation")
+    assert sent_ids(h)[-2:] == [40, 41], sent_ids(h)
+    assert bot_bodies(ctx, room)[-1] == "kept", bot_bodies(ctx, room)
+    assert bot_bodies(ctx, dm)[-2:] == ["a reply", "after kept"], \
+        bot_bodies(ctx, dm)
     h.stop()
-    assert "message 40 for #outbox:localhost can never be sent" in \
-        ctx.harness_log()
     # The stop ran the loop until queue_depth() was 0, as the core does
     # at SIGTERM: stop() itself had nothing left to flush.
     assert "still queued at stop" not in ctx.harness_log()
@@ -674,6 +693,62 @@ def test_withhold(ctx):
         time.sleep(0.1)
     sent = [e["id"] for e in h.events if e["event"] == "sent"]
     assert sent == [1], sent
+    h.stop()
+
+
+def test_silenced_room(ctx):
+    """A room whose power levels leave the bot silent (a 403 on every
+    send, as a room upgrade does to the old room) keeps the table's
+    lines: unreported, with the table's private lines and its clock
+    waiting behind them, until the power levels let the bot speak; then
+    they are said at once, in order.  A stop does not wait for them, and
+    after a restart they wait again."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "hush")
+    flow = "#hush:localhost"
+    h = joined_harness(ctx, flow, room)
+    h.command(send_channel=flow, text="one", id=1, flow=flow)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 1, 20, "sent 1")
+    power = ctx.hs.state.rooms[room].state_content("m.room.power_levels")
+    silent = dict(power, events_default=50)
+    alice.set_state(room, "m.room.power_levels", silent)
+    h.command(send_channel=flow, text="two", id=2, flow=flow)
+    wait_until(lambda: "refuses the bot's messages" in ctx.harness_log(),
+               what="the refusal in the log")
+    h.command(send_private=BOB, text="your hand", id=3, flow=flow)
+    h.command(flow_waiting=flow)
+    waiting = h.wait(lambda e: e["event"] == "flow_waiting", 5, "waiting")
+    assert waiting["n"] == 2, waiting
+    assert sent_ids(h) == [1], sent_ids(h)
+    # Allowed again: said at once, not after the slow retry (15-30 s).
+    start = time.monotonic()
+    alice.set_state(room, "m.room.power_levels", power)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 3, 30, "sent 3")
+    assert time.monotonic() - start < 10, time.monotonic() - start
+    assert sent_ids(h) == [1, 2, 3], sent_ids(h)
+    assert bot_bodies(ctx, room) == ["one", "two"], bot_bodies(ctx, room)
+    assert "takes the bot's messages again" in ctx.harness_log()
+
+    # Silent again: a stop does not wait for the room's line...
+    alice.set_state(room, "m.room.power_levels", silent)
+    wait_until(lambda: ctx.hs.state.rooms[room].state_content(
+        "m.room.power_levels") == silent, what="the power levels")
+    h.command(send_channel=flow, text="four", id=4, flow=flow)
+    wait_until(lambda: ctx.harness_log().count(
+        "refuses the bot's messages") == 2, what="the second refusal")
+    h.stop()
+    assert "still queued at stop" not in ctx.harness_log()
+    assert 4 not in sent_ids(h), sent_ids(h)
+    # ... and after a restart the core's row waits again, then goes.
+    h = ctx.run()
+    h.command(send_channel=flow, text="four", id=4, flow=flow)
+    h.command(join=flow)
+    wait_until(lambda: ctx.harness_log().count(
+        "refuses the bot's messages") == 3, what="the refusal after a start")
+    alice.set_state(room, "m.room.power_levels", power)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 4, 30, "sent 4")
+    assert bot_bodies(ctx, room) == ["one", "two", "four"], \
+        bot_bodies(ctx, room)
     h.stop()
 
 
@@ -1104,7 +1179,8 @@ def test_names_mentions_members_admins(ctx):
     wait_until(lambda: ctx.hs.state.rooms[room].membership(BOT) == "leave",
                what="the bot leaving")
 
-    # Kicked from a room: the bot forgets it and sends there no more.
+    # Kicked from a room: the bot does not come back by itself, and what
+    # it is given for the room waits; a stop does not wait for it.
     kick_room = public_room(ctx, alice, "kick")
     h.command(join="#kick:localhost")
     wait_until(lambda: ctx.hs.state.rooms[kick_room].membership(BOT) ==
@@ -1114,9 +1190,13 @@ def test_names_mentions_members_admins(ctx):
     wait_until(lambda: "removed from %s by %s: enough" % (kick_room, ALICE)
                in ctx.harness_log(), what="the kick in the log")
     h.command(send_channel="#kick:localhost", text="still here?")
-    h.wait(lambda e: e["event"] == "command_failed", 5, "refused send")
+    h.command(queue_depth=True)
+    depth = h.wait(lambda e: e["event"] == "queue_depth", 5, "depth")
+    assert depth["depth"] == 0, depth
     h.stop()
     assert bot_bodies(ctx, kick_room) == []
+    assert ctx.hs.state.rooms[kick_room].membership(BOT) == "leave"
+    assert "still queued at stop" not in ctx.harness_log()
 
 
 def test_joined_room_history(ctx):
@@ -1738,6 +1818,7 @@ TESTS = [
     test_outbox,
     test_busy,
     test_withhold,
+    test_silenced_room,
     test_expire,
     test_rows_before_resume,
     test_goodbye_past_failing_room,

@@ -293,6 +293,8 @@ apply_state(struct matrix *m, struct mx_room *room,
 		json_decref(room->power);
 		room->power = ev->content != NULL ?
 		    mx_json(json_deep_copy(ev->content)) : NULL;
+		/* It may let the bot speak again. */
+		mx_room_retry_now(room);
 		return 0;
 	}
 	if (strcmp(ev->type, "m.room.encryption") == 0) {
@@ -439,6 +441,7 @@ on_left(struct matrix *m, const char *room_id, const struct mx_event *ev)
 {
 	struct mx_room *room = mx_room_find(m, room_id);
 	struct mx_member mem;
+	struct mx_join *j;
 	const char *reason;
 
 	if (room == NULL)
@@ -453,10 +456,13 @@ on_left(struct matrix *m, const char *room_id, const struct mx_event *ev)
 		    room_id, ev->sender, reason != NULL ? ": " : "",
 		    reason != NULL ? reason : "");
 		/* Kicked from a channel: do not rejoin until told again. */
-		for (struct mx_join *j = m->joins; j != NULL; j = j->next)
+		for (j = m->joins; j != NULL; j = j->next)
 			if (j->room_id != NULL &&
 			    strcmp(j->room_id, room_id) == 0)
 				j->failed = 1;
+		/* What its table said there waits for an invitation. */
+		if ((j = mx_channel_of_room(m, room_id)) != NULL)
+			mx_room_shut_out(m, room, j);
 	}
 	if (room->leaving == NULL)
 		mx_room_forget(m, room);

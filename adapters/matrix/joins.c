@@ -1,7 +1,8 @@
 /*
  * joins.c - the Matrix adapter's joins (matrix_int.h): of the channels the
  * core asks for, named by room id or alias, and of the rooms whose invite
- * was accepted; messages for a room not joined yet wait here.
+ * was accepted; messages for a room not joined yet, or one that shut the
+ * bot out (a kick, a ban, a join refused), wait here.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,8 @@ on_joined(const struct mx_response *res, void *arg)
 		j->done = 1;
 		j->attempt = 0;
 		mx_room_take(room, &j->queue);
+		/* Back in, a room that refused us is asked again now. */
+		mx_room_retry_now(room);
 		if (!j->core) {
 			if (j->is_direct && j->inviter != NULL) {
 				mx_direct_record(m, j->inviter, room_id);
@@ -113,11 +116,21 @@ on_joined(const struct mx_response *res, void *arg)
 	case MX_REFUSED:
 		log_error("matrix %s: cannot join %s: %s", mx_net(m), j->name,
 		    why);
-		mx_queue_drop(m, &j->queue, j->name);
-		if (!j->core)
+		if (!j->core) {
+			mx_queue_drop(m, &j->queue, j->name);
 			mx_join_free(j);
-		else
+		} else {
+			/*
+			 * A channel's messages wait for an invitation (a
+			 * restart while the bot is banned): the store keeps
+			 * them, and so do we.
+			 */
 			j->failed = 1;
+			if (j->queue.n > 0)
+				log_warn("matrix %s: %d messages for %s wait "
+				    "until the bot is invited", mx_net(m),
+				    j->queue.n, j->name);
+		}
 		mx_rooms_kick(m);
 		mx_sync_release(m);
 		return;

@@ -16,7 +16,10 @@
  *   (#name:server); the bot joins them at start.  It accepts invites only
  *   from users matching invites.allow_users (globs, e.g. "@*:example.org")
  *   or from servers in invites.allow_servers: by default from nobody.  When
- *   kicked or banned it forgets the room and does not come back by itself.
+ *   kicked or banned it forgets the room and does not come back by itself
+ *   (an invitation into a configured channel brings it back); what its
+ *   table says there waits meanwhile, as it does in a room whose power
+ *   levels leave the bot silent (rooms.c).
  *   Room moderators (power level 50 or more) count as table admins there.
  *   A message for an alias not joined yet (a restored game says it
  *   resumes before the adapter has started) waits for the join.
@@ -326,10 +329,17 @@ matrix_queue_depth(const struct adapter *adapter)
 	const struct matrix *m = adapter->priv;
 	size_t n = m->ndropped;
 
+	/*
+	 * What a room that shuts the bot out holds cannot leave before it
+	 * lets us in again: a stop does not wait for it (the store keeps it).
+	 */
 	for (const struct mx_room *r = m->rooms; r != NULL; r = r->next)
-		n += (size_t)r->queue.n + (r->leaving != NULL || r->parting);
+		if (!r->shut)
+			n += (size_t)r->queue.n +
+			    (r->leaving != NULL || r->parting);
 	for (const struct mx_join *j = m->joins; j != NULL; j = j->next)
-		n += (size_t)j->queue.n;
+		if (!j->failed)
+			n += (size_t)j->queue.n;
 	for (const struct mx_dm *dm = m->dms; dm != NULL; dm = dm->next)
 		n += (size_t)dm->queue.n;
 	if (m->token != NULL && (m->direct_req != NULL ||
@@ -550,8 +560,11 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 		return 0;
 	}
 	j = mx_join_find(m, channel);
-	if (j != NULL && j->core && !j->failed) {
-		/* Waits for the join to tell us the room id. */
+	if (j != NULL && j->core) {
+		/*
+		 * Waits for the join to tell us the room id, or for an
+		 * invitation into a room that shut us out.
+		 */
 		mx_queue_push(&j->queue, msg);
 		return 0;
 	}

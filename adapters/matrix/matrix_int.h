@@ -49,6 +49,13 @@
 #define MX_SEND_RETRY_BASE 500
 #define MX_SEND_RETRY_MAX 30000
 /*
+ * A channel's room that refuses the bot's messages (403: its power
+ * levels leave the bot silent) is asked again slowly, and at once when
+ * its power levels change.
+ */
+#define MX_SHUT_RETRY_BASE 30000
+#define MX_SHUT_RETRY_MAX 600000
+/*
  * A failed /sync (or login step) is retried soon and quietly: one lost
  * request is no outage.  The delay doubles up to a cap short enough that
  * the bot hears again within seconds of the homeserver coming back.
@@ -126,6 +133,11 @@ struct mx_room {
 	uint64_t send_timer;
 	unsigned send_attempt;
 	int parting;              /* leave once the queue is empty */
+	/*
+	 * A channel's room refused the head with 403 (the bot may not speak
+	 * there): the queue waits and is asked again (mx_room_refuses()).
+	 */
+	int shut;
 	struct mx_request *leaving;
 	struct mx_request *members;  /* GET joined_members after our join */
 	char *alias;              /* m.room.canonical_alias, or NULL */
@@ -155,7 +167,11 @@ struct mx_join {
 	char *room_id;            /* once known */
 	int core;
 	int done;                 /* joined */
-	int failed;               /* refused for good */
+	/*
+	 * Refused (the join, or a kick or ban): not joined again until an
+	 * invitation.  A channel's messages wait in queue meanwhile.
+	 */
+	int failed;
 	char *inviter;            /* invites: who invited */
 	int is_direct;            /* invites: flagged as a direct room */
 	struct mx_queue queue;    /* sends before the room id is known */
@@ -312,6 +328,8 @@ void mx_queue_move(struct mx_queue *to, struct mx_queue *from);
  * rows the last run left unsent).
  */
 void mx_room_take(struct mx_room *room, struct mx_queue *from);
+/* Merges from into to, in the core's order (seq); from is left empty. */
+void mx_queue_merge(struct mx_queue *to, struct mx_queue *from);
 struct mx_msg *mx_msg_new(struct matrix *m, const struct text *text,
     const struct send_info *info, const char *private_to);
 void mx_msg_free(struct mx_msg *msg);
@@ -350,6 +368,15 @@ int mx_room_is_private(struct matrix *m, const struct mx_room *room,
     const char *sender);
 struct mx_room *mx_room_of_channel(struct matrix *m, const char *channel);
 void mx_room_kick(struct mx_room *room);
+/*
+ * Kicked or banned from channel j's room: its queue, the message on its
+ * way first, waits in j's (nothing the table said there is lost), and
+ * the bot stays out until an invitation (j->failed).
+ */
+void mx_room_shut_out(struct matrix *m, struct mx_room *room,
+    struct mx_join *j);
+/* A refusing room may hear from us again (power levels, a join): now. */
+void mx_room_retry_now(struct mx_room *room);
 void mx_room_push(struct mx_room *room, struct mx_msg *msg);
 /* Starts the sends waiting for their turn (causal order, mx_flow_held). */
 void mx_rooms_kick(struct matrix *m);

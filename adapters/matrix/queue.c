@@ -58,6 +58,28 @@ mx_queue_move(struct mx_queue *to, struct mx_queue *from)
 		mx_queue_push(to, msg);
 }
 
+/* Moves every message of a and b to out, oldest (seq) first. */
+static void
+queue_merge(struct mx_queue *out, struct mx_queue *a, struct mx_queue *b)
+{
+	while (a->head != NULL || b->head != NULL) {
+		struct mx_queue *q = a->head == NULL ? b :
+		    b->head == NULL ? a :
+		    b->head->seq < a->head->seq ? b : a;
+
+		mx_queue_push(out, mx_queue_pop(q));
+	}
+}
+
+void
+mx_queue_merge(struct mx_queue *to, struct mx_queue *from)
+{
+	struct mx_queue out = { 0 };
+
+	queue_merge(&out, to, from);
+	*to = out;
+}
+
 void
 mx_room_take(struct mx_room *room, struct mx_queue *from)
 {
@@ -66,13 +88,7 @@ mx_room_take(struct mx_room *room, struct mx_queue *from)
 	/* The message on its way stays first: it may have arrived. */
 	if (room->sending != NULL && to->head != NULL)
 		mx_queue_push(&out, mx_queue_pop(to));
-	while (to->head != NULL || from->head != NULL) {
-		struct mx_queue *q = to->head == NULL ? from :
-		    from->head == NULL ? to :
-		    from->head->seq < to->head->seq ? from : to;
-
-		mx_queue_push(&out, mx_queue_pop(q));
-	}
+	queue_merge(&out, to, from);
 	*to = out;
 }
 

@@ -2,7 +2,9 @@
  * rooms.c - the Matrix adapter's rooms (matrix_int.h): the rooms the bot
  * knows, the names the core knows them by, and their queues of messages,
  * sent one at a time and in order under fixed transaction ids; leaving a
- * room.
+ * room; a channel's room that shuts the bot out (a kick, a ban, power
+ * levels that leave it silent) keeps what the table said there until the
+ * bot may speak again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +142,61 @@ on_send_timer(struct loop *loop, uint64_t id, void *arg)
 	mx_room_kick(room);
 }
 
+/*
+ * A channel's room refused its head with 403: the bot may not speak there
+ * (the room's power levels), or has just been removed (the /sync saying
+ * so comes next, mx_room_shut_out()).  The table's messages are not lost:
+ * the queue waits, and the head is tried again slowly, and at once when
+ * the power levels change.  Meanwhile the table's clock waits for them
+ * (flow_waiting()), so nobody is timed out for lines nobody could read.
+ */
+static void
+room_refuses(struct mx_room *room, const struct mx_response *res,
+    const char *why)
+{
+	struct matrix *m = room->m;
+	uint64_t delay;
+
+	if (!room->shut)
+		room->send_attempt = 0;
+	delay = mx_retry_delay(m, res, &room->send_attempt, MX_SHUT_RETRY_BASE,
+	    MX_SHUT_RETRY_MAX);
+	if (!room->shut)
+		log_error("matrix %s: %s refuses the bot's messages (%s); its "
+		    "%d waiting there are kept until the bot may speak "
+		    "(asked again in %llu s, or when its power levels "
+		    "change)", mx_net(m), room->id, why, room->queue.n,
+		    (unsigned long long)(delay / 1000));
+	room->shut = 1;
+	room->send_timer = loop_timer(m->loop, delay, on_send_timer, room);
+}
+
+void
+mx_room_retry_now(struct mx_room *room)
+{
+	if (!room->shut || room->sending != NULL)
+		return;
+	loop_cancel(room->m->loop, room->send_timer);
+	room->send_timer = 0;
+	room->send_attempt = 0;
+	mx_room_kick(room);
+}
+
+void
+mx_room_shut_out(struct matrix *m, struct mx_room *room, struct mx_join *j)
+{
+	mx_http_cancel(m->http, room->sending);
+	room->sending = NULL;
+	loop_cancel(m->loop, room->send_timer);
+	room->send_timer = 0;
+	j->failed = 1;
+	if (room->queue.n == 0 && j->queue.n == 0)
+		return;
+	log_warn("matrix %s: %d messages for %s wait until the bot is invited "
+	    "back", mx_net(m), room->queue.n + j->queue.n, j->name);
+	mx_queue_merge(&j->queue, &room->queue);
+}
+
 static void
 on_sent(const struct mx_response *res, void *arg)
 {
@@ -158,6 +215,11 @@ on_sent(const struct mx_response *res, void *arg)
 		flowed = msg->flow != NULL;
 		room->send_attempt = 0;
 		mx_msg_free(msg);
+		if (room->shut) {
+			room->shut = 0;
+			log_info("matrix %s: %s takes the bot's messages again",
+			    mx_net(m), room->id);
+		}
 		if (room->parting && room->queue.n == 0)
 			mx_room_leave(room);
 		else
@@ -176,6 +238,11 @@ on_sent(const struct mx_response *res, void *arg)
 	case MX_RELOGIN:
 		return;
 	case MX_REFUSED:
+		if (res->status == 403 &&
+		    mx_channel_of_room(m, room->id) != NULL) {
+			room_refuses(room, res, why);
+			return;
+		}
 		msg = mx_queue_pop(&room->queue);
 		id = msg->id;
 		log_error("matrix %s: %s refused a message: %s", mx_net(m),
