@@ -272,11 +272,12 @@ check_names(const struct irc_isupport *is, const char *list)
 }
 
 static void
-check_identity(const char *nick, const char *user, const char *host,
-    const char *account)
+check_identity(enum irc_casemap map, const char *nick, const char *user,
+    const char *host, const char *account)
 {
 	char out[64];
-	int rc = irc_identity(out, sizeof(out), nick, user, host, account);
+	int rc = irc_identity(out, sizeof(out), map, nick, user, host,
+	    account);
 
 	CHECK(memchr(out, '\0', sizeof(out)) != NULL);
 	if (rc != 0) {
@@ -291,7 +292,7 @@ check_identity(const char *nick, const char *user, const char *host,
 
 		/* The nick in one case, as the server folds it. */
 		snprintf(whole, sizeof(whole), "%s!%s@%s", nick, user, host);
-		irc_identity_fold(whole);
+		irc_identity_fold(whole, map);
 		CHECK(strcmp(out, whole) == 0);
 		CHECK(nick[0] != '\0' && user[0] != '\0' && host[0] != '\0');
 	}
@@ -498,9 +499,11 @@ check_server_line(const char *line, size_t len, unsigned sel,
 		check_mask(m.prefix, MAX_LINE + 1);
 		if (irc_mask_split(m.prefix, nick, sizeof(nick), user,
 		    sizeof(user), host, sizeof(host)) == 0)
-			check_identity(nick, user, host, m.nparams > 0 ?
+			check_identity(is->casemap, nick, user, host,
+			    m.nparams > 0 ?
 			    m.params[0] : NULL);
-		check_identity(m.prefix, m.command, m.nparams > 0 ?
+		check_identity(is->casemap, m.prefix, m.command,
+		    m.nparams > 0 ?
 		    m.params[0] : "", m.nparams > 1 ? m.params[1] : NULL);
 	}
 	for (int k = 0; k < m.nparams; k++) {

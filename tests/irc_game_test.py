@@ -21,8 +21,10 @@ play (2 cards, e.g. 3 4)"), the person asks !status for the trick and
 works the choices out by the rules, as people do, and checks that the
 prompt's example is one of them.
 
-Mid-game, carol changes her nick (her seat follows her), and ngircd is
-killed and started again: the bot reconnects, joins again, tells each
+Erin[ has a bracket in her nick, which ngircd's casemap (ascii) does not
+fold to "erin{": her hand must reach her under the nick she has.
+Mid-game, carol changes her nick to carol[2] (her seat follows her), and
+ngircd is killed and started again: the bot reconnects, joins again, tells each
 channel, and the games go on to their ends with the same seats.
 
 Checked afterwards, from what each person's client received:
@@ -113,7 +115,8 @@ class Player:
         self.world = world
         self.table = table
         self.nick = nick
-        self.user = nick         # the ident stays through renames
+        # The ident stays through renames; a user name takes no brackets.
+        self.user = "".join(c for c in nick if c.isalnum())
         self.rng = random.Random(seed)
         self.sock = None
         self.buf = b""
@@ -431,7 +434,7 @@ class World:
                   ["hiddentip", "rounds=10"], ["alice", "bob", "carol"],
                   private_bids=True),
             Table(self, "bird", "birdbot", "#birdhead", "birdhead", [],
-                  ["dave", "erin", "frank"]),
+                  ["dave", "Erin[", "frank"]),
             Table(self, "stich", "stichbot", "#sticheln", "sticheln", [],
                   ["gina", "hank", "ivy"], tls=True),
         ]
@@ -602,7 +605,7 @@ def play(world):
     Wizard, and ngircd restarts once every table is well under way."""
     wiz = world.tables[0]
     carol = wiz.players[2]
-    carol.rename_to = "carol2"
+    carol.rename_to = "carol[2]"
     before = None
     end = time.monotonic() + 150
     while not all(t.over for t in world.tables):
@@ -617,7 +620,7 @@ def play(world):
     for t in world.tables:
         print("# %s: %d actions (%d worked out from !status), %d rounds" % (
             t.channel, t.actions, t.worked_out, t.rounds_started))
-    check(carol.nick == "carol2", "carol never renamed herself")
+    check(carol.nick == "carol[2]", "carol never renamed herself")
     check(before is not None, "ngircd was never restarted")
     return before
 
@@ -757,7 +760,8 @@ def check_record(world, table, record):
     # A person who changed nick is the same person under either name.
     canon = {n: p.names[0] for p in table.players for n in p.names}
     said = sorted((canon.get(n, n), v) for n, v in
-                  re.findall(r"([A-Za-z0-9_]+) \((-?\d+)\)", over))
+                  re.findall(r"([A-Za-z0-9_\[\]\\`^{}|-]+) \((-?\d+)\)",
+                             over))
     want = sorted((canon.get(record["players"][s], record["players"][s]),
                    str(result["scores"][s])) for s in result["winners"])
     check(said == want, "%s: winners said %s, replay %s" % (
@@ -828,18 +832,18 @@ def run(world):
     # The rename.
     wiz = world.tables[0]
     carol = wiz.players[2]
-    check(carol.nick == "carol2", "carol is called %s" % carol.nick)
+    check(carol.nick == "carol[2]", "carol is called %s" % carol.nick)
     after = carol.log[carol.renamed_at:]
     # At least the hands of the rounds after the rename (from round 3 of
     # 10) come to the new nick, and she plays on.
     check(sum(kind == "priv" for _, kind, _ in after) >= 5 and
           sum(kind == "sent" for _, kind, _ in after) > 10,
-          "carol2 was not given her hands, or did not play")
-    check(wiz.said("carol2 "), "the channel never names carol2")
+          "carol[2] was not given her hands, or did not play")
+    check(wiz.said("carol[2] "), "the channel never names carol[2]")
     for t in world.tables:
         check(not t.said("a computer"), "%s: a computer took a seat" %
               t.channel)
-    print("ok - carol became carol2 and kept her seat")
+    print("ok - carol became carol[2] and kept her seat")
 
     # The restart.
     log = world.bot_logtext()
@@ -874,7 +878,7 @@ def run(world):
         record = records[t.game]
         old = before[t.game]["players"]
         check(record["players"] == old or t is wiz and
-              record["players"] == old[:2] + ["carol2"],
+              record["players"] == old[:2] + ["carol[2]"],
               "%s: seats %s after the restart, %s before" % (
                   t.channel, record["players"], old))
         result = check_record(world, t, record)

@@ -257,42 +257,50 @@ test_masks_and_names(void **state)
 static void
 test_identity(void **state)
 {
+	const enum irc_casemap R = IRC_CASEMAP_RFC1459;
 	char id[128];
 
 	(void)state;
-	assert_int_equal(irc_identity(id, sizeof(id), "alice", "~al", "h",
+	assert_int_equal(irc_identity(id, sizeof(id), R, "alice", "~al", "h",
 	    "Alice"), 0);
 	assert_string_equal(id, "account:Alice");
-	assert_int_equal(irc_identity(id, sizeof(id), "alice", "~al", "h",
+	assert_int_equal(irc_identity(id, sizeof(id), R, "alice", "~al", "h",
 	    NULL), 0);
 	assert_string_equal(id, "alice!~al@h");
 	/* "*" (extended-join, ACCOUNT) and "0" (WHOX) mean no account. */
-	assert_int_equal(irc_identity(id, sizeof(id), "alice", "~al", "h",
+	assert_int_equal(irc_identity(id, sizeof(id), R, "alice", "~al", "h",
 	    "*"), 0);
 	assert_string_equal(id, "alice!~al@h");
-	assert_int_equal(irc_identity(id, sizeof(id), "alice", "~al", "h",
+	assert_int_equal(irc_identity(id, sizeof(id), R, "alice", "~al", "h",
 	    "0"), 0);
 	assert_string_equal(id, "alice!~al@h");
-	assert_int_equal(irc_identity(id, sizeof(id), "alice", NULL, "h",
+	assert_int_equal(irc_identity(id, sizeof(id), R, "alice", NULL, "h",
 	    NULL), -1);
-	assert_int_equal(irc_identity(id, sizeof(id), "alice", "", "h", "*"),
+	assert_int_equal(irc_identity(id, sizeof(id), R, "alice", "", "h", "*"),
 	    -1);
-	assert_int_equal(irc_identity(id, 8, "alice", "~al", "h", NULL), -1);
+	assert_int_equal(irc_identity(id, 8, R, "alice", "~al", "h", NULL), -1);
 	/*
-	 * The nick in one case, as the server folds it (RFC 1459, whatever
-	 * CASEMAPPING says); the user name, host and account as they are.
+	 * The nick in one case, as the server folds it (its CASEMAPPING);
+	 * the user name, host and account as they are.  Under ascii, "Bob["
+	 * and "bob{" are two nicks, and the id names the one it is.
 	 */
-	assert_int_equal(irc_identity(id, sizeof(id), "Bob[X]~", "~Bob", "H",
+	assert_int_equal(irc_identity(id, sizeof(id), R, "Bob[X]~", "~Bob", "H",
 	    NULL), 0);
 	assert_string_equal(id, "bob{x}^!~Bob@H");
-	assert_int_equal(irc_identity(id, sizeof(id), "Bob", "~al", "h",
+	assert_int_equal(irc_identity(id, sizeof(id), IRC_CASEMAP_STRICT,
+	    "Bob[X]~", "~Bob", "H", NULL), 0);
+	assert_string_equal(id, "bob{x}~!~Bob@H");
+	assert_int_equal(irc_identity(id, sizeof(id), IRC_CASEMAP_ASCII,
+	    "Bob[X]~", "~Bob", "H", NULL), 0);
+	assert_string_equal(id, "bob[x]~!~Bob@H");
+	assert_int_equal(irc_identity(id, sizeof(id), R, "Bob", "~al", "h",
 	    "BobAcct"), 0);
 	assert_string_equal(id, "account:BobAcct");
 	snprintf(id, sizeof(id), "BoB!~bob@Host");
-	irc_identity_fold(id);
+	irc_identity_fold(id, R);
 	assert_string_equal(id, "bob!~bob@Host");
 	snprintf(id, sizeof(id), "account:BoB");
-	irc_identity_fold(id);
+	irc_identity_fold(id, R);
 	assert_string_equal(id, "account:BoB");
 	assert_false(irc_account_known(NULL));
 	assert_true(irc_account_known("bob"));

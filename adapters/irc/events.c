@@ -107,7 +107,7 @@ on_nick(irc_session_t *session, const char *event, const char *origin,
 	if ((u = irc_user_find(irc, o.nick)) == NULL)
 		return;
 	irc_user_learn(irc, u, o.user, o.host, NULL);
-	had = irc_user_id(u, old, sizeof(old)) == 0;
+	had = irc_user_id(irc, u, old, sizeof(old)) == 0;
 	irc_rename_note(irc, o.nick, u->user, u->host, params[0]);
 	if (!irc_set_field(&u->nick, params[0]))
 		return;

@@ -141,6 +141,7 @@ irc_init(struct adapter *adapter, const json_t *config, const char *path,
 	irc->up_fd = irc->listen_fd = irc->local_fd = irc->irc_fd = -1;
 	text_init(&irc->caps_offered);
 	irc_isupport_init(&irc->is);
+	irc_casemap_recall(irc);
 	snprintf(irc->nick, sizeof(irc->nick), "%s", irc->cfg.nick);
 	rng_seed(&irc->rng, (uint64_t)time(NULL) ^ (uint64_t)getpid() << 20 ^
 	    (uint64_t)(uintptr_t)irc);
@@ -335,12 +336,17 @@ irc_self_name(struct adapter *adapter)
 	return irc != NULL && irc->phase == PHASE_READY ? irc->nick : NULL;
 }
 
-/* Seats stored before ids had their nick in one case. */
+/*
+ * Seats stored before ids had their nick in one case, or restored before
+ * the server said how it folds: the fold identities use now.
+ */
 static void
 irc_canonical_id(struct adapter *adapter, char *user_id)
 {
-	(void)adapter;
-	irc_identity_fold(user_id);
+	const struct irc *irc = adapter->priv;
+
+	irc_identity_fold(user_id, irc != NULL ? irc->id_casemap :
+	    IRC_CASEMAP_RFC1459);
 }
 
 /* A flow with IRC_FLOW_BUSY lines waiting takes no more for now. */

@@ -161,6 +161,12 @@ struct irc {
 	struct text caps_offered;
 	int caps, cap_reqs, cap_done, sasl_state;
 	struct irc_isupport is;
+	/*
+	 * How identities fold nicks (irc_identity_fold()): the server's
+	 * CASEMAPPING, remembered in the store so that seats restored before
+	 * the next connection compare as the live ones (irc_casemap_learn()).
+	 */
+	enum irc_casemap id_casemap;
 	/* People and channels. */
 	struct irc_user **users;
 	int nusers, users_cap;
@@ -296,7 +302,15 @@ void irc_user_quit(struct irc *irc, struct irc_user *u);
 /* Replaces *field with s (NULL or "" clears it); 1 when it changed. */
 int irc_set_field(char **field, const char *s);
 /* u's identity for the core; -1 while it cannot be told. */
-int irc_user_id(const struct irc_user *u, char *out, size_t outlen);
+/*
+ * The casemap identities fold by: recalled from the store at init (the
+ * last server's; rfc1459 before any), and learnt from each connection's
+ * ISUPPORT before anyone is seen.
+ */
+void irc_casemap_recall(struct irc *irc);
+void irc_casemap_learn(struct irc *irc);
+int irc_user_id(const struct irc *irc, const struct irc_user *u, char *out,
+    size_t outlen);
 /* The struct user of u; id and mask are buffers of the caller. */
 int irc_user_struct(const struct irc *irc, const struct irc_user *u,
     char *id, size_t idlen, char *mask, size_t masklen, struct user *out);

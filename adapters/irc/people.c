@@ -11,6 +11,7 @@
 #include "irc_int.h"
 #include "log.h"
 #include "loop.h"
+#include "store.h"
 #include "xmalloc.h"
 
 int
@@ -91,11 +92,54 @@ irc_set_field(char **field, const char *s)
 	return 1;
 }
 
-int
-irc_user_id(const struct irc_user *u, char *out, size_t outlen)
+/* The store key of the casemap identities fold by. */
+static void
+casemap_key(const struct irc *irc, char *key, size_t keylen)
 {
-	return irc_identity(out, outlen, u->nick, u->user, u->host,
-	    u->account);
+	snprintf(key, keylen, "irc:%s:casemap", irc->network);
+}
+
+void
+irc_casemap_recall(struct irc *irc)
+{
+	char key[256], *value;
+
+	irc->id_casemap = IRC_CASEMAP_RFC1459;
+	if (irc->adapter->store == NULL)
+		return;
+	casemap_key(irc, key, sizeof(key));
+	if ((value = store_kv_get(irc->adapter->store, key)) != NULL)
+		irc->id_casemap = irc_casemap_parse(value);
+	free(value);
+}
+
+void
+irc_casemap_learn(struct irc *irc)
+{
+	char key[256];
+
+	if (irc->is.casemap == irc->id_casemap)
+		return;
+	log_info("irc %s: the server folds nicks by %s (was %s): identities "
+	    "follow it", irc->network, irc_casemap_name(irc->is.casemap),
+	    irc_casemap_name(irc->id_casemap));
+	irc->id_casemap = irc->is.casemap;
+	if (irc->adapter->store == NULL)
+		return;
+	casemap_key(irc, key, sizeof(key));
+	if (store_kv_set(irc->adapter->store, key,
+	    irc_casemap_name(irc->id_casemap)) != 0)
+		log_warn("irc %s: cannot store the server's casemap; seats "
+		    "of nicks with []\\~ may not be recognised after a "
+		    "restart", irc->network);
+}
+
+int
+irc_user_id(const struct irc *irc, const struct irc_user *u, char *out,
+    size_t outlen)
+{
+	return irc_identity(out, outlen, irc->id_casemap, u->nick, u->user,
+	    u->host, u->account);
 }
 
 /*
@@ -107,7 +151,7 @@ int
 irc_user_struct(const struct irc *irc, const struct irc_user *u, char *id,
     size_t idlen, char *mask, size_t masklen, struct user *out)
 {
-	if (irc_user_id(u, id, idlen) != 0)
+	if (irc_user_id(irc, u, id, idlen) != 0)
 		return -1;
 	snprintf(mask, masklen, "%s!%s@%s", u->nick, u->user != NULL ?
 	    u->user : "*", u->host != NULL ? u->host : "*");
@@ -191,7 +235,7 @@ irc_user_learn(struct irc *irc, struct irc_user *u, const char *user,
     const char *host, const char *account)
 {
 	char old[512];
-	int had = irc_user_id(u, old, sizeof(old)) == 0;
+	int had = irc_user_id(irc, u, old, sizeof(old)) == 0;
 
 	if (user != NULL && user[0] != '\0')
 		irc_set_field(&u->user, user);

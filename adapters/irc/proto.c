@@ -228,6 +228,30 @@ irc_casecmp(enum irc_casemap map, const char *a, const char *b)
 	}
 }
 
+const char *
+irc_casemap_name(enum irc_casemap map)
+{
+	switch (map) {
+	case IRC_CASEMAP_STRICT:
+		return "strict-rfc1459";
+	case IRC_CASEMAP_ASCII:
+		return "ascii";
+	case IRC_CASEMAP_RFC1459:
+	default:
+		return "rfc1459";
+	}
+}
+
+enum irc_casemap
+irc_casemap_parse(const char *name)
+{
+	if (name != NULL && strcmp(name, "ascii") == 0)
+		return IRC_CASEMAP_ASCII;
+	if (name != NULL && strcmp(name, "strict-rfc1459") == 0)
+		return IRC_CASEMAP_STRICT;
+	return IRC_CASEMAP_RFC1459;
+}
+
 void
 irc_isupport_init(struct irc_isupport *is)
 {
@@ -287,13 +311,7 @@ irc_isupport_apply(struct irc_isupport *is, const struct irc_msg *msg)
 		} else if (KEY("MONITOR")) {
 			is->monitor = !negated;
 		} else if (KEY("CASEMAPPING")) {
-			if (!negated && strcmp(value, "ascii") == 0)
-				is->casemap = IRC_CASEMAP_ASCII;
-			else if (!negated && strcmp(value,
-			    "strict-rfc1459") == 0)
-				is->casemap = IRC_CASEMAP_STRICT;
-			else
-				is->casemap = IRC_CASEMAP_RFC1459;
+			is->casemap = irc_casemap_parse(negated ? NULL : value);
 		} else if (KEY("NETWORK")) {
 			if (negated)
 				is->network[0] = '\0';
@@ -367,8 +385,9 @@ irc_account_known(const char *account)
 }
 
 int
-irc_identity(char *out, size_t outlen, const char *nick, const char *user,
-    const char *host, const char *account)
+irc_identity(char *out, size_t outlen, enum irc_casemap map,
+    const char *nick, const char *user, const char *host,
+    const char *account)
 {
 	int n;
 
@@ -386,17 +405,17 @@ irc_identity(char *out, size_t outlen, const char *nick, const char *user,
 		out[0] = '\0';
 		return -1;
 	}
-	irc_identity_fold(out);
+	irc_identity_fold(out, map);
 	return 0;
 }
 
 void
-irc_identity_fold(char *id)
+irc_identity_fold(char *id, enum irc_casemap map)
 {
 	char *bang = strchr(id, '!');
 
 	if (strncmp(id, "account:", 8) == 0 || bang == NULL)
 		return;
 	for (char *p = id; p < bang; p++)
-		*p = (char)casefold(IRC_CASEMAP_RFC1459, (unsigned char)*p);
+		*p = (char)casefold(map, (unsigned char)*p);
 }

@@ -74,6 +74,10 @@ enum irc_casemap {
 };
 
 int irc_casecmp(enum irc_casemap map, const char *a, const char *b);
+/* The ISUPPORT name of map ("rfc1459", "strict-rfc1459", "ascii"). */
+const char *irc_casemap_name(enum irc_casemap map);
+/* The map a CASEMAPPING value names; anything else is rfc1459. */
+enum irc_casemap irc_casemap_parse(const char *name);
 
 /* What the server told us in RPL_ISUPPORT (005), with RFC defaults. */
 struct irc_isupport {
@@ -110,19 +114,22 @@ int irc_account_known(const char *account);
 /*
  * A person's identity for the core: "account:NAME" when the services
  * account is known, else "nick!user@host" with the nick in one case
- * (irc_identity_fold).  Returns -1 (out "") when it cannot be told: no
- * account and user or host unknown (NULL or "").
+ * (irc_identity_fold() with map).  Returns -1 (out "") when it cannot be
+ * told: no account and user or host unknown (NULL or "").
  */
-int irc_identity(char *out, size_t outlen, const char *nick, const char *user,
-    const char *host, const char *account);
+int irc_identity(char *out, size_t outlen, enum irc_casemap map,
+    const char *nick, const char *user, const char *host,
+    const char *account);
 /*
  * Folds the nick of a "nick!user@host" identity in place to one case,
- * as RFC 1459 does (A-Z, and []\~ as {}|^): "Bob" and "BOB" are one nick
- * to the server, so one person coming back in another case keeps the
- * seat.  The fold of rfc1459, the widest casemap, whatever the server
- * says: the user@host still tells people apart.  Accounts are left.
+ * as the server's casemap does (rfc1459: A-Z, and []\~ as {}|^; ascii:
+ * A-Z only): "Bob" and "BOB" are one nick to the server, so one person
+ * coming back in another case keeps the seat.  Only the server's own
+ * fold is right: under ascii, "Bob[" and "bob{" are two people, and the
+ * folded nick must still name the one the seat belongs to, for the
+ * private lines sent to it.  Accounts are left.
  */
-void irc_identity_fold(char *id);
+void irc_identity_fold(char *id, enum irc_casemap map);
 
 /* Removes mIRC formatting (bold, colours, italics, ...) from s in place. */
 void irc_strip_codes(char *s);

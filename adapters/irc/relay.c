@@ -164,8 +164,11 @@ relay_line(struct irc *irc, const char *line, size_t len)
 	    out, "005 ", 4) == 0) {
 		memcpy(copy, out, n - 2);
 		copy[n - 2] = '\0';
-		if (irc_parse(copy, &m) == 0 && strcmp(m.command, "005") == 0)
+		if (irc_parse(copy, &m) == 0 &&
+		    strcmp(m.command, "005") == 0) {
 			irc_isupport_apply(&irc->is, &m);
+			irc_casemap_learn(irc);
+		}
 	}
 	/*
 	 * The answer to the queue's PING: the server has handled every
