@@ -363,6 +363,17 @@ def kicked(world):
                "a move announced after the kick")
     print("ok - kicked mid-game: logged, back after the rejoin delay, and "
           "the turn timer moved for %s" % bidder)
+    # Kicked again by an operator who sets a key: the join is refused
+    # (475), and the bot tries again later (the key may come off).
+    mark = len(world.logtext())
+    ann.send("MODE #t +k sekrit")
+    ann.send("KICK #t %s :locked" % BOT)
+    world.wait(lambda: "(475)" in world.logtext()[mark:], 40,
+               "the join refused for the key")
+    world.wait(lambda: "will try to join #t again" in
+               world.logtext()[world.logtext().index("(475)", mark):], 10,
+               "a retry after the key")
+    print("ok - a key set with a second kick: the bot tries again later")
 
 
 def gone_while_down(world):

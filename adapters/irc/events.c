@@ -504,10 +504,14 @@ join_failed(struct irc *irc, unsigned int code, const char **params,
 	    params[count - 1], code);
 	if ((c = irc_chan_find(irc, params[1])) == NULL || c->joined)
 		return;
-	/* A ban, a full or invite-only channel, or one for registered
-	 * nicks may change; a wrong name or key will not. */
+	/*
+	 * A ban, a key, a full or invite-only channel, one for registered
+	 * nicks, one a netsplit holds (437) or our limit of channels may
+	 * change; a name the server refuses will not.  An operator who sets
+	 * +k and kicks the bot, then takes the key off, has the bot back.
+	 */
 	if (c->wanted && (code == 471 || code == 473 || code == 474 ||
-	    code == 477))
+	    code == 475 || code == 477 || code == 437 || code == 405))
 		irc_rejoin_later(irc, c, BAN_REJOIN_MS);
 }
 
@@ -628,8 +632,14 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 		break;
 	case 432:
 	case 433:
-	case 437:
 		irc_next_nick(irc, code == 432);
+		break;
+	case 437:
+		/* ERR_UNAVAILRESOURCE: a nick or a channel a netsplit holds. */
+		if (count >= 2 && irc_is_channel(&irc->is, params[1]))
+			join_failed(irc, code, params, count);
+		else
+			irc_next_nick(irc, 0);
 		break;
 	case 421:
 	case 900:
