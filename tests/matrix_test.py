@@ -752,6 +752,73 @@ def test_silenced_room(ctx):
     h.stop()
 
 
+def upgrade_room(ctx, alice, old, alias=None):
+    """Upgrades old as Synapse does: a new room (the alias moves there),
+    m.room.tombstone in the old one, whose power levels then leave
+    everyone below 50 silent.  Returns the new room's id."""
+    new = alice.create_room(preset="public_chat")
+    st = ctx.hs.state
+    if alias is not None:
+        with st.cond:
+            st.aliases[alias] = new
+        alice.set_state(new, "m.room.canonical_alias", {"alias": alias})
+    alice.set_state(old, "m.room.tombstone",
+                    {"body": "This room has been replaced",
+                     "replacement_room": new})
+    power = st.rooms[old].state_content("m.room.power_levels")
+    alice.set_state(old, "m.room.power_levels",
+                    dict(power, events_default=50, invite=50))
+    return new
+
+
+def test_room_upgrade(ctx):
+    """A channel's room upgraded mid-game (m.room.tombstone): the bot
+    follows its people into the replacement room, says there what the
+    table says from then on (what waited for the old room too, in order),
+    reads commands there as the same channel's, and leaves the old room.
+    Before, the old room refused every line and they were lost.  For a
+    channel named by alias and one named by room id (a room the bot was
+    invited to)."""
+    alice = ctx.client(ALICE)
+    old = public_room(ctx, alice, "up")
+    alias = "#up:localhost"
+    h = joined_harness(ctx, alias, old)
+    h.command(send_channel=alias, text="one", id=1, flow=alias)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 1, 20, "sent 1")
+    new = upgrade_room(ctx, alice, old, alias)
+    wait_until(lambda: ctx.hs.state.rooms[new].membership(BOT) == "join",
+               what="the bot in the new room")
+    h.command(send_channel=alias, text="two", id=2, flow=alias)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 2, 20, "sent 2")
+    assert bot_bodies(ctx, new) == ["two"], bot_bodies(ctx, new)
+    assert bot_bodies(ctx, old) == ["one"], bot_bodies(ctx, old)
+    alice.join(new)
+    alice.say(new, "!status")
+    msg = h.wait(lambda e: e["event"] == "message" and
+                 e["text"] == "!status", 20, "a command in the new room")
+    assert msg["channel"] == alias, msg
+    wait_until(lambda: ctx.hs.state.rooms[old].membership(BOT) == "leave",
+               what="the bot leaving the old room")
+    assert "was upgraded to %s" % new in ctx.harness_log()
+
+    # A channel named by its room id; a line queued as the upgrade comes
+    # goes to the new room.
+    other = public_room(ctx, alice, "up2")
+    h.command(join=other)
+    wait_until(lambda: ctx.hs.state.rooms[other].membership(BOT) == "join",
+               what="the bot in the second room")
+    newer = upgrade_room(ctx, alice, other)
+    h.command(send_channel=other, text="three", id=3, flow=other)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 3, 20, "sent 3")
+    assert bot_bodies(ctx, newer) == ["three"], bot_bodies(ctx, newer)
+    alice.join(newer)
+    alice.say(newer, "!hand")
+    msg = h.wait(lambda e: e["event"] == "message" and
+                 e["text"] == "!hand", 20, "a command in the newer room")
+    assert msg["channel"] == other, msg
+    h.stop()
+
+
 def test_expire(ctx):
     """A message that expires (the turn timer's reminder) is dropped when
     it cannot leave before its time, and when the homeserver's outage is
@@ -1819,6 +1886,7 @@ TESTS = [
     test_busy,
     test_withhold,
     test_silenced_room,
+    test_room_upgrade,
     test_expire,
     test_rows_before_resume,
     test_goodbye_past_failing_room,

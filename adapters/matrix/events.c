@@ -297,6 +297,15 @@ apply_state(struct matrix *m, struct mx_room *room,
 		mx_room_retry_now(room);
 		return 0;
 	}
+	if (strcmp(ev->type, "m.room.tombstone") == 0 &&
+	    ev->state_key[0] == '\0') {
+		const char *next = json_string_value(json_object_get(
+		    ev->content, "replacement_room"));
+
+		if (next != NULL)
+			mx_room_follow(m, room, next);
+		return 0;
+	}
 	if (strcmp(ev->type, "m.room.encryption") == 0) {
 		if (!room->encrypted)
 			log_info("matrix %s: room %s is encrypted", mx_net(m),

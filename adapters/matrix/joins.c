@@ -39,6 +39,8 @@ mx_join_free(struct mx_join *j)
 	free(j->name);
 	free(j->room_id);
 	free(j->inviter);
+	free(j->target);
+	free(j->left_behind);
 	free(j);
 }
 
@@ -95,6 +97,20 @@ on_joined(const struct mx_response *res, void *arg)
 		mx_room_take(room, &j->queue);
 		/* Back in, a room that refused us is asked again now. */
 		mx_room_retry_now(room);
+		/* In the replacement of an upgraded room: leave the old one. */
+		if (j->left_behind != NULL) {
+			struct mx_room *old = mx_room_find(m, j->left_behind);
+
+			free(j->left_behind);
+			j->left_behind = NULL;
+			if (old != NULL && old->leaving == NULL &&
+			    mx_channel_of_room(m, old->id) == NULL) {
+				if (old->queue.n > 0)
+					old->parting = 1;
+				else
+					mx_room_leave(old);
+			}
+		}
 		if (!j->core) {
 			if (j->is_direct && j->inviter != NULL) {
 				mx_direct_record(m, j->inviter, room_id);
@@ -154,7 +170,8 @@ mx_join_start(struct mx_join *j)
 	if (m->token == NULL || m->http == NULL || j->req != NULL ||
 	    j->timer != 0)
 		return;
-	mx_url(&m->url, m->cfg.homeserver, MX_API "/join/%s", j->name);
+	mx_url(&m->url, m->cfg.homeserver, MX_API "/join/%s",
+	    j->target != NULL ? j->target : j->name);
 	j->req = mx_http_request(m->http, "POST", text_str(&m->url), m->token,
 	    NULL, MX_REQUEST_TIMEOUT, on_joined, j);
 	if (j->req == NULL)

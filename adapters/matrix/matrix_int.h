@@ -173,6 +173,13 @@ struct mx_join {
 	 */
 	int failed;
 	char *inviter;            /* invites: who invited */
+	/*
+	 * The room to join when it is not name: the replacement of an
+	 * upgraded room (m.room.tombstone), and the old room to leave once
+	 * in it; NULL otherwise.
+	 */
+	char *target;
+	char *left_behind;
 	int is_direct;            /* invites: flagged as a direct room */
 	struct mx_queue queue;    /* sends before the room id is known */
 	struct mx_request *req;
@@ -377,6 +384,13 @@ void mx_room_shut_out(struct matrix *m, struct mx_room *room,
     struct mx_join *j);
 /* A refusing room may hear from us again (power levels, a join): now. */
 void mx_room_retry_now(struct mx_room *room);
+/*
+ * room was upgraded to the room next (m.room.tombstone): a channel's
+ * table follows its people there, with what waited for the old room; the
+ * old room is left once the bot is in the new one.
+ */
+void mx_room_follow(struct matrix *m, struct mx_room *room,
+    const char *next);
 void mx_room_push(struct mx_room *room, struct mx_msg *msg);
 /* Starts the sends waiting for their turn (causal order, mx_flow_held). */
 void mx_rooms_kick(struct matrix *m);

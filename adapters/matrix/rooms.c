@@ -182,19 +182,52 @@ mx_room_retry_now(struct mx_room *room)
 	mx_room_kick(room);
 }
 
-void
-mx_room_shut_out(struct matrix *m, struct mx_room *room, struct mx_join *j)
+/* Moves room's queue, the message on its way first, into j's. */
+static void
+room_hand_over(struct matrix *m, struct mx_room *room, struct mx_join *j)
 {
 	mx_http_cancel(m->http, room->sending);
 	room->sending = NULL;
 	loop_cancel(m->loop, room->send_timer);
 	room->send_timer = 0;
+	room->send_attempt = 0;
+	room->shut = 0;
+	mx_queue_merge(&j->queue, &room->queue);
+}
+
+void
+mx_room_shut_out(struct matrix *m, struct mx_room *room, struct mx_join *j)
+{
 	j->failed = 1;
 	if (room->queue.n == 0 && j->queue.n == 0)
 		return;
 	log_warn("matrix %s: %d messages for %s wait until the bot is invited "
 	    "back", mx_net(m), room->queue.n + j->queue.n, j->name);
-	mx_queue_merge(&j->queue, &room->queue);
+	room_hand_over(m, room, j);
+}
+
+void
+mx_room_follow(struct matrix *m, struct mx_room *room, const char *next)
+{
+	struct mx_join *j = mx_channel_of_room(m, room->id);
+
+	if (j == NULL || next[0] != '!' || strcmp(next, room->id) == 0)
+		return;
+	log_info("matrix %s: %s was upgraded to %s; the table of %s follows "
+	    "it", mx_net(m), room->id, next, j->name);
+	room_hand_over(m, room, j);
+	free(j->left_behind);
+	j->left_behind = xstrdup(room->id);
+	free(j->room_id);
+	j->room_id = xstrdup(next);
+	free(j->target);
+	j->target = xstrdup(next);
+	j->done = 0;
+	j->failed = 0;
+	j->attempt = 0;
+	loop_cancel(m->loop, j->timer);
+	j->timer = 0;
+	mx_join_start(j);
 }
 
 static void

@@ -229,7 +229,8 @@ mx_sync(struct matrix *m)
 	switch (m->phase) {
 	case MX_FILTER:
 		filter = mx_json(json_pack("{s:{s:[s]}, s:{s:[]}, s:{"
-		    "s:{s:[s,s,s,s,s,s,s,s,s,s], s:i}, s:{s:[s,s,s,s,s,s,s,s]}, "
+		    "s:{s:[s,s,s,s,s,s,s,s,s,s,s], s:i}, "
+		    "s:{s:[s,s,s,s,s,s,s,s,s]}, "
 		    "s:{s:[]}, s:{s:[]}}}",
 		    "account_data", "types", "m.direct",
 		    "presence", "types",
@@ -238,11 +239,12 @@ mx_sync(struct matrix *m)
 		    "m.room.encrypted", "m.room.encryption",
 		    "m.room.power_levels", "m.room.canonical_alias",
 		    "m.room.name", "m.room.create", "m.room.join_rules",
-		    "m.room.history_visibility", "limit", MX_TIMELINE_LIMIT,
+		    "m.room.history_visibility", "m.room.tombstone",
+		    "limit", MX_TIMELINE_LIMIT,
 		    "state", "types", "m.room.member", "m.room.power_levels",
 		    "m.room.encryption", "m.room.canonical_alias",
 		    "m.room.name", "m.room.create", "m.room.join_rules",
-		    "m.room.history_visibility",
+		    "m.room.history_visibility", "m.room.tombstone",
 		    "ephemeral", "types",
 		    "account_data", "types"));
 		mx_url(&m->url, m->cfg.homeserver, MX_API "/user/%s/filter",
