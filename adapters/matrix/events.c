@@ -272,6 +272,52 @@ member_direct(struct matrix *m, struct mx_room *room, const char *user_id,
 }
 
 /*
+ * A state event of the room itself (power levels, an upgrade, encryption,
+ * its alias and name, who may read it): applied; 1 when ev was one.
+ */
+static int
+room_state(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
+{
+	if (strcmp(ev->type, "m.room.power_levels") == 0 &&
+	    ev->state_key[0] == '\0') {
+		json_decref(room->power);
+		room->power = ev->content != NULL ?
+		    mx_json(json_deep_copy(ev->content)) : NULL;
+		/* It may let the bot speak again. */
+		mx_room_retry_now(room);
+		return 1;
+	}
+	if (strcmp(ev->type, "m.room.tombstone") == 0 &&
+	    ev->state_key[0] == '\0') {
+		const char *next = json_string_value(json_object_get(
+		    ev->content, "replacement_room"));
+
+		if (next != NULL)
+			mx_room_follow(m, room, next);
+		return 1;
+	}
+	if (strcmp(ev->type, "m.room.encryption") == 0) {
+		if (!room->encrypted)
+			log_info("matrix %s: room %s is encrypted", mx_net(m),
+			    room->id);
+		room->encrypted = 1;
+		return 1;
+	}
+	if (strcmp(ev->type, "m.room.canonical_alias") == 0 &&
+	    ev->state_key[0] == '\0') {
+		room_set_string(&room->alias, json_string_value(
+		    json_object_get(ev->content, "alias")));
+		return 1;
+	}
+	if (strcmp(ev->type, "m.room.name") == 0 && ev->state_key[0] == '\0') {
+		room_set_string(&room->name, json_string_value(
+		    json_object_get(ev->content, "name")));
+		return 1;
+	}
+	return ev->state_key[0] == '\0' && room_access(m, room, ev);
+}
+
+/*
  * Applies a state event to room; with dispatch, membership changes of
  * others reach the core, and so do the names of members that a change
  * made ambiguous or no longer (mx_person_label).  Returns 1 when the core
@@ -288,43 +334,7 @@ apply_state(struct matrix *m, struct mx_room *room,
 	char *oldname = NULL, *oldlabel = NULL, *label, *name;
 	int old, now, called = 0, join, leave, rename;
 
-	if (strcmp(ev->type, "m.room.power_levels") == 0 &&
-	    ev->state_key[0] == '\0') {
-		json_decref(room->power);
-		room->power = ev->content != NULL ?
-		    mx_json(json_deep_copy(ev->content)) : NULL;
-		/* It may let the bot speak again. */
-		mx_room_retry_now(room);
-		return 0;
-	}
-	if (strcmp(ev->type, "m.room.tombstone") == 0 &&
-	    ev->state_key[0] == '\0') {
-		const char *next = json_string_value(json_object_get(
-		    ev->content, "replacement_room"));
-
-		if (next != NULL)
-			mx_room_follow(m, room, next);
-		return 0;
-	}
-	if (strcmp(ev->type, "m.room.encryption") == 0) {
-		if (!room->encrypted)
-			log_info("matrix %s: room %s is encrypted", mx_net(m),
-			    room->id);
-		room->encrypted = 1;
-		return 0;
-	}
-	if (strcmp(ev->type, "m.room.canonical_alias") == 0 &&
-	    ev->state_key[0] == '\0') {
-		room_set_string(&room->alias, json_string_value(
-		    json_object_get(ev->content, "alias")));
-		return 0;
-	}
-	if (strcmp(ev->type, "m.room.name") == 0 && ev->state_key[0] == '\0') {
-		room_set_string(&room->name, json_string_value(
-		    json_object_get(ev->content, "name")));
-		return 0;
-	}
-	if (ev->state_key[0] == '\0' && room_access(m, room, ev))
+	if (room_state(m, room, ev))
 		return 0;
 	if (strcmp(ev->type, "m.room.member") != 0)
 		return 0;
