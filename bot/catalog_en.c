@@ -62,6 +62,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_ROUND_OVER] = "Round {1} is over.",
 	[MSG_REVEALED] = "Last cards:",
 	[MSG_LOSERS] = "lost the round:",
+	[MSG_ELIMINATED] = "out of the game with the lowest total:",
 	[MSG_GAME_OVER] = "Game over. Winner:",
 	[MSG_STATUS_LOBBY] = "open table, {1} seated ({2}-{3} players):",
 	[MSG_TRICK_WORD] = "trick:",

@@ -64,6 +64,7 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_ROUND_OVER] = "ラウンド{1}終了。",
 	[MSG_REVEALED] = "最後の手札:",
 	[MSG_LOSERS] = "ラウンドの敗者:",
+	[MSG_ELIMINATED] = "最下位で脱落:",
 	[MSG_GAME_OVER] = "ゲーム終了。勝者:",
 	[MSG_STATUS_LOBBY] = "参加受付中、{1}人着席（{2}-{3}人）:",
 	[MSG_TRICK_WORD] = "トリック:",

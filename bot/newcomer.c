@@ -11,6 +11,7 @@
  *   - how near a mistyped command is to a real one, for "did you mean".
  */
 #include <ctype.h>
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 
@@ -51,25 +52,41 @@ table_seat_msg(const struct table *table, int seat, enum msg third,
 	return table_addressed(table, seat) ? second : third;
 }
 
+/* Whether seat a ranks below seat b (table_ranking()). */
+static int
+ranks_below(int a, int b, const int *lasted, const int *total, int low)
+{
+	if (lasted[a] != lasted[b])
+		return lasted[a] < lasted[b];
+	return low ? total[a] > total[b] : total[a] < total[b];
+}
+
 void
 table_ranking(const struct table *table, const json_t *scores,
-    struct text *out)
+    const struct game_brief *brief, struct text *out)
 {
-	int order[GAME_MAX_SEATS], total[GAME_MAX_SEATS];
+	int order[GAME_MAX_SEATS], total[GAME_MAX_SEATS], lasted[GAME_MAX_SEATS];
 	int n = table_nseats(table);
 	int low = table_impl(table)->lower_score_wins;
 
+	/*
+	 * Seats eliminated (Wizard's nannie) cannot win: they rank below
+	 * everyone still in, the later out above the sooner, and by total
+	 * only among equals.
+	 */
 	for (int i = 0; i < n; i++) {
 		order[i] = i;
 		total[i] = (int)json_integer_value(json_array_get(scores,
 		    (size_t)i));
+		lasted[i] = brief->eliminated & (1u << i) ? brief->played[i] :
+		    INT_MAX;
 	}
-	/* An insertion sort keeps seat order among equal totals. */
+	/* An insertion sort keeps seat order among equals. */
 	for (int i = 1; i < n; i++) {
 		int s = order[i], k = i;
 
-		while (k > 0 && (low ? total[order[k - 1]] > total[s] :
-		    total[order[k - 1]] < total[s])) {
+		while (k > 0 && ranks_below(order[k - 1], s, lasted, total,
+		    low)) {
 			order[k] = order[k - 1];
 			k--;
 		}
@@ -78,7 +95,8 @@ table_ranking(const struct table *table, const json_t *scores,
 	text_add(out, "\n");
 	SAY0(out, table_channel(table)->settings.lang, MSG_RANKING);
 	for (int i = 0, place = 1; i < n; i++) {
-		if (i > 0 && total[order[i]] != total[order[i - 1]])
+		if (i > 0 && (total[order[i]] != total[order[i - 1]] ||
+		    lasted[order[i]] != lasted[order[i - 1]]))
 			place = i + 1;
 		text_printf(out, "%s%d. ", i > 0 ? " · " : " ", place);
 		text_seat(out, table, order[i], 0);

@@ -228,6 +228,8 @@ table_deal_pending(struct table *table)
 static void
 send_hands(struct table *table)
 {
+	struct game_brief open;
+
 	/* A deal before the network is back: the resume sends them, once. */
 	if (table->unresumed) {
 		table->hands_owed = 1;
@@ -235,12 +237,16 @@ send_hands(struct table *table)
 	}
 	/*
 	 * One private line per deal: whoever must act at once gets the task
-	 * with the hand, and table_next_text() prompts them no further.
+	 * with the hand, and table_next_text() prompts them no further.  A
+	 * seat out of the game (nannie) is dealt nothing and told nothing.
 	 */
+	table_brief(table, -1, &open);
 	for (int seat = 0; seat < table->nseats; seat++) {
 		int now = seat_to_act(table, seat) &&
 		    seat_is_human(&table->seats[seat]);
 
+		if (open.eliminated & (1u << seat))
+			continue;
 		table_send_hand(table, seat, now);
 		if (now)
 			table->hand_prompted |= 1u << seat;

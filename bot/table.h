@@ -259,9 +259,12 @@ int table_addressed(const struct table *table, int seat);
 const char *table_seat_name(const struct table *table, int seat);
 enum msg table_seat_msg(const struct table *table, int seat, enum msg third,
     enum msg second);
-/* "Ranking: 1. You 120 · 2. CPU1 80 · 2. CPU2 80": ties share a place. */
+/*
+ * "Ranking: 1. You 120 · 2. CPU1 80 · 2. CPU2 80": ties share a place;
+ * seats brief names eliminated rank below the others (brief->played).
+ */
 void table_ranking(const struct table *table, const json_t *scores,
-    struct text *out);
+    const struct game_brief *brief, struct text *out);
 
 /*
  * The command, without its prefix, that a person types for action ("bid

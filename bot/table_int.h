@@ -184,8 +184,18 @@ void announce_round_end(struct table *table, const struct game_round *round,
 /* The winners and the ranking (result borrowed). */
 void announce_game_end(struct table *table, json_t *result,
     struct text *out);
-/* The game, the round, trump and the trick so far. */
+/* The game, the round, trump and the trick so far (table_status.c). */
 void status_summary(struct table *table, struct text *out);
+/* "Round 3/15", or "Round 3" where the game has no fixed length. */
+void say_round(struct text *out, enum lang lang, const json_t *view);
+/*
+ * The standings: each seat still in the game and what the viewer may
+ * know of it (-1: everybody; a seat sees its own secret bid).
+ */
+void player_lines(struct table *table, int viewer, struct text *out);
+/* The cards of a play (a code, or BirdHead's list of codes). */
+void text_play_cards(struct text *t, const struct table *table,
+    const json_t *cards);
 /*
  * What everyone can see constrains the next play (" · lead r"), from
  * the game's presentation; nothing outside the play phase.

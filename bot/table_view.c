@@ -1,7 +1,8 @@
 /*
  * table_view.c - what people are told about a table: the lines of moves,
- * rounds and game ends, the standings and score sheet, status, and the
- * hand each player gets privately (refusals: table_refusal.c).
+ * rounds and game ends, the standings and score sheet, and the hand each
+ * player gets privately (refusals: table_refusal.c; the answers to
+ * !status and !table: table_status.c).
  *
  * Everything here reads a table and writes text; only table.c changes a
  * table.  Messages are built from what the engine's views and result say,
@@ -53,7 +54,7 @@ text_cards(struct text *t, const struct table *table, const json_t *codes)
 }
 
 /* A play's cards: a string (one card) or a list (BirdHead). */
-static void
+void
 text_play_cards(struct text *t, const struct table *table,
     const json_t *cards)
 {
@@ -111,7 +112,7 @@ game_title(struct text *t, enum lang lang, const struct game_impl *impl)
  * shows after it (the total, and the like: struct game_present), as
  * viewer may know it (-1: everybody; a seat sees its own secret bid).
  */
-static void
+void
 player_lines(struct table *table, int viewer, struct text *out)
 {
 	const struct game_present *present = table_present(table);
@@ -502,7 +503,7 @@ send_hand(struct table *table, int seat, int prompt)
 }
 
 /* "Round 3/15", or "Round 3" where the game has no fixed length. */
-static void
+void
 say_round(struct text *out, enum lang lang, const json_t *view)
 {
 	int round = (int)json_integer_value(json_object_get(view, "round"));
@@ -724,20 +725,43 @@ announce_action(struct table *table, int seat, const struct action *action,
 	return completed;
 }
 
-/* The round's end: BirdHead's reveal and losers, then the score sheet. */
+/*
+ * Who left the game at the end of the round just over (Wizard's nannie):
+ * the eliminated seats that played exactly its rounds.
+ */
+static void
+say_eliminated(struct table *table, const struct game_brief *brief,
+    enum lang lang, struct text *out)
+{
+	for (int s = 0; s < table->nseats; s++) {
+		if (!(brief->eliminated & (1u << s)) ||
+		    brief->played[s] != table->round_seen + 1)
+			continue;
+		text_add(out, " · ");
+		SAY0(out, lang, MSG_ELIMINATED);
+		text_add(out, " ");
+		text_bold(out, table_seat_name(table, s));
+	}
+}
+
+/*
+ * The round's end: BirdHead's reveal and losers, who leaves the game,
+ * then the score sheet.
+ */
 void
 announce_round_end(struct table *table, const struct game_round *round,
     struct text *out)
 {
 	enum lang lang = table_lang(table);
+	struct game_brief brief;
 
+	table_brief(table, -1, &brief);
 	text_add(out, "\n");
 	SAY(out, lang, MSG_ROUND_OVER, "d", table->round_seen + 1);
+	say_eliminated(table, &brief, lang, out);
 	if (round->has_losers) {
-		struct game_brief brief;
 		int first = 1;
 
-		table_brief(table, -1, &brief);
 		if (brief.nrevealed > 0) {
 			text_add(out, " ");
 			SAY0(out, lang, MSG_REVEALED);
@@ -768,6 +792,7 @@ announce_game_end(struct table *table, json_t *result, struct text *out)
 	enum lang lang = table_lang(table);
 	json_t *winners = json_object_get(result, "winners");
 	json_t *scores = json_object_get(result, "scores");
+	struct game_brief open;
 	size_t i;
 	json_t *v;
 
@@ -781,88 +806,8 @@ announce_game_end(struct table *table, json_t *result, struct text *out)
 		text_printf(out, " (%d)", (int)json_integer_value(
 		    json_array_get(scores, (size_t)seat)));
 	}
-	table_ranking(table, scores, out);
-}
-
-/* The game, the round, trump and the trick so far. */
-void
-status_summary(struct table *table, struct text *out)
-{
-	enum lang lang = table_lang(table);
-	json_t *view = table_public_view(table);
-	json_t *trick, *play;
-	size_t i;
-
-	game_title(out, lang, table->impl);
-	text_add(out, " · ");
-	say_round(out, lang, view);
-	if (json_is_string(json_object_get(view, "trump"))) {
-		const char *code = json_string_value(json_object_get(view,
-		    "trump"));
-
-		text_add(out, " · ");
-		SAY0(out, lang, MSG_TRUMP_WORD);
-		text_add(out, " ");
-		text_card(out, code[0], code);
-	}
-	trick = json_object_get(view, "trick");
-	if (json_array_size(trick) > 0) {
-		text_add(out, " · ");
-		SAY0(out, lang, MSG_TRICK_WORD);
-		json_array_foreach(trick, i, play) {
-			text_add(out, i > 0 ? ", " : " ");
-			text_bold(out, table_seat_name(table, (int)
-			    json_integer_value(json_object_get(play,
-			    "seat"))));
-			text_add(out, " ");
-			/* BirdHead's plays hold several "cards". */
-			text_play_cards(out, table, json_object_get(play, "card") !=
-			    NULL ? json_object_get(play, "card") :
-			    json_object_get(play, "cards"));
-		}
-	}
-}
-
-void
-table_status(struct table *table, struct text *out)
-{
-	enum lang lang = table_lang(table);
-	int acting[GAME_MAX_SEATS];
-	int n;
-
-	if (table->game == NULL) {
-		game_title(out, lang, table->impl);
-		text_add(out, " · ");
-		if (table->nseats == 0) {
-			SAY(out, lang, MSG_STATUS_LOBBY_EMPTY, "ddc",
-			    table->impl->min_seats, table->impl->max_seats,
-			    table_prefix(table));
-			return;
-		}
-		SAY(out, lang, MSG_STATUS_LOBBY, "ddd", table->nseats,
-		    table->impl->min_seats, table->impl->max_seats);
-		for (int s = 0; s < table->nseats; s++) {
-			text_add(out, s > 0 ? ", " : " ");
-			text_seat(out, table, s, 0);
-		}
-		return;
-	}
-	status_summary(table, out);
-	n = table->impl->to_act(table->game->state, acting);
-	if (n == 1 && table_addressed(table, acting[0])) {
-		your_turn(table, table->impl->phase(table->game->state), out);
-	} else if (n > 0) {
-		text_add(out, " · ");
-		for (int k = 0; k < n; k++) {
-			if (k > 0)
-				text_add(out, ", ");
-			text_seat(out, table, acting[k], 0);
-		}
-		text_add(out, " ");
-		text_task(out, table, table->impl->phase(table->game->state));
-	}
-	text_add(out, "\n");
-	table_player_lines(table, out);
+	table_brief(table, -1, &open);
+	table_ranking(table, scores, &open, out);
 }
 
 void
@@ -876,80 +821,6 @@ text_play_hint(struct text *t, struct table *table)
 		return;
 	table_brief(table, -1, &brief);
 	present->play_hint(t, table_lang(table), &brief);
-}
-
-/*
- * The cards of hand (codes) with those seat may play now in brackets
- * ("r3 [y5] [y9] W"), so that the mark survives a plain rendering; none
- * bracketed when seat is not to play.
- */
-static void
-text_hand_marked(struct text *t, struct table *table, int seat,
-    const json_t *hand)
-{
-	struct action legal[GAME_MAX_ACTIONS];
-	int n = 0;
-	size_t i;
-	json_t *code;
-
-	if (table->impl->phase(table->game->state) == PHASE_PLAY &&
-	    seat_to_act(table, seat))
-		n = table->impl->legal(table->game->state, seat, legal,
-		    GAME_MAX_ACTIONS);
-	json_array_foreach(hand, i, code) {
-		const char *c = json_string_value(code);
-		int allowed = 0;
-		char played[8];
-
-		if (c == NULL)
-			continue;
-		for (int k = 0; k < n && !allowed; k++)
-			for (int j = 0; j < legal[k].ncards && !allowed; j++) {
-				table->impl->format_card(legal[k].cards[j],
-				    played, sizeof(played));
-				allowed = strcmp(played, c) == 0;
-			}
-		if (i > 0)
-			text_add(t, " ");
-		if (allowed)
-			text_add(t, "[");
-		text_card(t, table_card_color(table, c), c);
-		if (allowed)
-			text_add(t, "]");
-	}
-}
-
-void
-table_view(struct table *table, int seat, struct text *out)
-{
-	json_t *view;
-
-	if (table->game == NULL) {
-		table_status(table, out);
-		return;
-	}
-	status_summary(table, out);
-	text_play_hint(out, table);
-	text_add(out, "\n");
-	if (seat < 0 || seat >= table->nseats) {
-		table_player_lines(table, out);
-		return;
-	}
-	/* Said to seat alone: its own hidden bid shows. */
-	player_lines(table, seat, out);
-	view = table->impl->view(table->game->state, seat);
-	if (json_object_get(view, "others") == NULL) {
-		json_t *hand = json_object_get(view, "hand");
-
-		text_add(out, "\n");
-		SAY0(out, table_lang(table), MSG_VIEW_HAND);
-		text_add(out, " ");
-		if (json_array_size(hand) == 0)
-			SAY0(out, table_lang(table), MSG_HAND_EMPTY);
-		else
-			text_hand_marked(out, table, seat, hand);
-	}
-	json_decref(view);
 }
 
 void

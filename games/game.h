@@ -118,6 +118,11 @@ struct game_brief {
 	int trick;                  /* plays in the trick on the table */
 	int leader;                 /* "leader": who led it, or leads next */
 	unsigned eliminated;        /* "eliminated": seats out of the game */
+	/*
+	 * Of each eliminated seat, the rounds it played: who left later
+	 * ranks above who left sooner, whatever their frozen totals.
+	 */
+	int played[GAME_MAX_SEATS];
 	unsigned bid_shown;         /* seats whose bid this seat sees */
 	unsigned points_shown;      /* seats whose running points it sees */
 	int bid[GAME_MAX_SEATS];

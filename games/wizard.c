@@ -981,8 +981,12 @@ wizard_brief(const void *state, int seat, struct game_brief *b)
 		b->won[other] = r->won[other];
 		b->held[other] = bits_count64(r->hand[other]);
 		b->score[other] = s->total[other];
-		if (!(s->active & bit))
+		if (!(s->active & bit)) {
 			b->eliminated |= bit;
+			/* It bid in every round it played, and in no other. */
+			for (int round = 0; round < s->scored; round++)
+				b->played[other] += s->bids[round][other] >= 0;
+		}
 	}
 	if (seat < 0 || seat >= s->nseats)
 		return;

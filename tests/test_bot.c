@@ -423,6 +423,86 @@ seat_three(struct fx *f, const char *channel, const char *game)
 	assert_int_equal(table_nseats(table_of(f, channel)), 3);
 }
 
+/* How many lines since mark to channel (NULL: to user privately) hold needle. */
+static int
+count_to(struct fx *f, size_t mark, const char *channel, const char *user,
+    const char *needle)
+{
+	int n = 0;
+
+	for (size_t i = mark; i < memory_count(f->adapter); i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		if ((channel == NULL) != (l->channel == NULL) ||
+		    (channel != NULL && strcmp(l->channel, channel) != 0) ||
+		    (channel == NULL && strcmp(l->user_id, user) != 0))
+			continue;
+		n += strstr(l->text, needle) != NULL;
+	}
+	return n;
+}
+
+/*
+ * Nannie: the seat with the lowest total after round 2 of 4 leaves.  The
+ * channel is told who, the seat is dealt nothing more and told nothing,
+ * and the final ranking puts it last whatever its frozen total (it
+ * cannot win; before, the ranking sorted totals alone and could put it
+ * first under a "Winner:" naming someone else).
+ */
+static void
+test_wizard_nannie(void **state)
+{
+	static const char *const people[] = { "alice", "bob", "carol" };
+	struct fx *f = *state;
+	const char *line, *out, *rank;
+	char name[32];
+	int hands[3], once = 0;
+	size_t mark = memory_count(f->adapter);
+
+	seat_three(f, "#n", "wizard");
+	say(f, "#n", "alice", "!option nannie=2 rounds=4");
+	assert_non_null(strstr(last_to(f, "#n", NULL), "nannie=2"));
+	say(f, "#n", "bob", "!start");
+	play_out(f, "#n", 0);
+	assert_null(table_of(f, "#n"));
+	assert_int_equal(count_to(f, mark, "#n", NULL,
+	    "out of the game with the lowest total: "), 1);
+	for (size_t i = mark; i < memory_count(f->adapter); i++) {
+		line = memory_line(f->adapter, i)->text;
+		if ((out = strstr(line, "lowest total: ")) != NULL)
+			break;
+	}
+	out += strlen("lowest total: ");
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(out, " \n"), out);
+	/* Rounds 3 and 4 deal it nothing and tell it nothing. */
+	for (int i = 0; i < 3; i++) {
+		hands[i] = count_to(f, mark, NULL, people[i],
+		    "Round 3, your hand") + count_to(f, mark, NULL, people[i],
+		    "Round 4, your hand");
+		/* A refused move says the hand again: at least once. */
+		assert_true(count_to(f, mark, NULL, people[i],
+		    "Round 2, your hand") >= 1);
+		if (strcmp(people[i], name) == 0) {
+			assert_int_equal(hands[i], 0);
+			once++;
+		} else {
+			assert_true(hands[i] >= 2);
+		}
+	}
+	assert_int_equal(once, 1);
+	/* The one out is ranked third, below both who played on. */
+	for (size_t i = memory_count(f->adapter); i-- > mark;) {
+		line = memory_line(f->adapter, i)->text;
+		if ((rank = strstr(line, "Ranking: ")) != NULL)
+			break;
+	}
+	assert_non_null(rank);
+	assert_non_null(strstr(rank, "3. "));
+	assert_true(strncmp(strstr(rank, "3. ") + 3, name,
+	    strlen(name)) == 0);
+	check_export_replays(f, "#n", 1);
+}
+
 static void
 test_wizard_three_people(void **state)
 {
@@ -3598,6 +3678,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_wizard_nannie, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_wizard_three_people, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_birdhead_with_computers,
