@@ -72,7 +72,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_GAME_RUNNING] = "A game is running; wait for its end, or "
 	    "{1}replace NAME to take over a computer's seat.",
 	[MSG_NOT_SEATED] = "You have no seat at this table ({1}join).",
-	[MSG_TURN_OF] = "It is not your turn: {1} to act.",
+	[MSG_TURN_OF] = "It was not your turn: {1} was to act.",
 	[MSG_NOW_TASK] = "Not now: it is time {1}.",
 	[MSG_MOVE_NOT_ALLOWED] = "{1} is not allowed now.",
 	[MSG_REFUSED_PRIVATELY] = "Not allowed; I have told you why "

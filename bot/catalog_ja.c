@@ -76,7 +76,7 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_GAME_RUNNING] = "ゲーム中です。終わるまで待つか、"
 	    "{1}replace NAME でコンピューターの席を引き継げます。",
 	[MSG_NOT_SEATED] = "この卓に席がありません（{1}join）。",
-	[MSG_TURN_OF] = "あなたの番ではありません。今は{1}の番です。",
+	[MSG_TURN_OF] = "あなたの番ではありませんでした。{1}の番でした。",
 	[MSG_NOW_TASK] = "今はできません（{1}です）。",
 	[MSG_MOVE_NOT_ALLOWED] = "{1} は今は出せません。",
 	[MSG_REFUSED_PRIVATELY] = "できません。理由は個別に伝えました。",

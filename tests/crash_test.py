@@ -75,7 +75,7 @@ NO_SEAT = "You have no seat at any table."
 RESUMED = "The game resumes"
 # What the bot answers a move it cannot take: the drivers type only legal
 # moves, so one of these means a command was handled twice.
-REFUSED = ("It is not your turn", "Not now:", "Not allowed", "is not allowed",
+REFUSED = ("not your turn", "Not now:", "Not allowed", "is not allowed",
            "You have already", "You do not hold")
 # How soon after a restart a running table must hear where it stands.
 RESUME_S = 10.0 * SLOW

@@ -2393,8 +2393,8 @@ test_private_words(void **state)
 	{
 		char expect[128];
 
-		snprintf(expect, sizeof(expect), "It is not your turn: %s to "
-		    "act.", table_seat(table, acting[0])->name);
+		snprintf(expect, sizeof(expect), "It was not your turn: %s "
+		    "was to act.", table_seat(table, acting[0])->name);
 		assert_string_equal(last_to(f, "#cv", NULL), expect);
 	}
 	json_decref(view);
