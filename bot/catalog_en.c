@@ -251,8 +251,10 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "bid scores 20 + 10 per trick, a miss -10 per trick off.",
 	[MSG_RULES_BIRDHEAD] = "BirdHead: 50 cards, five of each rank 2-11; "
 	    "ten cards each. The leader plays 1-3 cards of one rank; each "
-	    "other player plays as many, either at least as high as the last "
-	    "play card by card (both sorted) or their lowest cards. The single highest card takes the "
+	    "other player plays as many, either at least as high as the "
+	    "standard card by card (both sorted; the standard is the lead, "
+	    "then each play that met it) or their lowest cards. The single "
+	    "highest card takes the "
 	    "trick (a tie: the later one). With one card left each, the "
 	    "highest cards lose and add their rank as penalty; at 22 the game "
 	    "ends and the lowest penalty wins.",
