@@ -353,6 +353,17 @@ cmd_option(struct ctx *ctx)
 	options_text(&list, ctx->lang, table_impl(table), table_options(table));
 	SAY(&ctx->reply, ctx->lang, MSG_OPTION_SET, "r", text_str(&list));
 	text_finish(&list);
+	/*
+	 * Kept, since the seats may change before !start, but said now: the
+	 * people seated would hear it only from !start otherwise.
+	 */
+	if (table_nseats(table) >= table_impl(table)->min_seats &&
+	    present_options_check(ctx->lang, table_impl(table), &next,
+	    table_nseats(table), err, sizeof(err)) != 0) {
+		text_add(&ctx->reply, "\n");
+		SAY(&ctx->reply, ctx->lang, MSG_OPTIONS_UNFIT, "ds",
+		    table_nseats(table), err);
+	}
 }
 
 static void

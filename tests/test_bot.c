@@ -3412,6 +3412,16 @@ test_lobby_full_of_computers(void **state)
 	say(f, "#c2", "late", "!join");
 	assert_string_equal(last_to(f, "#c2", NULL),
 	    "The table is full (6 seats).");
+	/*
+	 * An option the engine takes, but not with six seated (10 rounds at
+	 * most): kept, and said at once, not only at !start.
+	 */
+	say(f, "#c2", "p1", "!option rounds=15");
+	assert_string_equal(last_to(f, "#c2", NULL), "Options: rounds=15\n"
+	    "Not playable with 6 seated: Option rounds=15 is longer than the "
+	    "game's 10 rounds.");
+	say(f, "#c2", "p1", "!option rounds=10");
+	assert_string_equal(last_to(f, "#c2", NULL), "Options: rounds=10");
 	/* Computers alone: anyone may close the lobby; a vote says so. */
 	say(f, "#c3", "troll", "!addbot");
 	say(f, "#c3", "troll", "!addbot");
