@@ -88,7 +88,7 @@ play_game(struct loop *loop, struct store *store, const char *name,
 	struct table *table;
 	struct bot *bot;
 	struct rng rng;
-	char err[256], user[16], line[96], game[16];
+	char err[256], user[16], line[96], game[16], channel[24];
 	size_t mark;
 
 	memset(&settings, 0, sizeof(settings));
@@ -99,6 +99,11 @@ play_game(struct loop *loop, struct store *store, const char *name,
 	defaults.turn_timer = 0;
 	snprintf(game, sizeof(game), "%s", name);
 	defaults.game = game;
+	/*
+	 * A channel per game: the store keeps each channel's next lobby, so
+	 * one channel for all would play the first game's game throughout.
+	 */
+	snprintf(channel, sizeof(channel), "#%s", name);
 	if ((bot = bot_create(loop, store, &settings, err,
 	    sizeof(err))) == NULL)
 		die(err);
@@ -111,12 +116,12 @@ play_game(struct loop *loop, struct store *store, const char *name,
 	rng_seed(&rng, seed);
 	for (int p = 0; p < players; p++) {
 		snprintf(user, sizeof(user), "p%d", p);
-		memory_say(adapter, "#g", user, user, "!join");
+		memory_say(adapter, channel, user, user, "!join");
 	}
 	/* What a game costs starts with its first deal. */
 	mark = memory_count(adapter);
-	memory_say(adapter, "#g", "p0", "p0", "!start");
-	table = bot_table(bot, adapter, "#g");
+	memory_say(adapter, channel, "p0", "p0", "!start");
+	table = bot_table(bot, adapter, channel);
 	if (table == NULL || table_game(table) == NULL)
 		die("the game did not start");
 	for (int guard = 0; guard < 100000; guard++) {
@@ -125,7 +130,7 @@ play_game(struct loop *loop, struct store *store, const char *name,
 		enum game_phase phase;
 		char cmd[64];
 
-		table = bot_table(bot, adapter, "#g");
+		table = bot_table(bot, adapter, channel);
 		if (table == NULL || table_game(table) == NULL)
 			break;
 		phase = table_impl(table)->phase(table_game(table)->state);
@@ -144,11 +149,11 @@ play_game(struct loop *loop, struct store *store, const char *name,
 			    table_seat(table, seat)->name, cmd);
 		} else {
 			snprintf(line, sizeof(line), "!%s", cmd);
-			memory_say(adapter, "#g", table_seat(table, seat)->user_id,
+			memory_say(adapter, channel, table_seat(table, seat)->user_id,
 			    table_seat(table, seat)->name, line);
 		}
 	}
-	if (bot_table(bot, adapter, "#g") != NULL)
+	if (bot_table(bot, adapter, channel) != NULL)
 		die("the game did not end");
 	count_lines(adapter, mark, t);
 	bot_stop(bot, NULL);

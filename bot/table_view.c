@@ -140,14 +140,15 @@ table_player_lines(struct table *table, struct text *out)
 }
 
 /*
- * The score sheet as a table: a row per round with each seat's
- * tricks/bid and points (Wizard), penalty (BirdHead) or points and
- * penalty card (Sticheln), and the totals.  Each medium lays it out (see
- * text.h), so names stay whole where the medium has room.  Read from the
- * engine's rounds in numbers (round_result()), not its JSON result.
+ * The score sheet as a table: a row per round from round first (from 0)
+ * with each seat's tricks/bid and points (Wizard), penalty (BirdHead) or
+ * points and penalty card (Sticheln), and the totals; with legend, what
+ * the cells mean.  Each medium lays it out (see text.h), so names stay
+ * whole where the medium has room.  Read from the engine's rounds in
+ * numbers (round_result()), not its JSON result.
  */
-void
-table_scores(struct table *table, struct text *out)
+static void
+score_sheet(struct table *table, int first, int legend, struct text *out)
 {
 	const struct game_present *present = table_present(table);
 	const void *state = table->game->state;
@@ -164,7 +165,7 @@ table_scores(struct table *table, struct text *out)
 		text_user(out, table_seat_name(table, seat));
 	}
 	for (r = 0; table->impl->round_result(state, r, &round) == 0; r++) {
-		if (!round.scored)
+		if (!round.scored || r < first)
 			continue;
 		text_table_row(out);
 		text_printf(out, "%d", r + 1);
@@ -185,10 +186,33 @@ table_scores(struct table *table, struct text *out)
 	}
 	text_table_end(out);
 	/* What the cells mean, once the sheet has a round. */
-	if (r > 0 && present != NULL) {
+	if (legend && r > 0 && present != NULL) {
 		text_add(out, "\n");
 		SAY0(out, lang, present->sheet_legend);
 	}
+}
+
+void
+table_scores(struct table *table, struct text *out)
+{
+	score_sheet(table, 0, 1, out);
+}
+
+/*
+ * The sheet at a round's end.  A chat hears the rounds before again
+ * only when the game ends (or on !scores): in between, the round just
+ * over and the totals, under the names, are the news, and a whole sheet
+ * each round was a fifth of a Wizard game's lines.  The legend comes
+ * with the first round's sheet and the last.  A terminal, which costs
+ * nothing to write to, shows the whole sheet each time.
+ */
+static void
+round_sheet(struct table *table, struct text *out)
+{
+	int whole = table->round_seen == 0 || channel_reader(table->channel) !=
+	    NULL || table->impl->phase(table->game->state) == PHASE_OVER;
+
+	score_sheet(table, whole ? 0 : table->round_seen, whole, out);
 }
 
 /* What seat must do now, for prompts: "bid (0-3)", "play a card", ... */
@@ -783,7 +807,7 @@ announce_round_end(struct table *table, const struct game_round *round,
 		}
 	}
 	text_add(out, "\n");
-	table_scores(table, out);
+	round_sheet(table, out);
 }
 
 void

@@ -519,6 +519,37 @@ test_wizard_three_people(void **state)
 	assert_null(table_of(f, "#w"));
 	assert_true(sent_since(f, 0, "#w", "Game over"));
 	assert_true(sent_since(f, 0, "#w", "Total"));
+	/*
+	 * Between the first round and the last, a round's end shows that
+	 * round and the totals, not the rounds before again; the legend
+	 * comes with the first sheet and the last, which has every round.
+	 */
+	{
+		const char *legend = "Each round: tricks won/bid";
+		int ends = 0;
+
+		for (size_t i = 0; i < memory_count(f->adapter); i++) {
+			const struct memory_line *l = memory_line(f->adapter, i);
+			const char *text = l->text;
+
+			if (l->channel == NULL || strcmp(l->channel, "#w") != 0 ||
+			    strstr(text, " is over.\nRound ") == NULL)
+				continue;
+			ends++;
+			assert_non_null(strstr(text, "\nTotal "));
+			if (strstr(text, "\nRound 1 is over.") != NULL) {
+				assert_non_null(strstr(text, legend));
+			} else if (strstr(text, "\nRound 20 is over.") != NULL) {
+				assert_non_null(strstr(text, "\n1 "));
+				assert_non_null(strstr(text, "\n19 "));
+				assert_non_null(strstr(text, legend));
+			} else {
+				assert_null(strstr(text, "\n1 "));
+				assert_null(strstr(text, legend));
+			}
+		}
+		assert_int_equal(ends, 20);
+	}
 	check_export_replays(f, "#w", 1);
 	/* Another game is offered, and the next lobby keeps the options. */
 	assert_true(sent_since(f, 0, "#w", "Another game with the same "
