@@ -69,7 +69,10 @@ seq_len(const unsigned char *s)
 	return 4;
 }
 
-/* Whether valid UTF-8 s holds a control character (C0, DEL, C1, bidi). */
+/*
+ * Whether valid UTF-8 s holds a control character (C0, DEL, C1, bidi) or
+ * an invisible mark: what text_char_length() drops.
+ */
 static int
 has_control(const char *s)
 {
@@ -86,6 +89,12 @@ has_control(const char *s)
 		if (n == 3 && p[0] == 0xe2 && ((p[1] == 0x80 &&
 		    p[2] >= 0xaa && p[2] <= 0xae) || (p[1] == 0x81 &&
 		    p[2] >= 0xa6 && p[2] <= 0xa9)))
+			return 1;
+		/* Marks that show nothing: U+200B, U+2060..U+2064, U+FEFF. */
+		if (n == 3 && ((p[0] == 0xe2 && ((p[1] == 0x80 &&
+		    p[2] == 0x8b) || (p[1] == 0x81 && p[2] >= 0xa0 &&
+		    p[2] <= 0xa4))) || (p[0] == 0xef && p[1] == 0xbb &&
+		    p[2] == 0xbf)))
 			return 1;
 		p += n;
 	}
