@@ -72,7 +72,10 @@ def plain(content):
     body = content.get("formatted_body")
     if body is None:
         return content.get("body", "")
-    body = re.sub(r"<pre>.*?</pre>|<table>.*?</table>", " ", body,
+    # Blocks: what follows one starts a line of its own, as clients
+    # show it (the sheet of a round's end is followed by the next round's
+    # first line, with no <br> between).
+    body = re.sub(r"<pre>.*?</pre>|<table>.*?</table>", "\n", body,
                   flags=re.S)
     body = re.sub(r"<br\s*/?>", "\n", body)
     return html.unescape(re.sub(r"<[^>]+>", "", body))
