@@ -625,6 +625,27 @@ def test_outbox(ctx):
     assert bot_bodies(ctx, room)[-1] == "kept", bot_bodies(ctx, room)
     assert bot_bodies(ctx, dm)[-2:] == ["a reply", "after kept"], \
         bot_bodies(ctx, dm)
+
+    # Kicked again, then restarted: a restart does not undo the kick
+    # (before, the configured channel was simply joined again); the
+    # core's row waits, and an invitation brings the bot back.
+    alice.kick(room, BOT, "again")
+    wait_until(lambda: "removed from %s by %s: again" % (room, ALICE)
+               in ctx.harness_log(), what="the second kick")
+    h.stop()
+    h = ctx.run()
+    h.wait_connected()
+    h.command(send_channel="#outbox:localhost", text="after a restart",
+              id=50, flow="#outbox:localhost")
+    h.command(join="#outbox:localhost")
+    wait_until(lambda: "staying out of #outbox:localhost" in
+               ctx.harness_log(), what="the bot staying out")
+    assert ctx.hs.state.rooms[room].membership(BOT) == "leave"
+    assert 50 not in sent_ids(h), sent_ids(h)
+    alice.invite(room, BOT)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 50, 30,
+           "the row said after the invitation")
+    assert bot_bodies(ctx, room)[-1] == "after a restart"
     h.stop()
     # The stop ran the loop until queue_depth() was 0, as the core does
     # at SIGTERM: stop() itself had nothing left to flush.
@@ -816,6 +837,30 @@ def test_room_upgrade(ctx):
     msg = h.wait(lambda e: e["event"] == "message" and
                  e["text"] == "!hand", 20, "a command in the newer room")
     assert msg["channel"] == other, msg
+    wait_until(lambda: ctx.hs.state.rooms[other].membership(BOT) ==
+               "leave", what="the bot leaving the second room")
+    h.stop()
+
+    # After a restart the core names the channel by its old room id
+    # again: the bot goes straight to the replacement (the store
+    # remembers the upgrade), not back into the old room, and commands
+    # there are the channel's.  Before, a join of the old room won over
+    # the upgrade, and the table's commands went nowhere.
+    mark = len(ctx.hs.state.requests)
+    h = ctx.run()
+    h.wait_connected()
+    h.command(join=other)
+    h.command(send_channel=other, text="four", id=4, flow=other)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == 4, 20, "sent 4")
+    assert bot_bodies(ctx, newer)[-1] == "four", bot_bodies(ctx, newer)
+    alice.say(newer, "!status")
+    msg = h.wait(lambda e: e["event"] == "message" and
+                 e["text"] == "!status", 20, "a command after a restart")
+    assert msg["channel"] == other, msg
+    assert ctx.hs.state.rooms[other].membership(BOT) == "leave"
+    joins = [unquote(p) for m, p, u in ctx.hs.state.requests[mark:]
+             if m == "POST" and "/join" in p and u == BOT]
+    assert not any(other in p for p in joins), joins
     h.stop()
 
 

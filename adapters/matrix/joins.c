@@ -10,7 +10,64 @@
 #include "log.h"
 #include "loop.h"
 #include "matrix_int.h"
+#include "store.h"
 #include "xmalloc.h"
+
+/*
+ * What the store remembers of channels' rooms across restarts, as JSON
+ * objects under "matrix:NETWORK:WHAT": "upgraded" (an old room id: its
+ * replacement) and "shut_out" (a channel name: the room id the bot was
+ * kicked or banned from).
+ */
+static json_t *
+rooms_record(struct matrix *m, const char *what, char *key, size_t keylen)
+{
+	struct store *store = m->adapter->store;
+	char *s;
+	json_t *o = NULL;
+
+	snprintf(key, keylen, "matrix:%s:%s", mx_net(m), what);
+	if (store != NULL && (s = store_kv_get(store, key)) != NULL) {
+		o = json_loads(s, 0, NULL);
+		free(s);
+	}
+	if (json_is_object(o))
+		return o;
+	json_decref(o);
+	return mx_json(json_object());
+}
+
+void
+mx_record_set(struct matrix *m, const char *what, const char *name,
+    const char *value)
+{
+	char key[256];
+	json_t *o = rooms_record(m, what, key, sizeof(key));
+
+	if (value != NULL)
+		mx_json_rc(json_object_set_new(o, name,
+		    mx_json(json_string(value))));
+	else if (json_object_del(o, name) != 0) {
+		json_decref(o);
+		return;
+	}
+	mx_kv_defer_json(m, key, o, what);
+	if (m->store != NULL && store_kv_flush(m->store) != 0)
+		log_error("matrix %s: cannot store %s", mx_net(m), what);
+	json_decref(o);
+}
+
+char *
+mx_record_get(struct matrix *m, const char *what, const char *name)
+{
+	char key[256];
+	json_t *o = rooms_record(m, what, key, sizeof(key));
+	const char *v = json_string_value(json_object_get(o, name));
+	char *copy = v != NULL ? xstrdup(v) : NULL;
+
+	json_decref(o);
+	return copy;
+}
 
 struct mx_join *
 mx_join_find(struct matrix *m, const char *name)
@@ -94,6 +151,11 @@ on_joined(const struct mx_response *res, void *arg)
 		mx_members_fetch(room);
 		j->done = 1;
 		j->attempt = 0;
+		/* Back in by an invitation: the kick is forgiven. */
+		if (j->core && j->shut_recorded) {
+			j->shut_recorded = 0;
+			mx_record_set(m, "shut_out", j->name, NULL);
+		}
 		mx_room_take(room, &j->queue);
 		/* Back in, a room that refused us is asked again now. */
 		mx_room_retry_now(room);

@@ -500,6 +500,55 @@ matrix_stop(struct adapter *adapter, const char *goodbye)
 	log_info("matrix %s: stopped", mx_net(m));
 }
 
+/*
+ * A channel named by a room id that was upgraded (the store remembers,
+ * mx_room_follow()): the table is in the replacement room, the last of
+ * a chain of upgrades.
+ */
+static void
+follow_upgrades(struct matrix *m, struct mx_join *j)
+{
+	char *id = j->room_id != NULL ? xstrdup(j->room_id) : NULL, *next;
+
+	for (int hops = 0; id != NULL && hops < 16 &&
+	    (next = mx_record_get(m, "upgraded", id)) != NULL; hops++) {
+		free(id);
+		id = next;
+	}
+	if (id != NULL && strcmp(id, j->room_id) != 0) {
+		log_info("matrix %s: %s was upgraded; the table is in %s",
+		    mx_net(m), j->name, id);
+		free(j->room_id);
+		j->room_id = xstrdup(id);
+		free(j->target);
+		j->target = xstrdup(id);
+	}
+	free(id);
+}
+
+/*
+ * A channel whose room kicked or banned the bot (the store remembers,
+ * mx_room_shut_out()) is not joined again by a restart: an invitation
+ * brings the bot back.  Its room id is known, so that the invitation is
+ * recognised as the channel's.
+ */
+static int
+stays_out(struct matrix *m, struct mx_join *j)
+{
+	char *room_id = mx_record_get(m, "shut_out", j->name);
+
+	if (room_id == NULL)
+		return 0;
+	log_info("matrix %s: staying out of %s: removed from %s before; an "
+	    "invitation brings the bot back", mx_net(m), j->name, room_id);
+	if (j->room_id == NULL)
+		j->room_id = xstrdup(room_id);
+	free(room_id);
+	j->failed = 1;
+	j->shut_recorded = 1;
+	return 1;
+}
+
 static int
 matrix_join(struct adapter *adapter, const char *channel)
 {
@@ -510,9 +559,12 @@ matrix_join(struct adapter *adapter, const char *channel)
 		j = mx_join_new(m, channel, 1);
 		if (channel[0] == '!')
 			j->room_id = xstrdup(channel);
+		follow_upgrades(m, j);
 	}
 	j->core = 1;
 	j->failed = 0;
+	if (!j->done && stays_out(m, j))
+		return 0;
 	if (!j->done)
 		mx_join_start(j);
 	return 0;
@@ -568,19 +620,20 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 		mx_queue_push(&j->queue, msg);
 		return 0;
 	}
-	if (channel[0] == '!' && room == NULL) {
-		room = mx_room_get(m, channel);
-		mx_room_push(room, msg);
-		return 0;
-	}
 	/*
 	 * A channel the core has not joined yet (a game restored before the
-	 * adapter starts says it resumes): joined, then sent.
+	 * adapter starts says it resumes): joined, then sent, unless the
+	 * store says its room was upgraded (the replacement is joined) or
+	 * shut the bot out (it waits for an invitation).
 	 */
-	if (channel[0] == '#' && j == NULL) {
+	if ((channel[0] == '#' || channel[0] == '!') && j == NULL) {
 		j = mx_join_new(m, channel, 1);
+		if (channel[0] == '!')
+			j->room_id = xstrdup(channel);
+		follow_upgrades(m, j);
 		mx_queue_push(&j->queue, msg);
-		mx_join_start(j);
+		if (!stays_out(m, j))
+			mx_join_start(j);
 		return 0;
 	}
 	log_error("matrix %s: cannot send to %s: not joined", mx_net(m),

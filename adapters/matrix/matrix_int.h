@@ -180,6 +180,7 @@ struct mx_join {
 	 */
 	char *target;
 	char *left_behind;
+	int shut_recorded;        /* the store says the room shut us out */
 	int is_direct;            /* invites: flagged as a direct room */
 	struct mx_queue queue;    /* sends before the room id is known */
 	struct mx_request *req;
@@ -392,6 +393,16 @@ void mx_room_retry_now(struct mx_room *room);
 void mx_room_follow(struct matrix *m, struct mx_room *room,
     const char *next);
 void mx_room_push(struct mx_room *room, struct mx_msg *msg);
+/*
+ * joins.c: the store's record of channels' rooms (what: "upgraded",
+ * old room id to its replacement; "shut_out", channel name to the room
+ * that kicked or banned the bot).  value NULL forgets name; get returns a
+ * copy the caller frees, or NULL.
+ */
+void mx_record_set(struct matrix *m, const char *what, const char *name,
+    const char *value);
+char *mx_record_get(struct matrix *m, const char *what, const char *name);
+
 /* Starts the sends waiting for their turn (causal order, mx_flow_held). */
 void mx_rooms_kick(struct matrix *m);
 void mx_room_leave(struct mx_room *room);

@@ -199,6 +199,9 @@ void
 mx_room_shut_out(struct matrix *m, struct mx_room *room, struct mx_join *j)
 {
 	j->failed = 1;
+	/* A restart does not undo a moderator's kick. */
+	j->shut_recorded = 1;
+	mx_record_set(m, "shut_out", j->name, room->id);
 	if (room->queue.n == 0 && j->queue.n == 0)
 		return;
 	log_warn("matrix %s: %d messages for %s wait until the bot is invited "
@@ -215,7 +218,12 @@ mx_room_follow(struct matrix *m, struct mx_room *room, const char *next)
 		return;
 	log_info("matrix %s: %s was upgraded to %s; the table of %s follows "
 	    "it", mx_net(m), room->id, next, j->name);
+	/* Remembered: after a restart the bot goes to next at once. */
+	mx_record_set(m, "upgraded", room->id, next);
 	room_hand_over(m, room, j);
+	/* A join of the old room on its way would bring the table back. */
+	mx_http_cancel(m->http, j->req);
+	j->req = NULL;
 	free(j->left_behind);
 	j->left_behind = xstrdup(room->id);
 	free(j->room_id);
