@@ -524,6 +524,14 @@ def sent_ids(h):
         return [e["id"] for e in h.events if e["event"] == "sent"]
 
 
+def said_row(h, channel, text, id_):
+    """Has the bot say text in channel as its table's outbox row id_, and
+    waits until the row is reported sent."""
+    h.command(send_channel=channel, text=text, id=id_, flow=channel)
+    h.wait(lambda e: e["event"] == "sent" and e["id"] == id_, 20,
+           "sent %d" % id_)
+
+
 def bot_txns(ctx):
     """The transaction ids of the bot's sends, in the order they came."""
     return [unquote(p).rsplit("/", 1)[1]
@@ -728,8 +736,7 @@ def test_silenced_room(ctx):
     room = public_room(ctx, alice, "hush")
     flow = "#hush:localhost"
     h = joined_harness(ctx, flow, room)
-    h.command(send_channel=flow, text="one", id=1, flow=flow)
-    h.wait(lambda e: e["event"] == "sent" and e["id"] == 1, 20, "sent 1")
+    said_row(h, flow, "one", 1)
     power = ctx.hs.state.rooms[room].state_content("m.room.power_levels")
     silent = dict(power, events_default=50)
     alice.set_state(room, "m.room.power_levels", silent)
@@ -804,13 +811,11 @@ def test_room_upgrade(ctx):
     old = public_room(ctx, alice, "up")
     alias = "#up:localhost"
     h = joined_harness(ctx, alias, old)
-    h.command(send_channel=alias, text="one", id=1, flow=alias)
-    h.wait(lambda e: e["event"] == "sent" and e["id"] == 1, 20, "sent 1")
+    said_row(h, alias, "one", 1)
     new = upgrade_room(ctx, alice, old, alias)
     wait_until(lambda: ctx.hs.state.rooms[new].membership(BOT) == "join",
                what="the bot in the new room")
-    h.command(send_channel=alias, text="two", id=2, flow=alias)
-    h.wait(lambda e: e["event"] == "sent" and e["id"] == 2, 20, "sent 2")
+    said_row(h, alias, "two", 2)
     assert bot_bodies(ctx, new) == ["two"], bot_bodies(ctx, new)
     assert bot_bodies(ctx, old) == ["one"], bot_bodies(ctx, old)
     alice.join(new)
@@ -829,8 +834,7 @@ def test_room_upgrade(ctx):
     wait_until(lambda: ctx.hs.state.rooms[other].membership(BOT) == "join",
                what="the bot in the second room")
     newer = upgrade_room(ctx, alice, other)
-    h.command(send_channel=other, text="three", id=3, flow=other)
-    h.wait(lambda e: e["event"] == "sent" and e["id"] == 3, 20, "sent 3")
+    said_row(h, other, "three", 3)
     assert bot_bodies(ctx, newer) == ["three"], bot_bodies(ctx, newer)
     alice.join(newer)
     alice.say(newer, "!hand")
@@ -850,8 +854,7 @@ def test_room_upgrade(ctx):
     h = ctx.run()
     h.wait_connected()
     h.command(join=other)
-    h.command(send_channel=other, text="four", id=4, flow=other)
-    h.wait(lambda e: e["event"] == "sent" and e["id"] == 4, 20, "sent 4")
+    said_row(h, other, "four", 4)
     assert bot_bodies(ctx, newer)[-1] == "four", bot_bodies(ctx, newer)
     alice.say(newer, "!status")
     msg = h.wait(lambda e: e["event"] == "message" and

@@ -10,7 +10,6 @@
 #include "log.h"
 #include "loop.h"
 #include "matrix_int.h"
-#include "store.h"
 #include "xmalloc.h"
 
 /*
@@ -19,31 +18,21 @@
  * replacement) and "shut_out" (a channel name: the room id the bot was
  * kicked or banned from).
  */
-static json_t *
-rooms_record(struct matrix *m, const char *what, char *key, size_t keylen)
+static void
+record_key(struct matrix *m, const char *what, char *key, size_t keylen)
 {
-	struct store *store = m->adapter->store;
-	char *s;
-	json_t *o = NULL;
-
 	snprintf(key, keylen, "matrix:%s:%s", mx_net(m), what);
-	if (store != NULL && (s = store_kv_get(store, key)) != NULL) {
-		o = json_loads(s, 0, NULL);
-		free(s);
-	}
-	if (json_is_object(o))
-		return o;
-	json_decref(o);
-	return mx_json(json_object());
 }
 
 void
 mx_record_set(struct matrix *m, const char *what, const char *name,
     const char *value)
 {
-	char key[256];
-	json_t *o = rooms_record(m, what, key, sizeof(key));
+	char key[256], *s;
+	json_t *o;
 
+	record_key(m, what, key, sizeof(key));
+	o = mx_kv_object(m, key);
 	if (value != NULL)
 		mx_json_rc(json_object_set_new(o, name,
 		    mx_json(json_string(value))));
@@ -51,20 +40,25 @@ mx_record_set(struct matrix *m, const char *what, const char *name,
 		json_decref(o);
 		return;
 	}
-	mx_kv_defer_json(m, key, o, what);
-	if (m->store != NULL && store_kv_flush(m->store) != 0)
+	if ((s = json_dumps(o, JSON_COMPACT)) == NULL)
 		log_error("matrix %s: cannot store %s", mx_net(m), what);
+	else
+		mx_kv_set(m, key, s);
+	free(s);
 	json_decref(o);
 }
 
 char *
 mx_record_get(struct matrix *m, const char *what, const char *name)
 {
-	char key[256];
-	json_t *o = rooms_record(m, what, key, sizeof(key));
-	const char *v = json_string_value(json_object_get(o, name));
-	char *copy = v != NULL ? xstrdup(v) : NULL;
+	char key[256], *copy;
+	const char *v;
+	json_t *o;
 
+	record_key(m, what, key, sizeof(key));
+	o = mx_kv_object(m, key);
+	v = json_string_value(json_object_get(o, name));
+	copy = v != NULL ? xstrdup(v) : NULL;
 	json_decref(o);
 	return copy;
 }

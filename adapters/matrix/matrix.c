@@ -116,11 +116,12 @@ mx_kv_defer_json(struct matrix *m, const char *key, const json_t *o,
 	free(s);
 }
 
-/* The JSON object stored under key (owned by the caller); {} if none. */
-static json_t *
-kv_object(struct matrix *m, const char *key)
+json_t *
+mx_kv_object(struct matrix *m, const char *key)
 {
-	char *stored = m->store != NULL ? store_kv_get(m->store, key) : NULL;
+	/* The adapter's store: joins may ask before start() sets m->store. */
+	struct store *store = m->adapter->store;
+	char *stored = store != NULL ? store_kv_get(store, key) : NULL;
 	json_t *o = stored != NULL ? json_loads(stored, 0, NULL) : NULL;
 
 	free(stored);
@@ -271,11 +272,11 @@ matrix_start(struct adapter *adapter)
 	snprintf(m->key_told, sizeof(m->key_told), "matrix:%s:encrypted_told",
 	    mx_net(m));
 	if (m->told == NULL)
-		m->told = kv_object(m, m->key_told);
+		m->told = mx_kv_object(m, m->key_told);
 	snprintf(m->key_refusers, sizeof(m->key_refusers),
 	    "matrix:%s:refusers", mx_net(m));
 	if (m->refusers == NULL)
-		m->refusers = kv_object(m, m->key_refusers);
+		m->refusers = mx_kv_object(m, m->key_refusers);
 	if (m->direct == NULL)
 		m->direct = mx_json(json_object());
 	if (m->direct_pending == NULL)
@@ -549,18 +550,29 @@ stays_out(struct matrix *m, struct mx_join *j)
 	return 1;
 }
 
+/*
+ * The record of a channel the core names for the first time: its room id
+ * when the name is one, followed through the upgrades the store knows.
+ */
+static struct mx_join *
+channel_join_new(struct matrix *m, const char *channel)
+{
+	struct mx_join *j = mx_join_new(m, channel, 1);
+
+	if (channel[0] == '!')
+		j->room_id = xstrdup(channel);
+	follow_upgrades(m, j);
+	return j;
+}
+
 static int
 matrix_join(struct adapter *adapter, const char *channel)
 {
 	struct matrix *m = adapter->priv;
 	struct mx_join *j = mx_join_find(m, channel);
 
-	if (j == NULL) {
-		j = mx_join_new(m, channel, 1);
-		if (channel[0] == '!')
-			j->room_id = xstrdup(channel);
-		follow_upgrades(m, j);
-	}
+	if (j == NULL)
+		j = channel_join_new(m, channel);
 	j->core = 1;
 	j->failed = 0;
 	if (!j->done && stays_out(m, j))
@@ -627,10 +639,7 @@ matrix_send_channel(struct adapter *adapter, const char *channel,
 	 * shut the bot out (it waits for an invitation).
 	 */
 	if ((channel[0] == '#' || channel[0] == '!') && j == NULL) {
-		j = mx_join_new(m, channel, 1);
-		if (channel[0] == '!')
-			j->room_id = xstrdup(channel);
-		follow_upgrades(m, j);
+		j = channel_join_new(m, channel);
 		mx_queue_push(&j->queue, msg);
 		if (!stays_out(m, j))
 			mx_join_start(j);

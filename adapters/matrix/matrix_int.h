@@ -135,7 +135,7 @@ struct mx_room {
 	int parting;              /* leave once the queue is empty */
 	/*
 	 * A channel's room refused the head with 403 (the bot may not speak
-	 * there): the queue waits and is asked again (mx_room_refuses()).
+	 * there): the queue waits and is asked again (rooms.c, room_refuses()).
 	 */
 	int shut;
 	struct mx_request *leaving;
@@ -291,6 +291,8 @@ struct matrix {
 const char *mx_net(const struct matrix *m);
 uint64_t mx_rand(struct matrix *m);
 void mx_kv_set(struct matrix *m, const char *key, const char *value);
+/* The JSON object stored under key (owned by the caller); {} if none. */
+json_t *mx_kv_object(struct matrix *m, const char *key);
 /*
  * Stores o (borrowed) as JSON under key with the store's next write, the
  * one that marks the /sync response being handled; what names it in the
