@@ -115,7 +115,13 @@ struct adapter_impl {
 	/* Sends text privately to a user (IRC PRIVMSG/NOTICE, Matrix DM). */
 	int (*send_private)(struct adapter *adapter, const char *user_id,
 	    const struct text *text, const struct send_info *info);
-	/* Messages waiting to be sent (flood control, retries); for status. */
+	/*
+	 * Messages waiting to be sent that can still leave (flood control,
+	 * retries): a stop waits for these, and status counts them.  Not
+	 * those that cannot leave before something outside the bot changes
+	 * (an outage, a channel or room that keeps the bot out): the store
+	 * keeps those for the next run.
+	 */
 	size_t (*queue_depth)(const struct adapter *adapter);
 	/*
 	 * Optional (NULL: 0): the messages of flow (a table's, struct

@@ -105,7 +105,7 @@ void bot_hold(struct bot *bot);
  * pass) so that the goodbyes leave within the flood budget.
  */
 void bot_say_goodbye(struct bot *bot, int withhold);
-/* Messages the started adapters still hold. */
+/* Messages the started adapters hold that can still leave. */
 size_t bot_queue_depth(const struct bot *bot);
 /*
  * Hands what the core queued for the adapters (sends and parts, see

@@ -22,7 +22,9 @@
      needs a restart.
   4. kicked mid-game: the bot logs that it hears nothing there until it
      is back; a bid said meanwhile is lost, the turn timer moves for the
-     player instead, and the table's lines come after the rejoin.
+     player instead, and the table's lines come after the rejoin; kicked
+     again and kept out by a key, it stops at once (what #t could not
+     hear waits in the store) and resumes there after the restart.
   5. gone while the bot was down: bob quits while the bot is killed;
      after the restart the channel's members tell it so, bob's seat gets
      the grace time, a computer then plays it, and a newcomer may take it
@@ -49,6 +51,10 @@
      reminder comes at least 4.5 s and her timeout at least 9.5 s after
      the prompt reached her client (before, the clock ran from when the
      prompt was stored, and her reminder came 3.0 s after she read it).
+  9. a stop with the server down: ngircd dies mid-game; SIGTERM stops
+     the bot at once (before, it waited its 20 s drain time for lines
+     that could not leave), and the restart resumes the game without a
+     stale goodbye.
 
 Exits 77 (skip) when ngircd is missing.  Standard library only.
 """
@@ -374,6 +380,21 @@ def kicked(world):
                world.logtext()[world.logtext().index("(475)", mark):], 10,
                "a retry after the key")
     print("ok - a key set with a second kick: the bot tries again later")
+    # Out of #t, a stop does not wait for what only #t could hear (its
+    # goodbye, the table's lines): before, it waited its whole drain
+    # time, 17 to 22 s.  The lines wait in the store instead.
+    started = time.monotonic()
+    world.bot.terminate()
+    check(world.bot.wait(30) == 0, "the bot did not stop cleanly")
+    took = time.monotonic() - started
+    check(took < 8, "the stop took %.1f s out of #t" % took)
+    ann.send("MODE #t -k")
+    mark = len(ann.lines)
+    world.start_bot(chans)
+    world.wait(lambda: "The game resumes" in
+               " ".join(said_in(ann, "#t", mark)), 30, "the game resumed")
+    print("ok - stopped in %.1f s while out of #t; the game resumed there "
+          "after the restart" % took)
 
 
 def gone_while_down(world):
@@ -563,6 +584,41 @@ def clean_stop_repeats_nothing(world):
           "resume" % (len(before) - 1, len(held)))
 
 
+def stop_while_server_down(world):
+    """SIGTERM while ngircd is down: the bot stops at once, since nothing
+    can leave (before, it waited its whole drain time, about 20 s), and
+    the restart resumes the game without a stale goodbye."""
+    chans = [{"name": "#t", "game": "wizard", "options": ["rounds=2"]}]
+    ann = ann_and_two_computers(world, chans)
+    mark = len(ann.lines)
+    ann.send("PRIVMSG #t :!start")
+    world.wait(lambda: any("ann to bid" in t for t in
+                           said_in(ann, "#t", mark)), 30, "ann's bid")
+    lost = world.logtext().count("connection lost")
+    world.ircd.kill()
+    ann.close()
+    del world.clients["ann"]
+    world.wait(lambda: world.logtext().count("connection lost") > lost, 20,
+               "the bot to see ngircd go")
+    started = time.monotonic()
+    world.bot.terminate()
+    check(world.bot.wait(30) == 0, "the bot did not stop cleanly")
+    took = time.monotonic() - started
+    check(took < 8, "the stop took %.1f s with the server down" % took)
+    world.ircd.start()
+    ann = world.client("ann", "ann")
+    mark = len(ann.lines)
+    world.start_bot(chans)
+    world.wait(lambda: "The game resumes" in
+               " ".join(said_in(ann, "#t", mark)), 30, "the game resumed")
+    world.pump(1)
+    said = said_in(ann, "#t", mark)
+    check(not [t for t in said if "restarting" in t],
+          "a goodbye said after the restart: %r" % said)
+    print("ok - stopped in %.1f s with ngircd down; the restart resumed "
+          "the game" % took)
+
+
 def turn_clock_from_prompt(world):
     """At a slow pace the lines of a round's end keep the next prompt
     waiting for seconds.  The turn's clock starts when the prompt has
@@ -621,10 +677,11 @@ def main():
         Failure("the test ran out of time")))
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(
         Failure("stopped by SIGTERM")))
-    signal.alarm(390)
+    signal.alarm(450)
     for scenario in (rename_at_deal, restart_pace, reload_edges, kicked,
                      gone_while_down, clean_stop_repeats_nothing,
-                     nick_case, turn_clock_from_prompt):
+                     nick_case, turn_clock_from_prompt,
+                     stop_while_server_down):
         tmp = tempfile.mkdtemp(prefix="irc-edges-")
         os.chmod(tmp, 0o755)
         world = World(tmp, stichbot)

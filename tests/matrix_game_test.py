@@ -584,8 +584,39 @@ def test_reminder_after_outage(world):
           "comes after \"I am back online\"")
 
 
+OUTAGE = "#outage:localhost"
+
+
+def test_stop_in_outage(world):
+    """SIGTERM while the homeserver is down: the bot stops at once, since
+    nothing can leave (before, it waited the core's whole drain time,
+    about 20 s), and the next run resumes the game."""
+    people, room = people_in_room(world, ("Sal", "Tom", "Uma"), 70,
+                                  "outage")
+    world.write_config(world.config(
+        [{"name": OUTAGE, "game": "wizard"}], outage_ms=2000))
+    bot, lines, _ = run_and_start(world, room, people, ["rounds=3"])
+    seen = world.bot_log().count("matrix mx: disconnected")
+    world.hs.stop()
+    wait_until(lambda: world.bot_log().count("matrix mx: disconnected") >
+               seen, 30, "the outage declared")
+    started = time.monotonic()
+    check(bot.terminate(40) == 0, "SIGTERM: not a clean exit")
+    took = time.monotonic() - started
+    check(took < 8, "the stop took %.1f s in an outage" % took)
+    world.hs.start()
+    lines = len(world.bot_lines(room))
+    bot = world.run_bot()
+    world.wait_bot_line(room, "The game resumes", 60, after=lines)
+    check(bot.terminate() == 0, "SIGTERM: not a clean exit")
+    world.check_log()
+    print("  stopped in %.1f s in an outage; the next run resumed the game"
+          % took)
+
+
 def test_all(world):
     test_reminder_after_outage(world)
+    test_stop_in_outage(world)
     test_moved_while_down(world)
     test_games(world)
     test_rejected_and_namesakes(world)

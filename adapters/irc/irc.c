@@ -318,13 +318,35 @@ irc_part(struct adapter *adapter, const char *channel)
 	return 0;
 }
 
+/*
+ * The lines that can still leave: a stop waits for these.  None can while
+ * the bot is not connected, nor a table's lines (and the replies queued
+ * behind them) for a channel that keeps the bot out (a kick, a ban, a
+ * refused join: it tries again later).  Those keep their outbox rows, and
+ * the next run says them; waiting for them would only delay the stop
+ * by its whole drain time.
+ */
 static size_t
 irc_queue_depth_impl(const struct adapter *adapter)
 {
 	const struct irc *irc = adapter->priv;
+	char replies[IRC_LINE_MAX];
+	size_t n;
 
-	return irc != NULL && irc->queue != NULL ?
-	    irc_queue_depth(irc->queue) : 0;
+	if (irc == NULL || irc->queue == NULL || irc->phase != PHASE_READY)
+		return 0;
+	n = irc_queue_depth(irc->queue);
+	for (int i = 0; i < irc->nchans; i++) {
+		const struct irc_chan *c = irc->chans[i];
+
+		if (!c->wanted || c->joined || c->rejoin_timer == 0)
+			continue;
+		snprintf(replies, sizeof(replies), IRC_REPLIES_PREFIX "%s",
+		    c->name);
+		n -= irc_queue_flow_depth(irc->queue, c->name) +
+		    irc_queue_flow_depth(irc->queue, replies);
+	}
+	return n;
 }
 
 /* The nick we hold now (not the configured one while it is taken). */

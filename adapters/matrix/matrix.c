@@ -322,12 +322,11 @@ matrix_start(struct adapter *adapter)
  * Everything still to be done for what the core asked: messages waiting
  * anywhere (the one being sent included), reports of dropped messages not
  * yet given to the core, rooms being left and an m.direct update not yet
- * written.  The core runs the loop at SIGTERM until this is 0.
+ * written.
  */
 static size_t
-matrix_queue_depth(const struct adapter *adapter)
+matrix_pending(const struct matrix *m)
 {
-	const struct matrix *m = adapter->priv;
 	size_t n = m->ndropped;
 
 	/*
@@ -347,6 +346,26 @@ matrix_queue_depth(const struct adapter *adapter)
 	    json_object_size(m->direct_pending) > 0))
 		n++;
 	return n;
+}
+
+/*
+ * What can still leave: the core runs the loop at SIGTERM until this is
+ * 0.  In an outage nothing can, and waiting for it would only delay the
+ * stop by the core's whole drain time: the store keeps every table line
+ * for the next run.
+ */
+static int
+matrix_outage(const struct matrix *m)
+{
+	return m->was_up && !m->up;
+}
+
+static size_t
+matrix_queue_depth(const struct adapter *adapter)
+{
+	const struct matrix *m = adapter->priv;
+
+	return matrix_outage(m) ? 0 : matrix_pending(m);
 }
 
 static int
@@ -482,9 +501,13 @@ matrix_stop(struct adapter *adapter, const char *goodbye)
 		}
 		m->stopping = 0;
 	}
-	if (matrix_queue_depth(adapter) > 0)
+	if (matrix_pending(m) > 0 && matrix_outage(m))
+		log_warn("matrix %s: %zu messages wait for the homeserver; "
+		    "the table lines among them are said at the next start",
+		    mx_net(m), matrix_pending(m));
+	else if (matrix_pending(m) > 0)
 		log_warn("matrix %s: %zu messages were not sent", mx_net(m),
-		    matrix_queue_depth(adapter));
+		    matrix_pending(m));
 	m->phase = MX_STOPPED;
 	/*
 	 * Every request is cancelled (their connections close); the client
