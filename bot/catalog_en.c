@@ -69,6 +69,14 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_UNKNOWN_COMMAND] = "Unknown command \"{1}\"; try {2}help.",
 	[MSG_USAGE] = "Usage: {1}",
 	[MSG_NO_TABLE] = "No game is running here; {1}join opens a table.",
+	[MSG_LAST_END_NOW] = "No game is running here; the last one, {1}, "
+	    "has just ended:",
+	[MSG_LAST_END_MINUTES] = "No game is running here; the last one, {1}, "
+	    "ended {2} {2|minute|minutes} ago:",
+	[MSG_LAST_END_HOURS] = "No game is running here; the last one, {1}, "
+	    "ended {2} {2|hour|hours} ago:",
+	[MSG_LAST_END_DAYS] = "No game is running here; the last one, {1}, "
+	    "ended {2} {2|day|days} ago:",
 	[MSG_GAME_RUNNING] = "A game is running; wait for its end, or "
 	    "{1}replace NAME to take over a computer's seat.",
 	[MSG_NOT_SEATED] = "You have no seat at this table ({1}join).",
@@ -194,7 +202,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "(privately)",
 	[CMD_HAND] = "{1}hand · your cards, privately",
 	[CMD_STATUS] = "{1}status · phase, turn, trick and scores",
-	[CMD_SCORES] = "{1}scores · the score sheet",
+	[CMD_SCORES] = "{1}scores · the score sheet (after a game: how it "
+	    "ended)",
 	[CMD_ADDBOT] = "{1}addbot [easy|normal|hard] · seat a computer "
 	    "player (in a full lobby, {1}join takes a computer's seat)",
 	[CMD_REPLACE] = "{1}replace NAME · take over a computer's seat, or "

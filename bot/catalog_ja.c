@@ -73,6 +73,14 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_USAGE] = "使い方: {1}",
 	[MSG_NO_TABLE] = "ここではゲームをしていません。{1}join で卓を"
 	    "開けます。",
+	[MSG_LAST_END_NOW] = "ここではゲームをしていません。前回の{1}は"
+	    "たった今終わりました:",
+	[MSG_LAST_END_MINUTES] = "ここではゲームをしていません。前回の{1}は"
+	    "{2}分前に終わりました:",
+	[MSG_LAST_END_HOURS] = "ここではゲームをしていません。前回の{1}は"
+	    "{2}時間前に終わりました:",
+	[MSG_LAST_END_DAYS] = "ここではゲームをしていません。前回の{1}は"
+	    "{2}日前に終わりました:",
 	[MSG_GAME_RUNNING] = "ゲーム中です。終わるまで待つか、"
 	    "{1}replace NAME でコンピューターの席を引き継げます。",
 	[MSG_NOT_SEATED] = "この卓に席がありません（{1}join）。",
@@ -195,7 +203,7 @@ const char *const catalog_ja[MSG_COUNT] = {
 	    "メッセージで）",
 	[CMD_HAND] = "{1}hand · 自分の手札を個別メッセージで見る",
 	[CMD_STATUS] = "{1}status · 進行状況、手番、トリック、得点",
-	[CMD_SCORES] = "{1}scores · スコアシート",
+	[CMD_SCORES] = "{1}scores · スコアシート（終局後は前回の結果）",
 	[CMD_ADDBOT] = "{1}addbot [easy|normal|hard] · コンピューターを"
 	    "着席させる（満席の卓では {1}join でコンピューターの席に着けます）",
 	[CMD_REPLACE] = "{1}replace NAME · コンピューターの席か、持ち主が"

@@ -387,8 +387,13 @@ cmd_table(struct ctx *ctx)
 static void
 cmd_scores(struct ctx *ctx)
 {
-	struct table *table;
+	struct table *table = ctx_table(ctx);
 
+	/* Once a game is over its players still ask how it ended. */
+	if ((table == NULL || table_game(table) == NULL) &&
+	    ctx->channel != NULL &&
+	    channel_last_end(ctx->channel, ctx->lang, &ctx->reply))
+		return;
 	if ((table = running_table(ctx)) == NULL)
 		return;
 	table_scores(table, &ctx->reply);

@@ -871,6 +871,7 @@ table_act(struct table *table, int seat, const struct action *action,
 				SAY(&out, table_lang(table), MSG_ANOTHER_GAME,
 				    "c", table_prefix(table));
 			}
+			table_keep_end(table, result);
 			if (store_game_end(bot->store, table->game_id,
 			    result) != 0)
 				log_error("%s %s: could not store the end of "

@@ -156,6 +156,20 @@ void table_tell_owner(struct table *table, int seat, const struct text *what);
  */
 void table_resume(struct table *table, enum msg why);
 void table_scores(struct table *table, struct text *out);
+/*
+ * The end of table's game (result: its RECORD.md result, borrowed), kept
+ * for !scores after it, in the transaction that ends the game; forgotten
+ * when a game is abandoned, so that "the last one" is never an older
+ * game.  Call before store_game_end().
+ */
+void table_keep_end(struct table *table, json_t *result);
+void table_forget_end(struct table *table);
+/*
+ * !scores where no game runs: when and how the last game of channel
+ * ended, in lang.  Returns 1 when said, 0 when none is kept.
+ */
+int channel_last_end(struct channel *channel, enum lang lang,
+    struct text *out);
 void table_player_lines(struct table *table, struct text *out);
 /* Gives seat grace seconds to come back before a computer takes it. */
 void table_grace(struct table *table, int seat, int seconds);

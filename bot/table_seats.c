@@ -718,6 +718,8 @@ table_close(struct table *table, int abandoned)
 	struct bot *bot = table_bot(table);
 
 	lobby_forget(table);
+	if (table->game != NULL && abandoned && table->game_id > 0)
+		table_forget_end(table);
 	if (table->game != NULL && abandoned && table->game_id > 0 &&
 	    store_game_end(bot->store, table->game_id, NULL) != 0)
 		log_error("%s %s: could not mark game %lld abandoned",

@@ -1,16 +1,22 @@
 /*
  * table_status.c - the answers to !status and !table: the game, the round,
  * trump and the trick so far, who is to act, the standings, and for a
- * player asking privately their hand with the cards they may play marked.
+ * player asking privately their hand with the cards they may play marked;
+ * and to !scores once the game is over, from its end kept in the store.
  *
  * As table_view.c, everything here reads a table and writes text, from
  * the engine's views: the public one, or the asking seat's own.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bot_int.h"
+#include "log.h"
+#include "loop.h"
 #include "present.h"
+#include "store.h"
 #include "table_int.h"
+#include "xmalloc.h"
 
 /* The game, the round, trump and the trick so far. */
 void
@@ -165,4 +171,120 @@ table_view(struct table *table, int seat, struct text *out)
 			text_hand_marked(out, table, seat, hand);
 	}
 	json_decref(view);
+}
+
+/*
+ * "!scores" after a game: its end as it was said ("Game over. Winner: ..."
+ * and the ranking), in plain text, with the game's name and when it
+ * ended, kept in the store under this key.
+ */
+static void
+last_end_key(const struct channel *channel, struct text *key)
+{
+	text_printf(key, "last_end:%s %s", channel->network->adapter.network,
+	    channel->name);
+}
+
+static void
+last_end_store(struct table *table, const char *value)
+{
+	struct text key;
+
+	text_init(&key);
+	last_end_key(table->channel, &key);
+	/* In the transaction that ends the game (store_game_end()). */
+	if (store_kv_defer(table_bot(table)->store, text_str(&key),
+	    value) != 0)
+		log_warn("%s %s: cannot keep the end of the game for !scores",
+		    table->channel->network->adapter.network,
+		    table->channel->name);
+	text_finish(&key);
+}
+
+void
+table_keep_end(struct table *table, json_t *result)
+{
+	struct text said, plain;
+	const char *lines;
+	json_t *kept;
+	char *value;
+
+	text_init(&said);
+	announce_game_end(table, result, &said);
+	text_init(&plain);
+	text_render(&said, TEXT_FORMAT_PLAIN, &plain);
+	lines = text_str(&plain);
+	lines += strspn(lines, "\n");
+	/* kept: ours, freed here. */
+	kept = json_pack("{s:s, s:I, s:s}", "game", table->impl->name,
+	    "ended", (json_int_t)loop_time(table_bot(table)->loop), "text",
+	    lines);
+	value = kept != NULL ? json_dumps(kept, JSON_COMPACT) : NULL;
+	last_end_store(table, value != NULL ? value : "");
+	free(value);
+	json_decref(kept);
+	text_finish(&plain);
+	text_finish(&said);
+}
+
+void
+table_forget_end(struct table *table)
+{
+	last_end_store(table, "");
+}
+
+int
+channel_last_end(struct channel *channel, enum lang lang, struct text *out)
+{
+	struct bot *bot = channel->network->bot;
+	const struct game_impl *impl;
+	const char *game, *said;
+	struct text key, title;
+	int64_t ago;
+	json_t *kept = NULL;
+	char *value;
+
+	text_init(&key);
+	last_end_key(channel, &key);
+	value = store_kv_get(bot->store, text_str(&key));
+	text_finish(&key);
+	/* kept: ours, freed below; game and said point into it. */
+	if (value != NULL && value[0] != '\0')
+		kept = json_loads(value, 0, NULL);
+	free(value);
+	game = json_string_value(json_object_get(kept, "game"));
+	said = json_string_value(json_object_get(kept, "text"));
+	if (game == NULL || said == NULL || (impl = game_find(game)) == NULL) {
+		json_decref(kept);
+		return 0;
+	}
+	text_init(&title);
+	game_title(&title, lang, impl);
+	ago = loop_time(bot->loop) - (int64_t)json_integer_value(
+	    json_object_get(kept, "ended"));
+	if (ago < 60)
+		SAY(out, lang, MSG_LAST_END_NOW, "r", text_str(&title));
+	else if (ago < 120 * 60)
+		SAY(out, lang, MSG_LAST_END_MINUTES, "rd", text_str(&title),
+		    (int)(ago / 60));
+	else if (ago < 48 * 3600)
+		SAY(out, lang, MSG_LAST_END_HOURS, "rd", text_str(&title),
+		    (int)(ago / 3600));
+	else
+		SAY(out, lang, MSG_LAST_END_DAYS, "rd", text_str(&title),
+		    (int)(ago / 86400));
+	text_finish(&title);
+	/* Read back from the store: user text again, line by line. */
+	while (*said != '\0') {
+		size_t n = strcspn(said, "\n");
+		char *line = xstrdup(said);
+
+		line[n] = '\0';
+		text_add(out, "\n");
+		text_user(out, line);
+		free(line);
+		said += n + (said[n] == '\n');
+	}
+	json_decref(kept);
+	return 1;
 }

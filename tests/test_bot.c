@@ -559,6 +559,53 @@ test_wizard_three_people(void **state)
 	assert_non_null(strstr(last_to(f, "#w", NULL), "Options: notequal"));
 }
 
+/*
+ * !scores once a game is over tells how it ended and when, in its channel,
+ * from the store: after a restart too, and while a new lobby fills.  A
+ * game stopped before its end leaves no "last one" (an older game would
+ * mislead).
+ */
+static void
+test_scores_after_the_end(void **state)
+{
+	struct fx *f = *state;
+	const char *got;
+
+	seat_three(f, "#e", "birdhead");
+	say(f, "#e", "alice", "!start");
+	play_out(f, "#e", 2);
+	assert_null(table_of(f, "#e"));
+	say(f, "#e", "bob", "!scores");
+	got = last_to(f, "#e", NULL);
+	assert_non_null(strstr(got, "No game is running here; the last one, "
+	    "BirdHead, has just ended:\nGame over. Winner: "));
+	assert_non_null(strstr(got, "\nRanking: 1. "));
+	loop_advance(f->loop, 5 * 60 * 1000);
+	fx_restart(f, 0);
+	say(f, "#e", "bob", "!scores");
+	assert_non_null(strstr(last_to(f, "#e", NULL), "the last one, "
+	    "BirdHead, ended 5 minutes ago:\nGame over. Winner: "));
+	loop_advance(f->loop, 3 * 3600 * 1000);
+	say(f, "#e", "carol", "!join");
+	say(f, "#e", "carol", "!scores");
+	assert_non_null(strstr(last_to(f, "#e", NULL), "ended 3 hours ago:"));
+	/* Nothing is kept for another channel. */
+	say(f, "#x", "carol", "!scores");
+	assert_non_null(strstr(last_to(f, "#x", NULL),
+	    "No game is running here; !join opens a table."));
+	/* A game stopped halfway: none to tell of. */
+	say(f, "#e", "alice", "!join");
+	say(f, "#e", "bob", "!join");
+	say(f, "#e", "carol", "!start");
+	assert_non_null(table_game(table_of(f, "#e")));
+	say(f, "#e", "alice", "!stop");
+	say(f, "#e", "bob", "!stop");
+	assert_null(table_of(f, "#e"));
+	say(f, "#e", "bob", "!scores");
+	assert_non_null(strstr(last_to(f, "#e", NULL),
+	    "No game is running here; !join opens a table."));
+}
+
 static void
 test_birdhead_with_computers(void **state)
 {
@@ -3722,6 +3769,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_wizard_nannie, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_wizard_three_people, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_scores_after_the_end, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_birdhead_with_computers,
 		    setup, teardown),
