@@ -543,8 +543,12 @@ def test_reminder_after_outage(world):
              if re.search(r"%s to (bid|choose trump)" % p.name, prompt)][0]
     # The mover's direct room refuses the bot's lines from now on, so
     # the reminder (at 15 s) keeps failing until the outage.
-    dm = [r for r in st.rooms_created_by(BOT) if r != room and
-          st.rooms[r].membership(mover.user_id) in ("join", "invite")][0]
+    def mover_dms():
+        return [r for r in st.rooms_created_by(BOT) if r != room and
+                st.rooms[r].membership(mover.user_id) in ("join", "invite")]
+    # The prompt may reach the room before the bot has opened every
+    # direct room (a loaded machine).
+    dm = wait_until(mover_dms, 30, "%s's direct room" % mover.name)[0]
     # Her hand first: its clock starts once it has been said.
     wait_until(lambda: [e for _, e in world.room_log(dm)
                         if "your hand" in e["content"].get("body", "")],

@@ -468,6 +468,16 @@ class Player:
                 (1 if rnd.selected is not None else 0)
             if len(hand) != left and not current:
                 return
+            if not current:
+                # A resume sends the hand with the task, and the room
+                # names us too: the turn is taken once, whichever is
+                # read first (a poll reads direct rooms first; before,
+                # the room's line then played a second card).
+                turn = rnd.dealt - len(hand) - \
+                    (1 if rnd.selected is not None else 0)
+                if turn in rnd.acted:
+                    return
+                rnd.acted.add(turn)
             example = re.search(r"\(\S+ cards, e\.g\. ([^)]*)\)$", task)
             if task == "to play (any card)":
                 choice = self.rng.choice(hand)
