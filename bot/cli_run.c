@@ -191,8 +191,8 @@ reload(struct run *run, char *why, size_t whylen)
 		apply_log_level(run, config);
 		config_destroy(run->config);
 		run->config = config;
-		log_info("reloaded %s: %zu networks", run->file,
-		    config->nnetworks);
+		log_info("reloaded %s: %zu network%s", run->file,
+		    config->nnetworks, config->nnetworks == 1 ? "" : "s");
 		rc = 0;
 	}
 	notify_ready();
@@ -450,8 +450,9 @@ start(struct run *run)
 		    run->watchdog_ms / 2 : 1;
 		loop_timer(run->loop, run->watchdog_ms, on_watchdog, run);
 	}
-	log_info("started: %zu networks, %d unfinished games restored",
-	    run->config->nnetworks, restored);
+	log_info("started: %zu network%s, %d unfinished game%s restored",
+	    run->config->nnetworks, run->config->nnetworks == 1 ? "" : "s",
+	    restored, restored == 1 ? "" : "s");
 	if (notify_ready() < 0)
 		log_warn("cannot tell the service manager we are ready: %s",
 		    strerror(errno));

@@ -500,7 +500,7 @@ outbox_load(struct outbox *outbox)
 		    "after the restart; the tables are told where their games "
 		    "stand", outbox->stale);
 	if (n > 0)
-		log_info("store: %d messages that were not sent before the "
-		    "restart go out first", n);
+		log_info("store: %d message%s not sent before the restart "
+		    "go%s out first", n, n == 1 ? "" : "s", n == 1 ? "es" : "");
 	return n;
 }
