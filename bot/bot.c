@@ -172,8 +172,10 @@ bot_destroy(struct bot *bot)
 {
 	if (bot == NULL)
 		return;
-	if (bot->loop != NULL)
+	if (bot->loop != NULL) {
 		loop_cancel(bot->loop, bot->forget_timer);
+		loop_cancel(bot->loop, bot->part_timer);
+	}
 	for (int i = 0; i < bot->nchannels; i++)
 		channel_destroy(bot->channels[i]);
 	free(bot->channels);

@@ -125,6 +125,7 @@ struct bot {
 	struct medium *medium;
 	int outbox_loaded;       /* unsent rows of the last run handed out */
 	uint64_t forget_timer;   /* writes the rows reported sent (on_sent) */
+	uint64_t part_timer;     /* leaves removed channels (channel_leave_later) */
 	/* A table told the last event was not saved (table_reload()). */
 	int not_saved_told;
 	int store_lost;          /* the store failed for good (fail-stop) */
@@ -175,6 +176,12 @@ int channel_name_equal(const char *a, const char *b);
 extern const struct adapter_listener bot_listener;
 /* bot_networks.c: joins channel now or once its network is up. */
 void channel_join(struct channel *channel);
+/*
+ * bot_networks.c: leaves the channels a reload removed whose tables are
+ * over, after the current event, whose last lines (a game's end) must
+ * leave before the PART.
+ */
+void channel_leave_later(struct bot *bot);
 struct channel *channel_get(struct network *network, const char *name,
     int create);
 /* A new channel configured as configured (copied; see channel_configure). */

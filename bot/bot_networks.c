@@ -10,6 +10,7 @@
 
 #include "bot_int.h"
 #include "log.h"
+#include "loop.h"
 #include "medium.h"
 #include "store.h"
 #include "xmalloc.h"
@@ -272,6 +273,42 @@ networks_kept(struct bot *bot, const struct config *config, char *err,
 	return 0;
 }
 
+/* Leaves the channels a reload removed whose tables are over. */
+static void
+leave_removed(struct bot *bot)
+{
+	for (int c = 0; c < bot->nchannels; c++) {
+		struct channel *channel = bot->channels[c];
+
+		if (channel->removed && channel->joined &&
+		    channel->table == NULL && channel->network->started) {
+			medium_part(bot->medium, channel->network->adapter.network,
+			    channel->name);
+			channel->joined = 0;
+		}
+	}
+}
+
+static void
+on_leave_removed(struct loop *loop, uint64_t id, void *arg)
+{
+	struct bot *bot = arg;
+
+	(void)loop;
+	(void)id;
+	bot->part_timer = 0;
+	leave_removed(bot);
+}
+
+void
+channel_leave_later(struct bot *bot)
+{
+	if (bot->part_timer == 0)
+		bot->part_timer = loop_timer(bot->loop, 0, on_leave_removed,
+		    bot);
+}
+
+
 /*
  * Applies a configuration all or nothing: every network is prepared
  * first (new adapters initialised on the side, type changes, duplicate
@@ -369,16 +406,7 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 	}
 	plans_free(plans, n);
 	/* Channels no longer listed are left once their tables are over. */
-	for (int c = 0; c < bot->nchannels; c++) {
-		struct channel *channel = bot->channels[c];
-
-		if (channel->removed && channel->joined &&
-		    channel->table == NULL) {
-			medium_part(bot->medium, channel->network->adapter.network,
-			    channel->name);
-			channel->joined = 0;
-		}
-	}
+	leave_removed(bot);
 	/*
 	 * New networks start now.  One that cannot start is logged by
 	 * bot_start(); the configuration is applied all the same, so the

@@ -137,12 +137,13 @@ table_destroy(struct table *table)
 		struct network *network = channel->network;
 
 		channel->table = NULL;
-		/* A channel dropped by a reload is left once its game is over. */
-		if (channel->removed && channel->joined && network->started) {
-			medium_part(network->bot->medium,
-			    network->adapter.network, channel->name);
-			channel->joined = 0;
-		}
+		/*
+		 * A channel dropped by a reload is left once its game is
+		 * over, after the lines of its end (before, the PART went
+		 * first, and a +n channel never heard them).
+		 */
+		if (channel->removed && channel->joined)
+			channel_leave_later(network->bot);
 	}
 	free(table);
 }
@@ -866,7 +867,9 @@ table_act(struct table *table, int seat, const struct action *action,
 			/* The next lobby here plays the same again. */
 			table->channel->last_impl = table->impl;
 			table->channel->last_options = table->options;
-			if (channel_reader(table->channel) == NULL) {
+			/* None is offered where the bot is leaving. */
+			if (channel_reader(table->channel) == NULL &&
+			    !table->channel->removed) {
 				text_add(&out, "\n");
 				SAY(&out, table_lang(table), MSG_ANOTHER_GAME,
 				    "c", table_prefix(table));

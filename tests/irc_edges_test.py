@@ -55,6 +55,9 @@
      the bot at once (before, it waited its 20 s drain time for lines
      that could not leave), and the restart resumes the game without a
      stale goodbye.
+ 10. a channel removed by a reload mid-game (+n): the game's end is
+     heard before the bot leaves (before, the PART went first and the
+     end was lost), and no other game is offered there.
 
 Exits 77 (skip) when ngircd is missing.  Standard library only.
 """
@@ -584,6 +587,55 @@ def clean_stop_repeats_nothing(world):
           "resume" % (len(before) - 1, len(held)))
 
 
+def removed_channel_hears_the_end(world):
+    """A reload removes #t (+n: no messages from outside) while its game
+    runs: the bot leaves once the game is over, after its last lines, so
+    the channel hears the end; it offers no other game there.  (Before,
+    the PART went first: the end was never heard, and its stored lines
+    were dropped as sent.)"""
+    chans = [{"name": "#t", "game": "wizard", "options": ["rounds=1"]}]
+    ann = ann_and_two_computers(world, chans)
+    ann.send("MODE #t +n")
+    mark = len(ann.lines)
+    ann.send("PRIVMSG #t :!start")
+    world.wait(lambda: "your hand:" in " ".join(bot_private(ann)), 30,
+               "ann's hand")
+    card = [t for t in bot_private(ann)
+            if "your hand:" in t][-1].split("your hand:")[1].split()[0]
+    world.write_config([{"name": "#u", "game": "wizard"}])
+    world.bot.send_signal(signal.SIGHUP)
+    world.wait(lambda: "reloaded " in world.logtext(), 10, "the reload")
+    done = set()
+
+    def parted():
+        return any(n == BOT and c == "PART" and p[0] == "#t"
+                   for n, c, p in map(irc_util.split_line, ann.lines[mark:]))
+
+    def step():
+        said = " ".join(said_in(ann, "#t", mark))
+        for what, line in (("bid", "!bid 0"), ("play", "!play " + card)):
+            if what not in done and ("ann to " + what) in said:
+                done.add(what)
+                ann.send("PRIVMSG #t :" + line)
+        return parted()
+    world.wait(step, 60, "the bot to leave #t")
+    world.pump(1)
+    order = [("PART", "") if c == "PART" else ("SAY", irc_util.plain(p[-1]))
+             for n, c, p in map(irc_util.split_line, ann.lines[mark:])
+             if n == BOT and (c == "PART" or (c == "PRIVMSG" and
+                                              p[0] == "#t"))]
+    over = [i for i, (k, t) in enumerate(order) if "Game over" in t]
+    left = [i for i, (k, _) in enumerate(order) if k == "PART"]
+    check(over and left and over[0] < left[0],
+          "the end after the PART, or never: %r" % order[-6:])
+    check(not [t for _, t in order if "Another game" in t],
+          "another game offered in a channel being left: %r" % order[-4:])
+    check(not [t for _, t in order[left[0] + 1:]],
+          "lines for #t after the PART: %r" % order[left[0]:])
+    print("ok - #t removed by a reload mid-game (+n): the end was heard, "
+          "then the bot left; no other game offered")
+
+
 def stop_while_server_down(world):
     """SIGTERM while ngircd is down: the bot stops at once, since nothing
     can leave (before, it waited its whole drain time, about 20 s), and
@@ -681,7 +733,7 @@ def main():
     for scenario in (rename_at_deal, restart_pace, reload_edges, kicked,
                      gone_while_down, clean_stop_repeats_nothing,
                      nick_case, turn_clock_from_prompt,
-                     stop_while_server_down):
+                     stop_while_server_down, removed_channel_hears_the_end):
         tmp = tempfile.mkdtemp(prefix="irc-edges-")
         os.chmod(tmp, 0o755)
         world = World(tmp, stichbot)
