@@ -69,6 +69,10 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_UNKNOWN_COMMAND] = "Unknown command \"{1}\"; try {2}help.",
 	[MSG_USAGE] = "Usage: {1}",
 	[MSG_NO_TABLE] = "No game is running here; {1}join opens a table.",
+	[MSG_KICK_COMPUTER] = "{1} is a computer player: there is nobody to "
+	    "kick.",
+	[MSG_KICK_DONE_ALREADY] = "A computer plays the seat of {1} already, "
+	    "and anyone may take it over.",
 	[MSG_LAST_END_NOW] = "No game is running here; the last one, {1}, "
 	    "has just ended:",
 	[MSG_LAST_END_MINUTES] = "No game is running here; the last one, {1}, "
@@ -358,7 +362,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_PRIVATE_LOST] = ": I could not reach you privately; accept my "
 	    "invitation or say {1}hand.",
 	/* economy: replies that say no more than needed */
-	[MSG_NOT_AT_TABLE] = "You have no seat at a table {1}.",
+	[MSG_NOT_AT_TABLE] = "You have no seat at the table in {1}.",
 	[MSG_ANOTHER_GAME] = "Another game with the same options? {1}join "
 	    "and {1}start.",
 };

@@ -73,6 +73,9 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_USAGE] = "使い方: {1}",
 	[MSG_NO_TABLE] = "ここではゲームをしていません。{1}join で卓を"
 	    "開けます。",
+	[MSG_KICK_COMPUTER] = "{1} はコンピューターです。外す人はいません。",
+	[MSG_KICK_DONE_ALREADY] = "{1} の席はすでにコンピューターが打って"
+	    "おり、誰でも引き継げます。",
 	[MSG_LAST_END_NOW] = "ここではゲームをしていません。前回の{1}は"
 	    "たった今終わりました:",
 	[MSG_LAST_END_MINUTES] = "ここではゲームをしていません。前回の{1}は"

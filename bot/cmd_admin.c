@@ -109,6 +109,15 @@ admin_kick(struct ctx *ctx, struct table *table)
 			table_lobby_save(table);
 		return;
 	}
+	/* Nothing to do is said, not met with silence. */
+	if (table_seat(table, seat)->computer ||
+	    (table_seat(table, seat)->standin &&
+	    table_seat(table, seat)->released)) {
+		SAY(&ctx->reply, ctx->lang, table_seat(table, seat)->computer ?
+		    MSG_KICK_COMPUTER : MSG_KICK_DONE_ALREADY, "b",
+		    table_seat_name(table, seat));
+		return;
+	}
 	table_stand_in(table, seat, MSG_KICKED);
 	table_next(table);
 }
@@ -167,6 +176,9 @@ cmd_admin(struct ctx *ctx)
 	for (a = admin_commands; a->name != NULL; a++)
 		if (strcasecmp(a->name, ctx->argv[0]) == 0)
 			break;
+	/* The name to kick may have spaces. */
+	if (a->name != NULL && a->run == admin_kick)
+		ctx_rest(ctx, 1);
 	if (a->name == NULL || ctx->argc != a->args + 1) {
 		usage(ctx);
 		return;
@@ -195,5 +207,6 @@ const struct command cmd_admin_entry = {
 	.where = ANYWHERE,
 	.min_args = 1,
 	.max_args = 3,
+	.rest = 1,
 	.run = cmd_admin,
 };

@@ -536,6 +536,7 @@ const struct command cmd_replace_entry = {
 	.where = IN_CHANNEL,
 	.min_args = 1,
 	.max_args = 1,
+	.rest = 1,
 	.run = cmd_replace,
 };
 

@@ -55,6 +55,11 @@ struct command {
 	/* How many arguments it takes; anything else gets the usage. */
 	int min_args, max_args;
 	/*
+	 * Its last argument is the rest of the line: a name with spaces
+	 * ("Mary Ann", "Sam (@sam:example.org)", as the table shows it).
+	 */
+	int rest;
+	/*
 	 * Its answer only informs (status, table, scores): the same answer
 	 * in a channel is not said again while it was just said there.
 	 */
@@ -64,6 +69,11 @@ struct command {
 
 /* "Usage: !bid N · ..." for the command being handled. */
 void usage(struct ctx *ctx);
+/*
+ * Makes argv[from] the rest of the line from it on, as typed, without
+ * the double quotes around it, if any (argc is then from + 1).
+ */
+void ctx_rest(struct ctx *ctx, int from);
 /* The table of the command's channel, or NULL. */
 struct table *ctx_table(struct ctx *ctx);
 /* Whether the person is an admin here (configured, or the room's). */

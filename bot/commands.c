@@ -195,6 +195,27 @@ split_words(char *line, char **words, int max)
 	return n;
 }
 
+void
+ctx_rest(struct ctx *ctx, int from)
+{
+	char *first, *end;
+	size_t len;
+
+	if (from < 0 || from >= ctx->argc)
+		return;
+	/* The words lie in order in one buffer, each ended by a NUL. */
+	first = ctx->argv[from];
+	for (int i = from; i < ctx->argc - 1; i++)
+		ctx->argv[i][strlen(ctx->argv[i])] = ' ';
+	ctx->argc = from + 1;
+	len = strlen(first);
+	end = first + len;
+	if (len >= 2 && first[0] == '"' && end[-1] == '"') {
+		end[-1] = '\0';
+		ctx->argv[from] = first + 1;
+	}
+}
+
 /*
  * Above each person's allowance, a network-wide one for everything but
  * moves at one's own table (help, stats, lobby commands...): a crowd of
@@ -433,6 +454,26 @@ info_repeated(struct ctx *ctx, struct channel *channel)
 }
 
 /*
+ * An answer said in a channel names whom it answers: "It was not your
+ * turn" read by a room of players must say whose.  The table's state
+ * (!status, !table, !scores: coalesced, struct command) is for everyone,
+ * and a terminal has one reader.
+ */
+static void
+address_reply(struct ctx *ctx)
+{
+	struct text to;
+
+	text_init(&to);
+	text_mention(&to, ctx->user->id, ctx->user->name);
+	text_add(&to, ": ");
+	text_append(&to, &ctx->reply);
+	text_clear(&ctx->reply);
+	text_append(&ctx->reply, &to);
+	text_finish(&to);
+}
+
+/*
  * Sets ctx up for text that user said in channel (NULL: privately) and
  * returns the command after its prefix; NULL when it is ordinary
  * conversation in a channel.
@@ -540,6 +581,9 @@ commands_handle(struct network *network, struct channel *channel,
 			goto answer;
 		ctx.lang = ctx.channel->settings.lang;
 	}
+	if (ctx.command->rest && ctx.argc > ctx.command->max_args &&
+	    ctx.command->max_args > 0)
+		ctx_rest(&ctx, ctx.command->max_args - 1);
 	if (ctx.argc < ctx.command->min_args ||
 	    ctx.argc > ctx.command->max_args) {
 		usage(&ctx);
@@ -577,6 +621,9 @@ answer:
 			    &ctx.reply);
 		} else if (store_batch_changes(ctx.bot->store) == 0) {
 			/* A question or a refusal: no news of the table. */
+			if ((ctx.command == NULL || !ctx.command->coalesce) &&
+			    channel_reader(channel) == NULL)
+				address_reply(&ctx);
 			channel_reply(channel, &ctx.reply);
 		} else {
 			channel_send(channel, &ctx.reply);

@@ -170,21 +170,6 @@ text_char_length(const char *s)
 	return n;
 }
 
-void
-text_user(struct text *t, const char *s)
-{
-	while (*s != '\0') {
-		size_t n = text_char_length(s);
-
-		if (n == 0) {
-			s++;
-			continue;
-		}
-		text_addn(t, s, n);
-		s += n;
-	}
-}
-
 /*
  * The length of the tab or line break s starts with (CR, LF, VT, FF,
  * U+0085 NEL, U+2028, U+2029), or 0.
@@ -202,6 +187,36 @@ line_break_length(const char *s)
 	if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
 		return 3;
 	return 0;
+}
+
+void
+text_user(struct text *t, const char *s)
+{
+	int gap = 0;
+
+	while (*s != '\0') {
+		size_t n = line_break_length(s);
+
+		/*
+		 * "Line1\nLine2" reads as two words, not "Line1Line2": a
+		 * line break between words is a space.
+		 */
+		if (n > 0) {
+			gap = t->len > 0 && t->buf[t->len - 1] != ' ';
+			s += n;
+			continue;
+		}
+		n = text_char_length(s);
+		if (n == 0) {
+			s++;
+			continue;
+		}
+		if (gap && *s != ' ')
+			text_addn(t, " ", 1);
+		gap = 0;
+		text_addn(t, s, n);
+		s += n;
+	}
 }
 
 void

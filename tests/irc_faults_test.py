@@ -52,7 +52,7 @@ GRACE = 3
 # answer every prompt at once, and still a limit a flood runs into.
 USER_BURST = 10
 USER_INTERVAL_MS = 250
-FROB = re.compile(r'^Unknown command "frob(\d+)"')
+FROB = re.compile(r'^mallory: Unknown command "frob(\d+)"')
 SLOW_DOWN = "Too many commands at once"
 STANDIN = "bob is gone; a computer plays their seat"
 
@@ -229,10 +229,11 @@ def flood(world, table):
 
 def answers(client, table):
     """The bot's answers to a client's commands: its private lines to
-    them and its refusals in the channel."""
+    them and its refusals in the channel, which name them."""
     return [(kind, text, length) for kind, text, length in
             client.from_bot(table.botnick) if kind == "priv" or
-            irc_util.plain(text).startswith(("Unknown command", "Usage:"))]
+            irc_util.plain(text).startswith((client.nick + ": Unknown command",
+                                             client.nick + ": Usage:"))]
 
 
 def hostile(world, table):

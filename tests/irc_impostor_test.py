@@ -171,7 +171,7 @@ def bots_lobby(world, table):
             ["CPU%d (" % (i + 1)])
     got = ask(troll, table.channel, table.botnick, "!addbot",
               ["The table is full"])
-    check(got == "The table is full (6 seats).", got)
+    check(got == "troll: The table is full (6 seats).", got)
     got = ask(troll, table.channel, table.botnick, "!join",
               ["takes over the seat", "table is full"])
     check(got == "troll takes over the seat of CPU6.", got)
@@ -229,12 +229,13 @@ def run(world):
     mal.send("JOIN #t1")
     mal.wait(lambda l: " 366 " in l)
     got = ask(mal, "#t1", t1.botnick, "!replace alice", REPLACE_WORDS)
-    check(got == STILL_HERE, "!replace alice within the grace: %r" % got)
+    check(got == "mal: " + STILL_HERE,
+          "!replace alice within the grace: %r" % got)
     alice.back = True
     alice.connect()
     world.wait(lambda: alice.joined, 15, "alice back in #t1")
     got = ask(mal, "#t1", t1.botnick, "!replace alice", REPLACE_WORDS)
-    check(got == STILL_HERE, "!replace alice, alice here: %r" % got)
+    check(got == "mal: " + STILL_HERE, "!replace alice, alice here: %r" % got)
     mal.close()
     print("ok - nobody took alice's seat while she could come back, nor "
           "once she was back")

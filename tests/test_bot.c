@@ -163,6 +163,17 @@ last_to(struct fx *f, const char *channel, const char *user)
 	return "";
 }
 
+/* The last line in channel answers who by name: "who: text". */
+static void
+assert_addressed(struct fx *f, const char *channel, const char *who,
+    const char *text)
+{
+	char expect[1024];
+
+	snprintf(expect, sizeof(expect), "%s: %s", who, text);
+	assert_string_equal(last_to(f, channel, NULL), expect);
+}
+
 /* Whether any line since mark contains needle (NULL channel: private). */
 static int
 sent_since(struct fx *f, size_t mark, const char *channel, const char *needle)
@@ -282,9 +293,17 @@ try_illegal(struct fx *f, const char *channel, struct table *table,
 
 			/* In the channel's language (test_japanese). */
 			if (line->channel != NULL) {
-				assert_true(strcmp(line->text, catalog_en[
+				const char *said = line->text;
+
+				/* Addressed: "name: ...". */
+				assert_true(strncmp(said, user,
+				    strlen(user)) == 0);
+				said += strlen(user);
+				assert_true(strcmp(said, ": ") > 0);
+				said += 2;
+				assert_true(strcmp(said, catalog_en[
 				    MSG_REFUSED_PRIVATELY]) == 0 ||
-				    strcmp(line->text, catalog_ja[
+				    strcmp(said, catalog_ja[
 				    MSG_REFUSED_PRIVATELY]) == 0);
 			} else {
 				assert_string_equal(line->user_id, user);
@@ -976,13 +995,13 @@ test_private_table_choice(void **state)
 
 	say(f, NULL, "alice", "bid #zz 1");
 	assert_non_null(strstr(last_to(f, NULL, "alice"),
-	    "no seat at a table #zz"));
+	    "no seat at the table in #zz"));
 	seat_three(f, "#pb", "wizard");
 	say(f, "#pb", "alice", "!start");
 	say(f, "#pa", "alice", "!join");
 	say(f, NULL, "alice", "bid #zz 1");
 	assert_non_null(strstr(last_to(f, NULL, "alice"),
-	    "no seat at a table #zz"));
+	    "no seat at the table in #zz"));
 	say(f, NULL, "alice", "hand");
 	assert_non_null(strstr(last_to(f, NULL, "alice"), "[#pb]"));
 	assert_non_null(strstr(last_to(f, NULL, "alice"), "your hand"));
@@ -1532,6 +1551,17 @@ test_seat_by_id(void **state)
 	admin_says(f, "#s", "!admin kick carol");
 	assert_true(table_seat(table, table_seat_of(table, "carol"))->standin);
 	assert_false(table_seat(table, table_seat_of(table, "bob"))->standin);
+	/* Nothing to do is said, not met with silence. */
+	admin_says(f, "#s", "!admin kick carol");
+	assert_addressed(f, "#s", "root", "A computer plays the seat of Sam "
+	    "already, and anyone may take it over.");
+	/* A name with spaces, quoted or not, is one name. */
+	admin_says(f, "#s", "!admin kick \"no such one\"");
+	assert_addressed(f, "#s", "root", "Nobody called \"no such one\" sits "
+	    "here.");
+	admin_says(f, "#s", "!admin kick no such one");
+	assert_addressed(f, "#s", "root", "Nobody called \"no such one\" sits "
+	    "here.");
 }
 
 /* A turn not taken in time: a computer moves; twice: it keeps the seat. */
@@ -1812,7 +1842,7 @@ test_japanese(void **state)
 	assert_null(strstr(last_to(f, "#ja", NULL), "joins"));
 	/* Refused options are told why in the table's language. */
 	say(f, "#ja", "alice", "!option bogus");
-	assert_string_equal(last_to(f, "#ja", NULL), "受け付けられません: "
+	assert_string_equal(last_to(f, "#ja", NULL), "alice: 受け付けられません: "
 	    "wizard に「bogus」というオプションはありません。");
 	say(f, "#ja", "alice", "!option rounds=99");
 	assert_non_null(strstr(last_to(f, "#ja", NULL), "1 から 20 の数"));
@@ -2473,7 +2503,8 @@ test_private_words(void **state)
 
 		snprintf(expect, sizeof(expect), "It was not your turn: %s "
 		    "was to act.", table_seat(table, acting[0])->name);
-		assert_string_equal(last_to(f, "#cv", NULL), expect);
+		assert_addressed(f, "#cv", table_seat(table, other)->user_id,
+		    expect);
 	}
 	json_decref(view);
 	/* Once the card is played, the others read that, not a blank. */
@@ -2963,8 +2994,7 @@ test_option_list(void **state)
 
 	say(f, "#ol", "alice", "!game birdhead");
 	say(f, "#ol", "alice", "!option");
-	assert_string_equal(last_to(f, "#ol", NULL),
-	    "BirdHead has no options.");
+	assert_addressed(f, "#ol", "alice", "BirdHead has no options.");
 	say(f, "#ol", "alice", "!game wizard");
 	say(f, "#ol", "alice", "!join");
 	say(f, "#ol", "alice", "!option");
@@ -3061,15 +3091,22 @@ test_seat_names_shared(void **state)
 	memory_say(f->adapter, "#sn", "@s1:x", "Sam (@s1:x)", "!start");
 	say(f, "#sn", "mal", "!replace Sam");
 	assert_string_equal(last_to(f, "#sn", NULL),
-	    "More than one seat here goes by \"Sam\"; name the one you mean "
+	    "mal: More than one seat here goes by \"Sam\"; name the one you mean "
 	    "by the user id the table shows.");
 	say(f, "#sn", "mal", "!replace cpu1");
 	assert_non_null(strstr(last_to(f, "#sn", NULL),
 	    "More than one seat here goes by \"cpu1\""));
 	/* By id, the seat is found (and is not free: its owner plays it). */
 	say(f, "#sn", "mal", "!replace @s1:x");
-	assert_string_equal(last_to(f, "#sn", NULL),
-	    "Sam (@s1:x) plays their own seat.");
+	assert_addressed(f, "#sn", "mal", "Sam (@s1:x) plays their own seat.");
+	/* So it is by its name as the table shows it, spaces and all. */
+	say(f, "#sn", "mal", "!replace Sam (@s2:x)");
+	assert_addressed(f, "#sn", "mal", "Sam (@s2:x) plays their own seat.");
+	say(f, "#sn", "mal", "!replace \"Sam (@s1:x)\"");
+	assert_addressed(f, "#sn", "mal", "Sam (@s1:x) plays their own seat.");
+	admin_says(f, "#sn", "!admin kick cpu2");
+	assert_addressed(f, "#sn", "root", "CPU2 is a computer player: there "
+	    "is nobody to kick.");
 	say(f, "#sn", "mal", "!replace CPU2");
 	assert_non_null(strstr(last_to(f, "#sn", NULL),
 	    "mal takes over the seat of CPU2"));
@@ -3127,13 +3164,13 @@ test_replace_needs_owner_gone(void **state)
 	adapter_join(f->adapter, "#q", &alice);
 	adapter_flush(f->adapter);
 	say(f, "#q", "alice", "!back");
-	assert_string_equal(last_to(f, "#q", NULL),
+	assert_addressed(f, "#q", "alice",
 	    "mal has taken over your seat; !join at the next game.");
 	say(f, "#q", "alice", "!join");
-	assert_string_equal(last_to(f, "#q", NULL),
+	assert_addressed(f, "#q", "alice",
 	    "mal has taken over your seat; !join at the next game.");
 	say(f, "#q", "alice", "!hand");
-	assert_string_equal(last_to(f, "#q", NULL),
+	assert_addressed(f, "#q", "alice",
 	    "mal has taken over your seat; !join at the next game.");
 	assert_string_equal(table_seat(table, seat)->user_id, "mal");
 	/* Privately too (before: "You have no seat at any table."). */
@@ -3151,7 +3188,7 @@ test_replace_needs_owner_gone(void **state)
 		assert_int_equal(bot_restore(f->bot), 1);
 		adapter_flush(f->adapter);
 		say(f, "#q", "alice", "!back");
-		assert_string_equal(last_to(f, "#q", NULL),
+		assert_addressed(f, "#q", "alice",
 		    "mal has taken over your seat; !join at the next game.");
 		say(f, NULL, "alice", "hand");
 		assert_string_equal(last_to(f, NULL, "alice"),
@@ -3488,8 +3525,7 @@ test_lobby_full_of_computers(void **state)
 		say(f, "#c2", who, "!join");
 	}
 	say(f, "#c2", "late", "!join");
-	assert_string_equal(last_to(f, "#c2", NULL),
-	    "The table is full (6 seats).");
+	assert_addressed(f, "#c2", "late", "The table is full (6 seats).");
 	/*
 	 * An option the engine takes, but not with six seated (10 rounds at
 	 * most): kept, and said at once, not only at !start.
@@ -3547,9 +3583,9 @@ test_hand_while_computer_plays(void **state)
 	assert_non_null(strstr(l->text, note));
 	/* Asking for a seat points to back. */
 	say(f, "#hc", "bob", "!replace bob");
-	assert_string_equal(last_to(f, "#hc", NULL), note);
+	assert_addressed(f, "#hc", "bob", note);
 	say(f, "#hc", "bob", "!join");
-	assert_string_equal(last_to(f, "#hc", NULL), note);
+	assert_addressed(f, "#hc", "bob", note);
 	assert_true(table_seat(table, table_seat_of(table, "bob"))->standin);
 	/* Nobody is told anything for a computer's own seat. */
 	assert_false(sent_since(f, mark, NULL, "CPU"));
@@ -3730,7 +3766,7 @@ test_not_held_and_already_selected(void **state)
 	mark = memory_count(f->adapter);
 	say(f, "#ns", table_seat(table, acting[0])->user_id, "!play %s",
 	    theirs);
-	assert_string_equal(last_to(f, "#ns", NULL),
+	assert_addressed(f, "#ns", table_seat(table, acting[0])->user_id,
 	    "Not allowed; I have told you why privately.");
 	assert_true(sent_since(f, mark, NULL, "You do not hold"));
 	assert_false(sent_since(f, mark, "#ns", theirs));
@@ -3748,12 +3784,11 @@ test_moves_the_game_lacks(void **state)
 	seat_three(f, "#nb", "birdhead");
 	say(f, "#nb", "alice", "!start");
 	say(f, "#nb", "bob", "!bid 1");
-	assert_string_equal(last_to(f, "#nb", NULL), "BirdHead has no bids.");
+	assert_addressed(f, "#nb", "bob", "BirdHead has no bids.");
 	say(f, "#nb", "bob", "!trump r");
-	assert_string_equal(last_to(f, "#nb", NULL),
-	    "BirdHead has no trump to choose.");
+	assert_addressed(f, "#nb", "bob", "BirdHead has no trump to choose.");
 	say(f, "#nb", "bob", "!select 3");
-	assert_string_equal(last_to(f, "#nb", NULL),
+	assert_addressed(f, "#nb", "bob",
 	    "BirdHead has no penalty card to choose.");
 	/* An empty lobby's status says what to do, not a dangling colon. */
 	say(f, "#ne", "zed", "!game sticheln");

@@ -38,7 +38,8 @@ test_user_text_is_sanitized(void **unused)
 	assert_null(strchr(text_str(&t), '\r'));
 	assert_null(strchr(text_str(&t), '\n'));
 	assert_null(strchr(text_str(&t), TEXT_MENTION));
-	assert_string_equal(text_str(&t), "evilPRIVMSG #x :hi04ab");
+	/* A line break between words is a space. */
+	assert_string_equal(text_str(&t), "evil PRIVMSG #x :hi04ab");
 	text_clear(&t);
 	/* Invalid UTF-8 and C1 controls go; valid multibyte stays. */
 	text_user(&t, "\xe5\xa5\xbd\xff\xc0\xaf ok \xc2\x85x \xf0\x9f\x83\x8f");
