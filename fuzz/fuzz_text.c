@@ -5,8 +5,8 @@
  * The input is split at NUL bytes into segments.  Each segment is checked
  * as a user string on its own:
  *   - text_sanitize() gives valid UTF-8 without control characters (C0, DEL,
- *     C1, bidirectional overrides), keeps valid clean input unchanged, and
- *     is idempotent;
+ *     C1, bidirectional overrides), reads a tab or line break between words
+ *     as a space, keeps valid clean input unchanged, and is idempotent;
  *   - text_user() alone renders to exactly that string in plain, IRC and
  *     ANSI, and to that string HTML-escaped (no raw '<', '>', '"', '\'').
  * The segments are also read as a program (the first byte picks a builder
@@ -276,11 +276,40 @@ ansi_text(const char *ansi, size_t len)
 	return out;
 }
 
+/*
+ * s with each tab and line break (CR, LF, VT, FF, NEL, U+2028, U+2029)
+ * read as a space, as text_user() reads them between words; malloc'd.
+ */
+static char *
+breaks_as_spaces(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	CHECK(out != NULL);
+	while (*p != '\0') {
+		size_t n = *p == '\t' || *p == '\r' || *p == '\n' ||
+		    *p == '\v' || *p == '\f' ? 1 :
+		    p[0] == 0xc2 && p[1] == 0x85 ? 2 :
+		    p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 ||
+		    p[2] == 0xa9) ? 3 : 0;
+
+		if (n > 0) {
+			*o++ = ' ';
+			p += n;
+		} else {
+			*o++ = (char)*p++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
 /* A user string on its own: text_sanitize() and text_user() renderings. */
 static void
 check_user(const char *s)
 {
-	char *clean = text_sanitize(s), *again, *r, *shown;
+	char *clean = text_sanitize(s), *again, *r, *shown, *spaced;
 	const char *p;
 	struct text t;
 	size_t len;
@@ -288,15 +317,21 @@ check_user(const char *s)
 	CHECK(clean != NULL);
 	CHECK(utf8_valid(clean, strlen(clean)));
 	CHECK(!has_control(clean));
-	/* Only whole characters are dropped: clean is a subsequence of s. */
-	p = s;
+	/*
+	 * Only whole characters are dropped, and a line break reads as a
+	 * space: clean is a subsequence of s so read.
+	 */
+	spaced = breaks_as_spaces(s);
+	p = spaced;
 	for (const char *q = clean; *q != '\0'; q++) {
 		p = strchr(p, *q);
 		CHECK(p != NULL);
 		p++;
 	}
-	if (utf8_valid(s, strlen(s)) && !has_control(s))
+	if (utf8_valid(s, strlen(s)) && !has_control(s) &&
+	    strcmp(spaced, s) == 0)
 		CHECK(strcmp(clean, s) == 0);
+	free(spaced);
 	again = text_sanitize(clean);
 	CHECK(strcmp(again, clean) == 0);
 	free(again);
