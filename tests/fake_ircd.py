@@ -31,6 +31,9 @@ class FakeIrcd:
         self.nick_taken = set(nick_taken)
         self.banned = set(banned)  # channels that answer JOIN with 474
         self.whox = whox
+        # Who holds the nick NickServ: "service" (WHOIS says 313),
+        # "user" (anyone who took the nick), None (nobody).
+        self.nickserv = "service"
         self.lines = []          # every line a client sent, in order
         self.connections = 0
         self.silent = False      # stop answering (ping timeout tests)
@@ -215,9 +218,12 @@ class FakeIrcd:
             self._who(conn, st, args)
         elif cmd == "USERHOST" and args and st["registered"]:
             self._userhost(conn, st, args)
+        elif cmd == "WHOIS" and args and st["registered"]:
+            self._whois(conn, st, args[-1])
         elif cmd == "PRIVMSG" and len(args) >= 2 and args[0].lower() == \
                 "nickserv":
-            self._nickserv(conn, st, args[1])
+            if self.nickserv == "service":
+                self._nickserv(conn, st, args[1])
 
     def _authenticate(self, conn, st, arg):
         n = st["nick"] or "*"
@@ -254,6 +260,23 @@ class FakeIrcd:
         else:
             self._reply(conn, ":fake.test 904 %s :SASL authentication failed"
                         % n)
+
+    def _whois(self, conn, st, nick):
+        n = st["nick"]
+        if nick.lower() != "nickserv" or self.nickserv is None:
+            self._reply(conn, ":fake.test 401 %s %s :No such nick" % (n, nick))
+            return
+        user, host = (("services", "services.fake") if
+                      self.nickserv == "service" else ("~x", "fake.host"))
+        self._reply(conn, ":fake.test 311 %s NickServ %s %s * :Nick"
+                    % (n, user, host))
+        self._reply(conn, ":fake.test 312 %s NickServ %s :Server"
+                    % (n, host))
+        if self.nickserv == "service":
+            self._reply(conn, ":fake.test 313 %s NickServ :is a Network "
+                        "Service" % n)
+        self._reply(conn, ":fake.test 318 %s NickServ :End of WHOIS list"
+                    % n)
 
     def _nickserv(self, conn, st, text):
         words = text.split()

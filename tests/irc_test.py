@@ -790,6 +790,33 @@ def test_fake():
     check("SASL fails: NickServ IDENTIFY after registration; PASS sent",
           sasl_fails_nickserv)
 
+    def nickserv_impostor():
+        # Services are down and someone took the nick NickServ: the
+        # password goes nowhere.  (Before, IDENTIFY went to whoever held
+        # the nick.)
+        for holder in ("user", None):
+            srv = fake_ircd.FakeIrcd(accounts={"acct": "right"})
+            srv.nickserv = holder
+            h = Harness(base_config(
+                srv.port, nick="acct",
+                nickserv_password_file=secret("ns.pw", "right")), "fake_nsi")
+            try:
+                h.event("connected", up=True)
+                srv.wait_line(lambda l: l == "WHOIS NickServ")
+                end = time.monotonic() + 10
+                while "the NickServ password is not sent" not in \
+                        h.logtext():
+                    assert time.monotonic() < end, h.logtext()[-500:]
+                    time.sleep(0.05)
+                time.sleep(0.3)
+                assert not [l for l in srv.lines if "right" in l], srv.lines
+                assert "right" not in h.logtext()
+            finally:
+                h.stop()
+                srv.close()
+    check("NickServ held by a user, or by nobody: no password sent",
+          nickserv_impostor)
+
     def no_cap_server():
         srv = fake_ircd.FakeIrcd(caps=None)
         h = Harness(base_config(srv.port), "fake_nocap")

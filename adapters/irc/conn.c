@@ -128,6 +128,8 @@ irc_connection_close(struct irc *irc)
 	loop_cancel(irc->loop, irc->reclaim_timer);
 	irc->reclaim_timer = 0;
 	irc->monitoring = irc->regain_sent = irc->ghost_sent = 0;
+	irc->ns_waiting = irc->ns_asked = irc->ns_service = 0;
+	irc->ns_verified = 0;
 	if (irc->queue != NULL) {
 		irc_queue_run(irc->queue, 0);
 		/*

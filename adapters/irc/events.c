@@ -674,11 +674,18 @@ on_numeric(irc_session_t *session, unsigned int code, const char *origin,
 			    "bot is quieted or banned there): %s",
 			    irc->network, params[1], last);
 		break;
+	case 313:
+	case 318:
+		if (count >= 2)
+			irc_nickserv_whois(irc, code, params[1]);
+		break;
 	case 401:
 		/* A nick gone between the holder check and the line. */
-		if (count >= 2)
+		if (count >= 2) {
 			log_info("irc %s: cannot send to %s: %s", irc->network,
 			    params[1], last);
+			irc_nickserv_whois(irc, code, params[1]);
+		}
 		break;
 	default:
 		break;

@@ -192,6 +192,13 @@ struct irc {
 	uint64_t reclaim_timer;
 	int monitoring, regain_sent, ghost_sent;
 	/*
+	 * The NickServ password goes only to a NickServ the server's WHOIS
+	 * calls a network service (313): anyone may hold that nick where
+	 * services are down or absent.  The commands waiting for the
+	 * answer (NS_*), whether a WHOIS is out, what it said.
+	 */
+	int ns_waiting, ns_asked, ns_service, ns_verified;
+	/*
 	 * Until this loop time (0: not at all), what this run says waits:
 	 * our nick was taken when we registered, perhaps by our previous
 	 * connection, whose last lines the server may still be handing on
@@ -352,6 +359,9 @@ void irc_authenticate_message(struct irc *irc, const char **params,
 void irc_cap_end(struct irc *irc);
 /* With a NickServ password and no account yet: NickServ IDENTIFY. */
 void irc_nickserv_identify(struct irc *irc);
+/* The answers to our WHOIS of NickServ (313, 318, 401). */
+void irc_nickserv_whois(struct irc *irc, unsigned int code,
+    const char *nick);
 /* Tries the next nickname after ours was taken (433) or refused (432). */
 void irc_next_nick(struct irc *irc, int erroneous);
 /* Registered under another nick: watch ours and take it back. */

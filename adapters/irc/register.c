@@ -199,9 +199,12 @@ irc_next_nick(struct irc *irc, int erroneous)
 	irc_send_now(irc, line);
 }
 
+/* The NickServ commands, as bits of irc->ns_waiting. */
+static const char *const ns_commands[] = { "IDENTIFY", "REGAIN", "GHOST" };
+
 /* Sends "PRIVMSG NickServ :COMMAND nick password"; wipes the line. */
 static void
-nickserv(struct irc *irc, const char *command)
+nickserv_send(struct irc *irc, const char *command)
 {
 	char line[IRC_LINE_MAX];
 
@@ -211,12 +214,63 @@ nickserv(struct irc *irc, const char *command)
 	explicit_bzero(line, sizeof(line));
 }
 
+/*
+ * A NickServ command (its index in ns_commands) with our password: only
+ * to a NickServ the server calls a network service.  Where services are
+ * down or absent anyone may take the nick NickServ, and would read the
+ * password.  So the first command of a connection asks the server's
+ * WHOIS first, and waits for its answer (irc_nickserv_whois()).
+ */
+static void
+nickserv(struct irc *irc, int command)
+{
+	if (irc->ns_verified) {
+		nickserv_send(irc, ns_commands[command]);
+		return;
+	}
+	irc->ns_waiting |= 1 << command;
+	if (irc->ns_asked)
+		return;
+	irc->ns_asked = 1;
+	irc->ns_service = 0;
+	irc_send_now(irc, "WHOIS NickServ");
+}
+
+void
+irc_nickserv_whois(struct irc *irc, unsigned int code, const char *nick)
+{
+	if (!irc->ns_asked || !irc_nick_eq(irc, nick, "NickServ"))
+		return;
+	if (code == 313) {
+		/* RPL_WHOISOPERATOR: "is a Network Service" (or an oper). */
+		irc->ns_service = 1;
+		return;
+	}
+	if (code != 318 && code != 401)
+		return;
+	irc->ns_asked = 0;
+	if (!irc->ns_service) {
+		log_warn("irc %s: NickServ is no network service here (%s); "
+		    "the NickServ password is not sent", irc->network,
+		    code == 401 ? "nobody holds the nick" :
+		    "its WHOIS does not say so");
+		irc->ns_waiting = 0;
+		return;
+	}
+	irc->ns_verified = 1;
+	for (int i = 0; i < (int)(sizeof(ns_commands) /
+	    sizeof(ns_commands[0])); i++)
+		if (irc->ns_waiting & (1 << i))
+			nickserv_send(irc, ns_commands[i]);
+	irc->ns_waiting = 0;
+}
+
 /* With a NickServ password and no account yet: IDENTIFY. */
 void
 irc_nickserv_identify(struct irc *irc)
 {
 	if (irc->cfg.nickserv_password != NULL && irc->account[0] == '\0')
-		nickserv(irc, "IDENTIFY");
+		nickserv(irc, 0);
 }
 
 /* Our own nick, held by someone else: taking it back. */
@@ -265,7 +319,7 @@ irc_reclaim_start(struct irc *irc)
 	irc->ghost_until = irc_now_ms(irc) + GHOST_HOLD_MS;
 	if (irc->cfg.nickserv_password != NULL && !irc->regain_sent) {
 		irc->regain_sent = 1;
-		nickserv(irc, "REGAIN");
+		nickserv(irc, 1);
 	}
 	if (irc->is.monitor) {
 		irc->monitoring = 1;
@@ -334,7 +388,7 @@ irc_ison_reply(struct irc *irc, const char *list)
 				if (irc->cfg.nickserv_password != NULL &&
 				    !irc->ghost_sent) {
 					irc->ghost_sent = 1;
-					nickserv(irc, "GHOST");
+					nickserv(irc, 2);
 				}
 				return;
 			}
