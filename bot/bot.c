@@ -763,7 +763,9 @@ bot_say_goodbye(struct bot *bot, int withhold)
 		/* Nothing may move while the bot takes its leave. */
 		table_hold(channel->table);
 		text_init(&t);
-		SAY0(&t, channel->settings.lang, MSG_GOODBYE);
+		/* A game the store lost resumes only once it is repaired. */
+		SAY0(&t, channel->settings.lang, bot->store_lost ?
+		    MSG_GOODBYE_STORE_LOST : MSG_GOODBYE);
 		channel_send(channel, &t);
 		text_finish(&t);
 	}

@@ -171,6 +171,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_RECONNECTED] = "I am back online; the game goes on.",
 	[MSG_GOODBYE] = "I am restarting; this game resumes as soon as I "
 	    "am back.",
+	[MSG_GOODBYE_STORE_LOST] = "I am stopping; as I could not save this "
+	    "game, it goes on only once my operator has repaired the store.",
 	[MSG_SET_DONE] = "Channel setting {1} = {2}.",
 	[MSG_BAD_SETTING] = "Cannot set {1} to \"{2}\" (game, lang, prefix, "
 	    "timer, formatting on|off).",

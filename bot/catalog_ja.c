@@ -172,6 +172,8 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_RESUMED] = "中断したところからゲームを再開します。",
 	[MSG_RECONNECTED] = "オンラインに戻りました。ゲームを続けます。",
 	[MSG_GOODBYE] = "再起動します。戻りしだいこのゲームを再開します。",
+	[MSG_GOODBYE_STORE_LOST] = "停止します。このゲームは保存できなかったので、"
+	    "運営者がストアを修復してから再開します。",
 	[MSG_SET_DONE] = "チャンネル設定 {1} = {2}。",
 	[MSG_BAD_SETTING] = "{1} を「{2}」にはできません（game, lang, "
 	    "prefix, timer, formatting on|off）。",

@@ -389,14 +389,24 @@ start(struct run *run)
 {
 	struct bot_settings settings;
 	char err[1024];
-	int restored;
+	int restored, fresh;
 
 	run->loop = loop_create(0);
+	/*
+	 * A store that was there before and is gone (deleted, a wrong path
+	 * after a move) loses every game: the operator must hear of it.
+	 */
+	fresh = strcmp(run->config->store_path, ":memory:") != 0 &&
+	    access(run->config->store_path, F_OK) != 0 && errno == ENOENT;
 	if ((run->store = store_open_locked(run->config->store_path, err,
 	    sizeof(err))) == NULL) {
 		log_error("%s", err);
 		return -1;
 	}
+	if (fresh)
+		log_warn("store: %s did not exist: a new, empty store was made "
+		    "(no game to resume; right on a first start)",
+		    run->config->store_path);
 	/* Legitimate for tests; a service on it forgets all at each stop. */
 	if (strcmp(run->config->store_path, ":memory:") == 0)
 		log_warn("store \":memory:\" keeps nothing: every game, lobby "

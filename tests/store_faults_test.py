@@ -269,12 +269,25 @@ def test_deleted(world, manager):
           % (gid, room_a) in log, "the refused write does not name the "
           "game:\n" + log[-3000:])
     check(bot.terminate() == 0, "SIGTERM: exit status")
+    # The goodbye promises no resume the store cannot give (before: "this
+    # game resumes as soon as I am back", and after the restart nothing).
+    said = world.bot_lines(a)
+    check(any("it goes on only once my operator has repaired the store"
+              in x for x in said) and
+          not any("resumes as soon as I am back" in x for x in said),
+          "the goodbye after the store's loss: %r" % said[-2:])
     # The deleted file and its WAL hold the actions from before the
     # deletion, and not one more.
     check(count_actions(kept, gid) == stored, "actions stored after the "
           "deletion: %d, before %d" % (count_actions(kept, gid), stored))
+    # Started again, the bot says it made a new, empty store.
+    bot = world.run_bot(env)
+    manager.wait_ready()
+    wait_until(lambda: "did not exist: a new, empty store was made" in
+               world.bot_log(), 20, "the new store logged")
+    check(bot.terminate() == 0, "SIGTERM: exit status")
     print("  deleted after %d actions; the next move was refused, nothing "
-          "more stored" % stored)
+          "more stored; the goodbye promised no resume" % stored)
 
 
 def mount_tmpfs(path, size):
