@@ -69,6 +69,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_UNKNOWN_COMMAND] = "Unknown command \"{1}\"; try {2}help.",
 	[MSG_USAGE] = "Usage: {1}",
 	[MSG_NO_TABLE] = "No game is running here; {1}join opens a table.",
+	[MSG_NOT_STARTED] = "The game here has not started yet ({1} "
+	    "seated; {2}start when ready).",
 	[MSG_KICK_COMPUTER] = "{1} is a computer player: there is nobody to "
 	    "kick.",
 	[MSG_KICK_DONE_ALREADY] = "A computer plays the seat of {1} already, "
@@ -182,6 +184,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "{3|table|tables}, {4} {4|game|games} running, {5} "
 	    "{5|message|messages} queued.",
 	[MSG_RESTARTED] = "The game restarts with the same players.",
+	[MSG_STATUS_STORE_FAILED] = "The store has failed (the log says why): "
+	    "no game can be saved until it is repaired and I am restarted.",
 	[MSG_NOTHING_TO_DO] = "Nothing to do.",
 	[MSG_WELCOME_BACK] = "Welcome back, {1}: say {2}back to take your "
 	    "seat again.",

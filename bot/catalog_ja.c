@@ -73,6 +73,8 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_USAGE] = "使い方: {1}",
 	[MSG_NO_TABLE] = "ここではゲームをしていません。{1}join で卓を"
 	    "開けます。",
+	[MSG_NOT_STARTED] = "ここのゲームはまだ始まっていません（{1}人着席、"
+	    "準備ができたら {2}start）。",
 	[MSG_KICK_COMPUTER] = "{1} はコンピューターです。外す人はいません。",
 	[MSG_KICK_DONE_ALREADY] = "{1} の席はすでにコンピューターが打って"
 	    "おり、誰でも引き継げます。",
@@ -182,6 +184,8 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_BOT_STATUS] = "稼働{1}秒、ネットワーク{2}、卓{3}、進行中の"
 	    "ゲーム{4}、送信待ちメッセージ{5}。",
 	[MSG_RESTARTED] = "同じプレイヤーでゲームをやり直します。",
+	[MSG_STATUS_STORE_FAILED] = "ストアが故障しています（理由はログに）。"
+	    "修復して再起動するまでゲームを保存できません。",
 	[MSG_NOTHING_TO_DO] = "何もすることはありません。",
 	[MSG_WELCOME_BACK] = "おかえりなさい、{1}。{2}back で席に"
 	    "戻れます。",

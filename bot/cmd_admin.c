@@ -14,6 +14,7 @@
 #include "medium.h"
 #include "log.h"
 #include "loop.h"
+#include "store.h"
 
 struct admin_command {
 	const char *name;
@@ -31,6 +32,11 @@ admin_status(struct ctx *ctx, struct table *table)
 	    (int)((loop_now(ctx->bot->loop) - ctx->bot->started_at) / 1000),
 	    ctx->bot->nnetworks, (int)bot_table_count(ctx->bot),
 	    (int)bot_game_count(ctx->bot), (int)bot_queue_depth(ctx->bot));
+	/* The admin hears of it here too; the log has the reason. */
+	if (store_failed(ctx->bot->store) != NULL) {
+		text_add(&ctx->reply, " ");
+		SAY0(&ctx->reply, ctx->lang, MSG_STATUS_STORE_FAILED);
+	}
 }
 
 static void

@@ -114,7 +114,13 @@ running_table(struct ctx *ctx)
 {
 	struct table *table = ctx_table(ctx);
 
-	if (table == NULL || table_game(table) == NULL) {
+	if (table != NULL && table_game(table) == NULL) {
+		/* A lobby is open: "!join opens a table" would mislead. */
+		SAY(&ctx->reply, ctx->lang, MSG_NOT_STARTED, "dc",
+		    table_nseats(table), ctx->prefix);
+		return NULL;
+	}
+	if (table == NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_NO_TABLE, "c", ctx->prefix);
 		return NULL;
 	}

@@ -612,10 +612,14 @@ computer_run(struct table *table)
 		text_init(&reply);
 		rc = table_act(table, acting[i], &action, ACT_COMPUTER,
 		    &reply);
+		/* A move the store refused leaves the reply empty. */
 		if (rc < 0)
 			log_error("%s %s: computer move refused: %s",
 			    table->channel->network->adapter.network,
-			    table->channel->name, text_str(&reply));
+			    table->channel->name, reply.len > 0 ?
+			    text_str(&reply) : store_failed(table_bot(table)->
+			    store) != NULL ? store_failed(table_bot(table)->
+			    store) : "it could not be stored");
 		text_finish(&reply);
 		/* One move per tick: table_act armed the next one. */
 		return;

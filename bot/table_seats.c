@@ -718,8 +718,12 @@ table_close(struct table *table, int abandoned)
 	struct bot *bot = table_bot(table);
 
 	lobby_forget(table);
-	if (table->game != NULL && abandoned && table->game_id > 0)
+	if (table->game != NULL && abandoned && table->game_id > 0) {
 		table_forget_end(table);
+		log_info("%s %s: game %lld stopped before its end",
+		    table->channel->network->adapter.network,
+		    table->channel->name, (long long)table->game_id);
+	}
 	if (table->game != NULL && abandoned && table->game_id > 0 &&
 	    store_game_end(bot->store, table->game_id, NULL) != 0)
 		log_error("%s %s: could not mark game %lld abandoned",
@@ -790,8 +794,15 @@ table_restart(struct table *table, struct text *out)
 	for (int i = 0; i < n; i++)
 		table->seats[i] = seats[i];
 	table->nseats = n;
-	SAY0(out, table_lang(table), MSG_RESTARTED);
-	text_add(out, "\n");
+	/* Said before the new game's first lines, not after them. */
+	{
+		struct text said;
+
+		text_init(&said);
+		SAY0(&said, table_lang(table), MSG_RESTARTED);
+		channel_send(channel, &said);
+		text_finish(&said);
+	}
 	table_start(table, out);
 	return table;
 }

@@ -833,6 +833,8 @@ test_misuse(void **state)
 		{ "alice", "!option", "Options: -" },
 		{ "alice", "!join", "alice joins Wizard" },
 		{ "alice", "!join", "already have a seat" },
+		{ "alice", "!scores", "The game here has not started yet (1 "
+		    "seated; !start when ready)." },
 		{ "alice", "!start", "1 seated; this game needs 3 to 6" },
 		{ "alice", "!option hiddentip", "Options: hiddentip" },
 		{ "alice", "!option notequal", "Refused" },
@@ -2080,12 +2082,22 @@ test_admin(void **state)
 	adapter_message(f->adapter, "#a", &admin, "!admin set timer 5");
 	adapter_flush(f->adapter);
 	assert_non_null(strstr(last_to(f, "#a", NULL), "Cannot set timer"));
+	mark = memory_count(f->adapter);
 	adapter_message(f->adapter, "#a", &admin, "!admin restart");
 	adapter_flush(f->adapter);
 	table = table_of(f, "#a");
 	assert_non_null(table);
 	assert_non_null(table_game(table));
 	assert_int_equal(table_game(table)->nactions, 0);
+	/* The restart is said before the new game's first lines. */
+	{
+		const struct memory_line *first = memory_line(f->adapter, mark);
+
+		assert_non_null(first->channel);
+		assert_string_equal(first->text,
+		    "The game restarts with the same players.");
+		assert_true(sent_since(f, mark + 1, "#a", "Round 1/"));
+	}
 	/* Why a reload failed is the admin's, not the channel's. */
 	mark = memory_count(f->adapter);
 	adapter_message(f->adapter, "#a", &admin, "!admin reload");
@@ -2457,6 +2469,15 @@ test_commit_fails(void **state)
 	assert_int_equal(count_since(f, mark, "can no longer save"), 3);
 	assert_int_equal(bot_check_store(f->bot), -1);
 	assert_int_equal(count_since(f, mark, "can no longer save"), 3);
+	/* An admin's status says so, and a stop promises no resume. */
+	admin_says(f, "#g", "!admin status");
+	assert_non_null(strstr(last_to(f, "#g", NULL), "The store has failed"));
+	mark = memory_count(f->adapter);
+	bot_say_goodbye(f->bot, 0);
+	adapter_flush(f->adapter);
+	assert_true(sent_since(f, mark, "#g", "it goes on only once my "
+	    "operator has repaired the store"));
+	assert_false(sent_since(f, mark, "#g", "resumes as soon as"));
 }
 
 /*
