@@ -30,6 +30,9 @@ struct memory {
 	char **room_admins;
 	int nroom_admins, room_admins_cap;
 	int keep;                /* 0: sends are discarded (benchmarks) */
+	/* memory_title(): "channel" and its title, in pairs. */
+	char **titles;
+	int ntitles, titles_cap;
 };
 
 static int
@@ -57,6 +60,9 @@ memory_finish(struct adapter *adapter)
 	for (int i = 0; i < m->nroom_admins; i++)
 		free(m->room_admins[i]);
 	free(m->room_admins);
+	for (int i = 0; i < 2 * m->ntitles; i++)
+		free(m->titles[i]);
+	free(m->titles);
 	free(m->busy_flow);
 	free(m->self);
 	if (m->report_timer != 0)
@@ -260,6 +266,31 @@ memory_self_name(struct adapter *adapter, const char *name)
 }
 
 void
+memory_title(struct adapter *adapter, const char *channel, const char *title)
+{
+	struct memory *m = adapter->priv;
+
+	xarray_grow((void **)&m->titles, &m->titles_cap, 2 * (m->ntitles + 1),
+	    sizeof(*m->titles));
+	m->titles[2 * m->ntitles] = xstrdup(channel);
+	m->titles[2 * m->ntitles + 1] = xstrdup(title);
+	m->ntitles++;
+}
+
+static void
+memory_channel_title(struct adapter *adapter, const char *channel, char *out,
+    size_t outlen)
+{
+	struct memory *m = adapter->priv;
+
+	for (int i = m->ntitles; i-- > 0;)
+		if (strcmp(m->titles[2 * i], channel) == 0) {
+			snprintf(out, outlen, "%s", m->titles[2 * i + 1]);
+			return;
+		}
+}
+
+void
 memory_busy(struct adapter *adapter, const char *flow)
 {
 	struct memory *m = adapter->priv;
@@ -303,6 +334,7 @@ const struct adapter_impl memory_adapter = {
 	.channel_admin = memory_channel_admin,
 	.busy = memory_busy_impl,
 	.self_name = memory_self_name_impl,
+	.channel_title = memory_channel_title,
 };
 
 size_t

@@ -47,6 +47,9 @@ void memory_hold(struct adapter *adapter, int hold);
 void memory_room_admin(struct adapter *adapter, const char *channel,
     const char *user_id);
 
+/* What private lines call channel from now on (channel_title()). */
+void memory_title(struct adapter *adapter, const char *channel,
+    const char *title);
 /* The name the medium gives the bot from now on (self_name()). */
 void memory_self_name(struct adapter *adapter, const char *name);
 /* From now on flow (a table's channel; NULL: none) is busy (busy()). */

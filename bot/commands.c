@@ -265,6 +265,50 @@ crowd_allows(struct ctx *ctx)
 }
 
 /*
+ * Of the person's n tables, the one named by the title its private lines
+ * show ("[Beta Night] Round 1, your hand"; a Matrix room's name where it
+ * has no alias), from argv[0] on, quoted or not: how many words the name
+ * took (0: none), leaving the command its arguments.
+ */
+static int
+table_by_title(struct ctx *ctx, struct channel **tables, int n,
+    struct channel **found)
+{
+	char title[256], said[256];
+	size_t len = 0;
+
+	for (int k = 1; k <= ctx->argc - ctx->command->min_args; k++) {
+		struct channel *hit = NULL;
+		int hits = 0;
+		const char *name = said;
+
+		len += (size_t)snprintf(said + len, sizeof(said) - len, "%s%s",
+		    k > 1 ? " " : "", ctx->argv[k - 1]);
+		if (len >= sizeof(said))
+			return 0;
+		if (len >= 2 && said[0] == '"' && said[len - 1] == '"') {
+			said[len - 1] = '\0';
+			name = said + 1;
+		}
+		for (int i = 0; i < n; i++) {
+			medium_channel_title(&ctx->network->adapter,
+			    tables[i]->name, title, sizeof(title));
+			if (strcasecmp(title, name) == 0) {
+				hit = tables[i];
+				hits++;
+			}
+		}
+		if (name != said)
+			said[len - 1] = '"';
+		if (hits == 1) {
+			*found = hit;
+			return k;
+		}
+	}
+	return 0;
+}
+
+/*
  * Private commands name their table when the player sits at several;
  * a move needs no name when only one of them runs a game.
  */
@@ -273,7 +317,7 @@ resolve_private_table(struct ctx *ctx)
 {
 	struct channel *tables[16], *named, *running = NULL;
 	int n = user_tables(ctx->network, ctx->user->id, tables, 16);
-	int nrunning = 0;
+	int nrunning = 0, k;
 	char quote[TEXT_QUOTE_SIZE];
 
 	/* A table named is found however many the person sits at. */
@@ -284,6 +328,13 @@ resolve_private_table(struct ctx *ctx)
 		memmove(ctx->argv, ctx->argv + 1,
 		    (size_t)(ctx->argc - 1) * sizeof(char *));
 		ctx->argc--;
+		return 0;
+	}
+	if ((k = table_by_title(ctx, tables, n, &named)) > 0) {
+		ctx->channel = named;
+		memmove(ctx->argv, ctx->argv + k,
+		    (size_t)(ctx->argc - k) * sizeof(char *));
+		ctx->argc -= k;
 		return 0;
 	}
 	/*
@@ -326,16 +377,28 @@ resolve_private_table(struct ctx *ctx)
 	{
 		struct text names;
 
+		struct channel *example = ctx->command->game_only &&
+		    running != NULL ? running : tables[0];
+		char title[256], quoted[260];
+
+		/* By the titles their private lines show, not by room ids. */
 		text_init(&names);
 		for (int i = 0; i < n && i < 16; i++) {
+			medium_channel_title(&ctx->network->adapter,
+			    tables[i]->name, title, sizeof(title));
 			text_add(&names, i > 0 ? ", " : "");
-			text_user(&names, tables[i]->name);
+			text_user(&names, title);
 		}
+		medium_channel_title(&ctx->network->adapter, example->name,
+		    title, sizeof(title));
+		/* A title with spaces goes in quotes. */
+		if (strchr(title, ' ') != NULL)
+			snprintf(quoted, sizeof(quoted), "\"%s\"", title);
+		else
+			snprintf(quoted, sizeof(quoted), "%s", title);
 		/* The example names a table where the command can go. */
 		SAY(&ctx->reply, ctx->lang, MSG_WHICH_TABLE, "srs",
-		    ctx->command->name, text_str(&names),
-		    ctx->command->game_only && running != NULL ?
-		    running->name : tables[0]->name);
+		    ctx->command->name, text_str(&names), quoted);
 		text_finish(&names);
 	}
 	return -1;

@@ -1015,6 +1015,19 @@ test_private_table_choice(void **state)
 	assert_non_null(strstr(last_to(f, NULL, "alice"), "several tables"));
 	say(f, NULL, "alice", "hand #pa");
 	assert_non_null(strstr(last_to(f, NULL, "alice"), "[#pa]"));
+	/*
+	 * Where private lines call a table by a title (a Matrix room's
+	 * name), the question names it so, and the title, quoted or not,
+	 * names the table.
+	 */
+	memory_title(f->adapter, "#pa", "Beta Night");
+	say(f, NULL, "alice", "hand");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "several tables "
+	    "(#pb, Beta Night); name one, e.g. hand "));
+	say(f, NULL, "alice", "hand Beta Night");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "[Beta Night]"));
+	say(f, NULL, "alice", "hand \"beta night\"");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "[Beta Night]"));
 	/* The rules' pointer to more is a line of its own. */
 	say(f, "#pa", "carol", "!rules wizard");
 	assert_non_null(strstr(last_to(f, "#pa", NULL), "\nMore: !rules "
