@@ -701,6 +701,31 @@ def test_tls():
                   "tls_fingerprint": fp, "tls_verify": True,
                   "tls_ca_file": os.path.join(TMP, "wrongca.pem")},
                   "(?i)certificate"))
+
+        def bad_password():
+            # The server says why it closes (a wrong password) and
+            # closes at once: each try logs the reason (before, the
+            # close usually came first and the log said only that the
+            # server closed the connection).
+            locked = Ngircd(name="ngircd_pw",
+                            extra=["[Global]", "Password = right"])
+            h = Harness(base_config(
+                locked.port, server_password_file=secret("srv.pw", "wrong")),
+                "bad_password")
+            try:
+                end = time.monotonic() + 30
+                while h.logtext().count("connection lost") < 3:
+                    assert time.monotonic() < end, h.logtext()[-800:]
+                    time.sleep(0.1)
+                log = h.logtext()
+                said = log.count("the server says:")
+                assert said >= log.count("connection lost"), log[-1500:]
+                assert "wrong" not in log
+            finally:
+                h.stop()
+                locked.kill()
+        check("a refused server password is logged with each try",
+              bad_password)
     finally:
         ircd.kill()
 

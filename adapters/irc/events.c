@@ -436,10 +436,8 @@ on_unknown(irc_session_t *session, const char *event, const char *origin,
 		} else if ((u = irc_user_find(irc, o.nick)) != NULL) {
 			irc_user_learn(irc, u, params[0], params[1], NULL);
 		}
-	} else if (strcmp(event, "ERROR") == 0) {
-		log_warn("irc %s: the server says: %s", irc->network,
-		    count > 0 ? params[0] : "");
 	}
+	/* ERROR is logged as it arrives (relay.c's relay_line()). */
 }
 
 /* A NAMES reply (353): the people on a channel we joined. */

@@ -181,6 +181,19 @@ relay_line(struct irc *irc, const char *line, size_t len)
 		    0 && m.nparams > 0)
 			irc_queue_pong(irc->queue, m.params[m.nparams - 1]);
 	}
+	/*
+	 * The server's ERROR (why it closes: a wrong password, a ban) is
+	 * logged here: the close that follows it at once would end the
+	 * connection before libircclient read the line.
+	 */
+	if (strncmp(out, "ERROR", 5) == 0 || strstr(out, " ERROR ") != NULL) {
+		memcpy(copy, out, n - 2);
+		copy[n - 2] = '\0';
+		if (irc_parse(copy, &m) == 0 && strcmp(m.command, "ERROR") ==
+		    0)
+			log_warn("irc %s: the server says: %s", irc->network,
+			    m.nparams > 0 ? m.params[m.nparams - 1] : "");
+	}
 	buf_add(&irc->to_local, out, n);
 }
 
