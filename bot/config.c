@@ -705,6 +705,14 @@ config_load(const char *file, char *err, size_t errlen)
 		    "configuration file", file);
 		return NULL;
 	}
+	/* Some editors start a UTF-8 file with a byte-order mark: skipped. */
+	{
+		unsigned char bom[3];
+
+		if (fread(bom, 1, sizeof(bom), fp) != sizeof(bom) ||
+		    memcmp(bom, "\xef\xbb\xbf", sizeof(bom)) != 0)
+			rewind(fp);
+	}
 	/* Duplicate keys are refused: the second one would silently win. */
 	root = json_loadf(fp, JSON_REJECT_DUPLICATES, &jerr);
 	fclose(fp);

@@ -489,6 +489,15 @@ lock_take(const char *path, int *fdp, char *why, size_t len)
 	mask = umask(077);
 	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	umask(mask);
+	if (fd < 0 && errno == ENOENT) {
+		/* Said as check-config says it. */
+		char *slash = strrchr(lock, '/');
+
+		if (slash != NULL && slash != lock)
+			*slash = '\0';
+		return game_error(why, len, "the directory %s does not exist",
+		    slash != NULL && slash != lock ? lock : ".");
+	}
 	if (fd < 0)
 		return game_error(why, len, "cannot open the lock file %s: %s",
 		    lock, strerror(errno));

@@ -206,7 +206,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	    "SELECT id FROM games WHERE finished = 0 AND damaged IS NULL"
 	    " ORDER BY id",
 	[STMT_LIST_GAMES] =
-	    "SELECT id FROM games WHERE (?1 IS NULL OR channel = ?1)"
+	    "SELECT id FROM games WHERE (?1 IS NULL OR channel = ?1"
+	    " COLLATE NOCASE)"
 	    " AND (?2 = 0 OR id = ?2) AND (?3 OR finished <> 0)"
 	    " ORDER BY id",
 	/* Newest first: the game a channel finished last is found at once. */

@@ -927,6 +927,14 @@ test_load(void **unused)
 	assert_int_equal(config->grace, 30);
 	config_destroy(config);
 
+	/* A byte-order mark (some editors write one) is no JSON error. */
+	path = write_file("bom.json", "\xef\xbb\xbf{\"grace\": 31,"
+	    " \"networks\": [{\"name\": \"n\", \"type\": \"irc\"}]}\n");
+	config = config_load(path, err, sizeof(err));
+	assert_non_null(config);
+	assert_int_equal(config->grace, 31);
+	config_destroy(config);
+
 	path = write_file("syntax.json", "{\n  \"grace\": 30,\n"
 	    "  \"networks\": [}\n");
 	assert_null(config_load(path, err, sizeof(err)));

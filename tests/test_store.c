@@ -901,6 +901,8 @@ test_running_ended_and_filters(void **unused)
 		{ NULL, -1, 1, "01234" },
 		{ "#a", -1, 0, "02" },
 		{ "#a", -1, 1, "024" },
+		/* Channel names in any case, as the bot reads them. */
+		{ "#A", -1, 1, "024" },
 		{ "#b", -1, 0, "3" },
 		{ "#c", -1, 1, "" },
 		{ NULL, 3, 0, "3" },
@@ -1637,6 +1639,11 @@ test_lock(void **unused)
 	assert_non_null(strstr(err, want));
 	assert_non_null(strstr(err, lock));
 	assert_non_null(strstr(err, t.path));
+	/* A directory that is gone is named, as check-config names it. */
+	assert_null(store_open_locked("/nonexistent-stichbot/s.db", err,
+	    sizeof(err)));
+	assert_non_null(strstr(err, "the directory /nonexistent-stichbot does "
+	    "not exist"));
 
 	/*
 	 * Another process is refused the same way.  The child answers
