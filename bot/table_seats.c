@@ -294,12 +294,51 @@ table_seat_changed(struct table *table, int seat)
 	return 0;
 }
 
-/* A copy of a person's id and shown name into a seat. */
+/*
+ * Whether shown is another seat's name at table, or the name before (of
+ * the seat's former holder; NULL: none) with or without the user id that
+ * told it apart.
+ */
+static int
+name_taken(const struct table *table, const struct seat *seat,
+    const char *shown, const char *before)
+{
+	size_t len = strlen(shown);
+
+	if (before != NULL && strncasecmp(before, shown, len) == 0 &&
+	    (before[len] == '\0' || strncmp(before + len, " (", 2) == 0))
+		return 1;
+	for (int i = 0; i < table->nseats; i++)
+		if (&table->seats[i] != seat && table->seats[i].name != NULL &&
+		    strcasecmp(table->seats[i].name, shown) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A copy of a person's id and shown name into a seat of table.  A name
+ * another seat shows (a person called CPU1 beside the computer CPU1), or
+ * the former holder's (before: a namesake taking a seat over), is told
+ * apart by the user id, as Matrix clients tell namesakes apart.
+ */
 static void
-seat_fill(struct seat *seat, const char *user_id, const char *name)
+seat_fill(struct table *table, struct seat *seat, const char *user_id,
+    const char *name, const char *before)
 {
 	char *id = xstrdup(user_id), *shown = text_sanitize(name);
 
+	if (shown[0] != '\0' && name_taken(table, seat, shown, before)) {
+		struct text apart;
+
+		text_init(&apart);
+		text_add(&apart, shown);
+		text_add(&apart, " (");
+		text_user(&apart, user_id);
+		text_add(&apart, ")");
+		free(shown);
+		shown = xstrdup(text_str(&apart));
+		text_finish(&apart);
+	}
 	free(seat->user_id);
 	free(seat->name);
 	seat->user_id = id;
@@ -325,7 +364,7 @@ join_bumping(struct table *table, const struct user *user, struct text *out)
 		return -1;
 	s = &table->seats[seat];
 	before = xstrdup(s->name);
-	seat_fill(s, user->id, user->name);
+	seat_fill(table, s, user->id, user->name, NULL);
 	s->computer = 0;
 	s->level = 0;
 	user_sat(table->channel, s->user_id);
@@ -350,7 +389,7 @@ table_join(struct table *table, const struct user *user, struct text *out)
 	}
 	seat = &table->seats[table->nseats];
 	memset(seat, 0, sizeof(*seat));
-	seat_fill(seat, user->id, user->name);
+	seat_fill(table, seat, user->id, user->name, NULL);
 	table->nseats++;
 	user_sat(table->channel, seat->user_id);
 	text_init(&title);
@@ -380,7 +419,7 @@ table_add_computer(struct table *table, int level, struct text *out)
 	while (table_seat_by_name(table, name) != -1);
 	seat = &table->seats[table->nseats];
 	memset(seat, 0, sizeof(*seat));
-	seat_fill(seat, "", name);
+	seat_fill(table, seat, "", name, NULL);
 	seat->computer = 1;
 	seat->level = level;
 	table->nseats++;
@@ -498,7 +537,7 @@ table_take_over(struct table *table, int seat, const struct user *user,
 	/* The owner who comes back hears who has their seat now. */
 	if (!s->computer && s->user_id[0] != '\0')
 		table_former_add(table, s->user_id, seat);
-	seat_fill(s, user->id, user->name);
+	seat_fill(table, s, user->id, user->name, s->computer ? NULL : before);
 	SAY(out, table_lang(table), MSG_REPLACED, "bb", s->name, before);
 	free(before);
 	user_sat(table->channel, s->user_id);
@@ -646,7 +685,7 @@ table_vote_stop(struct table *table, int seat, struct text *out)
 void
 table_rename(struct table *table, int seat, const struct user *now)
 {
-	seat_fill(&table->seats[seat], now->id, now->name);
+	seat_fill(table, &table->seats[seat], now->id, now->name, NULL);
 	user_sat(table->channel, table->seats[seat].user_id);
 	table_seat_changed(table, seat);
 }

@@ -1569,7 +1569,11 @@ test_seat_by_id(void **state)
 	/* Nothing to do is said, not met with silence. */
 	admin_says(f, "#s", "!admin kick carol");
 	assert_addressed(f, "#s", "root", "A computer plays the seat of Sam "
-	    "already, and anyone may take it over.");
+	    "(carol) already, and anyone may take it over.");
+	/* A namesake who takes the seat over is told apart too. */
+	memory_say(f->adapter, "#s", "dave", "Sam", "!replace carol");
+	assert_non_null(strstr(last_to(f, "#s", NULL), "Sam (dave) takes over "
+	    "the seat of Sam (carol)"));
 	/* A name with spaces, quoted or not, is one name. */
 	admin_says(f, "#s", "!admin kick \"no such one\"");
 	assert_addressed(f, "#s", "root", "Nobody called \"no such one\" sits "
@@ -3115,7 +3119,14 @@ test_seat_names_shared(void **state)
 	table = table_of(f, "#sn");
 	assert_int_equal(table_nseats(table), 4);
 	assert_int_equal(table_seat_by_name(table, "sam"), -2);
-	assert_int_equal(table_seat_by_name(table, "CPU1"), -2);
+	/*
+	 * A person called CPU1 beside the computer CPU1 is shown with their
+	 * id, as the reply asking for it says; the bare name is the
+	 * computer's.
+	 */
+	assert_string_equal(table_seat(table, 3)->name, "CPU1 (@c:x)");
+	assert_int_equal(table_seat_by_name(table, "CPU1"), 2);
+	assert_int_equal(table_seat_by_name(table, "cpu1 (@c:x)"), 3);
 	assert_int_equal(table_seat_by_name(table, "@s2:x"), 1);
 	assert_int_equal(table_seat_by_name(table, "Sam (@s2:x)"), 1);
 	assert_int_equal(table_seat_by_name(table, "Sa"), -1);
@@ -3127,9 +3138,8 @@ test_seat_names_shared(void **state)
 	assert_string_equal(last_to(f, "#sn", NULL),
 	    "mal: More than one seat here goes by \"Sam\"; name the one you mean "
 	    "by the user id the table shows.");
-	say(f, "#sn", "mal", "!replace cpu1");
-	assert_non_null(strstr(last_to(f, "#sn", NULL),
-	    "More than one seat here goes by \"cpu1\""));
+	say(f, "#sn", "mal", "!replace cpu1 (@c:x)");
+	assert_addressed(f, "#sn", "mal", "CPU1 (@c:x) plays their own seat.");
 	/* By id, the seat is found (and is not free: its owner plays it). */
 	say(f, "#sn", "mal", "!replace @s1:x");
 	assert_addressed(f, "#sn", "mal", "Sam (@s1:x) plays their own seat.");
