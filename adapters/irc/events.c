@@ -82,9 +82,12 @@ on_nick(irc_session_t *session, const char *event, const char *origin,
 		return;
 	if (irc_is_self(irc, o.nick)) {
 		snprintf(irc->nick, sizeof(irc->nick), "%s", params[0]);
-		log_info("irc %s: we are %s now", irc->network, irc->nick);
+		/* One line for one change: irc_reclaim_done() logs its own. */
 		if (irc_is_self(irc, irc->cfg.nick))
 			irc_reclaim_done(irc);
+		else
+			log_info("irc %s: we are %s now", irc->network,
+			    irc->nick);
 		return;
 	}
 	/* Both nicks change hands: what we knew of them is old. */
