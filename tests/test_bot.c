@@ -156,7 +156,7 @@ last_to(struct fx *f, const char *channel, const char *user)
 		if (channel != NULL && l->channel != NULL &&
 		    strcmp(l->channel, channel) == 0)
 			return l->text;
-		if (channel == NULL && l->channel == NULL &&
+		if (channel == NULL && l->channel == NULL && user != NULL &&
 		    strcmp(l->user_id, user) == 0)
 			return l->text;
 	}
