@@ -730,7 +730,7 @@ def check_privacy(world, room_id, label, game, players, private_bids,
               "a private prompt in the room: %r" % body)
         if "penalty cards:" in text:
             for name, card in selected.items():
-                check(re.search(r"\b%s %s\b" % (re.escape(name),
+                check(re.search(r"(?<!\w)%s %s\b" % (re.escape(name),
                                                  re.escape(card)), text),
                       "%s's penalty card %s is not in the reveal %r" % (
                           name, card, text))
@@ -744,8 +744,8 @@ def check_privacy(world, room_id, label, game, players, private_bids,
                 hidden = private_bids
             if " bid for " in line:
                 for name, bid in bids.items():
-                    check(re.search(r"\b%s %s\b" % (re.escape(name), bid),
-                                    line),
+                    check(re.search(r"(?<!\w)%s %s\b" % (re.escape(name),
+                                                           bid), line),
                           "%s's bid %s is not in the reveal %r" % (
                               name, bid, line))
                 bids = {}
@@ -758,8 +758,8 @@ def check_privacy(world, room_id, label, game, players, private_bids,
                       "a hidden bid before the reveal: %r" % line)
                 for name in names:
                     n = re.escape(name)
-                    check(not re.search(r"\b%s \d+(,|$)" % n, line) and
-                          not re.search(r"\b%s -?\d+ (\(-?\d+\) )?"
+                    check(not re.search(r"(?<!\w)%s \d+(,|$)" % n, line) and
+                          not re.search(r"(?<!\w)%s -?\d+ (\(-?\d+\) )?"
                                         r"\d+/\d" % n, line),
                           "a hidden bid before the reveal: %r" % line)
             if cards is None:
