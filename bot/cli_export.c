@@ -44,6 +44,7 @@ default_path(char *buf, size_t len)
 struct export {
 	FILE *out;
 	int failed;
+	int written;             /* records written */
 };
 
 static int
@@ -56,6 +57,7 @@ write_json(const json_t *obj, void *arg)
 		ex->failed = 1;
 		return 1;
 	}
+	ex->written++;
 	return 0;
 }
 
@@ -79,7 +81,7 @@ export_main(const struct cli_command *cmd, int argc, char **argv)
 	};
 	char path[PATH_MAX], err[512];
 	const char *store_path = NULL, *channel = NULL;
-	struct export ex = { stdout, 0 };
+	struct export ex = { stdout, 0, 0 };
 	struct store *store;
 	struct stat st;
 	unsigned long long id = 0;
@@ -159,6 +161,13 @@ export_main(const struct cli_command *cmd, int argc, char **argv)
 		cli_error(cmd, "some stored games could not be read");
 		return 2;
 	}
+	/* A game asked for by id and not there is said so, not silence. */
+	if (id != 0 && ex.written == 0 && !damaged) {
+		cli_error(cmd, "no game %lld%s in %s", (long long)id, running ?
+		    "" : " that ended (--running for one still running)",
+		    store_path);
+		return 1;
+	}
 	return 0;
 }
 
@@ -182,7 +191,7 @@ const struct cli_command cli_export_command = {
 	    "texts\n"
 	    "                as JSON strings, with the reason (default: off)\n"
 	    "  -h, --help    this help\n\n"
-	    "Exit status: 0, or 2 when the store cannot be read or an "
-	    "argument is wrong.\n",
+	    "Exit status: 0, 1 when --game names no such game, or 2 when "
+	    "the store\ncannot be read or an argument is wrong.\n",
 	.run = export_main,
 };

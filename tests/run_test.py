@@ -315,6 +315,14 @@ def check_one_process(stichbot, tmp):
                               text=True, timeout=TIMEOUT)
         expect(proc.returncode == 0, "export beside the bot: %d %r" % (
             proc.returncode, proc.stderr))
+        # A game asked for by id and not there is said so (before: no
+        # output, exit status 0).
+        proc = subprocess.run([stichbot, "export", "--store", store,
+                               "--game", "99"], capture_output=True,
+                              text=True, timeout=TIMEOUT)
+        expect(proc.returncode == 1 and proc.stdout == "" and
+               "no game 99 that ended" in proc.stderr,
+               "export --game 99: %d %r" % (proc.returncode, proc.stderr))
         first.send_signal(signal.SIGTERM)
         expect(first.wait(timeout=TIMEOUT) == 0, "SIGTERM: exit status")
     finally:
