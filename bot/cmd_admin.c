@@ -82,10 +82,16 @@ admin_part(struct ctx *ctx, struct table *table)
 	SAY0(&t, ctx->lang, MSG_PARTING);
 	channel_send(ctx->channel, &t);
 	text_finish(&t);
-	medium_part(network->bot->medium, network->adapter.network,
-	    ctx->channel->name);
-	ctx->channel->joined = 0;
+	/*
+	 * Left after this event, whose lines (that line) must leave first:
+	 * parted at once, a +n channel never heard why.  Until a reload
+	 * that lists the channel, or a restart.
+	 */
+	ctx->channel->removed = 1;
 	ctx->channel->configured = 0;
+	/* Said here: the bot is in it, whoever joined it (an invitation). */
+	ctx->channel->joined = 1;
+	channel_leave_later(network->bot);
 	log_info("%s %s: left at %s's request", network->adapter.network,
 	    ctx->channel->name, ctx->user->id);
 }
