@@ -671,6 +671,33 @@ user_former_tables(struct network *network, const char *user_id,
 	return sitter_tables(network, user_id, out, max, 1);
 }
 
+void
+channel_title(const struct channel *channel, char *out, size_t outlen)
+{
+	const struct bot *bot = channel->network->bot;
+	char other[256];
+
+	medium_channel_title(&channel->network->adapter, channel->name, out,
+	    outlen);
+	/*
+	 * Two tables' rooms of one name ("Friday Night") are told apart by
+	 * their own names (an alias, or the room id).
+	 */
+	for (int i = 0; i < bot->nchannels; i++) {
+		const struct channel *c = bot->channels[i];
+
+		if (c == channel || c->network != channel->network ||
+		    c->table == NULL)
+			continue;
+		medium_channel_title(&c->network->adapter, c->name, other,
+		    sizeof(other));
+		if (strcasecmp(other, out) == 0) {
+			snprintf(out, outlen, "%s", channel->name);
+			return;
+		}
+	}
+}
+
 size_t
 bot_table_count(const struct bot *bot)
 {

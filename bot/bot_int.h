@@ -238,6 +238,13 @@ void bot_clock_wait(struct bot *bot, struct table *table, int waits);
 void bot_clocks_check(struct bot *bot);
 /* Remembers that user_id took a seat in channel (see struct bot). */
 void user_sat(struct channel *channel, const char *user_id);
+/*
+ * What private lines call channel's table (the medium's title: a Matrix
+ * room's alias or name), or its own name where another table's room has
+ * the same title.
+ */
+void channel_title(const struct channel *channel, char *out,
+    size_t outlen);
 /* The tables of network where user_id sits (up to max); returns count. */
 int user_tables(struct network *network, const char *user_id,
     struct channel **out, int max);

@@ -291,8 +291,7 @@ table_by_title(struct ctx *ctx, struct channel **tables, int n,
 			name = said + 1;
 		}
 		for (int i = 0; i < n; i++) {
-			medium_channel_title(&ctx->network->adapter,
-			    tables[i]->name, title, sizeof(title));
+			channel_title(tables[i], title, sizeof(title));
 			if (strcasecmp(title, name) == 0) {
 				hit = tables[i];
 				hits++;
@@ -384,13 +383,11 @@ resolve_private_table(struct ctx *ctx)
 		/* By the titles their private lines show, not by room ids. */
 		text_init(&names);
 		for (int i = 0; i < n && i < 16; i++) {
-			medium_channel_title(&ctx->network->adapter,
-			    tables[i]->name, title, sizeof(title));
+			channel_title(tables[i], title, sizeof(title));
 			text_add(&names, i > 0 ? ", " : "");
 			text_user(&names, title);
 		}
-		medium_channel_title(&ctx->network->adapter, example->name,
-		    title, sizeof(title));
+		channel_title(example, title, sizeof(title));
 		/* A title with spaces goes in quotes. */
 		if (strchr(title, ' ') != NULL)
 			snprintf(quoted, sizeof(quoted), "\"%s\"", title);

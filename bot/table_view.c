@@ -86,11 +86,9 @@ text_seat(struct text *t, const struct table *table, int seat, int mention)
 void
 text_table_tag(struct text *t, struct table *table)
 {
-	struct adapter *adapter = &table->channel->network->adapter;
 	char title[256];
 
-	medium_channel_title(adapter, table->channel->name, title,
-	    sizeof(title));
+	channel_title(table->channel, title, sizeof(title));
 	text_add(t, "[");
 	text_user(t, title);
 	text_add(t, "] ");

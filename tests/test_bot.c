@@ -1028,6 +1028,13 @@ test_private_table_choice(void **state)
 	assert_non_null(strstr(last_to(f, NULL, "alice"), "[Beta Night]"));
 	say(f, NULL, "alice", "hand \"beta night\"");
 	assert_non_null(strstr(last_to(f, NULL, "alice"), "[Beta Night]"));
+	/* Two rooms of one name are told apart by their own names. */
+	memory_title(f->adapter, "#pb", "Beta Night");
+	say(f, NULL, "alice", "hand");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "several tables "
+	    "(#pb, #pa)"));
+	say(f, NULL, "alice", "hand #pb");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "[#pb]"));
 	/* The rules' pointer to more is a line of its own. */
 	say(f, "#pa", "carol", "!rules wizard");
 	assert_non_null(strstr(last_to(f, "#pa", NULL), "\nMore: !rules "
