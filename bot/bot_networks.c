@@ -308,7 +308,6 @@ channel_leave_later(struct bot *bot)
 		    bot);
 }
 
-
 /*
  * Applies a configuration all or nothing: every network is prepared
  * first (new adapters initialised on the side, type changes, duplicate

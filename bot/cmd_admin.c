@@ -21,6 +21,7 @@ struct admin_command {
 	int args;                /* arguments after the subcommand's name */
 	int bot_wide;            /* configured admins only */
 	int needs_channel;       /* acts on the table of the channel */
+	int rest;                /* its last argument is the rest of the line */
 	void (*run)(struct ctx *ctx, struct table *table);
 };
 
@@ -109,6 +110,7 @@ admin_restart(struct ctx *ctx, struct table *table)
 static void
 admin_kick(struct ctx *ctx, struct table *table)
 {
+	const struct seat *s;
 	int seat = -1;
 
 	if (table == NULL || (seat = table_seat_by_name(table,
@@ -122,12 +124,10 @@ admin_kick(struct ctx *ctx, struct table *table)
 		return;
 	}
 	/* Nothing to do is said, not met with silence. */
-	if (table_seat(table, seat)->computer ||
-	    (table_seat(table, seat)->standin &&
-	    table_seat(table, seat)->released)) {
-		SAY(&ctx->reply, ctx->lang, table_seat(table, seat)->computer ?
-		    MSG_KICK_COMPUTER : MSG_KICK_DONE_ALREADY, "b",
-		    table_seat_name(table, seat));
+	s = table_seat(table, seat);
+	if (s->computer || (s->standin && s->released)) {
+		SAY(&ctx->reply, ctx->lang, s->computer ? MSG_KICK_COMPUTER :
+		    MSG_KICK_DONE_ALREADY, "b", table_seat_name(table, seat));
 		return;
 	}
 	table_stand_in(table, seat, MSG_KICKED);
@@ -171,7 +171,8 @@ static const struct admin_command admin_commands[] = {
 	{ .name = "part", .args = 0, .needs_channel = 1, .run = admin_part },
 	{ .name = "restart", .args = 0, .needs_channel = 1,
 	    .run = admin_restart },
-	{ .name = "kick", .args = 1, .needs_channel = 1, .run = admin_kick },
+	{ .name = "kick", .args = 1, .needs_channel = 1, .rest = 1,
+	    .run = admin_kick },
 	{ .name = "set", .args = 2, .needs_channel = 1, .run = admin_set },
 	{ .name = NULL },
 };
@@ -188,9 +189,9 @@ cmd_admin(struct ctx *ctx)
 	for (a = admin_commands; a->name != NULL; a++)
 		if (strcasecmp(a->name, ctx->argv[0]) == 0)
 			break;
-	/* The name to kick may have spaces. */
-	if (a->name != NULL && a->run == admin_kick)
-		ctx_rest(ctx, 1);
+	/* A name may have spaces (struct command's rest). */
+	if (a->name != NULL && a->rest)
+		ctx_rest(ctx, a->args);
 	if (a->name == NULL || ctx->argc != a->args + 1) {
 		usage(ctx);
 		return;

@@ -493,10 +493,12 @@ lock_take(const char *path, int *fdp, char *why, size_t len)
 		/* Said as check-config says it. */
 		char *slash = strrchr(lock, '/');
 
-		if (slash != NULL && slash != lock)
+		if (slash == NULL || slash == lock)
+			snprintf(lock, sizeof(lock), ".");
+		else
 			*slash = '\0';
 		return game_error(why, len, "the directory %s does not exist",
-		    slash != NULL && slash != lock ? lock : ".");
+		    lock);
 	}
 	if (fd < 0)
 		return game_error(why, len, "cannot open the lock file %s: %s",

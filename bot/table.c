@@ -613,13 +613,15 @@ computer_run(struct table *table)
 		rc = table_act(table, acting[i], &action, ACT_COMPUTER,
 		    &reply);
 		/* A move the store refused leaves the reply empty. */
-		if (rc < 0)
+		if (rc < 0) {
+			const char *why = store_failed(table_bot(table)->store);
+
 			log_error("%s %s: computer move refused: %s",
 			    table->channel->network->adapter.network,
 			    table->channel->name, reply.len > 0 ?
-			    text_str(&reply) : store_failed(table_bot(table)->
-			    store) != NULL ? store_failed(table_bot(table)->
-			    store) : "it could not be stored");
+			    text_str(&reply) : why != NULL ? why :
+			    "it could not be stored");
+		}
 		text_finish(&reply);
 		/* One move per tick: table_act armed the next one. */
 		return;

@@ -242,7 +242,7 @@ channel_last_end(struct channel *channel, enum lang lang, struct text *out)
 	struct text key, title;
 	int64_t ago;
 	json_t *kept = NULL;
-	char *value;
+	char *value, *copy;
 
 	text_init(&key);
 	last_end_key(channel, &key);
@@ -274,17 +274,19 @@ channel_last_end(struct channel *channel, enum lang lang, struct text *out)
 		SAY(out, lang, MSG_LAST_END_DAYS, "rd", text_str(&title),
 		    (int)(ago / 86400));
 	text_finish(&title);
-	/* Read back from the store: user text again, line by line. */
-	while (*said != '\0') {
-		size_t n = strcspn(said, "\n");
-		char *line = xstrdup(said);
-
-		line[n] = '\0';
+	/*
+	 * Read back from the store: user text again, line by line (a line
+	 * break inside user text would read as a space).
+	 */
+	copy = xstrdup(said);
+	for (char *line = copy, *next; *line != '\0'; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next != '\0')
+			*next++ = '\0';
 		text_add(out, "\n");
 		text_user(out, line);
-		free(line);
-		said += n + (said[n] == '\n');
 	}
+	free(copy);
 	json_decref(kept);
 	return 1;
 }

@@ -195,7 +195,8 @@ struct irc {
 	 * The NickServ password goes only to a NickServ the server's WHOIS
 	 * calls a network service (313): anyone may hold that nick where
 	 * services are down or absent.  The commands waiting for the
-	 * answer (NS_*), whether a WHOIS is out, what it said.
+	 * answer (bits of register.c's NS_*), whether a WHOIS is out,
+	 * what it said, and whether a WHOIS of this connection said so.
 	 */
 	int ns_waiting, ns_asked, ns_service, ns_verified;
 	/*

@@ -199,8 +199,13 @@ irc_next_nick(struct irc *irc, int erroneous)
 	irc_send_now(irc, line);
 }
 
-/* The NickServ commands, as bits of irc->ns_waiting. */
-static const char *const ns_commands[] = { "IDENTIFY", "REGAIN", "GHOST" };
+/* The NickServ commands; irc->ns_waiting holds them as bits. */
+enum ns_command { NS_IDENTIFY, NS_REGAIN, NS_GHOST, NS_COMMANDS };
+static const char *const ns_commands[NS_COMMANDS] = {
+	[NS_IDENTIFY] = "IDENTIFY",
+	[NS_REGAIN] = "REGAIN",
+	[NS_GHOST] = "GHOST",
+};
 
 /* Sends "PRIVMSG NickServ :COMMAND nick password"; wipes the line. */
 static void
@@ -215,14 +220,14 @@ nickserv_send(struct irc *irc, const char *command)
 }
 
 /*
- * A NickServ command (its index in ns_commands) with our password: only
+ * A NickServ command with our password: only
  * to a NickServ the server calls a network service.  Where services are
  * down or absent anyone may take the nick NickServ, and would read the
  * password.  So the first command of a connection asks the server's
  * WHOIS first, and waits for its answer (irc_nickserv_whois()).
  */
 static void
-nickserv(struct irc *irc, int command)
+nickserv(struct irc *irc, enum ns_command command)
 {
 	if (irc->ns_verified) {
 		nickserv_send(irc, ns_commands[command]);
@@ -258,8 +263,7 @@ irc_nickserv_whois(struct irc *irc, unsigned int code, const char *nick)
 		return;
 	}
 	irc->ns_verified = 1;
-	for (int i = 0; i < (int)(sizeof(ns_commands) /
-	    sizeof(ns_commands[0])); i++)
+	for (int i = 0; i < NS_COMMANDS; i++)
 		if (irc->ns_waiting & (1 << i))
 			nickserv_send(irc, ns_commands[i]);
 	irc->ns_waiting = 0;
@@ -270,7 +274,7 @@ void
 irc_nickserv_identify(struct irc *irc)
 {
 	if (irc->cfg.nickserv_password != NULL && irc->account[0] == '\0')
-		nickserv(irc, 0);
+		nickserv(irc, NS_IDENTIFY);
 }
 
 /* Our own nick, held by someone else: taking it back. */
@@ -319,7 +323,7 @@ irc_reclaim_start(struct irc *irc)
 	irc->ghost_until = irc_now_ms(irc) + GHOST_HOLD_MS;
 	if (irc->cfg.nickserv_password != NULL && !irc->regain_sent) {
 		irc->regain_sent = 1;
-		nickserv(irc, 1);
+		nickserv(irc, NS_REGAIN);
 	}
 	if (irc->is.monitor) {
 		irc->monitoring = 1;
@@ -388,7 +392,7 @@ irc_ison_reply(struct irc *irc, const char *list)
 				if (irc->cfg.nickserv_password != NULL &&
 				    !irc->ghost_sent) {
 					irc->ghost_sent = 1;
-					nickserv(irc, 2);
+					nickserv(irc, NS_GHOST);
 				}
 				return;
 			}

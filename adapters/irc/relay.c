@@ -143,6 +143,19 @@ learn_tagged_account(struct irc *irc, const char *line, size_t len)
 		irc_user_learn(irc, u, o.user, o.host, account);
 }
 
+/*
+ * Whether out (n bytes, CR LF included), parsed into m from a copy in
+ * copy, is the server's command: a cheap test found a likely line first.
+ */
+static int
+relay_parsed(const char *out, size_t n, char *copy, struct irc_msg *m,
+    const char *command)
+{
+	memcpy(copy, out, n - 2);
+	copy[n - 2] = '\0';
+	return irc_parse(copy, m) == 0 && strcmp(m->command, command) == 0;
+}
+
 /* Hands a cleaned line of the server to libircclient. */
 static void
 relay_line(struct irc *irc, const char *line, size_t len)
@@ -161,39 +174,26 @@ relay_line(struct irc *irc, const char *line, size_t len)
 	}
 	/* libircclient keeps 10 parameters; ISUPPORT has up to 15. */
 	if (n > 6 && memcmp(strchr(out, ' ') != NULL ? strchr(out, ' ') + 1 :
-	    out, "005 ", 4) == 0) {
-		memcpy(copy, out, n - 2);
-		copy[n - 2] = '\0';
-		if (irc_parse(copy, &m) == 0 &&
-		    strcmp(m.command, "005") == 0) {
-			irc_isupport_apply(&irc->is, &m);
-			irc_casemap_learn(irc);
-		}
+	    out, "005 ", 4) == 0 && relay_parsed(out, n, copy, &m, "005")) {
+		irc_isupport_apply(&irc->is, &m);
+		irc_casemap_learn(irc);
 	}
 	/*
 	 * The answer to the queue's PING: the server has handled every
 	 * line sent before it, and their messages are confirmed.
 	 */
-	if (irc->queue != NULL && strstr(out, " PONG ") != NULL) {
-		memcpy(copy, out, n - 2);
-		copy[n - 2] = '\0';
-		if (irc_parse(copy, &m) == 0 && strcmp(m.command, "PONG") ==
-		    0 && m.nparams > 0)
-			irc_queue_pong(irc->queue, m.params[m.nparams - 1]);
-	}
+	if (irc->queue != NULL && strstr(out, " PONG ") != NULL &&
+	    relay_parsed(out, n, copy, &m, "PONG") && m.nparams > 0)
+		irc_queue_pong(irc->queue, m.params[m.nparams - 1]);
 	/*
 	 * The server's ERROR (why it closes: a wrong password, a ban) is
 	 * logged here: the close that follows it at once would end the
 	 * connection before libircclient read the line.
 	 */
-	if (strncmp(out, "ERROR", 5) == 0 || strstr(out, " ERROR ") != NULL) {
-		memcpy(copy, out, n - 2);
-		copy[n - 2] = '\0';
-		if (irc_parse(copy, &m) == 0 && strcmp(m.command, "ERROR") ==
-		    0)
-			log_warn("irc %s: the server says: %s", irc->network,
-			    m.nparams > 0 ? m.params[m.nparams - 1] : "");
-	}
+	if ((strncmp(out, "ERROR", 5) == 0 || strstr(out, " ERROR ") !=
+	    NULL) && relay_parsed(out, n, copy, &m, "ERROR"))
+		log_warn("irc %s: the server says: %s", irc->network,
+		    m.nparams > 0 ? m.params[m.nparams - 1] : "");
 	buf_add(&irc->to_local, out, n);
 }
 

@@ -471,6 +471,7 @@ matrix_stop(struct adapter *adapter, const char *goodbye)
 {
 	struct matrix *m = adapter->priv;
 	uint64_t end = mx_clock_ms() + MX_FLUSH_MS;
+	size_t left;
 
 	/* Matrix has no quit message: the core says goodbye in rooms. */
 	(void)goodbye;
@@ -501,13 +502,13 @@ matrix_stop(struct adapter *adapter, const char *goodbye)
 		}
 		m->stopping = 0;
 	}
-	if (matrix_pending(m) > 0 && matrix_outage(m))
+	if ((left = matrix_pending(m)) > 0 && matrix_outage(m))
 		log_warn("matrix %s: %zu messages wait for the homeserver; "
 		    "the table lines among them are said at the next start",
-		    mx_net(m), matrix_pending(m));
-	else if (matrix_pending(m) > 0)
+		    mx_net(m), left);
+	else if (left > 0)
 		log_warn("matrix %s: %zu messages were not sent", mx_net(m),
-		    matrix_pending(m));
+		    left);
 	m->phase = MX_STOPPED;
 	/*
 	 * Every request is cancelled (their connections close); the client
