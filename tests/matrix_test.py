@@ -1842,6 +1842,30 @@ def expect_error(call, status, errcode):
     raise AssertionError("expected HTTP %d %s" % (status, errcode))
 
 
+def test_hostile_json(ctx):
+    """Anyone in a room chooses their events' content: an escaped NUL in a
+    key (which jansson cannot hold), in a body, or a lone surrogate must
+    not fail every /sync that carries it, for ever.  The bot reads them
+    with U+FFFD in their place and goes on."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "hostile")
+    h = joined_harness(ctx, "#hostile:localhost", room)
+    alice.say(room, "!before")
+    h.wait_message("!before")
+    alice.send(room, {"msgtype": "m.text", "body": "nul\u0000body"})
+    alice.send(room, {"msgtype": "m.text", "body": "key", "x\u0000y": 1})
+    alice.send(room, {"msgtype": "m.text", "body": "lone \ud800 half"})
+    alice.say(room, "!after")
+    h.wait_message("!after", 30)
+    texts = h.texts()
+    assert texts[texts.index("!before"):] == [
+        "!before", "nul\ufffdbody", "key", "lone \ufffd half", "!after"], \
+        texts
+    assert "/sync failed" not in ctx.harness_log(), ctx.harness_log()
+    assert connected_events(h) == [True], h.events
+    h.stop()
+
+
 def test_homeserver_api(ctx):
     """The test homeserver itself answers in the spec's shapes."""
     alice = ctx.client(ALICE)
@@ -1958,6 +1982,7 @@ TESTS = [
     test_refuses_every_room,
     test_shared_display_names,
     test_flapping_connection,
+    test_hostile_json,
 ]
 
 

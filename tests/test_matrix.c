@@ -902,6 +902,58 @@ test_person_label(void **state)
 	free(room.people);
 }
 
+/* in, mended, is want, with n characters changed. */
+static void
+assert_mended(const char *in, const char *want, size_t n)
+{
+	char buf[128];
+	size_t len = strlen(in);
+
+	memcpy(buf, in, len + 1);
+	assert_int_equal(mx_json_mend(buf, len), n);
+	assert_string_equal(buf, want);
+	assert_int_equal(strlen(buf), len);
+	/* Mended once, nothing is left to mend. */
+	assert_int_equal(mx_json_mend(buf, len), 0);
+}
+
+/* What jansson cannot read inside strings is mended; nothing else. */
+static void
+test_json_mend(void **state)
+{
+	const char *fine[] = {
+		"{\"a\\\\u0000\": \"\\\\\", \"b\": \"\\ud83c\\udccf\"}",
+		"{\"k\": \"caf\xc3\xa9 \\u00e9 \\\"q\\\" \xf0\x9f\x83\x8f\"}",
+		"[1, true, null, \"\\n\\t\\/\"]",
+	};
+	json_t *v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
+		assert_mended(fine[i], fine[i], 0);
+		v = json_loads(fine[i], 0, NULL);
+		assert_non_null(v);
+		json_decref(v);
+	}
+	/* An escaped NUL, in a key or a value; a lone surrogate either way. */
+	assert_mended("{\"x\\u0000y\": \"a\\u0000\"}",
+	    "{\"x\\uFFFDy\": \"a\\uFFFD\"}", 2);
+	assert_mended("[\"\\ud800\", \"\\udc00x\", \"\\uD800\\u0041\"]",
+	    "[\"\\uFFFD\", \"\\uFFFDx\", \"\\uFFFD\\u0041\"]", 3);
+	assert_mended("[\"\\ud800", "[\"\\uFFFD", 1);
+	/* Bytes that are no UTF-8, and raw control characters, in strings. */
+	assert_mended("[\"a\xff\xc3\", \"\xed\xa0\x80\", \"t\tn\x01\"]",
+	    "[\"a??\", \"???\", \"t n \"]", 7);
+	/* Outside strings, and broken escapes, are the parser's to refuse. */
+	assert_mended("[\xff, \"\\q\", \"\\u12\"]", "[\xff, \"\\q\", \"\\u12\"]",
+	    0);
+	v = json_loads("{\"x\\uFFFDy\": \"a\\uFFFD\"}", 0, NULL);
+	assert_non_null(v);
+	assert_string_equal(json_string_value(json_object_get(v,
+	    "x\xef\xbf\xbdy")), "a\xef\xbf\xbd");
+	json_decref(v);
+}
+
 int
 main(void)
 {
@@ -922,6 +974,7 @@ main(void)
 		cmocka_unit_test(test_reply_fallback),
 		cmocka_unit_test(test_direct_merge),
 		cmocka_unit_test(test_sync_parse),
+		cmocka_unit_test(test_json_mend),
 		cmocka_unit_test(test_member_parse),
 		cmocka_unit_test(test_invites),
 		cmocka_unit_test(test_seen),

@@ -16,7 +16,9 @@
 
 #include "http.h"
 #include "json.h"
+#include "log.h"
 #include "loop.h"
+#include "parse.h"
 #include "text.h"
 #include "version.h"
 #include "xmalloc.h"
@@ -185,9 +187,26 @@ mx_request_done(struct mx_request *req, long status, const char *error)
 	const json_t *after;
 	mx_http_fn fn = req->fn;
 	void *arg = req->arg;
+	char why[64];
 
-	if (error == NULL && req->data.len > 0)
-		body = json_loadb(req->data.buf, req->data.len, 0, NULL);
+	if (error == NULL && req->data.len > 0) {
+		json_error_t jerr;
+		size_t mended = mx_json_mend(req->data.buf, req->data.len);
+
+		if (mended > 0)
+			log_debug("matrix: %zu character%s of a response "
+			    "mended", mended, mended == 1 ? "" : "s");
+		body = json_loadb(req->data.buf, req->data.len, 0, &jerr);
+		/*
+		 * Said by position only: jansson's text quotes the body,
+		 * which may hold a private message.
+		 */
+		if (body == NULL) {
+			snprintf(why, sizeof(why), "an answer that is no JSON "
+			    "(byte %d)", jerr.position);
+			error = why;
+		}
+	}
 	memset(&res, 0, sizeof(res));
 	res.status = status;
 	res.error = error;

@@ -20,7 +20,7 @@ struct mx_request;
 
 struct mx_response {
 	long status;              /* the HTTP status; 0 when none came */
-	const char *error;        /* why no status came, or NULL */
+	const char *error;        /* why no status or body came, or NULL */
 	const json_t *body;       /* the JSON body, or NULL; borrowed */
 	const char *errcode;      /* the body's Matrix errcode, or NULL */
 	long retry_after_ms;      /* from the body or Retry-After; -1: none */

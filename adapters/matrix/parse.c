@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "text.h"
 #include "xmalloc.h"
 
 static const json_t *
@@ -222,4 +223,89 @@ mx_seen_check(struct mx_seen *seen, const char *id)
 	seen->ring[seen->next] = h;
 	seen->next = (seen->next + 1) % MX_SEEN_MAX;
 	return found;
+}
+
+/* The value of the four hex digits at s into *out; 0 when they are not. */
+static int
+hex4(const char *s, unsigned int *out)
+{
+	unsigned int v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		char c = s[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned int)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (unsigned int)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v |= (unsigned int)(c - 'A' + 10);
+		else
+			return 0;
+	}
+	*out = v;
+	return 1;
+}
+
+/*
+ * The length of the escape "\uXXXX" at s (its first six characters known
+ * to be one, of value cp), or of the surrogate pair it starts; 0 when it is
+ * a NUL or a surrogate without its other half.
+ */
+static size_t
+escape_length(const char *s, size_t left, unsigned int cp)
+{
+	unsigned int low;
+
+	if (cp == 0 || (cp >= 0xdc00 && cp <= 0xdfff))
+		return 0;
+	if (cp < 0xd800 || cp > 0xdbff)
+		return 6;
+	if (left >= 12 && s[6] == '\\' && s[7] == 'u' && hex4(s + 8, &low) &&
+	    low >= 0xdc00 && low <= 0xdfff)
+		return 12;
+	return 0;
+}
+
+size_t
+mx_json_mend(char *buf, size_t len)
+{
+	size_t i = 0, mended = 0;
+	int in_string = 0;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)buf[i];
+		unsigned int cp;
+		size_t n;
+
+		if (!in_string || c == '"') {
+			in_string ^= c == '"';
+			i++;
+		} else if (c < 0x20) {
+			buf[i++] = ' ';
+			mended++;
+		} else if (c == '\\') {
+			if (i + 6 > len || buf[i + 1] != 'u' ||
+			    !hex4(buf + i + 2, &cp)) {
+				/* A short escape, or one the parser refuses. */
+				i += i + 1 < len ? 2 : 1;
+			} else if ((n = escape_length(buf + i, len - i, cp)) ==
+			    0) {
+				memcpy(buf + i + 2, "FFFD", 4);
+				i += 6;
+				mended++;
+			} else {
+				i += n;
+			}
+		} else if (c < 0x80) {
+			i++;
+		} else if ((n = text_code_point(buf + i, &cp)) == 0) {
+			buf[i++] = '?';
+			mended++;
+		} else {
+			i += n;
+		}
+	}
+	return mended;
 }

@@ -102,5 +102,19 @@ void mx_seen_init(struct mx_seen *seen);
 /* 1 when id was seen before; either way it is now the most recent. */
 int mx_seen_check(struct mx_seen *seen, const char *id);
 
+/*
+ * Mends, in place and at the same length, what jansson cannot read inside
+ * the strings of a response body: an escaped NUL, which it refuses in a
+ * key (and without JSON_ALLOW_NUL in any string), and a lone surrogate
+ * escape become U+FFFD (\uFFFD); a byte that is no UTF-8 becomes '?' and
+ * a raw control character a space.  Anyone in a room chooses the content
+ * of their events, and one event jansson refuses would fail every /sync
+ * that carries it, from the same position, for ever.  Anything else that
+ * is no JSON is left for the parser to refuse.  buf must hold a NUL at
+ * buf[len].  Returns how many characters were mended: 0 for any body
+ * jansson reads as it is.
+ */
+size_t mx_json_mend(char *buf, size_t len);
+
 
 #endif

@@ -46,7 +46,8 @@ mx_describe(const struct mx_response *res, char *out, size_t outlen)
 		snprintf(out, outlen, "%s", res->error != NULL ? res->error :
 		    "no answer");
 	else if (res->errcode == NULL && error == NULL)
-		snprintf(out, outlen, "HTTP %ld, no reason given", res->status);
+		snprintf(out, outlen, "HTTP %ld, %s", res->status,
+		    res->error != NULL ? res->error : "no reason given");
 	else
 		snprintf(out, outlen, "HTTP %ld%s%s%s%s", res->status,
 		    res->errcode != NULL ? " " : "",
