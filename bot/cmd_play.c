@@ -4,6 +4,7 @@
  * one const entry (command.h) in the registry of commands.c.
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,12 @@ cmd_bid(struct ctx *ctx)
 		return;
 	if (must_be_private(ctx, table, PHASE_BID_SIMULTANEOUS))
 		return;
-	if (parse_int(ctx->argv[0], &value) != 0 || value < 0 || value > 60) {
+	/*
+	 * Any bid an action holds goes to the game, which answers one out of
+	 * range with the bids allowed ("to bid: 0 1 2").
+	 */
+	if (parse_int(ctx->argv[0], &value) != 0 || value < INT8_MIN ||
+	    value > INT8_MAX) {
 		char quote[TEXT_QUOTE_SIZE];
 
 		SAY(&ctx->reply, ctx->lang, MSG_BAD_NUMBER, "s",

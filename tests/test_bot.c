@@ -890,6 +890,15 @@ test_misuse(void **state)
 		assert_non_null(strstr(last_to(f, "#m", NULL), "no seat"));
 		say(f, "#m", table_seat(table, acting[0])->user_id, "!bid 99");
 		assert_int_equal(table_game(table)->nactions, before);
+		/* The reason, and the bids allowed, go to the bidder alone. */
+		assert_non_null(strstr(last_to(f, "#m", NULL),
+		    "told you why privately"));
+		assert_non_null(strstr(last_to(f, NULL,
+		    table_seat(table, acting[0])->user_id), "to bid: 0 1"));
+		say(f, "#m", table_seat(table, acting[0])->user_id, "!bid -1");
+		assert_int_equal(table_game(table)->nactions, before);
+		assert_non_null(strstr(last_to(f, "#m", NULL),
+		    "told you why privately"));
 		say(f, "#m", table_seat(table, acting[0])->user_id, "!bid x");
 		assert_non_null(strstr(last_to(f, "#m", NULL),
 		    "not a number"));
