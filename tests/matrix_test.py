@@ -1022,6 +1022,26 @@ def test_direct_room_answer_lost(ctx):
         ctx.harness_log(), ctx.harness_log()[-2000:]
     h.stop()
 
+    # On a connection kept open from the request before, libcurl would
+    # quietly send a createRoom whose answer was cut off again, and the
+    # homeserver would make a second room: the player got two
+    # invitations, and the lines went to the one they did not accept.
+    h = ctx.run()
+    h.wait_connected()
+    for i in range(3):
+        ctx.hs.drop_creates(1)
+        user = "@warm%d:localhost" % i
+        ctx.hs.state.register("warm%d" % i, "secret", "Warm %d" % i)
+        h.command(send_private=user, text="warm %d" % i, id=40 + i)
+        h.wait(lambda e: e["event"] == "sent" and e["id"] == 40 + i, 30,
+               "sent %d" % (40 + i))
+        rooms = [r for r in ctx.hs.state.rooms_created_by(BOT)
+                 if ctx.hs.state.rooms[r].membership(user) is not None]
+        assert len(rooms) == 1, (user, rooms)
+        assert bot_bodies(ctx, rooms[0]) == ["warm %d" % i], \
+            bot_bodies(ctx, rooms[0])
+    h.stop()
+
 
 def test_members_titles_and_dms(ctx):
     """Issue 16.4: people already in a room are known by their display

@@ -513,7 +513,7 @@ mx_dm_start(struct mx_dm *dm)
 	    "initial_state", "type", "m.room.history_visibility", "state_key",
 	    "", "content", "history_visibility", "invited"));
 	mx_url(&m->url, m->cfg.homeserver, MX_API "/createRoom");
-	dm->req = mx_http_request(m->http, "POST", text_str(&m->url),
+	dm->req = mx_http_request_once(m->http, "POST", text_str(&m->url),
 	    m->token, body, MX_REQUEST_TIMEOUT, on_dm_created, dm);
 	json_decref(body);
 	if (dm->req == NULL)

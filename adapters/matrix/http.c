@@ -303,7 +303,7 @@ on_setup_failed(struct loop *loop, uint64_t id, void *arg)
 /* Configures req's easy handle; -1 when curl refuses something. */
 static int
 mx_request_setup(struct mx_request *req, const char *method, const char *url,
-    const char *token, long timeout_ms)
+    const char *token, long timeout_ms, int once)
 {
 	CURL *e = req->easy;
 	struct curl_slist *h;
@@ -361,13 +361,20 @@ mx_request_setup(struct mx_request *req, const char *method, const char *url,
 			rc |= curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST,
 			    method);
 	}
+	/*
+	 * libcurl sends a request again, unasked, when a connection it
+	 * reused dies before any answer: the server may have carried out
+	 * the first.  It never does so on a connection of the request's own.
+	 */
+	if (once)
+		rc |= curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
 	return rc == 0 ? 0 : -1;
 }
 
-struct mx_request *
-mx_http_request(struct mx_http *http, const char *method, const char *url,
-    const char *token, const json_t *body, long timeout_ms, mx_http_fn fn,
-    void *arg)
+static struct mx_request *
+request_start(struct mx_http *http, const char *method, const char *url,
+    const char *token, const json_t *body, long timeout_ms, int once,
+    mx_http_fn fn, void *arg)
 {
 	struct mx_request *req = xcalloc(1, sizeof(*req));
 
@@ -385,7 +392,7 @@ mx_http_request(struct mx_http *http, const char *method, const char *url,
 	else if (strcmp(method, "GET") != 0)
 		req->body = xstrdup("{}");
 	if ((req->easy = curl_easy_init()) == NULL ||
-	    mx_request_setup(req, method, url, token, timeout_ms) != 0 ||
+	    mx_request_setup(req, method, url, token, timeout_ms, once) != 0 ||
 	    curl_multi_add_handle(http->multi, req->easy) != CURLM_OK) {
 		if (req->easy != NULL) {
 			curl_easy_cleanup(req->easy);
@@ -399,6 +406,24 @@ mx_http_request(struct mx_http *http, const char *method, const char *url,
 		}
 	}
 	return req;
+}
+
+struct mx_request *
+mx_http_request(struct mx_http *http, const char *method, const char *url,
+    const char *token, const json_t *body, long timeout_ms, mx_http_fn fn,
+    void *arg)
+{
+	return request_start(http, method, url, token, body, timeout_ms, 0,
+	    fn, arg);
+}
+
+struct mx_request *
+mx_http_request_once(struct mx_http *http, const char *method,
+    const char *url, const char *token, const json_t *body, long timeout_ms,
+    mx_http_fn fn, void *arg)
+{
+	return request_start(http, method, url, token, body, timeout_ms, 1,
+	    fn, arg);
 }
 
 void

@@ -41,6 +41,15 @@ void mx_http_destroy(struct mx_http *http);
 struct mx_request *mx_http_request(struct mx_http *http, const char *method,
     const char *url, const char *token, const json_t *body, long timeout_ms,
     mx_http_fn fn, void *arg);
+/*
+ * mx_http_request() for a request the server must not carry out twice
+ * (createRoom makes a room each time): libcurl itself never sends it
+ * again.  Its own retries, with what they learn meanwhile, stay the
+ * caller's.
+ */
+struct mx_request *mx_http_request_once(struct mx_http *http,
+    const char *method, const char *url, const char *token,
+    const json_t *body, long timeout_ms, mx_http_fn fn, void *arg);
 /* Drops a request without calling its callback; NULL is fine. */
 void mx_http_cancel(struct mx_http *http, struct mx_request *req);
 
