@@ -1805,6 +1805,18 @@ def test_shared_display_names(ctx):
     got = {}
     wait_until(lambda: len(renames(h, start, got)) >= 2, what="2 renames")
     assert got == {CAROL: CAROL, BOB: "Sam"}, got
+    # A name cleared (the member event has none, or an empty one) is
+    # gone: she is her user id again, not the name she had before.
+    for cleared in (None, ""):
+        carol.set_displayname("Carol")
+        h.wait(lambda e: e["event"] == "rename" and
+               e["user"] == {"id": CAROL, "name": "Carol"}, 20,
+               "carol named")
+        start = len(h.events)
+        carol.set_displayname(cleared)
+        h.wait(lambda e: e["event"] == "rename" and
+               e["user"] == {"id": CAROL, "name": CAROL}, 20,
+               "carol's name cleared (%r)" % cleared, start)
     h.stop()
 
 

@@ -348,6 +348,13 @@ apply_state(struct matrix *m, struct mx_room *room,
 		mx_person_set(room, ev->state_key, now, mem.displayname);
 		return 0;
 	}
+	/*
+	 * The event says someone's name in the room: a join or invite
+	 * without one has none (a name cleared), shown as the user id,
+	 * where mx_person_set() would keep the one it knew.
+	 */
+	if (now != MX_OUT && mem.displayname == NULL)
+		mem.displayname = "";
 	p = mx_person_find(room, ev->state_key);
 	old = p != NULL ? p->state : MX_OUT;
 	if (p != NULL && p->name != NULL)
