@@ -598,11 +598,11 @@ mx_dm_shared(struct matrix *m, struct mx_room *room)
 	 * Not "now": a stranger may have made the room shared from the
 	 * start (is_direct, with a player in it).
 	 */
-	text_add(&t, others >= 2 ? "Someone else is in this room, so I am "
-	    "leaving it: your cards and private messages come in a direct "
-	    "room of your own." : "Others may read this room, so I am leaving "
-	    "it: your cards and private messages come in a direct room of "
-	    "your own.");
+	text_add(&t, others >= 2 ? "Someone else is in or invited to this "
+	    "room, so I am leaving it: your cards and private messages come "
+	    "in a direct room of your own." : "Others may read this room, so "
+	    "I am leaving it: your cards and private messages come in a "
+	    "direct room of your own.");
 	if ((msg = mx_msg_new(m, &t, NULL, NULL)) != NULL) {
 		/* Said once per room, even by a restart killed before leaving. */
 		mx_txn_id_notice(msg->txn, sizeof(msg->txn), m->txn_prefix,
