@@ -134,6 +134,7 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_LEFT_LOBBY] = "{1} leaves the table.",
 	[MSG_TABLE_CLOSED] = "The table is closed.",
 	[MSG_OPTION_SET] = "Options: {1}",
+	[MSG_OPTIONS_NONE] = "none",
 	[MSG_OPTIONS_UNFIT] = "Not playable with {1} seated: {2}",
 	[MSG_OPTIONS_LIST] = "Options: {1}. Available: {2}. "
 	    "{3}option NAME[=VALUE] ... toggles or sets them.",

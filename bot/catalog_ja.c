@@ -135,6 +135,7 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_LEFT_LOBBY] = "{1}が卓を離れました。",
 	[MSG_TABLE_CLOSED] = "卓を閉じました。",
 	[MSG_OPTION_SET] = "オプション: {1}",
+	[MSG_OPTIONS_NONE] = "なし",
 	[MSG_OPTIONS_UNFIT] = "{1}人では開始できません: {2}",
 	[MSG_OPTIONS_LIST] = "オプション: {1}。選べるもの: {2}。"
 	    "{3}option NAME[=VALUE] ... で切り替え・設定します（いくつでも）。",

@@ -15,6 +15,28 @@
 #include "present.h"
 #include "store.h"
 
+/*
+ * The game and options a lobby opened now would have: after a game, the
+ * same again (*again 1); else the channel's game with its default
+ * options.
+ */
+static const struct game_impl *
+next_game(struct ctx *ctx, struct game_options *options, int *again)
+{
+	const struct game_impl *impl;
+
+	memset(options, 0, sizeof(*options));
+	if ((impl = table_last_game(ctx->channel, options)) != NULL) {
+		*again = 1;
+		return impl;
+	}
+	*again = 0;
+	if ((impl = game_find(ctx->channel->settings.game)) == NULL)
+		impl = game_registry[0];
+	table_default_options(ctx->channel, impl, options, 0);
+	return impl;
+}
+
 /* The lobby of the channel, created with the channel's game when absent. */
 static struct table *
 lobby(struct ctx *ctx)
@@ -22,20 +44,16 @@ lobby(struct ctx *ctx)
 	struct table *table = ctx_table(ctx);
 
 	if (table == NULL) {
-		struct game_options last;
-		/* After a game, the same game and options again. */
-		const struct game_impl *again = table_last_game(ctx->channel,
-		    &last);
-		const struct game_impl *impl = again != NULL ? again :
-		    game_find(ctx->channel->settings.game);
+		struct game_options next;
+		int again;
+		const struct game_impl *impl = next_game(ctx, &next, &again);
 
-		if (impl == NULL)
-			impl = game_registry[0];
 		table = table_create(ctx->channel, impl);
 		if (table == NULL)
 			return NULL;
-		if (again != NULL)
-			table_set_options(table, &last);
+		/* The defaults are the table's own (told if one is wrong). */
+		if (again)
+			table_set_options(table, &next);
 	}
 	if (table_game(table) != NULL) {
 		SAY(&ctx->reply, ctx->lang, MSG_GAME_RUNNING, "c", ctx->prefix);
@@ -203,7 +221,7 @@ options_text(struct text *t, enum lang lang, const struct game_impl *impl,
 			text_printf(t, "%s=%d", o[i].name, v);
 	}
 	if (!any)
-		text_add(t, "-");
+		SAY0(t, lang, MSG_OPTIONS_NONE);
 }
 
 /*
@@ -247,9 +265,13 @@ option_change(struct ctx *ctx, const struct game_impl *impl,
 	for (char *p = name; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	index = game_option_index(impl, name);
-	/* A bare switch toggles: `option notequal` twice turns it off. */
-	if (index >= 0 && arg[n] == '\0' && impl->options[index].min == 0 &&
-	    impl->options[index].max == 1 && next->value[index] != 0) {
+	/*
+	 * A bare name toggles: `option notequal` twice turns it off, and so
+	 * does a bare `option nannie` or `option rounds` while it is on
+	 * (whatever its value: 0 is off); `name=off` turns any option off.
+	 */
+	if (index >= 0 && ((arg[n] == '\0' && next->value[index] != 0) ||
+	    (arg[n] == '=' && strcasecmp(arg + n + 1, "off") == 0))) {
 		next->value[index] = 0;
 		return 0;
 	}
@@ -292,14 +314,13 @@ cmd_option(struct ctx *ctx)
 	struct text list;
 
 	if (ctx->argc == 0) {
+		/* Without a table, what the next lobby opens with. */
+		int again;
 		const struct game_impl *impl = table != NULL ? table_impl(table) :
-		    game_find(ctx->channel->settings.game);
-		const struct game_option_desc *o;
+		    next_game(ctx, &next, &again);
+		const struct game_option_desc *o = impl->options;
 		struct text names;
 
-		if (impl == NULL)
-			impl = game_registry[0];
-		o = impl->options;
 		if (o[0].name == NULL) {
 			struct text title;
 
@@ -320,12 +341,8 @@ cmd_option(struct ctx *ctx)
 				    o[i].min, option_max(impl, i, table));
 		}
 		text_init(&list);
-		if (table != NULL) {
-			options_text(&list, ctx->lang, table_impl(table),
-			    table_options(table));
-		} else {
-			options_text(&list, ctx->lang, impl, NULL);
-		}
+		options_text(&list, ctx->lang, impl, table != NULL ?
+		    table_options(table) : &next);
 		SAY(&ctx->reply, ctx->lang, MSG_OPTIONS_LIST, "rrc",
 		    text_str(&list), text_str(&names), ctx->prefix);
 		text_finish(&list);

@@ -78,28 +78,37 @@ table_prefix(const struct table *table)
 	    table->channel->settings.prefixes[0] : '!';
 }
 
+void
+table_default_options(struct channel *channel, const struct game_impl *impl,
+    struct game_options *out, int warn)
+{
+	size_t i;
+	json_t *option;
+
+	memset(out, 0, sizeof(*out));
+	/* Channel defaults were checked against this game by the config. */
+	if (strcmp(channel->settings.game, impl->name) != 0)
+		return;
+	json_array_foreach(channel->settings.options, i, option) {
+		char err[GAME_ERR_LEN];
+
+		if (game_option_set(impl, out, json_string_value(option), err,
+		    sizeof(err)) != 0 && warn)
+			log_warn("%s %s: default option ignored: %s",
+			    channel->network->adapter.network, channel->name,
+			    err);
+	}
+}
+
 struct table *
 table_create(struct channel *channel, const struct game_impl *impl)
 {
 	struct table *table = xcalloc(1, sizeof(*table));
-	size_t i;
-	json_t *option;
 
 	table->channel = channel;
 	table->impl = impl;
 	table->round_seen = -1;
-	/* Channel defaults were checked against this game by the config. */
-	if (strcmp(channel->settings.game, impl->name) == 0) {
-		json_array_foreach(channel->settings.options, i, option) {
-			char err[GAME_ERR_LEN];
-
-			if (game_option_set(impl, &table->options,
-			    json_string_value(option), err, sizeof(err)) != 0)
-				log_warn("%s %s: default option ignored: %s",
-				    channel->network->adapter.network,
-				    channel->name, err);
-		}
-	}
+	table_default_options(channel, impl, &table->options, 1);
 	channel->table = table;
 	table_idle_arm(table);
 	return table;

@@ -248,6 +248,12 @@ void table_clock_check(struct table *table);
  */
 void table_await_resume(struct table *table);
 /*
+ * The channel's default options for impl (none unless it is the
+ * channel's game); warn: log one the game refuses.
+ */
+void table_default_options(struct channel *channel,
+    const struct game_impl *impl, struct game_options *out, int warn);
+/*
  * The game the channel's next lobby starts with, and its options: those
  * of the last game finished there, remembered since it ended or, once per
  * run, read back from the store, so that a restart keeps the offer of

@@ -43,6 +43,8 @@ struct fx {
 	const char *prefixes;
 	/* 1: the next bot is not connected until the test runs the loop. */
 	int connect_later;
+	/* The network's default options (a JSON array); NULL: none. */
+	const char *options;
 };
 
 static struct bot *
@@ -66,8 +68,11 @@ fx_bot(struct fx *f)
 	defaults.prefixes = f->prefixes != NULL ? (char *)f->prefixes : "!/";
 	defaults.turn_timer = 120;
 	defaults.game = "wizard";
+	if (f->options != NULL)
+		defaults.options = json_loads(f->options, 0, NULL);
 	f->adapter = bot_add_adapter(bot, &memory_adapter, "test", NULL,
 	    &defaults, err, sizeof(err));
+	json_decref(defaults.options);
 	assert_non_null(f->adapter);
 	assert_int_equal(bot_start(bot), 0);
 	/* The medium says it is connected from the loop, as real ones do. */
@@ -830,7 +835,7 @@ test_misuse(void **state)
 		{ "alice", "!addbot genius", "Unknown level" },
 		{ "alice", "!admin status", "Only the bot's admins" },
 		{ "alice", "!option rounds=99", "Refused" },
-		{ "alice", "!option", "Options: -" },
+		{ "alice", "!option", "Options: none" },
 		{ "alice", "!join", "alice joins Wizard" },
 		{ "alice", "!join", "already have a seat" },
 		{ "alice", "!scores", "The game here has not started yet (1 "
@@ -838,7 +843,16 @@ test_misuse(void **state)
 		{ "alice", "!start", "1 seated; this game needs 3 to 6" },
 		{ "alice", "!option hiddentip", "Options: hiddentip" },
 		{ "alice", "!option notequal", "Refused" },
-		{ "alice", "!option hiddentip", "Options: -" },
+		{ "alice", "!option hiddentip", "Options: none" },
+		/* Options with values toggle too, or go off by name=off. */
+		{ "alice", "!option nannie", "Options: nannie=3" },
+		{ "alice", "!option nannie", "Options: none" },
+		{ "alice", "!option rounds", "needs a value" },
+		{ "alice", "!option rounds=4 nannie=2", "Options: rounds=4, "
+		    "nannie=2" },
+		{ "alice", "!option rounds", "Options: nannie=2" },
+		{ "alice", "!option NANNIE=Off", "Options: none" },
+		{ "alice", "!option notequal=off", "Options: none" },
 		{ "alice", "!status", "open table, 1 seated" },
 		{ "alice", "!stats", "No finished games" },
 		{ "alice", "!top", "No finished games" },
@@ -852,7 +866,7 @@ test_misuse(void **state)
 		{ "alice", "!game wiz\nard", "Usage: !game NAME" },
 		{ "alice", "!option rounds=1\n5", "Unknown option \"5\"" },
 		{ "alice", "!join\n!option rounds=2", "Usage: !join" },
-		{ "alice", "!option", "Options: -" },
+		{ "alice", "!option", "Options: none" },
 		{ "alice", "!top\xe2\x80\x8b x", "Unknown game \"x\"" },
 	};
 
@@ -3540,7 +3554,22 @@ test_another_game_survives_restart(void **state)
 	play_out(f, "#n", 1);
 	assert_true(sent_since(f, 0, "#n", "Another game with the same "
 	    "options? !join and !start."));
+	/* The network's default options, until a game has ended there. */
+	f->options = "[\"rounds=2\", \"notequal\"]";
 	fx_restart(f, 0);
+	say(f, "#o", "bob", "!option");
+	assert_non_null(strstr(last_to(f, "#o", NULL), "Options: notequal, "
+	    "rounds=2."));
+	say(f, "#o", "bob", "!join");
+	say(f, "#o", "bob", "!option");
+	assert_non_null(strstr(last_to(f, "#o", NULL), "Options: notequal, "
+	    "rounds=2."));
+	f->options = NULL;
+	fx_restart(f, 0);
+	/* Asked before a lobby is open: what the next one opens with. */
+	say(f, "#n", "bob", "!option");
+	assert_non_null(strstr(last_to(f, "#n", NULL), "Options: dm"));
+	assert_null(table_of(f, "#n"));
 	say(f, "#n", "bob", "!join");
 	assert_string_equal(table_impl(table_of(f, "#n"))->name, "sticheln");
 	say(f, "#n", "bob", "!option");
