@@ -226,6 +226,13 @@ struct adapter_listener {
 	void (*members)(void *data, struct adapter *adapter,
 	    const char *channel, const struct user *members, size_t n);
 	/*
+	 * Optional (NULL: ignored): the bot was put out of channel (in 0: a
+	 * kick, a ban) while connected, or is back in it (1).  Nothing said
+	 * there in between reached it.
+	 */
+	void (*inside)(void *data, struct adapter *adapter,
+	    const char *channel, int in);
+	/*
 	 * Hands what the core queued for the adapters over now: for a
 	 * medium that runs no loop between the events it feeds the core
 	 * (the in-memory medium of tests).
@@ -307,6 +314,13 @@ adapter_members(struct adapter *a, const char *channel,
 {
 	if (a->listener != NULL && a->listener->members != NULL)
 		a->listener->members(a->listener_data, a, channel, members, n);
+}
+
+static inline void
+adapter_inside(struct adapter *a, const char *channel, int in)
+{
+	if (a->listener != NULL && a->listener->inside != NULL)
+		a->listener->inside(a->listener_data, a, channel, in);
 }
 
 static inline void

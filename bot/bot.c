@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,7 @@ bot_destroy(struct bot *bot)
 	buckets_destroy(bot->refusal_told);
 	outbox_destroy(bot->outbox);
 	medium_destroy(bot->medium);
+	text_finish(&bot->stored_log);
 	for (int i = 0; i < bot->nnetworks; i++)
 		network_destroy(bot->networks[i]);
 	free(bot->networks);
@@ -478,13 +480,44 @@ bot_clocks_check(struct bot *bot)
 			table_clock_check(bot->clock_tables[i]);
 }
 
+void
+bot_log_stored(struct bot *bot, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (outbox_inside(bot->outbox)) {
+		text_vprintf(&bot->stored_log, fmt, ap);
+		text_add(&bot->stored_log, "\n");
+	} else {
+		log_vmsg(LOG_LEVEL_INFO, fmt, ap);
+	}
+	va_end(ap);
+}
+
+/* The event's log lines, once it is stored; forgotten if it is not. */
+static void
+stored_log_end(struct bot *bot, int stored)
+{
+	char *line = bot->stored_log.buf, *end;
+
+	while (stored && line != NULL && (end = strchr(line, '\n')) != NULL) {
+		*end = '\0';
+		log_info("%s", line);
+		line = end + 1;
+	}
+	text_clear(&bot->stored_log);
+}
+
 int
 bot_leave(struct bot *bot)
 {
 	int rc = outbox_leave(bot->outbox);
 
-	if (!outbox_inside(bot->outbox))
+	if (!outbox_inside(bot->outbox)) {
+		stored_log_end(bot, rc == 0);
 		(void)bot_check_store(bot);
+	}
 	for (int i = 0; (rc != 0 || outbox_last_stored(bot->outbox)) &&
 	    i < outbox_flow_count(bot->outbox); i++) {
 		struct channel *channel = flow_channel(bot, i);
@@ -508,15 +541,6 @@ bot_leave(struct bot *bot)
 	if (!outbox_inside(bot->outbox))
 		bot_clocks_check(bot);
 	return rc;
-}
-
-const char *
-bot_self_name(struct network *network, enum lang lang)
-{
-	struct adapter *adapter = &network->adapter;
-	const char *name = medium_self_name(adapter);
-
-	return name != NULL && name[0] != '\0' ? name : i18n_get(lang, MSG_ME);
 }
 
 /*

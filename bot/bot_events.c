@@ -337,10 +337,45 @@ on_connected(void *data, struct adapter *adapter, int up)
 			table_await_resume(table);
 			continue;
 		}
-		/* A game started while the medium came up needs no resume. */
-		if (table_unresumed(table))
+		/*
+		 * A game started while the medium came up needs no resume;
+		 * one whose channel keeps the bot out waits for its return.
+		 */
+		if (table_unresumed(table) && !channel->outside)
 			table_resume(table, why);
 	}
+	bot_leave(bot);
+}
+
+/*
+ * The bot was put out of a channel (in 0: a kick, a ban) or is back in it
+ * (1).  While it is out nobody there hears the table, nor is heard: its
+ * game waits, as in an outage (no clock, no computer moves).  Back, the
+ * table says so, where the game stands and whom it waits for, whose
+ * time starts then: what they said meanwhile never reached the bot.
+ */
+static void
+on_inside(void *data, struct adapter *adapter, const char *name, int in)
+{
+	struct bot *bot = data;
+	struct network *network = network_of(bot, adapter);
+	struct channel *channel;
+	struct table *table;
+
+	if (network == NULL ||
+	    (channel = channel_get(network, name, 0)) == NULL)
+		return;
+	channel->outside = !in;
+	if ((table = channel->table) == NULL || table_game(table) == NULL)
+		return;
+	log_info("%s %s: %s", adapter->network, channel->name, in ?
+	    "back in the channel; its game resumes" :
+	    "put out of the channel; its game waits for the bot's return");
+	bot_enter(bot);
+	if (!in)
+		table_await_resume(table);
+	else if (network->up)
+		table_resume(table, MSG_BACK_IN_CHANNEL);
 	bot_leave(bot);
 }
 
@@ -460,5 +495,6 @@ const struct adapter_listener bot_listener = {
 	.connected = on_connected,
 	.private_lost = on_private_lost,
 	.members = on_members,
+	.inside = on_inside,
 	.flush = on_flush,
 };

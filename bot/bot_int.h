@@ -66,6 +66,8 @@ struct channel {
 	int configured;          /* listed in the configuration */
 	int removed;             /* dropped by a reload: leave when idle */
 	int joined;
+	/* Put out by a kick or a ban (the adapter said so): no resume. */
+	int outside;
 	/* Changes not stored in a row (told once; backs retries off). */
 	int store_failures;
 	/*
@@ -128,6 +130,8 @@ struct bot {
 	uint64_t part_timer;     /* leaves removed channels (channel_leave_later) */
 	/* A table told the last event was not saved (table_reload()). */
 	int not_saved_told;
+	/* Log lines of the event, said once it is stored (bot_log_stored). */
+	struct text stored_log;
 	int store_lost;          /* the store failed for good (fail-stop) */
 	int goodbye_said;        /* bot_say_goodbye() ran */
 	/* The tables whose turn's clock waits (bot_clock_wait()). */
@@ -229,6 +233,14 @@ void bot_enter(struct bot *bot);
 const char *bot_self_name(struct network *network, enum lang lang);
 /* 0, or -1 when the event's batch could not be committed. */
 int bot_leave(struct bot *bot);
+/*
+ * Logs (info) a change of the event being handled once the store has it:
+ * "game 3 finished" is not true until the event's commit is, which a
+ * full disk refuses (the event is then undone, and the failure logged
+ * instead).  Outside an event, at once.
+ */
+void bot_log_stored(struct bot *bot, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /*
  * The tables whose turn's clock waits for its prompt to be said
  * (table_clock.c tells the bot, waits 1 or 0); bot_clocks_check() asks

@@ -415,3 +415,12 @@ bot_configure(struct bot *bot, const struct config *config, char *err,
 		log_warn("reload: a network could not start");
 	return 0;
 }
+
+const char *
+bot_self_name(struct network *network, enum lang lang)
+{
+	struct adapter *adapter = &network->adapter;
+	const char *name = medium_self_name(adapter);
+
+	return name != NULL && name[0] != '\0' ? name : i18n_get(lang, MSG_ME);
+}

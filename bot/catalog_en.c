@@ -172,6 +172,9 @@ const char *const catalog_en[MSG_COUNT] = {
 	    "or {2}replace to take it).",
 	[MSG_RESUMED] = "The game resumes where it stopped.",
 	[MSG_RECONNECTED] = "I am back online; the game goes on.",
+	[MSG_SAVING_AGAIN] = "I can save again; the game goes on.",
+	[MSG_BACK_IN_CHANNEL] = "I am back; what was said here while I was "
+	    "away never reached me.",
 	[MSG_GOODBYE] = "I am restarting; this game resumes as soon as I "
 	    "am back.",
 	[MSG_GOODBYE_STORE_LOST] = "I am stopping; as I could not save this "

@@ -174,6 +174,9 @@ const char *const catalog_ja[MSG_COUNT] = {
 	    "（{2}back か {2}replace で取り戻せます）。",
 	[MSG_RESUMED] = "中断したところからゲームを再開します。",
 	[MSG_RECONNECTED] = "オンラインに戻りました。ゲームを続けます。",
+	[MSG_SAVING_AGAIN] = "再び保存できるようになりました。ゲームを続けます。",
+	[MSG_BACK_IN_CHANNEL] = "戻りました。離れていた間のここでの発言は"
+	    "届いていません。",
 	[MSG_GOODBYE] = "再起動します。戻りしだいこのゲームを再開します。",
 	[MSG_GOODBYE_STORE_LOST] = "停止します。このゲームは保存できなかったので、"
 	    "運営者がストアを修復してから再開します。",

@@ -269,8 +269,11 @@ outbox_leave(struct outbox *outbox)
 			flow_note(outbox, outbox->msgs[i].network,
 			    outbox->msgs[i].flow);
 	if (rc != 0) {
-		log_error("store: a change and its %d messages were not "
-		    "stored; nothing of it is said", outbox->nmsgs);
+		/* A full disk's later refusals are counted by the store. */
+		if (!store_full_quiet(outbox->store))
+			log_error("store: a change and its %d messages were "
+			    "not stored; nothing of it is said",
+			    outbox->nmsgs);
 	} else {
 		/*
 		 * Sent in order.  The list is taken first: should a send

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -210,6 +211,69 @@ last_errno(struct store *store)
  * the same write call, before anything of it reached the file; SQLite
  * calls only ENOSPC a full disk, so EFBIG is taken for one here.
  */
+static uint64_t
+monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * A full disk refuses writes until someone makes room, which may take a
+ * weekend, and some small writes get through meanwhile (pages the WAL
+ * reuses): the first refusal is logged whole, then one line every
+ * FULL_TOLD_MS with how many followed, and one once writes are stored
+ * with none refused for FULL_OVER_MS (store_full_over()).  Returns 1
+ * for a refusal to keep quiet.
+ */
+#define FULL_TOLD_MS (10 * 60 * 1000)
+#define FULL_OVER_MS (30 * 1000)
+static int
+full_refusal(struct store *store)
+{
+	uint64_t now = monotonic_ms();
+
+	store->full_refused++;
+	store->full_last = now;
+	if (store->full_since == 0) {
+		store->full_since = store->full_told = now;
+		return 0;
+	}
+	if (now - store->full_told >= FULL_TOLD_MS) {
+		store->full_told = now;
+		store_log("still full: %ld writes refused in %llu minutes; "
+		    "every change waits until there is room",
+		    store->full_refused, (unsigned long long)
+		    ((now - store->full_since) / 60000));
+	}
+	return 1;
+}
+
+/* A write was stored: a full disk's run of refusals may be over. */
+static void
+store_full_over(struct store *store)
+{
+	uint64_t now;
+
+	if (store->full_since == 0 ||
+	    (now = monotonic_ms()) - store->full_last < FULL_OVER_MS)
+		return;
+	log_info("store: writes are stored again, after %ld refused in %llu "
+	    "s on a full disk", store->full_refused,
+	    (unsigned long long)((store->full_last - store->full_since) /
+	    1000 + 1));
+	store->full_since = store->full_last = store->full_told = 0;
+	store->full_refused = 0;
+}
+
+int
+store_full_quiet(const struct store *store)
+{
+	return store->full_refused > 1;
+}
+
 int
 db_fail(struct store *store, const char *what)
 {
@@ -220,6 +284,9 @@ db_fail(struct store *store, const char *what)
 	/* The log line's place lookup would overwrite SQLite's message. */
 	snprintf(msg, sizeof(msg), "%s", sqlite3_errmsg(store->db));
 	e = (code & 0xff) == SQLITE_IOERR ? last_errno(store) : 0;
+	if ((e == EFBIG || (code & 0xff) == SQLITE_FULL) &&
+	    full_refusal(store))
+		return -1;
 	if (e == EFBIG) {
 		store_log("%s: database or disk is full (%s: the store "
 		    "reached the file size limit, ulimit -f)", what,
@@ -416,6 +483,7 @@ db_finish(struct store *store, int ok)
 	if (ok == 0 && db_run(store, db_stmt(store, STMT_COMMIT),
 	    "cannot commit") == 0) {
 		db_deferred_ended(store, 1);
+		store_full_over(store);
 		return 0;
 	}
 	db_rollback(store);

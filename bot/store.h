@@ -298,5 +298,11 @@ int store_each_outbox(struct store *store, store_message_fn fn, void *arg);
  * is rolled back and the call returns -1).
  */
 void store_fail_commits(struct store *store, int n);
+/*
+ * 1 while a full disk keeps refusing writes after its first refusal:
+ * the store logs the run in short (one line every ten minutes, one when
+ * writes are stored again), and callers need not log each refusal.
+ */
+int store_full_quiet(const struct store *store);
 
 #endif

@@ -84,6 +84,13 @@ struct store {
 	/* Fault injection for tests: commits still to fail. */
 	int fail_commits;
 	/*
+	 * A full disk's run of refused writes: when it began (monotonic
+	 * ms, 0: none), the last refusal, when the log last said so, and
+	 * how many so far.
+	 */
+	uint64_t full_since, full_last, full_told;
+	long full_refused;
+	/*
 	 * Fail-stop (store_failed()).  path is the file as opened (NULL for
 	 * an in-memory store), dev/ino the file SQLite holds open and those
 	 * of its WAL: a path that no longer names them means the store was

@@ -342,7 +342,7 @@ table_start(struct table *table, struct text *reply)
 		table_fail(table);
 		return 1;
 	}
-	log_info("%s %s: game %lld of %s started with %d seats",
+	bot_log_stored(bot, "%s %s: game %lld of %s started with %d seats",
 	    place.network, place.channel, (long long)table->game_id,
 	    table->impl->name, table->nseats);
 	text_init(&t);
@@ -365,8 +365,6 @@ table_start(struct table *table, struct text *reply)
 /* Turns, timers and computer players. */
 
 static void computer_cb(struct loop *loop, uint64_t id, void *arg);
-static void turn_cb(struct loop *loop, uint64_t id, void *arg);
-static void half_cb(struct loop *loop, uint64_t id, void *arg);
 
 /*
  * Whether the prompt line of people to act, line, was the last one said
@@ -506,18 +504,6 @@ table_next_text(struct table *table, struct text *out)
 }
 
 void
-table_clock_start(struct table *table)
-{
-	struct bot *bot = table_bot(table);
-	uint64_t ms = (uint64_t)table->channel->settings.turn_timer * 1000;
-
-	/* The wait is over. */
-	table_clock_cancel(table);
-	table->turn_timer = loop_timer(bot->loop, ms, turn_cb, table);
-	table->half_timer = loop_timer(bot->loop, ms / 2, half_cb, table);
-}
-
-void
 table_next(struct table *table)
 {
 	struct text t;
@@ -528,47 +514,9 @@ table_next(struct table *table)
 	text_finish(&t);
 }
 
-static void
-half_run(struct table *table)
-{
-	int acting[GAME_MAX_SEATS];
-	int n, half = table->channel->settings.turn_timer / 2;
-	/*
-	 * The reminder is no use once the turn is over, nor after an outage
-	 * (the clock starts afresh): the medium drops it if it waits that
-	 * long (struct send_info).
-	 */
-	uint64_t expires = loop_now(table_bot(table)->loop) +
-	    (uint64_t)half * 1000;
-
-	table->half_timer = 0;
-	if (table->game == NULL)
-		return;
-	n = table->impl->to_act(table->game->state, acting);
-	for (int i = 0; i < n; i++) {
-		struct seat *s = &table->seats[acting[i]];
-		struct text t;
-
-		if (!seat_is_human(s))
-			continue;
-		text_init(&t);
-		text_table_tag(&t, table);
-		SAY(&t, table_lang(table), MSG_REMINDER, "d", half);
-		network_send_private_until(table->channel->network,
-		    s->user_id, table->channel->name, &t, expires);
-		text_finish(&t);
-	}
-}
-
-static void
-half_cb(struct loop *loop, uint64_t id, void *arg)
-{
-	table_event(arg, half_run);
-}
-
 /* Lets a computer choose for seat; the choice is always legal. */
-static int
-computer_choose(struct table *table, int seat, struct action *out)
+int
+table_computer_choose(struct table *table, int seat, struct action *out)
 {
 	struct bot *bot = table_bot(table);
 	struct ai_params params;
@@ -616,7 +564,7 @@ computer_run(struct table *table)
 
 		if (seat_is_human(s))
 			continue;
-		if (computer_choose(table, acting[i], &action) != 0)
+		if (table_computer_choose(table, acting[i], &action) != 0)
 			continue;
 		text_init(&reply);
 		rc = table_act(table, acting[i], &action, ACT_COMPUTER,
@@ -736,64 +684,6 @@ table_stand_in(struct table *table, int seat, enum msg why)
 	text_finish(&t);
 }
 
-static void
-turn_run(struct table *table)
-{
-	int acting[GAME_MAX_SEATS];
-	int n;
-
-	table->turn_timer = 0;
-	if (table->game == NULL)
-		return;
-	n = table->impl->to_act(table->game->state, acting);
-	for (int i = 0; i < n; i++) {
-		int seat = acting[i];
-		struct seat *s = &table->seats[seat];
-		struct action action;
-		struct text reply;
-		int rc;
-
-		if (!seat_is_human(s))
-			continue;
-		if (computer_choose(table, seat, &action) != 0)
-			continue;
-		s->missed++;
-		{
-			struct text t;
-
-			text_init(&t);
-			SAY(&t, table_lang(table), MSG_TIMEOUT, "b", s->name);
-			channel_send(table->channel, &t);
-			text_finish(&t);
-		}
-		if (s->missed >= 2)
-			table_stand_in(table, seat, MSG_STANDIN_TIMEOUTS);
-		text_init(&reply);
-		rc = table_act(table, seat, &action, ACT_COMPUTER, &reply);
-		text_finish(&reply);
-		/*
-		 * Simultaneous phases: every late seat gets its move now,
-		 * unless the table closed or moved on to a new phase.
-		 */
-		if (rc != 0 || table->game == NULL)
-			return;
-		{
-			enum game_phase phase = table->impl->phase(
-			    table->game->state);
-
-			if (phase != PHASE_BID_SIMULTANEOUS &&
-			    phase != PHASE_SELECT)
-				return;
-		}
-	}
-}
-
-static void
-turn_cb(struct loop *loop, uint64_t id, void *arg)
-{
-	table_event(arg, turn_run);
-}
-
 /* ------------------------------------------------------------------ */
 /* Actions. */
 
@@ -896,7 +786,7 @@ table_act(struct table *table, int seat, const struct action *action,
 				    "game %lld", table->channel->network->
 				    adapter.network, table->channel->name,
 				    (long long)table->game_id);
-			log_info("%s %s: game %lld finished",
+			bot_log_stored(bot, "%s %s: game %lld finished",
 			    table->channel->network->adapter.network,
 			    table->channel->name, (long long)table->game_id);
 			channel_send(table->channel, &out);

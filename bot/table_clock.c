@@ -1,5 +1,8 @@
 /*
- * table_clock.c - a turn's clock starts when its prompt has been said.
+ * table_clock.c - a turn's clock: it starts when its prompt has been
+ * said, reminds the player privately at half time, and at its end a
+ * computer moves for them (or, while the store refuses this table's
+ * changes, the table tries the store instead).
  *
  * A prompt is stored with the move that made it and then waits behind
  * the table's earlier lines: at a slow IRC pace the lines of a round's
@@ -22,11 +25,15 @@
  * cards) one player's move does not start the others' clock again: it
  * runs from their prompt (table_clock_goes_on()).
  */
+#include <stdio.h>
+#include <time.h>
+
 #include "bot_int.h"
 #include "log.h"
 #include "loop.h"
 #include "medium.h"
 #include "outbox.h"
+#include "store.h"
 #include "table.h"
 #include "table_int.h"
 
@@ -168,4 +175,134 @@ table_clock_cancel(struct table *table)
 		bot_clock_wait(table_bot(table), table, 0);
 	table->clock_waits = 0;
 	table->clock_mark = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The turn's time: the reminder at half time, the end. */
+
+static void
+half_run(struct table *table)
+{
+	int acting[GAME_MAX_SEATS];
+	int n, half = table->channel->settings.turn_timer / 2;
+	/*
+	 * The reminder is no use once the turn is over, nor after an outage
+	 * (the clock starts afresh): the medium drops it if it waits that
+	 * long (struct send_info).
+	 */
+	uint64_t expires = loop_now(table_bot(table)->loop) +
+	    (uint64_t)half * 1000;
+
+	table->half_timer = 0;
+	if (table->game == NULL)
+		return;
+	n = table->impl->to_act(table->game->state, acting);
+	for (int i = 0; i < n; i++) {
+		struct seat *s = &table->seats[acting[i]];
+		struct text t;
+
+		if (!seat_is_human(s))
+			continue;
+		text_init(&t);
+		text_table_tag(&t, table);
+		SAY(&t, table_lang(table), MSG_REMINDER, "d", half);
+		network_send_private_until(table->channel->network,
+		    s->user_id, table->channel->name, &t, expires);
+		text_finish(&t);
+	}
+}
+
+static void
+half_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, half_run);
+}
+
+static void
+turn_run(struct table *table)
+{
+	int acting[GAME_MAX_SEATS];
+	int n;
+
+	table->turn_timer = 0;
+	if (table->game == NULL)
+		return;
+	/*
+	 * The store refused this table's last change (a full disk), and
+	 * the people here were told that the game goes on once it saves
+	 * again: their time does not run out meanwhile.  The clock tries
+	 * the store instead, with the lines saying that it saves again,
+	 * where the game stands and whose turn it is, whose time starts
+	 * then; refused, they are not said, and the clock tries again.
+	 * The lines change nothing stored: a write of the time makes the
+	 * event's commit the try.
+	 */
+	if (table->channel->store_failures > 0) {
+		char now[32];
+
+		snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
+		if (store_kv_set(table_bot(table)->store, "store:tried", now) ==
+		    0)
+			table_resume(table, MSG_SAVING_AGAIN);
+		return;
+	}
+	n = table->impl->to_act(table->game->state, acting);
+	for (int i = 0; i < n; i++) {
+		int seat = acting[i];
+		struct seat *s = &table->seats[seat];
+		struct action action;
+		struct text reply;
+		int rc;
+
+		if (!seat_is_human(s))
+			continue;
+		if (table_computer_choose(table, seat, &action) != 0)
+			continue;
+		s->missed++;
+		{
+			struct text t;
+
+			text_init(&t);
+			SAY(&t, table_lang(table), MSG_TIMEOUT, "b", s->name);
+			channel_send(table->channel, &t);
+			text_finish(&t);
+		}
+		if (s->missed >= 2)
+			table_stand_in(table, seat, MSG_STANDIN_TIMEOUTS);
+		text_init(&reply);
+		rc = table_act(table, seat, &action, ACT_COMPUTER, &reply);
+		text_finish(&reply);
+		/*
+		 * Simultaneous phases: every late seat gets its move now,
+		 * unless the table closed or moved on to a new phase.
+		 */
+		if (rc != 0 || table->game == NULL)
+			return;
+		{
+			enum game_phase phase = table->impl->phase(
+			    table->game->state);
+
+			if (phase != PHASE_BID_SIMULTANEOUS &&
+			    phase != PHASE_SELECT)
+				return;
+		}
+	}
+}
+
+static void
+turn_cb(struct loop *loop, uint64_t id, void *arg)
+{
+	table_event(arg, turn_run);
+}
+
+void
+table_clock_start(struct table *table)
+{
+	struct bot *bot = table_bot(table);
+	uint64_t ms = (uint64_t)table->channel->settings.turn_timer * 1000;
+
+	/* The wait is over. */
+	table_clock_cancel(table);
+	table->turn_timer = loop_timer(bot->loop, ms, turn_cb, table);
+	table->half_timer = loop_timer(bot->loop, ms / 2, half_cb, table);
 }

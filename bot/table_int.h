@@ -102,6 +102,8 @@ void table_former_add(struct table *table, const char *user_id, int seat);
 struct bot *table_bot(const struct table *table);
 /* Runs one timer of a table as one event of the core (bot_enter). */
 void table_event(struct table *table, void (*run)(struct table *));
+/* Lets a computer choose for seat (table.c); the choice is always legal. */
+int table_computer_choose(struct table *table, int seat, struct action *out);
 /*
  * With nobody seated between tricks the game pauses (said once into out,
  * with when it closes) and 1 is returned; 0 while someone plays

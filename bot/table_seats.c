@@ -759,7 +759,7 @@ table_close(struct table *table, int abandoned)
 	lobby_forget(table);
 	if (table->game != NULL && abandoned && table->game_id > 0) {
 		table_forget_end(table);
-		log_info("%s %s: game %lld stopped before its end",
+		bot_log_stored(bot, "%s %s: game %lld stopped before its end",
 		    table->channel->network->adapter.network,
 		    table->channel->name, (long long)table->game_id);
 	}
@@ -867,7 +867,8 @@ abandon_run(struct table *table)
 	SAY0(&t, table_lang(table), MSG_STOPPED);
 	channel_send(table->channel, &t);
 	text_finish(&t);
-	log_info("%s %s: game %lld closed: nobody played for %d minutes",
+	bot_log_stored(table_bot(table),
+	    "%s %s: game %lld closed: nobody played for %d minutes",
 	    table->channel->network->adapter.network, table->channel->name,
 	    (long long)table->game_id, table_bot(table)->lobby_idle / 60);
 	table_close(table, 1);

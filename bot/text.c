@@ -78,18 +78,26 @@ void
 text_printf(struct text *t, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
+	text_vprintf(t, fmt, ap);
+	va_end(ap);
+}
+
+void
+text_vprintf(struct text *t, const char *fmt, va_list ap)
+{
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
 	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	reserve(t, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(t->buf + t->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	t->len += (size_t)n;
+	if (n >= 0) {
+		reserve(t, (size_t)n);
+		vsnprintf(t->buf + t->len, (size_t)n + 1, fmt, again);
+		t->len += (size_t)n;
+	}
+	va_end(again);
 }
 
 /* The length of the valid UTF-8 sequence at s, or 0. */

@@ -23,6 +23,7 @@
 #ifndef STICHBOT_TEXT_H
 #define STICHBOT_TEXT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define TEXT_BOLD '\x02'
@@ -63,6 +64,8 @@ void text_add(struct text *t, const char *s);
 void text_addn(struct text *t, const char *s, size_t n);
 void text_printf(struct text *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void text_vprintf(struct text *t, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /*
  * Text that came from a user (names, arguments): control bytes and invalid
  * UTF-8 are dropped, so nothing a user types can forge a mark, a line

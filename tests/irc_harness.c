@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "adapter.h"
+#include "harness_events.h"
 #include "log.h"
 #include "loop.h"
 #include "text.h"
@@ -54,123 +55,10 @@ adapter_find(const char *name)
 
 static struct loop *harness_loop;
 static struct adapter harness_adapter;
+static struct adapter_listener harness_listener;
 static char input[1 << 16];
 static size_t input_len;
 static int stopping;
-
-/* Prints obj (stolen) as one line on stdout. */
-static void
-emit(json_t *obj)
-{
-	char *s = json_dumps(obj, JSON_COMPACT);
-
-	if (s != NULL) {
-		printf("%s\n", s);
-		fflush(stdout);
-		free(s);
-	}
-	json_decref(obj);
-}
-
-static json_t *
-user_json(const struct user *u)
-{
-	json_t *o = json_pack("{s:s, s:s, s:s?}", "id", u->id, "name",
-	    u->name, "mask", u->mask);
-
-	/* Only when set, so that most tests compare three fields. */
-	if (o != NULL && u->guest)
-		json_object_set_new(o, "guest", json_true());
-	return o;
-}
-
-static void
-harness_message(void *data, struct adapter *adapter, const char *channel,
-    const struct user *from, const char *text)
-{
-	(void)data;
-	(void)adapter;
-	emit(json_pack("{s:s, s:s?, s:o, s:s}", "event", "message", "channel",
-	    channel, "from", user_json(from), "text", text));
-}
-
-static void
-harness_join(void *data, struct adapter *adapter, const char *channel,
-    const struct user *who)
-{
-	(void)data;
-	(void)adapter;
-	emit(json_pack("{s:s, s:s?, s:o}", "event", "join", "channel", channel,
-	    "user", user_json(who)));
-}
-
-static void
-harness_leave(void *data, struct adapter *adapter, const char *channel,
-    const struct user *who)
-{
-	(void)data;
-	(void)adapter;
-	emit(json_pack("{s:s, s:s?, s:o}", "event", "leave", "channel",
-	    channel, "user", user_json(who)));
-}
-
-static void
-harness_rename(void *data, struct adapter *adapter, const char *old_id,
-    const struct user *now)
-{
-	(void)data;
-	(void)adapter;
-	emit(json_pack("{s:s, s:s, s:o}", "event", "rename", "old_id", old_id,
-	    "user", user_json(now)));
-}
-
-static void
-harness_sent(void *data, struct adapter *adapter, uint64_t id)
-{
-	(void)data;
-	(void)adapter;
-	emit(json_pack("{s:s, s:I}", "event", "sent", "id", (json_int_t)id));
-}
-
-static void
-harness_connected(void *data, struct adapter *adapter, int up)
-{
-	(void)data;
-	(void)adapter;
-	emit(json_pack("{s:s, s:b}", "event", "connected", "up", up));
-}
-
-static void
-harness_members(void *data, struct adapter *adapter, const char *channel,
-    const struct user *members, size_t n)
-{
-	json_t *users = json_array();
-
-	(void)data;
-	(void)adapter;
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(users, user_json(&members[i]));
-	emit(json_pack("{s:s, s:s, s:o}", "event", "members", "channel",
-	    channel, "users", users));
-}
-
-static void
-harness_flush(void *data)
-{
-	(void)data;
-}
-
-/* The stub core: every event the adapter reports is printed. */
-static const struct adapter_listener harness_listener = {
-	.message = harness_message,
-	.join = harness_join,
-	.leave = harness_leave,
-	.rename = harness_rename,
-	.sent = harness_sent,
-	.connected = harness_connected,
-	.members = harness_members,
-	.flush = harness_flush,
-};
 
 static void
 stop(const char *goodbye)
@@ -288,6 +176,7 @@ main(int argc, char **argv)
 	harness_adapter.impl = &irc_adapter;
 	harness_adapter.network = (char *)(json_is_string(name) ?
 	    json_string_value(name) : "irc");
+	harness_listener_init(&harness_listener, NULL);
 	harness_adapter.listener = &harness_listener;
 	if (irc_adapter.init(&harness_adapter, config, "networks[0]", err,
 	    sizeof(err)) != 0) {

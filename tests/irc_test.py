@@ -320,10 +320,14 @@ def test_ngircd():
             assert ev["user"]["name"] == "dave", ev
             carol.send("KICK #kick stichbot :you too")
             carol.wait(lambda l: "KICK #kick stichbot" in l)
+            # The core hears that the bot is out, then back.
+            h.event("inside", channel="#kick", **{"in": False})
             # The adapter joins again after a delay.
             carol.wait(lambda l: l.startswith(":stichbot!") and
                        "JOIN" in l, 20)
-        check("a kick is a leave; kicked, the bot joins again later", kicks)
+            h.event("inside", channel="#kick", **{"in": True})
+        check("a kick is a leave; kicked, the bot joins again later, and "
+              "the core hears both", kicks)
 
         def nick_in_use():
             h2 = Harness(base_config(ircd.port, alt_nicks=["sb_alt"]),

@@ -50,6 +50,7 @@
 #include <jansson.h>
 
 #include "adapter.h"
+#include "harness_events.h"
 #include "config.h"
 #include "log.h"
 #include "loop.h"
@@ -66,30 +67,11 @@ const char *const config_network_keys[] = {
 static struct loop *harness_loop;
 static struct store *harness_store;
 static struct adapter harness_adapter;
+static struct adapter_listener harness_listener;
 static const char *crash_on, *crash_after;
 static uint64_t drain_end;
 static char input[1 << 16];
 static size_t input_len;
-
-/* Prints obj (stolen) as one line on stdout. */
-static void
-emit(json_t *obj)
-{
-	char *s = json_dumps(obj, JSON_COMPACT);
-
-	if (s != NULL) {
-		printf("%s\n", s);
-		fflush(stdout);
-		free(s);
-	}
-	json_decref(obj);
-}
-
-static json_t *
-user_json(const struct user *u)
-{
-	return json_pack("{s:s, s:s}", "id", u->id, "name", u->name);
-}
 
 /* Appends text to "harness:moves" in one batch, as the core stores a move. */
 static void
@@ -130,8 +112,7 @@ harness_message(void *data, struct adapter *adapter, const char *channel,
 		    text));
 		_exit(3);
 	}
-	emit(json_pack("{s:s, s:s?, s:o, s:s}", "event", "message", "channel",
-	    channel, "from", user_json(from), "text", text));
+	harness_print_message(channel, from, text);
 	store_move(text);
 	if (crash_after != NULL && strcmp(text, crash_after) == 0) {
 		emit(json_pack("{s:s, s:s}", "event", "crashing", "text",
@@ -139,95 +120,6 @@ harness_message(void *data, struct adapter *adapter, const char *channel,
 		_exit(3);
 	}
 }
-
-static void
-harness_join(void *data, struct adapter *adapter, const char *channel,
-    const struct user *who)
-{
-	(void)data;
-	(void)adapter;
-	emit(json_pack("{s:s, s:s?, s:o}", "event", "join", "channel", channel,
-	    "user", user_json(who)));
-}
-
-static void
-harness_leave(void *data, struct adapter *adapter, const char *channel,
-    const struct user *who)
-{
-	(void)data;
-	(void)adapter;
-	emit(json_pack("{s:s, s:s?, s:o}", "event", "leave", "channel",
-	    channel, "user", user_json(who)));
-}
-
-static void
-harness_rename(void *data, struct adapter *adapter, const char *old_id,
-    const struct user *now)
-{
-	(void)data;
-	(void)adapter;
-	emit(json_pack("{s:s, s:s, s:o}", "event", "rename", "old_id", old_id,
-	    "user", user_json(now)));
-}
-
-static void
-harness_sent(void *data, struct adapter *adapter, uint64_t id)
-{
-	(void)data;
-	(void)adapter;
-	emit(json_pack("{s:s, s:I}", "event", "sent", "id", (json_int_t)id));
-}
-
-static void
-harness_connected(void *data, struct adapter *adapter, int up)
-{
-	(void)data;
-	(void)adapter;
-	emit(json_pack("{s:s, s:b}", "event", "connected", "up", up));
-}
-
-static void
-harness_private_lost(void *data, struct adapter *adapter,
-    const struct user *who)
-{
-	(void)data;
-	(void)adapter;
-	emit(json_pack("{s:s, s:o}", "event", "private_lost", "user",
-	    user_json(who)));
-}
-
-static void
-harness_members(void *data, struct adapter *adapter, const char *channel,
-    const struct user *members, size_t n)
-{
-	json_t *users = json_array();
-
-	(void)data;
-	(void)adapter;
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(users, user_json(&members[i]));
-	emit(json_pack("{s:s, s:s, s:o}", "event", "members", "channel",
-	    channel, "users", users));
-}
-
-static void
-harness_flush(void *data)
-{
-	(void)data;
-}
-
-/* The stub core: every event the adapter reports is printed. */
-static const struct adapter_listener harness_listener = {
-	.message = harness_message,
-	.join = harness_join,
-	.leave = harness_leave,
-	.rename = harness_rename,
-	.sent = harness_sent,
-	.connected = harness_connected,
-	.private_lost = harness_private_lost,
-	.members = harness_members,
-	.flush = harness_flush,
-};
 
 /* Runs the loop until the adapter has nothing left to do, then stops it. */
 static void
@@ -396,6 +288,7 @@ main(int argc, char **argv)
 	name = json_string_value(json_object_get(config, "name"));
 	harness_adapter.impl = &matrix_adapter;
 	harness_adapter.network = (char *)(name != NULL ? name : "matrix");
+	harness_listener_init(&harness_listener, harness_message);
 	harness_adapter.listener = &harness_listener;
 	if (matrix_adapter.init(&harness_adapter, config, "networks[0]", err,
 	    sizeof(err)) != 0) {

@@ -614,6 +614,9 @@ def test_outbox(ctx):
     alice.kick(room, BOT, "enough")
     wait_until(lambda: "removed from" in ctx.harness_log(),
                what="the kick")
+    # The core hears it is out (its game then waits for its return).
+    h.wait(lambda e: e == {"event": "inside", "channel": "#outbox:localhost",
+                           "in": False}, 20, "out of the channel")
     h.command(send_channel="#outbox:localhost", text="kept", id=40,
               flow="#outbox:localhost")
     h.command(send_private=BOB, text="after kept", id=41,
@@ -632,6 +635,12 @@ def test_outbox(ctx):
            "the rows said after the invitation")
     assert sent_ids(h)[-2:] == [40, 41], sent_ids(h)
     assert bot_bodies(ctx, room)[-1] == "kept", bot_bodies(ctx, room)
+    # ... and that it is back, once (its table then resumes).
+    back = [e for e in h.events if e["event"] == "inside"]
+    assert back == [{"event": "inside", "channel": "#outbox:localhost",
+                     "in": False},
+                    {"event": "inside", "channel": "#outbox:localhost",
+                     "in": True}], back
     assert bot_bodies(ctx, dm)[-2:] == ["a reply", "after kept"], \
         bot_bodies(ctx, dm)
 

@@ -347,6 +347,11 @@ def test_full_disk(world, manager):
         check(bot.alive(), "the bot died of a full disk")
         wait_until(lambda: "database or disk is full" in world.bot_log(),
                    10, "the full disk in the log")
+        # Said once for the run of refusals, not once per refused write.
+        check(world.bot_log().count("database or disk is full") == 1 and
+              world.bot_log().count("were not stored") == 1,
+              "the full disk logged per refusal:\n" +
+              world.bot_log()[-2000:])
         # Room again: the store was not failed, a new game is stored.
         os.unlink(filler)
         before = games_stored(world.store)
@@ -362,9 +367,13 @@ def test_full_disk(world, manager):
         people[0].say(a, "!start")
         wait_until(lambda: games_stored(world.store) > before, 20,
                    "a new game stored")
+        # Said once writes have been stored for 30 s with none refused.
+        drive(world, people, lambda: "writes are stored again, after" in
+              world.bot_log(), 90, "the end of the full disk in the log")
         check(bot.alive(), "the bot died")
         check(bot.terminate() == 0, "SIGTERM: exit status")
-        print("  full disk: move refused, bot alive; room again: stored")
+        print("  full disk: move refused (logged once), bot alive; room "
+              "again: stored, and logged")
     finally:
         subprocess.run(["umount", "-l", fs])
 
@@ -397,6 +406,16 @@ def test_file_size(world, manager):
           % bot.proc.poll())
     wait_until(lambda: "the store reached the file size limit" in
                world.bot_log(), 10, "the file size limit in the log")
+    # More refused changes (a seat given up, twice): each is told to
+    # whoever asked, while the log says it once for the run.
+    told = times_said(world, STORE_FAILED)
+    for _ in range(2):
+        people[0].say(a, "!leave")
+    wait_until(lambda: times_said(world, STORE_FAILED) >= told + 2, 20,
+               "each later refusal told why")
+    check(world.bot_log().count("the store reached the file size limit")
+          == 1, "the file size limit logged per refusal:\n" +
+          world.bot_log()[-2000:])
     check("nothing more is stored until a restart" not in world.bot_log(),
           "the file size limit failed the store:\n" +
           world.bot_log()[-2000:])
@@ -420,6 +439,9 @@ def test_file_size(world, manager):
     # commit took with it: a restart must not say them again.
     wait_until(lambda: outbox_rows(world.store) == 0, 20,
                "an empty outbox")
+    # Said once writes have been stored for 30 s with none refused.
+    drive(world, people, lambda: "writes are stored again, after" in
+          world.bot_log(), 90, "the end of the refusals in the log")
     check(bot.alive(), "the bot died")
     check(bot.terminate() == 0, "SIGTERM: exit status")
     print("  file size limit %d: move refused, bot alive; limit raised: "

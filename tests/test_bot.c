@@ -21,6 +21,7 @@
 #include "channel_lines.h"
 #include "ai.h"
 #include "bot_test.h"
+#include "log.h"
 #include "loop.h"
 #include "memory.h"
 #include "present.h"
@@ -2091,6 +2092,48 @@ test_reconnect(void **state)
 	assert_int_equal(table_game(table)->nactions, before + 1);
 }
 
+/*
+ * Put out of a channel (a kick) while connected, the bot hears nobody
+ * there: its game waits (no clock, no computer), a reconnect meanwhile
+ * does not resume it, and back in, the table says so and prompts again.
+ */
+static void
+test_kicked_and_back(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int before;
+	size_t mark;
+
+	adapter_connected(f->adapter, 1);
+	adapter_flush(f->adapter);
+	seat_three(f, "#k", "wizard");
+	say(f, "#k", "alice", "!start");
+	table = table_of(f, "#k");
+	before = table_game(table)->nactions;
+	adapter_inside(f->adapter, "#k", 0);
+	adapter_flush(f->adapter);
+	mark = memory_count(f->adapter);
+	loop_advance(f->loop, 600 * 1000);
+	assert_int_equal(table_game(table)->nactions, before);
+	adapter_connected(f->adapter, 0);
+	adapter_connected(f->adapter, 1);
+	adapter_flush(f->adapter);
+	assert_false(sent_since(f, mark, "#k", "back online"));
+	loop_advance(f->loop, 600 * 1000);
+	assert_int_equal(table_game(table)->nactions, before);
+	adapter_inside(f->adapter, "#k", 1);
+	adapter_flush(f->adapter);
+	assert_true(sent_since(f, mark, "#k", "I am back; what was said here"));
+	assert_true(sent_since(f, mark, "#k", "to bid"));
+	/* The clock runs again from the return. */
+	loop_advance(f->loop, 121 * 1000);
+	assert_int_equal(table_game(table)->nactions, before + 1);
+	/* A channel the bot never knew changes nothing. */
+	adapter_inside(f->adapter, "#unknown", 0);
+	adapter_flush(f->adapter);
+}
+
 static int
 reload_ok(void *arg, char *err, size_t errlen)
 {
@@ -2438,6 +2481,86 @@ test_resume_hand_once(void **state)
 	}
 	for (int p = 0; p < 3; p++)
 		assert_int_equal(hands[p], 1);
+}
+
+/* Log lines captured by test_log_stored(). */
+static struct text captured_log;
+
+static void
+capture_log(enum log_level level, const char *line, void *arg)
+{
+	(void)level;
+	(void)arg;
+	text_add(&captured_log, line);
+	text_add(&captured_log, "\n");
+}
+
+/*
+ * The log tells of a game's start only once it is stored: a start the
+ * store refuses did not happen, and the log says nothing of it.
+ */
+static void
+test_log_stored(void **state)
+{
+	struct fx *f = *state;
+
+	text_init(&captured_log);
+	log_capture(capture_log, NULL);
+	seat_three(f, "#ls", "wizard");
+	store_fail_commits(f->store, 1);
+	say(f, "#ls", "alice", "!start");
+	assert_null(table_game(table_of(f, "#ls")));
+	assert_null(strstr(text_str(&captured_log), "started with"));
+	assert_non_null(strstr(text_str(&captured_log), "cannot commit"));
+	say(f, "#ls", "alice", "!start");
+	assert_non_null(table_game(table_of(f, "#ls")));
+	assert_non_null(strstr(text_str(&captured_log),
+	    "test #ls: game 1 of wizard started with 3 seats"));
+	log_capture(NULL, NULL);
+	text_finish(&captured_log);
+}
+
+/*
+ * A full disk refuses a player's move: they are told the game goes on
+ * once the bot saves again, so their time does not run out meanwhile;
+ * the clock tries the store instead, and once it saves, the table says
+ * so and whose turn it is, whose time starts then.
+ */
+static void
+test_commit_fails_clock(void **state)
+{
+	struct fx *f = *state;
+	int before;
+	size_t mark;
+
+	seat_three(f, "#fc", "wizard");
+	say(f, "#fc", "alice", "!start");
+	before = table_game(table_of(f, "#fc"))->nactions;
+	mark = memory_count(f->adapter);
+	store_fail_commits(f->store, 1000);
+	act_first(f, "#fc");
+	assert_int_equal(count_since(f, mark, "so it did not happen"), 1);
+	/* Ten turn timers of a full disk: nobody's time runs out. */
+	for (int i = 0; i < 10; i++)
+		loop_advance(f->loop, 121 * 1000);
+	assert_int_equal(table_game(table_of(f, "#fc"))->nactions, before);
+	assert_int_equal(count_since(f, mark, "Time is up"), 0);
+	assert_int_equal(count_since(f, mark, "so it did not happen"), 1);
+	assert_int_equal(count_since(f, mark, "I can save again; the game"), 0);
+	store_fail_commits(f->store, 0);
+	for (int i = 0; i < 121 &&
+	    count_since(f, mark, "I can save again; the game") == 0; i++)
+		loop_advance(f->loop, 1000);
+	assert_int_equal(count_since(f, mark, "I can save again; the game"), 1);
+	assert_true(sent_since(f, mark, "#fc", "to bid"));
+	assert_int_equal(count_since(f, mark, "Time is up"), 0);
+	assert_int_equal(table_game(table_of(f, "#fc"))->nactions, before);
+	/* The time starts from there. */
+	loop_advance(f->loop, 110 * 1000);
+	assert_int_equal(count_since(f, mark, "Time is up"), 0);
+	loop_advance(f->loop, 11 * 1000);
+	assert_int_equal(count_since(f, mark, "Time is up"), 1);
+	assert_int_equal(table_game(table_of(f, "#fc"))->nactions, before + 1);
 }
 
 /*
@@ -3985,6 +4108,12 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_fails,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_log_stored, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_commit_fails_clock, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_kicked_and_back, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_stats_after_games, setup,

@@ -203,8 +203,11 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 			    "waited for it, and commands said there meanwhile "
 			    "were not seen", irc->network, c->name,
 			    irc_queue_flow_depth(irc->queue, c->name));
-		c->kicked = 0;
 		send_who(irc, c);
+		/* Its table resumes behind the lines that waited. */
+		if (c->kicked && irc_alive(irc))
+			adapter_inside(irc->adapter, c->name, 1);
+		c->kicked = 0;
 		/* Its lines waited for the join. */
 		irc_queue_flush(irc->queue);
 		return;
@@ -294,6 +297,8 @@ on_kick(irc_session_t *session, const char *event, const char *origin,
 		    irc->network, c->name);
 		c->kicked = 1;
 		self_left(irc, c);
+		if (irc_alive(irc))
+			adapter_inside(irc->adapter, c->name, 0);
 		return;
 	}
 	if ((u = irc_user_find(irc, params[1])) == NULL || !irc_chan_has(c, u))

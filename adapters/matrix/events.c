@@ -487,8 +487,10 @@ on_left(struct matrix *m, const char *room_id, const struct mx_event *ev)
 			    strcmp(j->room_id, room_id) == 0)
 				j->failed = 1;
 		/* What its table said there waits for an invitation. */
-		if ((j = mx_channel_of_room(m, room_id)) != NULL)
+		if ((j = mx_channel_of_room(m, room_id)) != NULL) {
 			mx_room_shut_out(m, room, j);
+			adapter_inside(m->adapter, j->name, 0);
+		}
 	}
 	if (room->leaving == NULL)
 		mx_room_forget(m, room);

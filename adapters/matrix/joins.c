@@ -145,12 +145,16 @@ on_joined(const struct mx_response *res, void *arg)
 		mx_members_fetch(room);
 		j->done = 1;
 		j->attempt = 0;
-		/* Back in by an invitation: the kick is forgiven. */
+		mx_room_take(room, &j->queue);
+		/*
+		 * Back in by an invitation: the kick is forgiven, and the
+		 * table resumes behind the lines that waited.
+		 */
 		if (j->core && j->shut_recorded) {
 			j->shut_recorded = 0;
 			mx_record_set(m, "shut_out", j->name, NULL);
+			adapter_inside(m->adapter, j->name, 1);
 		}
-		mx_room_take(room, &j->queue);
 		/* Back in, a room that refused us is asked again now. */
 		mx_room_retry_now(room);
 		/* In the replacement of an upgraded room: leave the old one. */
