@@ -317,8 +317,16 @@ db_configure(struct store *store, char *err, size_t errlen)
 	if (strcmp(mode, "wal") != 0 && strcmp(mode, "memory") != 0)
 		return game_error(err, errlen,
 		    "The store cannot use WAL mode (journal mode %s).", mode);
+	/*
+	 * The write-ahead log is folded back every 250 pages (1 MB, not
+	 * SQLite's 4 MB) and cut back to 1 MB after: the room a store needs
+	 * beyond its file, and all a full disk must make before the bot can
+	 * save again, stays small.
+	 */
 	return exec_sql(store, "PRAGMA synchronous = FULL;"
-	    "PRAGMA foreign_keys = ON;", err, errlen);
+	    "PRAGMA foreign_keys = ON;"
+	    "PRAGMA wal_autocheckpoint = 250;"
+	    "PRAGMA journal_size_limit = 1048576;", err, errlen);
 }
 
 static int
