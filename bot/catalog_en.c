@@ -113,6 +113,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_NO_OPTIONS] = "{1} has no options.",
 	/* What the public knows constrains the next play (present/). */
 	[MSG_HINT_LEAD] = "lead {1}",
+	[MSG_WHY_FOLLOW] = "You must follow {1} while you hold it.",
+	[MSG_WHY_BID_RANGE] = "A bid is 0 to {1}, the cards dealt.",
 	[MSG_HINT_WIZARD_LED] = "a Wizard leads: any card",
 	[MSG_HINT_STANDARD] = "to meet {1} (or your lowest)",
 	[MSG_VIEW_HAND] = "Your hand:",

@@ -114,6 +114,8 @@ const char *const catalog_ja[MSG_COUNT] = {
 	[MSG_NO_OPTIONS] = "{1}にはオプションがありません。",
 	/* What the public knows constrains the next play (present/). */
 	[MSG_HINT_LEAD] = "リードは{1}",
+	[MSG_WHY_FOLLOW] = "{1}を持っている間は{1}を出す必要があります。",
+	[MSG_WHY_BID_RANGE] = "宣言は0から配られた枚数の{1}までです。",
 	[MSG_HINT_WIZARD_LED] = "ウィザードが先頭: どのカードでも可",
 	[MSG_HINT_STANDARD] = "{1}以上か一番弱いカード",
 	[MSG_VIEW_HAND] = "あなたの手札:",

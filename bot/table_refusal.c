@@ -120,6 +120,31 @@ hand_holds(struct table *table, int seat, const struct action *action)
 	return 1;
 }
 
+/* The rule that refuses action, as the game's presentation words it. */
+static void
+why_not(struct table *table, int seat, const struct action *action,
+    struct text *why)
+{
+	const struct game_present *present = present_find(table->impl->name);
+	char codes[GAME_MAX_PLAY][8];
+	struct game_brief mine;
+	struct text reason;
+
+	if (present == NULL || present->why_not == NULL)
+		return;
+	for (int c = 0; c < action->ncards && c < GAME_MAX_PLAY; c++)
+		table->impl->format_card(action->cards[c], codes[c],
+		    sizeof(codes[c]));
+	table_brief(table, seat, &mine);
+	text_init(&reason);
+	if (present->why_not(&reason, table_lang(table), &mine, action,
+	    codes)) {
+		text_add(why, " ");
+		text_append(why, &reason);
+	}
+	text_finish(&reason);
+}
+
 void
 table_refusal(struct table *table, int seat, const struct action *action,
     int flags, struct text *reply)
@@ -165,6 +190,8 @@ table_refusal(struct table *table, int seat, const struct action *action,
 	 */
 	text_init(&why);
 	{
+		/* A card of the game, but not of this hand. */
+		int held = hand_holds(table, seat, action);
 		struct text what;
 
 		text_init(&what);
@@ -172,10 +199,11 @@ table_refusal(struct table *table, int seat, const struct action *action,
 			text_printf(&what, "%d", action->value);
 		else
 			text_action_cards(&what, table, action);
-		/* A card of the game, but not of this hand. */
-		SAY(&why, lang, hand_holds(table, seat, action) ?
-		    MSG_MOVE_NOT_ALLOWED : MSG_NOT_HELD, "r", text_str(&what));
+		SAY(&why, lang, held ? MSG_MOVE_NOT_ALLOWED : MSG_NOT_HELD,
+		    "r", text_str(&what));
 		text_finish(&what);
+		if (held)
+			why_not(table, seat, action, &why);
 	}
 	if (flags & ACT_IN_CHANNEL) {
 		SAY0(reply, lang, MSG_REFUSED_PRIVATELY);

@@ -54,6 +54,15 @@ struct game_present {
 	 */
 	enum msg (*refusal)(int code);
 	/*
+	 * Appends why the rules refuse action (a move of the right kind, at
+	 * the seat's turn) to its player, who alone reads it: mine is the
+	 * seat's brief, codes its cards' codes.  0 when it has no more to
+	 * say than that the move is not allowed (NULL: never).
+	 */
+	int (*why_not)(struct text *out, enum lang lang,
+	    const struct game_brief *mine, const struct action *action,
+	    char codes[][8]);
+	/*
 	 * The kinds of move its players make, one bit (1u << kind) per enum
 	 * action_kind: a command for any other kind is answered with what
 	 * the game does not have ("BirdHead has no bids").

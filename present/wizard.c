@@ -79,6 +79,42 @@ wizard_play_hint(struct text *out, enum lang lang,
 	}
 }
 
+/*
+ * Why a bid or a card is refused: a bid beyond the cards dealt, or a
+ * card of another suit while the player holds the suit led.  Other
+ * refusals (the dealer's bid under notequal and the like) are read from
+ * the bids the prompt lists.
+ */
+static int
+wizard_why_not(struct text *out, enum lang lang,
+    const struct game_brief *mine, const struct action *action,
+    char codes[][8])
+{
+	const char *lead = mine->lead;
+	struct text suit;
+
+	if (action->kind == ACTION_BID) {
+		if (action->value >= 0 && action->value <= mine->cards)
+			return 0;
+		SAY(out, lang, MSG_WHY_BID_RANGE, "d", mine->cards);
+		return 1;
+	}
+	if (action->kind != ACTION_PLAY || action->ncards != 1 ||
+	    strlen(lead) != 1 || strchr("rygb", lead[0]) == NULL ||
+	    codes[0][0] == lead[0] || strchr("rygb", codes[0][0]) == NULL)
+		return 0;
+	for (int i = 0; i < mine->nhand; i++) {
+		if (mine->hand[i][0] != lead[0])
+			continue;
+		text_init(&suit);
+		text_card(&suit, lead[0], lead);
+		SAY(out, lang, MSG_WHY_FOLLOW, "r", text_str(&suit));
+		text_finish(&suit);
+		return 1;
+	}
+	return 0;
+}
+
 /* Wizard's own reasons to refuse options (wizard.h), worded. */
 static enum msg
 wizard_refusal(int code)
@@ -111,6 +147,7 @@ const struct game_present present_wizard = {
 	.sheet_cell = wizard_sheet_cell,
 	.play_hint = wizard_play_hint,
 	.refusal = wizard_refusal,
+	.why_not = wizard_why_not,
 	.actions = PRESENT_ACTION(ACTION_BID) |
 	    PRESENT_ACTION(ACTION_TRUMP) | PRESENT_ACTION(ACTION_PLAY),
 };

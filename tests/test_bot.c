@@ -896,6 +896,7 @@ test_misuse(void **state)
 		int acting[GAME_MAX_SEATS];
 		int before = table_game(table)->nactions;
 		const char *someone_else;
+		size_t mark;
 
 		table_impl(table)->to_act(table_game(table)->state, acting);
 		someone_else = table_seat(table, (acting[0] + 1) % 3)->user_id;
@@ -903,8 +904,11 @@ test_misuse(void **state)
 		assert_int_equal(table_game(table)->nactions, before);
 		say(f, "#m", "dave", "!bid 0");
 		assert_non_null(strstr(last_to(f, "#m", NULL), "no seat"));
+		mark = memory_count(f->adapter);
 		say(f, "#m", table_seat(table, acting[0])->user_id, "!bid 99");
 		assert_int_equal(table_game(table)->nactions, before);
+		assert_int_equal(count_since(f, mark, "99 is not allowed now. "
+		    "A bid is 0 to 1, the cards dealt."), 1);
 		/* The reason, and the bids allowed, go to the bidder alone. */
 		assert_non_null(strstr(last_to(f, "#m", NULL),
 		    "told you why privately"));
@@ -2481,6 +2485,58 @@ test_resume_hand_once(void **state)
 	}
 	for (int p = 0; p < 3; p++)
 		assert_int_equal(hands[p], 1);
+}
+
+/*
+ * Why a move is refused, said to its player: Wizard's bid range, and the
+ * suit to follow while the hand holds it (not otherwise, and not for a
+ * Wizard or a Jester, which may always be played).
+ */
+static void
+test_why_not(void **state)
+{
+	const struct game_present *wizard = present_find("wizard");
+	struct game_brief mine;
+	struct action action;
+	char codes[GAME_MAX_PLAY][8] = { "b2" };
+	struct text t;
+
+	(void)state;
+	memset(&mine, 0, sizeof(mine));
+	mine.cards = 2;
+	strcpy(mine.lead, "g");
+	mine.nhand = 2;
+	strcpy(mine.hand[0], "g8");
+	strcpy(mine.hand[1], "b2");
+	memset(&action, 0, sizeof(action));
+	action.kind = ACTION_PLAY;
+	action.ncards = 1;
+	text_init(&t);
+	assert_int_equal(wizard->why_not(&t, LANG_EN, &mine, &action, codes),
+	    1);
+	assert_non_null(strstr(text_str(&t), "You must follow"));
+	assert_non_null(strstr(text_str(&t), "g"));
+	text_clear(&t);
+	strcpy(codes[0], "W");
+	assert_int_equal(wizard->why_not(&t, LANG_EN, &mine, &action, codes),
+	    0);
+	strcpy(codes[0], "b2");
+	strcpy(mine.hand[0], "r8");
+	assert_int_equal(wizard->why_not(&t, LANG_EN, &mine, &action, codes),
+	    0);
+	action.kind = ACTION_BID;
+	action.value = 3;
+	assert_int_equal(wizard->why_not(&t, LANG_JA, &mine, &action, codes),
+	    1);
+	assert_non_null(strstr(text_str(&t), "2"));
+	text_clear(&t);
+	action.value = 1;
+	assert_int_equal(wizard->why_not(&t, LANG_EN, &mine, &action, codes),
+	    0);
+	assert_string_equal(text_str(&t), "");
+	text_finish(&t);
+	/* Games without reasons of their own say nothing more. */
+	assert_null(present_find("sticheln")->why_not);
 }
 
 /* Log lines captured by test_log_stored(). */
@@ -4108,6 +4164,7 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_fails,
 		    setup, teardown),
+		cmocka_unit_test(test_why_not),
 		cmocka_unit_test_setup_teardown(test_log_stored, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_commit_fails_clock, setup,
