@@ -497,10 +497,11 @@ run_main(const struct cli_command *cmd, int argc, char **argv)
 		notify_stopping();
 		bot_stop(run.bot, status == 0 ? GOODBYE : NULL);
 	}
+	bot_destroy(run.bot);
+	/* Its last writes (sent rows, the WAL folded back) may still fail. */
+	store_close(run.store);
 	if (status == 0)
 		log_info("stopped");
-	bot_destroy(run.bot);
-	store_close(run.store);
 	signals_restore();
 	loop_destroy(run.loop);
 	config_destroy(run.config);
