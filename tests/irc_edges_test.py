@@ -348,14 +348,17 @@ def reload_edges(world):
 
 
 def kicked(world):
-    """Kicked while a game runs: the bot logs what it misses, the turn
-    timer runs on (a computer moves for the player it did not hear), and
-    the table's lines come once it is back."""
+    """Kicked while a game runs: the bot logs what it misses, and the game
+    waits for its return (no turn timer, no computer moves: before, the
+    clock ran out on people it could not hear); back, the table says so,
+    where the game stands and whom it waits for, whose time starts then
+    (a computer moves for the player it did not hear)."""
     chans = [{"name": "#t", "game": "wizard", "options": ["rounds=3"],
               "turn_timer": 10}]
     ann, marks = game_started(world, chans)
     bidder, move = first_move(hands_since(world, marks))
     # ann made #t: she is its operator.
+    kicked_at = len(ann.lines)
     ann.send("KICK #t %s :out" % BOT)
     world.wait(lambda: "until the bot is back in #t" in world.logtext(),
                10, "the kick logged")
@@ -363,6 +366,15 @@ def kicked(world):
     mark = channel_lines(ann, "#t")
     world.wait(lambda: "back in #t after a kick" in world.logtext(), 30,
                "the bot back in #t")
+    world.wait(lambda: any("I am back; what was said here" in t for t in
+                           said_in(ann, "#t", kicked_at)), 20,
+               "the table telling it is back")
+    said = said_in(ann, "#t", kicked_at)
+    back = [i for i, t in enumerate(said) if "I am back;" in t][0]
+    check(not any(" bids " in t for t in said[:back]),
+          "a move made while the bot was out: %r" % said[:back])
+    check(any(" to bid" in t or "to choose" in t for t in said[back:]),
+          "no prompt with the return: %r" % said[back:])
     # The bid said while it was out is lost; the turn timer bids instead.
     world.wait(lambda: any(" bids " in irc_util.plain(l) or
                            " chooses trump" in irc_util.plain(l) for l in
@@ -370,8 +382,9 @@ def kicked(world):
                            l.startswith(":%s!" % BOT)) and
                channel_lines(ann, "#t") > mark, 30,
                "a move announced after the kick")
-    print("ok - kicked mid-game: logged, back after the rejoin delay, and "
-          "the turn timer moved for %s" % bidder)
+    print("ok - kicked mid-game: logged, the game waited, back after the "
+          "rejoin delay it said so and prompted, and the turn timer moved "
+          "for %s" % bidder)
     # Kicked again by an operator who sets a key: the join is refused
     # (475), and the bot tries again later (the key may come off).
     mark = len(world.logtext())
