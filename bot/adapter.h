@@ -227,8 +227,9 @@ struct adapter_listener {
 	    const char *channel, const struct user *members, size_t n);
 	/*
 	 * Optional (NULL: ignored): the bot was put out of channel (in 0: a
-	 * kick, a ban) while connected, or is back in it (1).  Nothing said
-	 * there in between reached it.
+	 * kick, a ban) while connected, or is in it (1: at every join,
+	 * whether or not it was put out before).  Nothing said there in
+	 * between reached it.
 	 */
 	void (*inside)(void *data, struct adapter *adapter,
 	    const char *channel, int in);

@@ -363,7 +363,8 @@ on_inside(void *data, struct adapter *adapter, const char *name, int in)
 	struct table *table;
 
 	if (network == NULL ||
-	    (channel = channel_get(network, name, 0)) == NULL)
+	    (channel = channel_get(network, name, 0)) == NULL ||
+	    (in && !channel->outside))
 		return;
 	channel->outside = !in;
 	if ((table = channel->table) == NULL || table_game(table) == NULL)

@@ -2115,6 +2115,11 @@ test_kicked_and_back(void **state)
 	say(f, "#k", "alice", "!start");
 	table = table_of(f, "#k");
 	before = table_game(table)->nactions;
+	/* Every join says "in": without a kick before, nothing changes. */
+	mark = memory_count(f->adapter);
+	adapter_inside(f->adapter, "#k", 1);
+	adapter_flush(f->adapter);
+	assert_false(sent_since(f, mark, "#k", "I am back"));
 	adapter_inside(f->adapter, "#k", 0);
 	adapter_flush(f->adapter);
 	mark = memory_count(f->adapter);

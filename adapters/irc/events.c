@@ -204,8 +204,12 @@ on_join(irc_session_t *session, const char *event, const char *origin,
 			    "were not seen", irc->network, c->name,
 			    irc_queue_flow_depth(irc->queue, c->name));
 		send_who(irc, c);
-		/* Its table resumes behind the lines that waited. */
-		if (c->kicked && irc_alive(irc))
+		/*
+		 * In: after a kick its table resumes behind the lines that
+		 * waited (said at every join, so that nothing the core
+		 * remembers of a kick outlives this channel's state here).
+		 */
+		if (irc_alive(irc))
 			adapter_inside(irc->adapter, c->name, 1);
 		c->kicked = 0;
 		/* Its lines waited for the join. */

@@ -146,15 +146,18 @@ on_joined(const struct mx_response *res, void *arg)
 		j->done = 1;
 		j->attempt = 0;
 		mx_room_take(room, &j->queue);
-		/*
-		 * Back in by an invitation: the kick is forgiven, and the
-		 * table resumes behind the lines that waited.
-		 */
+		/* Back in by an invitation: the kick is forgiven. */
 		if (j->core && j->shut_recorded) {
 			j->shut_recorded = 0;
 			mx_record_set(m, "shut_out", j->name, NULL);
-			adapter_inside(m->adapter, j->name, 1);
 		}
+		/*
+		 * In: after a kick the table resumes behind the lines that
+		 * waited (said at every join, so that nothing the core
+		 * remembers of a kick outlives this channel's state here).
+		 */
+		if (j->core)
+			adapter_inside(m->adapter, j->name, 1);
 		/* Back in, a room that refused us is asked again now. */
 		mx_room_retry_now(room);
 		/* In the replacement of an upgraded room: leave the old one. */
