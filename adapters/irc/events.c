@@ -292,9 +292,9 @@ on_kick(irc_session_t *session, const char *event, const char *origin,
 			c->retries = 0;
 		/*
 		 * IRC keeps nothing for an absent client: commands said there
-		 * meanwhile are lost unanswered.  The tables go on (their
-		 * turn timers run, computers move) and what they say waits
-		 * for the rejoin.
+		 * meanwhile are lost unanswered.  The core hears that the bot
+		 * is out (its tables wait: no clock, no computer moves), and
+		 * what they said waits for the rejoin.
 		 */
 		log_warn("irc %s: until the bot is back in %s, what is said "
 		    "there goes unheard and unanswered; its tables' lines wait",
