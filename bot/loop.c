@@ -82,14 +82,20 @@ loop_destroy(struct loop *loop)
 }
 
 uint64_t
-loop_now(const struct loop *loop)
+loop_clock_ms(void)
 {
 	struct timespec ts;
 
-	if (loop->virtual_clock)
-		return loop->virtual_now;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+uint64_t
+loop_now(const struct loop *loop)
+{
+	if (loop->virtual_clock)
+		return loop->virtual_now;
+	return loop_clock_ms();
 }
 
 int64_t

@@ -29,6 +29,11 @@ void loop_destroy(struct loop *loop);
 /* Milliseconds on the loop's monotonic (or virtual) clock. */
 uint64_t loop_now(const struct loop *loop);
 /*
+ * Milliseconds on CLOCK_MONOTONIC, whatever a loop's clock says: for code
+ * that has no loop (the store), or must not follow a virtual one.
+ */
+uint64_t loop_clock_ms(void);
+/*
  * Unix time in seconds, for deadlines that must outlive the process; a
  * virtual clock counts from LOOP_VIRTUAL_EPOCH as loop_advance() moves.
  */

@@ -21,12 +21,12 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "log.h"
+#include "loop.h"
 #include "store.h"
 #include "store_int.h"
 #include "xmalloc.h"
@@ -211,15 +211,6 @@ last_errno(struct store *store)
  * the same write call, before anything of it reached the file; SQLite
  * calls only ENOSPC a full disk, so EFBIG is taken for one here.
  */
-static uint64_t
-monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * A full disk refuses writes until someone makes room, which may take a
  * weekend, and some small writes get through meanwhile (pages the WAL
@@ -233,7 +224,7 @@ monotonic_ms(void)
 static int
 full_refusal(struct store *store)
 {
-	uint64_t now = monotonic_ms();
+	uint64_t now = loop_clock_ms();
 
 	store->full_refused++;
 	store->full_last = now;
@@ -258,7 +249,7 @@ store_full_over(struct store *store)
 	uint64_t now;
 
 	if (store->full_since == 0 ||
-	    (now = monotonic_ms()) - store->full_last < FULL_OVER_MS)
+	    (now = loop_clock_ms()) - store->full_last < FULL_OVER_MS)
 		return;
 	log_info("store: writes are stored again, after %ld refused in %llu "
 	    "s on a full disk", store->full_refused,

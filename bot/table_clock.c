@@ -26,7 +26,6 @@
  * runs from their prompt (table_clock_goes_on()).
  */
 #include <stdio.h>
-#include <time.h>
 
 #include "bot_int.h"
 #include "log.h"
@@ -240,7 +239,8 @@ turn_run(struct table *table)
 	if (table->channel->store_failures > 0) {
 		char now[32];
 
-		snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
+		snprintf(now, sizeof(now), "%lld",
+		    (long long)loop_time(table_bot(table)->loop));
 		if (store_kv_set(table_bot(table)->store, "store:tried", now) ==
 		    0)
 			table_resume(table, MSG_SAVING_AGAIN);

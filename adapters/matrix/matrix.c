@@ -439,15 +439,6 @@ matrix_self_name(struct adapter *adapter)
 	return m->cfg.user_id;
 }
 
-static uint64_t
-mx_clock_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* A table's messages not yet accepted by the homeserver. */
 static size_t
 matrix_flow_waiting(struct adapter *adapter, const char *flow)
@@ -470,7 +461,7 @@ static void
 matrix_stop(struct adapter *adapter, const char *goodbye)
 {
 	struct matrix *m = adapter->priv;
-	uint64_t end = mx_clock_ms() + MX_FLUSH_MS;
+	uint64_t end = loop_clock_ms() + MX_FLUSH_MS;
 	size_t left;
 
 	/* Matrix has no quit message: the core says goodbye in rooms. */
@@ -494,7 +485,7 @@ matrix_stop(struct adapter *adapter, const char *goodbye)
 		    matrix_queue_depth(adapter), MX_FLUSH_MS);
 		m->stopping = 1;
 		while (matrix_queue_depth(adapter) > 0) {
-			uint64_t now = mx_clock_ms();
+			uint64_t now = loop_clock_ms();
 
 			if (now >= end ||
 			    loop_run_once(m->loop, (int)(end - now)) != 0)
