@@ -117,6 +117,12 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_WHY_BID_RANGE] = "A bid is 0 to {1}, the cards dealt.",
 	[MSG_HINT_WIZARD_LED] = "a Wizard leads: any card",
 	[MSG_HINT_STANDARD] = "to meet {1} (or your lowest)",
+	[MSG_WHY_ONE_RANK] = "Cards led together must be of one rank.",
+	[MSG_WHY_KEEP_ONE] = "You must keep at least one card in your hand.",
+	[MSG_WHY_WIDTH] = "Play as many cards as were led: {1}.",
+	[MSG_WHY_MEET_ONE] = "Play at least {1}, or your lowest card: {2}.",
+	[MSG_WHY_MEET] = "Your cards, lowest first, must each be at least "
+	    "the card in the same place of {1}; or play your lowest: {2}.",
 	[MSG_VIEW_HAND] = "Your hand:",
 	[CMD_TABLE] = "{1}table · the table at a glance, with your hand "
 	    "(the cards you may play in [brackets]), privately",

@@ -2544,6 +2544,93 @@ test_why_not(void **state)
 	assert_null(present_find("sticheln")->why_not);
 }
 
+/* Fills a BirdHead brief: the hand (lowest first) and the standard. */
+static void
+birdhead_brief(struct game_brief *mine, const char *hand,
+    const char *standard)
+{
+	char buf[64], *word, *rest;
+
+	memset(mine, 0, sizeof(*mine));
+	snprintf(buf, sizeof(buf), "%s", hand);
+	for (word = strtok_r(buf, " ", &rest); word != NULL;
+	    word = strtok_r(NULL, " ", &rest))
+		snprintf(mine->hand[mine->nhand++], 4, "%s", word);
+	snprintf(buf, sizeof(buf), "%s", standard);
+	for (word = strtok_r(buf, " ", &rest); word != NULL;
+	    word = strtok_r(NULL, " ", &rest))
+		snprintf(mine->standard[mine->nstandard++], 4, "%s", word);
+}
+
+/* What BirdHead's presentation says of a play of codes (in any order). */
+static const char *
+birdhead_why(struct text *t, const struct game_brief *mine,
+    const char *a, const char *b)
+{
+	const struct game_present *birdhead = present_find("birdhead");
+	char codes[GAME_MAX_PLAY][8] = { "" };
+	struct action action;
+
+	memset(&action, 0, sizeof(action));
+	action.kind = ACTION_PLAY;
+	snprintf(codes[action.ncards++], 8, "%s", a);
+	if (b != NULL)
+		snprintf(codes[action.ncards++], 8, "%s", b);
+	text_clear(t);
+	if (birdhead->why_not(t, LANG_EN, mine, &action, codes) == 0)
+		return NULL;
+	return text_str(t);
+}
+
+/*
+ * BirdHead's reasons, each from the rules (RULES.md 2, Tricks): a lead
+ * of mixed ranks, a lead of the whole hand, a follow of another width,
+ * and cards that neither meet the standard nor are the hand's lowest
+ * (named with both, so that the player sees the two ways out).
+ */
+static void
+test_why_not_birdhead(void **state)
+{
+	struct game_brief mine;
+	struct text t;
+
+	(void)state;
+	text_init(&t);
+	birdhead_brief(&mine, "3 5 5 9", "");
+	assert_string_equal(birdhead_why(&t, &mine, "5", "3"),
+	    "Cards led together must be of one rank.");
+	assert_null(birdhead_why(&t, &mine, "5", "5"));
+	birdhead_brief(&mine, "5 5", "");
+	assert_string_equal(birdhead_why(&t, &mine, "5", "5"),
+	    "You must keep at least one card in your hand.");
+	birdhead_brief(&mine, "3 5 8 9", "7 9");
+	assert_string_equal(birdhead_why(&t, &mine, "9", NULL),
+	    "Play as many cards as were led: 2.");
+	assert_string_equal(birdhead_why(&t, &mine, "9", "5"),
+	    "Your cards, lowest first, must each be at least the card in "
+	    "the same place of 7 9; or play your lowest: 3 5.");
+	birdhead_brief(&mine, "2 4 10", "9");
+	assert_string_equal(birdhead_why(&t, &mine, "4", NULL),
+	    "Play at least 9, or your lowest card: 2.");
+	birdhead_brief(&mine, "3 5 8 9", "7 9");
+	/* Japanese names the same cards. */
+	{
+		const struct game_present *birdhead = present_find("birdhead");
+		char codes[GAME_MAX_PLAY][8] = { "9", "5" };
+		struct action action;
+
+		memset(&action, 0, sizeof(action));
+		action.kind = ACTION_PLAY;
+		action.ncards = 2;
+		text_clear(&t);
+		assert_int_equal(birdhead->why_not(&t, LANG_JA, &mine, &action,
+		    codes), 1);
+		assert_non_null(strstr(text_str(&t), "7 9"));
+		assert_non_null(strstr(text_str(&t), "3 5"));
+	}
+	text_finish(&t);
+}
+
 /* Log lines captured by test_log_stored(). */
 static struct text captured_log;
 
@@ -4170,6 +4257,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_commit_fails,
 		    setup, teardown),
 		cmocka_unit_test(test_why_not),
+		cmocka_unit_test(test_why_not_birdhead),
 		cmocka_unit_test_setup_teardown(test_log_stored, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_commit_fails_clock, setup,
