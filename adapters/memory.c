@@ -410,6 +410,17 @@ memory_say_as(struct adapter *adapter, const char *channel,
 }
 
 void
+memory_edit(struct adapter *adapter, const char *channel, const char *user_id,
+    const char *text)
+{
+	struct user user = { .id = user_id, .name = user_id, .mask = NULL };
+
+	adapter_edited(adapter, channel, &user, text);
+	adapter_flush(adapter);
+	report(adapter->priv);
+}
+
+void
 memory_hold(struct adapter *adapter, int hold)
 {
 	struct memory *m = adapter->priv;

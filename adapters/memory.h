@@ -58,6 +58,10 @@ void memory_busy(struct adapter *adapter, const char *flow);
 void memory_say_as(struct adapter *adapter, const char *channel,
     const struct user *user, const char *text);
 
+/* As memory_say(), a message the user edited into text (Matrix). */
+void memory_edit(struct adapter *adapter, const char *channel,
+    const char *user_id, const char *text);
+
 /* A user says text in channel (NULL: privately to the bot). */
 void memory_say(struct adapter *adapter, const char *channel,
     const char *user_id, const char *name, const char *text);

@@ -234,6 +234,14 @@ struct adapter_listener {
 	void (*inside)(void *data, struct adapter *adapter,
 	    const char *channel, int in);
 	/*
+	 * Optional (NULL: ignored): someone edited one of their messages
+	 * into text (Matrix's m.replace).  The core acts on no edit, which
+	 * would repeat or change a move, but tells the person when the
+	 * edit reads as a command.  Arguments as for message.
+	 */
+	void (*edited)(void *data, struct adapter *adapter,
+	    const char *channel, const struct user *from, const char *text);
+	/*
 	 * Hands what the core queued for the adapters over now: for a
 	 * medium that runs no loop between the events it feeds the core
 	 * (the in-memory medium of tests).
@@ -265,6 +273,14 @@ adapter_message(struct adapter *a, const char *channel,
 {
 	if (a->listener != NULL)
 		a->listener->message(a->listener_data, a, channel, from, text);
+}
+
+static inline void
+adapter_edited(struct adapter *a, const char *channel,
+    const struct user *from, const char *text)
+{
+	if (a->listener != NULL && a->listener->edited != NULL)
+		a->listener->edited(a->listener_data, a, channel, from, text);
 }
 
 static inline void

@@ -123,11 +123,11 @@ not_saved(struct network *network, struct channel *where,
 	text_finish(&t);
 }
 
+/* A message, or an edit (edited: commands_handle()), heard in channel. */
 static void
-on_message(void *data, struct adapter *adapter, const char *channel,
-    const struct user *raw, const char *text)
+heard(struct bot *bot, struct adapter *adapter, const char *channel,
+    const struct user *raw, const char *text, int edited)
 {
-	struct bot *bot = data;
 	struct network *network = network_of(bot, adapter);
 	struct channel *where = NULL;
 	struct user clean, *from = &clean;
@@ -141,9 +141,23 @@ on_message(void *data, struct adapter *adapter, const char *channel,
 		return;
 	bot_enter(bot);
 	follow_name(network, from);
-	commands_handle(network, where, from, text);
+	commands_handle(network, where, from, text, edited);
 	if (bot_leave(bot) != 0)
 		not_saved(network, where, from);
+}
+
+static void
+on_message(void *data, struct adapter *adapter, const char *channel,
+    const struct user *raw, const char *text)
+{
+	heard(data, adapter, channel, raw, text, 0);
+}
+
+static void
+on_edited(void *data, struct adapter *adapter, const char *channel,
+    const struct user *raw, const char *text)
+{
+	heard(data, adapter, channel, raw, text, 1);
 }
 
 static const struct seat *
@@ -489,6 +503,7 @@ on_flush(void *data)
 /* What adapters tell the core (adapter.h), given to each with its network. */
 const struct adapter_listener bot_listener = {
 	.message = on_message,
+	.edited = on_edited,
 	.join = on_join,
 	.leave = on_leave,
 	.rename = on_rename,

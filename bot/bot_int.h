@@ -275,8 +275,11 @@ void rules_say(struct text *out, enum lang lang, char prefix,
 int name_distance(const char *word, const char *name);
 
 /* commands.c */
-/* Handles a line said in channel (NULL: privately) by user. */
+/*
+ * Handles a line said in channel (NULL: privately) by user; edited: a
+ * message edited into line, which is answered, never acted on.
+ */
 void commands_handle(struct network *network, struct channel *channel,
-    const struct user *user, const char *line);
+    const struct user *user, const char *line, int edited);
 
 #endif

@@ -120,6 +120,8 @@ const char *const catalog_en[MSG_COUNT] = {
 	[MSG_WHY_ONE_RANK] = "Cards led together must be of one rank.",
 	[MSG_WHY_KEEP_ONE] = "You must keep at least one card in your hand.",
 	[MSG_WHY_WIDTH] = "Play as many cards as were led: {1}.",
+	[MSG_EDIT_IGNORED] = "I do not act on edited messages: send the "
+	    "command again as a new message.",
 	[MSG_WHY_MEET_ONE] = "Play at least {1}, or your lowest card: {2}.",
 	[MSG_WHY_MEET] = "Your cards, lowest first, must each be at least "
 	    "the card in the same place of {1}; or play your lowest: {2}.",

@@ -582,7 +582,7 @@ read_line(struct ctx *ctx, const char *p, char *line, size_t len)
 
 void
 commands_handle(struct network *network, struct channel *channel,
-    const struct user *user, const char *text)
+    const struct user *user, const char *text, int edited)
 {
 	struct ctx ctx;
 	char line[512];
@@ -610,6 +610,18 @@ commands_handle(struct network *network, struct channel *channel,
 		bare = 1;
 	else
 		ctx.command = command_find(words[0]);
+	if (edited) {
+		/*
+		 * An edit would repeat a move, or change one whose turn may
+		 * be long past: the person hears that only a new message
+		 * counts.  An edit that reads as no command is conversation.
+		 */
+		if (ctx.command == NULL || !crowd_allows(&ctx))
+			goto quiet;
+		ctx.command = NULL;
+		SAY0(&ctx.reply, ctx.lang, MSG_EDIT_IGNORED);
+		goto answer;
+	}
 	if (ctx.command == NULL && !crowd_allows(&ctx))
 		goto quiet;
 	if (ctx.command == NULL) {

@@ -51,6 +51,16 @@ print_message(void *data, struct adapter *adapter, const char *channel,
 }
 
 static void
+print_edited(void *data, struct adapter *adapter, const char *channel,
+    const struct user *from, const char *text)
+{
+	(void)data;
+	(void)adapter;
+	emit(json_pack("{s:s, s:s?, s:o, s:s}", "event", "edited",
+	    "channel", channel, "from", user_json(from), "text", text));
+}
+
+static void
 print_join(void *data, struct adapter *adapter, const char *channel,
     const struct user *who)
 {
@@ -144,6 +154,7 @@ harness_listener_init(struct adapter_listener *out,
     const char *channel, const struct user *from, const char *text))
 {
 	out->message = message != NULL ? message : print_message;
+	out->edited = print_edited;
 	out->join = print_join;
 	out->leave = print_leave;
 	out->rename = print_rename;

@@ -296,6 +296,28 @@ def test_games(world):
     check_privacy(world, wiz, WIZARD, "birdhead", [bob, carol, dave],
                   False, bh_since)
 
+    # A message edited into a command, as Element sends it: answered in
+    # the room, never acted on (the game is over: "!join" would open a
+    # lobby).
+    lines = len(world.bot_lines(wiz))
+    typo = bob.say(wiz, "!jion")
+    world.wait_bot_line(wiz, "jion", after=lines)
+    bob.client.send(wiz, {"msgtype": "m.text", "body": "* !join",
+                          "m.new_content": {"msgtype": "m.text",
+                                            "body": "!join"},
+                          "m.relates_to": {"rel_type": "m.replace",
+                                           "event_id": typo}})
+    world.wait_bot_line(wiz, "I do not act on edited messages", after=lines)
+    # What the bot answers next comes after anything the edit caused.
+    answered = len(world.bot_lines(wiz))
+    bob.say(wiz, "!scores")
+    wait_until(lambda: len(world.bot_lines(wiz)) > answered, 30,
+               "the answer to !scores")
+    said = world.bot_lines(wiz)[lines:]
+    check(not [b for b in said if " joins " in b or
+               b.startswith("Next game")],
+          "an edit was acted on: %r" % said)
+
     turns = check_line_kinds(world, (wiz, sti), people)
     check(turns > 0, "no line mentioned a player")
     check_long_name_sheet(world, wiz)

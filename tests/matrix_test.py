@@ -1909,6 +1909,46 @@ def test_hostile_json(ctx):
     h.stop()
 
 
+def test_edits(ctx):
+    """An edit (m.replace) reaches the core as an edit, with its new text
+    (not the "* " fallback body): the core never acts on one, but says so
+    when it reads as a command.  An edit into a notice, or one without
+    new content, is nothing; a reply's quoted fallback is still skipped."""
+    alice = ctx.client(ALICE)
+    room = public_room(ctx, alice, "edits")
+    h = joined_harness(ctx, "#edits:localhost", room)
+    first = alice.say(room, "!bid 1")
+    h.wait_message("!bid 1")
+
+    def edit(new, **extra):
+        content = {"msgtype": "m.text", "body": "* " + new["body"],
+                   "m.new_content": new,
+                   "m.relates_to": {"rel_type": "m.replace",
+                                    "event_id": first}}
+        content.update(extra)
+        return alice.send(room, content)
+    edit({"msgtype": "m.text", "body": "!bid 2"})
+    edit({"msgtype": "m.notice", "body": "!bid 3"})
+    alice.send(room, {"msgtype": "m.text", "body": "* !bid 4",
+                      "m.relates_to": {"rel_type": "m.replace",
+                                       "event_id": first}})
+    alice.send(room, {"msgtype": "m.text",
+                      "body": "> <@alice:localhost> !bid 1\n\n!bid 5",
+                      "m.relates_to": {"m.in_reply_to": {
+                          "event_id": first}}})
+    alice.say(room, "!after")
+    h.wait_message("!after", 30)
+    with h.cond:
+        heard = [(e["event"], e["text"], e.get("channel")) for e in h.events
+                 if e["event"] in ("message", "edited")]
+    label = heard[0][2]
+    assert label is not None, heard
+    assert heard == [("message", "!bid 1", label), ("edited", "!bid 2", label),
+                     ("message", "!bid 5", label),
+                     ("message", "!after", label)], heard
+    h.stop()
+
+
 def test_homeserver_api(ctx):
     """The test homeserver itself answers in the spec's shapes."""
     alice = ctx.client(ALICE)
@@ -2026,6 +2066,7 @@ TESTS = [
     test_shared_display_names,
     test_flapping_connection,
     test_hostile_json,
+    test_edits,
 ]
 
 

@@ -3984,6 +3984,49 @@ test_already_bid(void **state)
 }
 
 /*
+ * A message edited into a command (Matrix) is never acted on, since it
+ * would repeat a move or change one whose turn is past: the person is
+ * told, in the channel or privately as they edited; an edit into
+ * conversation, or into no known command, gets nothing.
+ */
+static void
+test_edits_not_acted(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	int acting[GAME_MAX_SEATS], before, guard;
+	const char *user;
+	size_t mark;
+
+	seat_three(f, "#ed", "wizard");
+	say(f, "#ed", "alice", "!start");
+	table = table_of(f, "#ed");
+	for (guard = 0; guard < 3 && table_impl(table)->phase(
+	    table_game(table)->state) == PHASE_TRUMP; guard++)
+		act_first(f, "#ed");
+	table_impl(table)->to_act(table_game(table)->state, acting);
+	user = table_seat(table, acting[0])->user_id;
+	before = table_game(table)->nactions;
+	mark = memory_count(f->adapter);
+	memory_edit(f->adapter, "#ed", user, "!bid 0");
+	assert_int_equal(table_game(table)->nactions, before);
+	assert_int_equal(count_since(f, mark, "I do not act on edited "
+	    "messages: send the command again as a new message."), 1);
+	assert_int_equal(strncmp(last_to(f, "#ed", NULL), user,
+	    strlen(user)), 0);
+	memory_edit(f->adapter, NULL, user, "bid 0");
+	assert_int_equal(table_game(table)->nactions, before);
+	assert_non_null(strstr(last_to(f, NULL, user), "edited messages"));
+	mark = memory_count(f->adapter);
+	memory_edit(f->adapter, "#ed", user, "hello, all");
+	memory_edit(f->adapter, "#ed", user, "!frobnicate");
+	assert_int_equal(memory_count(f->adapter), mark);
+	/* The same line, not edited, is the move. */
+	say(f, "#ed", user, "!bid 0");
+	assert_int_equal(table_game(table)->nactions, before + 1);
+}
+
+/*
  * A move typed alone in a private message ("1", "r7", "7 7") is the
  * move of the table's task for the one who must act; anything else, or
  * the same from someone who is not to act, stays an unknown command and
@@ -4290,6 +4333,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hand_while_computer_plays,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_edits_not_acted, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_already_bid, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(

@@ -102,15 +102,25 @@ on_message(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
 	    "msgtype"));
 	const char *rel = json_string_value(json_object_get(json_object_get(
 	    ev->content, "m.relates_to"), "rel_type"));
+	const json_t *edit = json_object_get(ev->content, "m.new_content");
+	const char *text;
 	struct user from = { 0 };
 	char *name, *label;
-	int priv;
+	int priv, edited = rel != NULL && strcmp(rel, "m.replace") == 0;
 
 	if (ev->sender == NULL || strcmp(ev->sender, m->cfg.user_id) == 0)
 		return 0;
-	/* Notices are what bots say; edits would repeat a command. */
-	if (msgtype == NULL || strcmp(msgtype, "m.text") != 0 ||
-	    (rel != NULL && strcmp(rel, "m.replace") == 0))
+	/*
+	 * Notices are what bots say.  An edit goes to the core as one (its
+	 * new text, with no fallback to skip), which never acts on it.
+	 */
+	if (edited)
+		msgtype = json_string_value(json_object_get(edit, "msgtype"));
+	if (msgtype == NULL || strcmp(msgtype, "m.text") != 0)
+		return 0;
+	text = edited ? json_string_value(json_object_get(edit, "body")) :
+	    mx_message_text(ev->content);
+	if (text == NULL)
 		return 0;
 	if (room->encrypted)
 		return encrypted_notice(m, room, ev);
@@ -124,9 +134,10 @@ on_message(struct matrix *m, struct mx_room *room, const struct mx_event *ev)
 	handled_begin(m, ev->event_id);
 	/* What the core answers privately may need a room again. */
 	mx_dm_heard(m, ev->sender, 0);
-	if (m->adapter->listener != NULL)
-		adapter_message(m->adapter, priv ? NULL : label,
-		    &from, mx_message_text(ev->content));
+	if (edited)
+		adapter_edited(m->adapter, priv ? NULL : label, &from, text);
+	else
+		adapter_message(m->adapter, priv ? NULL : label, &from, text);
 	handled_end(m);
 	free(name);
 	free(label);
