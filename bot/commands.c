@@ -580,6 +580,37 @@ read_line(struct ctx *ctx, const char *p, char *line, size_t len)
 	return rc;
 }
 
+/* Says the command's answer, where it was said (channel) or privately. */
+static void
+answer(struct ctx *ctx, struct channel *channel)
+{
+	int state = ctx->command != NULL && ctx->command->coalesce;
+
+	if (channel != NULL && !ctx->reply_private && state &&
+	    info_repeated(ctx, channel))
+		return;
+	if (channel == NULL || ctx->reply_private) {
+		network_send_private(ctx->network, ctx->user->id,
+		    ctx->channel != NULL ? ctx->channel->name : NULL,
+		    &ctx->reply);
+	} else if (store_batch_changes(ctx->bot->store) == 0 && !state) {
+		/* A question or a refusal: no news of the table. */
+		if (channel_reader(channel) == NULL)
+			address_reply(ctx);
+		channel_reply(channel, &ctx->reply);
+	} else {
+		/*
+		 * News of the table, or its state (!status, !table,
+		 * !scores), which goes in the table's flow (untracked when
+		 * nothing changed): after the lines queued before it and
+		 * before those queued after, so that it is true where the
+		 * channel reads it.  Among the answers, it waited for every
+		 * line the table made meanwhile and came out stale.
+		 */
+		channel_send(channel, &ctx->reply);
+	}
+}
+
 void
 commands_handle(struct network *network, struct channel *channel,
     const struct user *user, const char *text, int edited)
@@ -675,25 +706,8 @@ commands_handle(struct network *network, struct channel *channel,
 	if (ctx.channel != NULL && ctx.channel->table != NULL)
 		table_lobby_save(ctx.channel->table);
 answer:
-	if (ctx.reply.len > 0) {
-		if (channel != NULL && !ctx.reply_private &&
-		    ctx.command != NULL && ctx.command->coalesce &&
-		    info_repeated(&ctx, channel))
-			goto quiet;
-		if (channel == NULL || ctx.reply_private) {
-			network_send_private(network, user->id,
-			    ctx.channel != NULL ? ctx.channel->name : NULL,
-			    &ctx.reply);
-		} else if (store_batch_changes(ctx.bot->store) == 0) {
-			/* A question or a refusal: no news of the table. */
-			if ((ctx.command == NULL || !ctx.command->coalesce) &&
-			    channel_reader(channel) == NULL)
-				address_reply(&ctx);
-			channel_reply(channel, &ctx.reply);
-		} else {
-			channel_send(channel, &ctx.reply);
-		}
-	}
+	if (ctx.reply.len > 0)
+		answer(&ctx, channel);
 quiet:
 	text_finish(&ctx.reply);
 }

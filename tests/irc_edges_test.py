@@ -588,6 +588,11 @@ def clean_stop_repeats_nothing(world):
     ann.send("PRIVMSG #t :!play " + card)
     world.wait(lambda: any("Round 1 is over" in irc_util.plain(l)
                            for l in ann.lines[mark:]), 20, "the round's end")
+    # Questions while the round's end is still leaving: their answers
+    # wait behind the lines queued before them, and at the stop they go
+    # with the backlog, never after the goodbye.
+    ann.send("PRIVMSG #t :!rules")
+    ann.send("PRIVMSG #t :!status")
     world.pump(0.15)
     world.bot.terminate()
     check(world.bot.wait(30) == 0, "the bot did not stop cleanly")
@@ -613,6 +618,9 @@ def clean_stop_repeats_nothing(world):
     # behind them and was never said).
     check(any("I am restarting" in t for _, t in before),
           "no goodbye before the QUIT: %r" % before)
+    bye = [i for i, (_, t) in enumerate(before) if "I am restarting" in t]
+    check(not before[bye[-1] + 1:],
+          "said after the goodbye: %r" % before[bye[-1] + 1:])
     check(any("resumes" in t for _, t in after), "no resume: %r" % after)
     deal = [t for _, t in before + after if t.startswith("Round 2/2")]
     check(len(deal) == 1, "round 2's deal said %d times" % len(deal))

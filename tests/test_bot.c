@@ -3036,6 +3036,17 @@ test_crowding(void **state)
 	mark = memory_count(f->adapter);
 	act_first(f, "#zb");
 	assert_string_equal(memory_line(f->adapter, mark)->flow, "#zb");
+	/*
+	 * The table's state is said in its flow too, unstored: after the
+	 * lines queued before it, before those after, so that it is true
+	 * where it is read (among the answers it waited for every line the
+	 * table made meanwhile, and came out stale).
+	 */
+	mark = memory_count(f->adapter);
+	say(f, "#zb", "mal", "!status");
+	assert_int_equal(memory_count(f->adapter), mark + 1);
+	assert_string_equal(memory_line(f->adapter, mark)->flow, "#zb");
+	assert_true(memory_line(f->adapter, mark)->id == 0);
 
 	/* Alice leaves: the computers finish the trick, then wait. */
 	mark = memory_count(f->adapter);

@@ -730,9 +730,9 @@ test_queue_priority(void **state)
 
 /*
  * A channel's replies (answers that changed nothing) never hold its
- * table back, and wait while the table has lines waiting: the channel
- * reads the table's news (after a restart, its lines said again) before
- * the answers queued after it.
+ * table back, and wait while the table has lines waiting that were
+ * queued before them: the channel reads the table's news (after a
+ * restart, its lines said again) before the answers queued after it.
  */
 static void
 test_queue_channel_replies(void **state)
@@ -763,6 +763,29 @@ test_queue_channel_replies(void **state)
 	}
 	assert_string_equal(s.lines[7], "r0");
 	assert_string_equal(s.lines[8], "r1");
+	irc_queue_written(q);
+	irc_queue_destroy(q);
+
+	/*
+	 * But only for those queued before them: a table that kept making
+	 * lines (computers at a slow pace) held every answer back until it
+	 * fell silent, and the answers came out stale.
+	 */
+	q = recorded_queue(loop, &s, 1, 1000);
+	for (int i = 0; i < 10; i++) {
+		snprintf(line, sizeof(line), "t%d", i);
+		if (i == 6)
+			push(q, IRC_REPLIES_PREFIX "#c", "r0");
+		assert_int_equal(push_table(q, "#c", line), 0);
+	}
+	irc_queue_run(q, 1);
+	loop_advance(loop, 20000);
+	assert_int_equal(s.n, 11);
+	/* After t0 to t5, before the lines queued after it. */
+	for (int i = 0; i < 11; i++) {
+		snprintf(line, sizeof(line), "t%d", i - (i > 6));
+		assert_string_equal(s.lines[i], i == 6 ? "r0" : line);
+	}
 	irc_queue_written(q);
 	irc_queue_destroy(q);
 	loop_destroy(loop);
@@ -920,8 +943,10 @@ test_queue_tables_first(void **state)
 /*
  * The bot stops: the stored messages that have not begun to leave are
  * dropped without being reported (the next start says them), a message
- * begun is finished, replies stay, and what comes next (the goodbye)
- * leaves at once.
+ * begun is finished, replies that have not begun go too (behind the
+ * withheld news they would speak of a game the channel has not heard
+ * yet, and after the goodbye of one that stopped), and what comes next
+ * (the goodbye) leaves at once.
  */
 static void
 test_queue_withhold(void **state)
@@ -943,14 +968,15 @@ test_queue_withhold(void **state)
 	assert_int_equal(push_table(q, "#t", "PRIVMSG #t :stored 3"), 0);
 	/* Four waiting, one in flight. */
 	assert_int_equal(irc_queue_depth(q), 6);
+	assert_int_equal(push(q, IRC_REPLIES_PREFIX "#t",
+	    "PRIVMSG #t :an answer"), 0);
 	assert_int_equal(irc_queue_withhold(q), 3);
-	assert_int_equal(irc_queue_depth(q), 3);
+	assert_int_equal(irc_queue_depth(q), 2);
 	assert_int_equal(push(q, "#t", "PRIVMSG #t :goodbye"), 0);
 	loop_advance(loop, 5000);
-	assert_int_equal(s.n, 4);
+	assert_int_equal(s.n, 3);
 	assert_string_equal(s.lines[1], "PRIVMSG #t :begun 2");
-	assert_string_equal(s.lines[2], "PRIVMSG #t :a reply");
-	assert_string_equal(s.lines[3], "PRIVMSG #t :goodbye");
+	assert_string_equal(s.lines[2], "PRIVMSG #t :goodbye");
 	irc_queue_written(q);
 	/* Only the message begun is reported; the others are the store's. */
 	assert_int_equal(s.ndone, 1);

@@ -390,13 +390,9 @@ irc_queue_withhold(struct irc_queue *q)
 		while (l != NULL) {
 			struct qline *next = l->next;
 
-			if (l->tracked) {
-				flow_unlink(q, prev, l);
-				n += l->last;
-				free(l);
-			} else {
-				prev = l;
-			}
+			flow_unlink(q, prev, l);
+			n += l->last && l->tracked;
+			free(l);
 			l = next;
 		}
 	}
@@ -513,7 +509,14 @@ flow_is_table(const struct qflow *f)
 	return f->count + f->expiring > f->untracked;
 }
 
-/* A channel's flow of replies while its table's flow has lines waiting. */
+/*
+ * A channel's flow of replies while its table's flow holds a line queued
+ * before the reply: the channel reads the news it asked after first.  A
+ * line of the table queued after the reply does not hold it (before, a
+ * table that kept making lines, computers at a slow pace, held every
+ * answer back for minutes, and they came out stale, even after the
+ * goodbye).  Messages are numbered in the order they were queued.
+ */
 static int
 behind_its_table(const struct irc_queue *q, const struct qflow *f)
 {
@@ -521,7 +524,8 @@ behind_its_table(const struct irc_queue *q, const struct qflow *f)
 	const struct qflow *table;
 
 	return strncmp(f->name, IRC_REPLIES_PREFIX, n) == 0 &&
-	    (table = flow_find(q, f->name + n)) != NULL && table->head != NULL;
+	    f->head != NULL && (table = flow_find(q, f->name + n)) != NULL &&
+	    table->head != NULL && table->head->msg < f->head->msg;
 }
 
 static int

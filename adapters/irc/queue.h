@@ -85,10 +85,11 @@ enum irc_class {
 /*
  * The flow of a channel's replies (answers said there that changed
  * nothing) is this followed by the channel's name: it never holds back
- * the table's flow, and waits while that has lines waiting, so the
- * channel reads its table's news (a restart's lines said again among
- * them) before the answers that came after it.  A space is in no
- * channel's name.
+ * the table's flow, and waits while that has lines waiting that were
+ * queued before its own, so the channel reads its table's news (a
+ * restart's lines said again among them) before the answers that came
+ * after it, and the table's later lines do not hold the answers.  A
+ * space is in no channel's name.
  */
 #define IRC_REPLIES_PREFIX "replies "
 
@@ -188,7 +189,10 @@ uint64_t irc_queue_mark(struct irc_queue *q);
 /*
  * The bot stops: drops the waiting messages with an id that have not
  * begun to leave, without done(): they are sent again after the next
- * start (adapter.h's withhold()).  Returns how many.
+ * start (adapter.h's withhold()).  Returns how many.  The messages
+ * without one that have not begun (answers to questions, a reminder) go
+ * too: a channel's answers wait behind its table's goodbye, queued next,
+ * and after it they would only speak of a game that stopped.
  */
 size_t irc_queue_withhold(struct irc_queue *q);
 /* Starts (after registration) or pauses (disconnected) sending. */
