@@ -722,30 +722,8 @@ channel_title(const struct channel *channel, char *out, size_t outlen)
 	}
 }
 
-size_t
-bot_table_count(const struct bot *bot)
-{
-	size_t n = 0;
-
-	for (int i = 0; i < bot->nchannels; i++)
-		n += bot->channels[i]->table != NULL;
-	return n;
-}
-
-size_t
-bot_game_count(const struct bot *bot)
-{
-	size_t n = 0;
-
-	for (int i = 0; i < bot->nchannels; i++)
-		n += bot->channels[i]->table != NULL &&
-		    table_game(bot->channels[i]->table) != NULL;
-	return n;
-}
-
 /* ------------------------------------------------------------------ */
 /* Networks and configuration. */
-
 
 int
 bot_start(struct bot *bot)

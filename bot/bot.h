@@ -28,6 +28,8 @@
 struct loop;
 struct store;
 struct bot;
+struct game_impl;
+struct game_options;
 
 /* Bot-wide settings not tied to a network; zero fields take defaults. */
 struct bot_settings {
@@ -131,5 +133,12 @@ int bot_check_store(struct bot *bot);
 /* For `status` and the service's logs. */
 size_t bot_table_count(const struct bot *bot);
 size_t bot_game_count(const struct bot *bot);
+/*
+ * The options of the first open lobby (a table with no game yet), and its
+ * game; NULL when there is none.  For `stichbot play`, which sets up its
+ * one table as its command line says.
+ */
+const struct game_impl *bot_lobby_options(const struct bot *bot,
+    struct game_options *out);
 
 #endif

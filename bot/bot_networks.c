@@ -1,8 +1,8 @@
 /*
  * bot_networks.c - the networks and channels of a configuration: adding
- * an adapter, joining channels, and applying a reloaded configuration all
- * or nothing (every network is prepared and checked before anything
- * changes).
+ * an adapter, joining channels, applying a reloaded configuration all or
+ * nothing (every network is prepared and checked before anything
+ * changes), and what the channels hold (tables, games, an open lobby).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,4 +423,39 @@ bot_self_name(struct network *network, enum lang lang)
 	const char *name = medium_self_name(adapter);
 
 	return name != NULL && name[0] != '\0' ? name : i18n_get(lang, MSG_ME);
+}
+
+size_t
+bot_table_count(const struct bot *bot)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < bot->nchannels; i++)
+		n += bot->channels[i]->table != NULL;
+	return n;
+}
+
+size_t
+bot_game_count(const struct bot *bot)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < bot->nchannels; i++)
+		n += bot->channels[i]->table != NULL &&
+		    table_game(bot->channels[i]->table) != NULL;
+	return n;
+}
+
+const struct game_impl *
+bot_lobby_options(const struct bot *bot, struct game_options *out)
+{
+	for (int i = 0; i < bot->nchannels; i++) {
+		const struct table *table = bot->channels[i]->table;
+
+		if (table != NULL && table_game(table) == NULL) {
+			*out = *table_options(table);
+			return table_impl(table);
+		}
+	}
+	return NULL;
 }

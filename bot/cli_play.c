@@ -53,6 +53,7 @@ struct play {
 	int delay;               /* --delay in ms */
 	unsigned long long seed; /* --seed; 0: random */
 	int noptions, players;
+	struct game_options wanted; /* the options, as play_check() read them */
 	int over;                /* the game ended; another one is offered */
 };
 
@@ -99,6 +100,45 @@ state_path(const char *name)
 	return xstrdup(path);
 }
 
+/*
+ * Types the one !option line that makes the lobby's options those of the
+ * command line, or nothing when they are already.  A lobby opened after
+ * a game has that game's options (the channel's "same again"), and a
+ * bare name toggles: before, `--option notequal` after a notequal game
+ * turned it off, and an option that did not combine with the kept ones
+ * was refused while the game started anyway.
+ */
+static void
+play_options(struct play *play)
+{
+	struct game_options now;
+	const struct game_impl *impl = bot_lobby_options(play->bot, &now);
+	char line[512];
+	size_t len;
+
+	if (impl == NULL)
+		return;
+	len = (size_t)snprintf(line, sizeof(line), "!option");
+	for (int i = 0; impl->options[i].name != NULL; i++) {
+		const struct game_option_desc *desc = &impl->options[i];
+		int want = play->wanted.value[i];
+
+		if (now.value[i] == want || len >= sizeof(line))
+			continue;
+		if (want == 0)
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+			    " %s=off", desc->name);
+		else if (want == desc->bare)
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+			    " %s=on", desc->name);
+		else
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+			    " %s=%d", desc->name, want);
+	}
+	if (len > strlen("!option") && len < sizeof(line))
+		console_type(play->adapter, line);
+}
+
 /* Types the commands that open a table and deal its first round. */
 static void
 play_open(void *arg)
@@ -110,11 +150,7 @@ play_open(void *arg)
 	if (bot_table_count(play->bot) == 0) {
 		snprintf(line, sizeof(line), "!game %s", play->game);
 		console_type(play->adapter, line);
-		for (int i = 0; i < play->noptions; i++) {
-			snprintf(line, sizeof(line), "!option %s",
-			    play->options[i]);
-			console_type(play->adapter, line);
-		}
+		play_options(play);
 		console_type(play->adapter, "!join");
 		for (int i = 1; i < play->players; i++) {
 			snprintf(line, sizeof(line), "!addbot %s",
@@ -184,6 +220,7 @@ play_check(struct play *play)
 		fprintf(stderr, "stichbot play: options refused: %s\n", err);
 		return -1;
 	}
+	play->wanted = options;
 	return 0;
 }
 

@@ -31,10 +31,11 @@ import time
 STICHBOT = sys.argv[1]
 
 
-def play(game, players, options=(), lang="en", seed=1, limit=120):
+def play(game, players, options=(), lang="en", seed=1, limit=120,
+         store=":memory:"):
     args = [STICHBOT, "play", game, "--players", str(players), "--delay",
             "1", "--seed", str(seed), "--lang", lang, "--level", "easy",
-            "--store", ":memory:"]
+            "--store", store]
     for o in options:
         args += ["--option", o]
     proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -277,6 +278,27 @@ def test_store(tmp):
         "empty.db-wal") == 0, os.listdir(tmp)
 
 
+def test_options_as_asked(tmp):
+    """A fresh start plays the options of its command line, whatever the
+    last game in the store had (a lobby opened after a game has that
+    game's options, and a bare name toggles: before, --option notequal
+    after a notequal game turned it off, and --option evenbid, refused
+    beside the kept notequal, let the game start without it)."""
+    store = os.path.join(tmp, "options.db")
+    played = []
+    for options in (["notequal", "rounds=2"], ["notequal", "rounds=2"],
+                    ["evenbid", "rounds=2"], ["rounds=2"]):
+        text = play("wizard", 3, options, store=store)
+        assert "Game over" in text and "Refused" not in text, text[-2000:]
+        out = subprocess.run([STICHBOT, "export", "--store", store],
+                             capture_output=True, text=True, timeout=30)
+        played.append(json.loads(out.stdout.splitlines()[-1])["options"])
+    assert played == [{"notequal": True, "rounds": 2},
+                      {"notequal": True, "rounds": 2},
+                      {"evenbid": True, "rounds": 2},
+                      {"rounds": 2}], played
+
+
 def main():
     text = play("wizard", 4, ["rounds=3"])
     assert "Game over" in text, text[-2000:]
@@ -295,6 +317,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="play_test.")
     try:
         test_store(tmp)
+        test_options_as_asked(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("play_test: ok")
