@@ -248,14 +248,17 @@ send_hands(struct table *table)
 	/*
 	 * One private line per deal: whoever must act at once gets the task
 	 * with the hand, and table_next_text() prompts them no further.  A
-	 * seat out of the game (nannie) is dealt nothing and told nothing.
+	 * seat out of the game (nannie) is dealt nothing and told nothing;
+	 * nor is one whose last card is on the table (a resume in a round's
+	 * last trick), which would read "your hand: (no cards)".
 	 */
 	table_brief(table, -1, &open);
 	for (int seat = 0; seat < table->nseats; seat++) {
 		int now = seat_to_act(table, seat) &&
 		    seat_is_human(&table->seats[seat]);
 
-		if (open.eliminated & (1u << seat))
+		if ((open.eliminated & (1u << seat)) ||
+		    (open.held[seat] == 0 && !now))
 			continue;
 		table_send_hand(table, seat, now);
 		if (now)

@@ -1823,6 +1823,40 @@ test_lobby_idle_and_stop_vote(void **state)
 }
 
 /*
+ * Acts for whoever must (the first legal move) until round (from 0) is in
+ * its play with plays cards on the table.
+ */
+static void
+play_until(struct fx *f, const char *channel, int round, size_t plays)
+{
+	struct table *table = table_of(f, channel);
+
+	for (int guard = 0; guard < 100; guard++) {
+		int acting[GAME_MAX_SEATS];
+		struct action legal[GAME_MAX_ACTIONS];
+		char cmd[64];
+		enum game_phase phase = table_impl(table)->phase(table_game(table)->state);
+
+		json_t *view = table_impl(table)->view(table_game(table)->state, -1);
+		size_t trick = json_array_size(json_object_get(view, "trick"));
+
+		json_decref(view);
+		if (table_impl(table)->round(table_game(table)->state) ==
+		    round && phase == PHASE_PLAY && trick == plays)
+			break;
+		table_impl(table)->to_act(table_game(table)->state, acting);
+		table_impl(table)->legal(table_game(table)->state, acting[0], legal,
+		    GAME_MAX_ACTIONS);
+		commands_for_action(table_impl(table), &legal[0], cmd, sizeof(cmd));
+		if (phase == PHASE_BID_SIMULTANEOUS)
+			say(f, NULL, table_seat(table, acting[0])->user_id, "%s", cmd);
+		else
+			say(f, channel, table_seat(table, acting[0])->user_id,
+			    "!%s", cmd);
+	}
+}
+
+/*
  * The process dies mid-trick (nothing is said goodbye, nothing flushed
  * beyond what each command committed): a new bot on the same store
  * resumes to the identical state.
@@ -1841,29 +1875,7 @@ test_restore_mid_trick(void **state)
 	say(f, "#k", "alice", "!start");
 	table = table_of(f, "#k");
 	/* Bid, then play into the middle of a trick of round 2. */
-	for (int guard = 0; guard < 100; guard++) {
-		int acting[GAME_MAX_SEATS];
-		struct action legal[GAME_MAX_ACTIONS];
-		char cmd[64];
-		enum game_phase phase = table_impl(table)->phase(table_game(table)->state);
-
-		json_t *view = table_impl(table)->view(table_game(table)->state, -1);
-		size_t trick = json_array_size(json_object_get(view, "trick"));
-
-		json_decref(view);
-		if (table_impl(table)->round(table_game(table)->state) == 1 &&
-		    phase == PHASE_PLAY && trick == 1)
-			break;
-		table_impl(table)->to_act(table_game(table)->state, acting);
-		table_impl(table)->legal(table_game(table)->state, acting[0], legal,
-		    GAME_MAX_ACTIONS);
-		commands_for_action(table_impl(table), &legal[0], cmd, sizeof(cmd));
-		if (phase == PHASE_BID_SIMULTANEOUS)
-			say(f, NULL, table_seat(table, acting[0])->user_id, "%s", cmd);
-		else
-			say(f, "#k", table_seat(table, acting[0])->user_id, "!%s",
-			    cmd);
-	}
+	play_until(f, "#k", 1, 1);
 	size = table_impl(table)->state_size;
 	saved = malloc(size);
 	memcpy(saved, table_game(table)->state, size);
@@ -1884,6 +1896,46 @@ test_restore_mid_trick(void **state)
 	f->checked = memory_count(f->adapter);
 	play_out(f, "#k", 5);
 	check_export_replays(f, "#k", 1);
+}
+
+/*
+ * A restart in a round's last trick: whoever has played their last card
+ * is sent no empty hand ("your hand: (no cards)", audit E), the others
+ * their hands as ever.
+ */
+static void
+test_restore_last_trick(void **state)
+{
+	struct fx *f = *state;
+	struct table *table;
+	char led[64];
+	json_t *view;
+	size_t mark;
+
+	seat_three(f, "#lt", "wizard");
+	say(f, "#lt", "alice", "!start");
+	play_until(f, "#lt", 0, 1);
+	table = table_of(f, "#lt");
+	/* Who led the round's one trick, and holds no card now. */
+	view = table_impl(table)->view(table_game(table)->state, -1);
+	snprintf(led, sizeof(led), "%s", table_seat(table,
+	    (int)json_integer_value(json_object_get(json_array_get(
+	    json_object_get(view, "trick"), 0), "seat")))->user_id);
+	json_decref(view);
+	fx_restart(f, 0);
+	mark = memory_count(f->adapter);
+	assert_int_equal(bot_restore(f->bot), 1);
+	adapter_flush(f->adapter);
+	table = table_of(f, "#lt");
+	assert_true(sent_since(f, mark, "#lt", "resumes"));
+	for (size_t i = mark; i < memory_count(f->adapter); i++) {
+		const struct memory_line *l = memory_line(f->adapter, i);
+
+		assert_null(strstr(l->text, "(no cards)"));
+		if (l->channel == NULL)
+			assert_string_not_equal(l->user_id, led);
+	}
+	assert_int_equal(count_since(f, mark, "your hand"), 2);
 }
 
 static void
@@ -4252,6 +4304,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_lobby_idle_and_stop_vote,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restore_last_trick, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_restore_mid_trick, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_japanese, setup,
