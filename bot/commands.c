@@ -350,6 +350,15 @@ resolve_private_table(struct ctx *ctx)
 		SAY0(&ctx->reply, ctx->lang, MSG_NO_TABLES);
 		return -1;
 	}
+	/*
+	 * A move goes to the one table that waits for it from this person
+	 * ("bid 1" while a Wizard table waits for the bid and a BirdHead
+	 * one for someone's play), as the move alone would ("1").
+	 */
+	if (ctx->command->move && bare_move(ctx, ctx->argv, ctx->argc) ==
+	    ctx->command && ctx->channel != NULL)
+		return 0;
+	ctx->channel = NULL;
 	for (int i = 0; i < n; i++) {
 		if (table_game(tables[i]->table) != NULL) {
 			running = tables[i];

@@ -2293,6 +2293,40 @@ act_first(struct fx *f, const char *channel)
 	say(f, channel, table_seat(table, acting[0])->user_id, "!%s", cmd);
 }
 
+/*
+ * "bid 1" said privately by someone at two running tables goes to the
+ * one that waits for their bid, as "1" alone does (audit E: before, the
+ * player was asked which table, and the example named the BirdHead one,
+ * which has no bids).  A move both could take still asks.
+ */
+static void
+test_private_move_to_waiting_table(void **state)
+{
+	struct fx *f = *state;
+	struct table *wizard;
+	int acting[GAME_MAX_SEATS], before;
+
+	seat_three(f, "#wa", "wizard");
+	seat_three(f, "#wb", "birdhead");
+	say(f, "#wb", "alice", "!start");
+	say(f, "#wa", "alice", "!start");
+	wizard = table_of(f, "#wa");
+	for (int guard = 0; guard < 6; guard++) {
+		table_impl(wizard)->to_act(table_game(wizard)->state, acting);
+		if (strcmp(table_seat(wizard, acting[0])->user_id, "alice") ==
+		    0 && table_impl(wizard)->phase(table_game(wizard)->state) ==
+		    PHASE_BID)
+			break;
+		act_first(f, "#wa");
+	}
+	before = table_game(wizard)->nactions;
+	say(f, NULL, "alice", "bid 0");
+	assert_int_equal(table_game(wizard)->nactions, before + 1);
+	assert_null(strstr(last_to(f, NULL, "alice"), "several tables"));
+	/* A move neither waits for from her: which table. */
+	say(f, NULL, "alice", "trump r");
+	assert_non_null(strstr(last_to(f, NULL, "alice"), "several tables"));
+}
 
 /*
  * A move handled while the network is down (on Matrix: typed while the
@@ -4358,6 +4392,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_turn_clock_waits_for_prompt,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_private_move_to_waiting_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_move_while_down,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deal_while_down,
