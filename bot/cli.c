@@ -62,12 +62,17 @@ cli_open_input(const struct cli_command *cmd, int argc, char **argv)
 		path = argv[optind++];
 	if (optind < argc) {
 		cli_error(cmd, "one file at most");
+		errno = 0;
 		return NULL;
 	}
 	if (path == NULL || strcmp(path, "-") == 0)
 		return stdin;
-	if ((in = fopen(path, "r")) == NULL)
-		cli_error(cmd, "%s: %s", path, strerror(errno));
+	if ((in = fopen(path, "r")) == NULL) {
+		int saved = errno;
+
+		cli_error(cmd, "%s: %s", path, strerror(saved));
+		errno = saved;
+	}
 	return in;
 }
 

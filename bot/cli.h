@@ -66,8 +66,9 @@ int cli_number(const struct cli_command *cmd, const char *flag,
 /*
  * The input of a command that reads one file or standard input: the one
  * argument left after the options (none or "-": stdin).  NULL after
- * writing why (more than one file, or it cannot be opened); the caller
- * then exits 2, and closes what it got with cli_close_input().
+ * writing why (more than one file: errno 0; or it cannot be opened:
+ * errno says why); the caller then exits 2, and closes what it got with
+ * cli_close_input().
  */
 FILE *cli_open_input(const struct cli_command *cmd, int argc, char **argv);
 void cli_close_input(FILE *in);

@@ -133,8 +133,24 @@ replay_main(const struct cli_command *cmd, int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((in = cli_open_input(cmd, argc, argv)) == NULL)
+	if ((in = cli_open_input(cmd, argc, argv)) == NULL) {
+		/*
+		 * One result on standard output, whatever the record
+		 * (RECORD.md): a FILE that cannot be opened is one that
+		 * cannot be read, as a directory is.
+		 */
+		if (!lines && errno != 0) {
+			char reason[RECORD_LOAD_ERR_LEN];
+			json_t *output;
+
+			snprintf(reason, sizeof(reason), "The record cannot be "
+			    "read: %s.", strerror(errno));
+			output = load_error(reason);
+			(void)print_json(stdout, output);
+			json_decref(output);
+		}
 		return 2;
+	}
 	status = lines ? replay_lines(in) : replay_one(in);
 	cli_close_input(in);
 	return status;

@@ -88,6 +88,7 @@ int
 game_advance(struct game *game, char *err, size_t errlen)
 {
 	const struct game_impl *impl = game->impl;
+	char why[GAME_ERR_LEN];
 	int next;
 
 	if (impl->phase(game->state) != PHASE_DEAL)
@@ -95,7 +96,11 @@ game_advance(struct game *game, char *err, size_t errlen)
 	next = impl->round(game->state) + 1;
 	if (next >= game->ndeals)
 		return 0;
-	return impl->start_round(game->state, &game->deals[next], err, errlen);
+	/* Named as the deal's own checks are (game_from_record()). */
+	if (impl->start_round(game->state, &game->deals[next], why,
+	    sizeof(why)) != 0)
+		return game_error(err, errlen, "Deal %d: %s", next + 1, why);
+	return 0;
 }
 
 int

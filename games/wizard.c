@@ -322,9 +322,13 @@ wizard_check_deal(const struct game_setup *setup, int round,
 	for (int seat = 0; seat < setup->nseats; seat++) {
 		int count = deal->count[seat];
 
-		if (count != schedule[round] &&
-		    !(setup->options.value[WIZARD_OPT_NANNIE] && count == 0))
-			return game_error(err, errlen,
+		/* Under nannie a seat may be out, but not in round 1. */
+		if (count != schedule[round] && !(count == 0 && round > 0 &&
+		    setup->options.value[WIZARD_OPT_NANNIE]))
+			return game_error(err, errlen, round > 0 &&
+			    setup->options.value[WIZARD_OPT_NANNIE] ?
+			    "Seat %d holds %d card%s instead of %d (or none, "
+			    "out of the game)." :
 			    "Seat %d holds %d card%s instead of %d.", seat,
 			    count, count == 1 ? "" : "s", schedule[round]);
 		if (count > 0)
@@ -468,6 +472,9 @@ apply_bid(struct wizard_state *s, const struct action *a, char *err,
 		if (r->bid[seat] >= 0)
 			return game_error(err, errlen,
 			    "Seat %d has already bid.", seat);
+	} else if (r->phase == PHASE_TRUMP) {
+		return game_error(err, errlen,
+		    "The dealer (seat %d) must choose trump first.", r->dealer);
 	} else {
 		return game_error(err, errlen, "Bidding is not open now.");
 	}
@@ -521,6 +528,10 @@ apply_checked(struct wizard_state *s, const struct action *a, char *err,
 			    "There is no bidding with jesterbid.");
 		return apply_bid(s, a, err, errlen);
 	case ACTION_PLAY:
+		if (r->phase == PHASE_TRUMP)
+			return game_error(err, errlen,
+			    "The dealer (seat %d) must choose trump first.",
+			    r->dealer);
 		if (r->phase != PHASE_PLAY)
 			return game_error(err, errlen,
 			    "Cards are not played now.");

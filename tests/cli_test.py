@@ -79,11 +79,31 @@ def check_record_answers(stichbot):
         (RECORD % (HANDS, '{"seat":1,"bid":100000000000000000000}'), 1,
          "A bid must be 0 to 1."),
     ]
+    # A turned Wizard: the dealer (seat 0) chooses trump before any bid.
+    cases.append((RECORD.replace('"b4"', '"W"') % (HANDS,
+                                                  '{"seat":1,"bid":0}'), 1,
+                  "The dealer (seat 0) must choose trump first."))
+    # Under nannie a seat may be dealt nothing once it is out, never in
+    # round 1 (before: "The turned card is missing").
+    deck = ['"%s%d"' % (c, n) for c in "rygb" for n in range(1, 14)]
+    deck += ['"W"'] * 4 + ['"J"'] * 4
+    cases.append((RECORD.replace('"first"', '"options":{"nannie":2},'
+                                 '"first"').replace(',"turned":"b4"', "")
+                  % ("[%s],[],[%s]" % (",".join(deck[:20]),
+                                       ",".join(deck[40:])), ""), 2,
+                  "Deal 1: Seat 1 holds 0 cards instead of 20."))
     for text, status, reason in cases:
         rc, out, err = run(stichbot, ["replay"], text)
         expect(rc == status and json.loads(out or "{}").get("error") == reason,
                "replay %s: exit %d %r, expected %d %r"
                % (text[-60:], rc, out, status, reason))
+
+    # One result on standard output, also for a FILE that cannot be
+    # opened (before, only a line on standard error).
+    rc, out, err = run(stichbot, ["replay", "/nonexistent/record.json"])
+    expect(rc == 2 and json.loads(out or "{}") == {
+        "error": "The record cannot be read: No such file or directory.",
+        "action": None}, "replay of a missing file: exit %d %r" % (rc, out))
 
     rc, out, err = run(stichbot, ["decide"],
                        RECORD % (HANDS, '{"seat":2,"bid":0}'))
