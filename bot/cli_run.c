@@ -486,7 +486,15 @@ run_main(const struct cli_command *cmd, int argc, char **argv)
 		return 1;
 	}
 	apply_log_level(&run, run.config);
-	if (start(&run) != 0)
+	/*
+	 * Every network's keys are checked before the store is opened: a
+	 * configuration refused must not leave a new, empty store behind
+	 * (nor log that one was made).
+	 */
+	if (cli_check_adapters(run.config, err, sizeof(err)) != 0) {
+		log_error("%s: %s", run.file, err);
+		status = 1;
+	} else if (start(&run) != 0)
 		status = 1;
 	else if (loop_run(run.loop) != 0) {
 		log_error("the event loop failed: %s", strerror(errno));

@@ -144,6 +144,19 @@ def check_arguments(stichbot, tmp):
     expect(rc == 1 and err.strip() == "stichbot run: %s: grace: expected "
            "an integer 0-3600" % bad, "bad config: got %d %r" % (rc, err))
 
+    # A network's key refused by its adapter: no store is made (before,
+    # a new, empty one was, and the log said so, before the refusal).
+    keys = os.path.join(tmp, "keys.json")
+    net = matrix_network(tmp, ["#a:localhost"])
+    net["sync_timeout_ms"] = "soon"
+    write_config(keys, os.path.join(tmp, "keys.db"), [], networks=[net])
+    rc, out, err = status(["--config", keys])
+    expect(rc == 1 and "networks[0].sync_timeout_ms" in err and
+           "store" not in err and
+           not os.path.exists(os.path.join(tmp, "keys.db")),
+           "a refused network key: got %d %r, store made: %s" % (
+               rc, err, os.path.exists(os.path.join(tmp, "keys.db"))))
+
     nostore = os.path.join(tmp, "nostore.json")
     write_config(nostore, os.path.join(tmp, "no", "such", "dir", "s.db"),
                  ["#a:localhost"])
