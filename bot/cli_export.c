@@ -61,10 +61,38 @@ write_json(const json_t *obj, void *arg)
 	return 0;
 }
 
+/*
+ * RECORD.md's players are the names as the game began: its history.  Who
+ * holds each seat now is added as "seated" where that differs (a seat
+ * taken over with !replace, a name changed since), so that a record
+ * names whom the channel heard win.  RECORD.md allows added keys.
+ */
 static int
 write_game(const struct store_game *game, void *arg)
 {
-	return write_json(game->record, arg);
+	const json_t *players = json_object_get(game->record, "players");
+	json_t *seated = json_array(), *record, *seat;
+	size_t i;
+	int differs = 0, rc;
+
+	json_array_foreach(game->seats, i, seat) {
+		json_t *name = json_object_get(seat, "name");
+
+		json_array_append_new(seated, json_string(json_is_string(name) ?
+		    json_string_value(name) : ""));
+		differs |= !json_equal(json_array_get(seated, i),
+		    json_array_get(players, i));
+	}
+	if (!differs || json_array_size(seated) != json_array_size(players)) {
+		json_decref(seated);
+		return write_json(game->record, arg);
+	}
+	/* A shallow copy, in the record's key order, "seated" last. */
+	record = json_copy((json_t *)game->record);
+	json_object_set_new(record, "seated", seated);
+	rc = write_json(record, arg);
+	json_decref(record);
+	return rc;
 }
 
 static int

@@ -297,6 +297,26 @@ def test_options_as_asked(tmp):
                       {"notequal": True, "rounds": 2},
                       {"evenbid": True, "rounds": 2},
                       {"rounds": 2}], played
+    # A seat taken over (as !replace leaves it: the seat's name is its
+    # new holder's): the record keeps the names as the game began, and
+    # names who holds each seat now as "seated"; the others have none.
+    db = sqlite3.connect(store)
+    last = db.execute("SELECT max(id) FROM games").fetchone()[0]
+    db.execute("UPDATE seats SET name = 'dan' WHERE game_id = ? AND "
+               "seat = 1", (last,))
+    db.commit()
+    db.close()
+    out = subprocess.run([STICHBOT, "export", "--store", store],
+                         capture_output=True, text=True, timeout=30)
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    assert all("seated" not in r for r in records[:-1]), records[:-1]
+    last = records[-1]
+    assert list(last)[-1] == "seated" and last["seated"] == [
+        last["players"][0], "dan", last["players"][2]] and \
+        last["players"][1] != "dan", last
+    replayed = subprocess.run([STICHBOT, "replay"], input=json.dumps(last),
+                              capture_output=True, text=True, timeout=30)
+    assert replayed.returncode == 0, replayed.stdout
 
 
 def main():
