@@ -5,6 +5,7 @@
                  [--seconds 120] [--warmup 30] [--burst 4]
                  [--interval-ms 400] [--default-pace] [--think-ms 1000]
                  [--no-penalty] [--seed 1] [--json]
+                 [--again] [--rss-every SECONDS]
 
 ngircd runs on 127.0.0.1 with its limits raised so that everything fits
 (MaxJoins, MaxConnections, MaxConnectionsIP) and, unless --no-penalty, its
@@ -26,6 +27,12 @@ that ngircd does not throttle them) drive it:
      the rules allow from the hand they were dealt less what the channel
      says they played; after --warmup seconds of that, plays are measured
      for --seconds.
+With --again, a game that ends is followed by another in its channel
+(all three !join, ann !start), so --seconds can be a soak of hours;
+--rss-every samples the bot's resident set and open descriptors that
+often while measuring, to show whether memory grows with the games
+played.
+
 Measured: how long the bot took to join every channel and to open every
 table, and for each play command sent during step 3, the time until the
 channel announces that play ("ann r7 · ben to play").  Also: lines the
@@ -280,18 +287,39 @@ class Bench:
         self.measuring = False
         self.refusals = []
         self.over = set()
+        self.restarting = set()  # --again: channels seating a new game
+        self.games = 0           # --again: games started after the first
+        self.samples = []        # --rss-every: (s, RSS KiB, fds)
         self.people = []
         self.bot = None
         self.log_path = os.path.join(tmp, "stichbot.log")
 
     # Timers and the loop.
 
+    def sample(self, t0):
+        """--rss-every: the bot's RSS and descriptors now, then again."""
+        if not self.measuring or self.bot is None:
+            return
+        self.samples.append((round(time.monotonic() - t0),
+                             rss_kib(self.bot.pid), open_fds(self.bot.pid)))
+        self.later(self.args.rss_every, self.sample, t0)
+
     def later(self, delay, fn, *args):
         self.seq += 1
         heapq.heappush(self.timers, (time.monotonic() + delay, self.seq,
                                      fn, args))
 
+    def restart_games(self):
+        """--again: !start where the bot has seated all three again (a
+        game over leaves no one seated)."""
+        for c in [c for c in self.restarting
+                  if {"ann", "ben", "cat"} <= self.seated.get(c, set())]:
+            self.restarting.discard(c)
+            self.games += 1
+            self.people[0].raw("PRIVMSG %s :!start" % c)
+
     def pump(self, timeout=0.05):
+        self.restart_games()
         now = time.monotonic()
         while self.timers and self.timers[0][0] <= now:
             _, _, fn, args = heapq.heappop(self.timers)
@@ -337,6 +365,14 @@ class Bench:
             self.started.add(channel)
         elif text.startswith("Game over"):
             self.over.add(channel)
+            if self.args.again and channel in self.active:
+                # The next game: the same three, once the bot has them.
+                self.seated[channel] = set()
+                self.restarting.add(channel)
+                for p in self.people:
+                    # Its rounds count from 1 again.
+                    p.rounds.pop(channel, None)
+                    p.raw("PRIVMSG %s :!join" % channel)
         m = PLAY_RE.match(text)
         if m:
             key = (channel, m.group(1))
@@ -444,6 +480,8 @@ class Bench:
         lines0 = self.bot_lines
         t0 = time.monotonic()
         self.measuring = True
+        if a.rss_every > 0:
+            self.sample(t0)
         self.wait(lambda: time.monotonic() - t0 >= a.seconds, a.seconds + 5,
                   "the end of the measurement")
         self.measuring = False
@@ -462,6 +500,8 @@ class Bench:
             "games_over": len(self.over), "refusals": len(self.refusals),
         })
         report["rss_kib"] = rss_kib(self.bot.pid)
+        report["games_again"] = self.games
+        report["samples"] = self.samples
 
         self.bot.send_signal(signal.SIGTERM)
         report["exit"] = self.bot.wait(60)
@@ -480,6 +520,13 @@ class Bench:
                                              "too long")
                                  if w in ngircd or w in log]
         return report
+
+
+def open_fds(pid):
+    try:
+        return len(os.listdir("/proc/%d/fd" % pid))
+    except OSError:
+        return None
 
 
 def rss_kib(pid):
@@ -509,6 +556,10 @@ def main():
                     help="switch ngircd's flood penalties off")
     ap.add_argument("--seed", default="1")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--again", action="store_true",
+                    help="start another game when one ends (a soak)")
+    ap.add_argument("--rss-every", type=float, default=0,
+                    help="sample the bot's RSS and fds every so many s")
     args = ap.parse_args()
     args.stichbot = os.path.abspath(args.stichbot)
     args.active = min(args.active, args.channels)
@@ -551,6 +602,11 @@ def main():
               report["disconnects"], report["ngircd_closed_bot"],
               report["flood_words"] or "none", report["refusals"],
               report["rss_kib"], report["exit"]))
+    if report["samples"]:
+        print("games started again: %d; RSS KiB and open fds over time:" %
+              report["games_again"])
+        for at, rss, fds in report["samples"]:
+            print("  %6d s  %8s KiB  %4s fds" % (at, rss, fds))
     if args.json:
         print(json.dumps(report))
     ok = report["disconnects"] == 0 and report["ngircd_closed_bot"] == 0 \
